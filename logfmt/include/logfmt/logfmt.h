@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * logfmt: the .clog timeline format (writer, reader, encoder, summaries).
+ *
+ * Dependencies: libc and libzstd only.  No MPI, no GLib.
+ * docs/FORMAT.md is the normative description of the bytes on disk.
+ *
+ * Conventions
+ *  - Functions return 0 on success or a negative LOGFMT_E* code.  Functions
+ *    that can fail on file contents take an optional logfmt_error_t * that
+ *    receives the code and a message naming the file, the byte offset and
+ *    what was wrong.
+ *  - Every _new/_open has a matching _free/_close that accepts NULL.
+ *  - Times are unsigned 64-bit integer nanoseconds since the run's origin.
+ *  - A logfmt_reader_t is immutable after open: any number of threads may
+ *    use one reader concurrently, each with its own iterators.
+ */
+#ifndef LOGFMT_LOGFMT_H
+#define LOGFMT_LOGFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && defined(LOGFMT_BUILDING)
+# define LOGFMT_API __attribute__ ((visibility ("default")))
+#else
+# define LOGFMT_API
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Released values never change; only append. */
+#define LOGFMT_ERRORS(X)                                               \
+  X (IO,        1, "input/output error")                               \
+  X (NOMEM,     2, "out of memory")                                    \
+  X (BADMAGIC,  3, "not a log file this library can read")             \
+  X (VERSION,   4, "unsupported format version")                       \
+  X (TRUNCATED, 5, "unexpected end of data (truncated file?)")         \
+  X (CORRUPT,   6, "corrupt data")                                     \
+  X (CHECKSUM,  7, "checksum mismatch")                                \
+  X (INVAL,     8, "invalid argument")                                 \
+  X (STATE,     9, "call not allowed in the object's current state")   \
+  X (RANGE,    10, "value out of range")                               \
+  X (NOENT,    11, "no such entry")                                    \
+  X (PARTIAL,  12, "file was not finished (no valid trailer)")         \
+  X (NOSPC,    13, "no space left on device")                          \
+  X (ZSTD,     14, "compression error")
+
+enum
+{
+#define LOGFMT_ERR_ENUM_(name, val, msg) LOGFMT_E##name = -(val),
+  LOGFMT_ERRORS (LOGFMT_ERR_ENUM_)
+#undef LOGFMT_ERR_ENUM_
+  LOGFMT_OK = 0
+};
+
+/* Static description of a code; never NULL. */
+LOGFMT_API const char *logfmt_strerror (int code);
+
+typedef struct
+{
+  int      code;          /* LOGFMT_E*, 0 if no error */
+  uint64_t offset;        /* byte offset in the file, or UINT64_MAX */
+  char     message[512];  /* "FILE: offset N: what was wrong" */
+} logfmt_error_t;
+
+/* ------------------------------------------------------------------ */
+/* Records                                                             */
+/* ------------------------------------------------------------------ */
+
+#define LOGFMT_CARGO_SIZE 32  /* MPE_LOG_BYTESIZE */
+
+/* What is stored in a stream (the writer's input). */
+typedef enum
+{
+  LOGFMT_REC_EVENT = 1,  /* an MPE event id; may carry 32 bytes of cargo */
+  LOGFMT_REC_SEND  = 2,  /* message send: partner, tag, size, comm */
+  LOGFMT_REC_RECV  = 3,  /* message receive: partner, tag, size, comm */
+  LOGFMT_REC_LOSS  = 4,  /* `size` events were lost here (buffer full) */
+} logfmt_rec_type_t;
+
+/* What the reader makes of a record, using the definitions. */
+typedef enum
+{
+  LOGFMT_KIND_BEGIN = 1,  /* start event of state `state` */
+  LOGFMT_KIND_END   = 2,  /* end event of state `state` */
+  LOGFMT_KIND_SOLO  = 3,  /* solo event (defined or not) */
+  LOGFMT_KIND_SEND  = 4,
+  LOGFMT_KIND_RECV  = 5,
+  LOGFMT_KIND_LOSS  = 6,
+} logfmt_kind_t;
+
+#define LOGFMT_EVF_CARGO 0x1u   /* cargo[] is valid */
+
+typedef struct
+{
+  uint64_t time;      /* ns since origin; never decreases within a stream */
+  uint8_t  type;      /* logfmt_rec_type_t (input and output) */
+  uint8_t  kind;      /* logfmt_kind_t (reader output; ignored on input) */
+  uint16_t flags;     /* LOGFMT_EVF_* */
+  int32_t  id;        /* EVENT: MPE event id */
+  int32_t  state;     /* reader output: state index for BEGIN/END, else -1 */
+  int32_t  partner;   /* SEND/RECV: partner's world rank */
+  int32_t  tag;       /* SEND/RECV */
+  uint32_t comm;      /* SEND/RECV: communicator id (see logfmt_comm_def_t) */
+  uint64_t size;      /* SEND/RECV: bytes; LOSS: number of events lost */
+  uint8_t  cargo[LOGFMT_CARGO_SIZE];
+} logfmt_event_t;
+
+/* A matched (or unmatched) message, for arrows. */
+#define LOGFMT_NO_STREAM UINT32_MAX
+typedef struct
+{
+  uint32_t send_stream;   /* LOGFMT_NO_STREAM if the send was not logged */
+  uint32_t recv_stream;   /* LOGFMT_NO_STREAM if the receive was not logged */
+  uint64_t send_time;     /* valid if send_stream != LOGFMT_NO_STREAM */
+  uint64_t recv_time;     /* valid if recv_stream != LOGFMT_NO_STREAM */
+  int32_t  send_rank;     /* world ranks of both ends (always valid) */
+  int32_t  recv_rank;
+  int32_t  tag;
+  uint32_t comm;
+  uint64_t size;          /* bytes, from the send when both exist */
+} logfmt_message_t;
+
+/* ------------------------------------------------------------------ */
+/* Definitions                                                         */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  int32_t     start_id;   /* MPE event id that begins the state */
+  int32_t     end_id;     /* MPE event id that ends it */
+  const char *name;
+  const char *color;      /* as the user gave it: X11 name or "#rrggbb" */
+  const char *format;     /* MPE info format string, or NULL */
+  uint32_t    rgb;        /* 0xRRGGBB, resolved from color by the library */
+} logfmt_state_def_t;
+
+typedef struct
+{
+  int32_t     id;
+  const char *name;
+  const char *color;
+  const char *format;
+  uint32_t    rgb;
+} logfmt_event_def_t;
+
+typedef struct
+{
+  int32_t     rank;       /* world rank */
+  int32_t     thread;     /* thread index within the process, 0.. */
+  const char *host;       /* host name, or NULL */
+} logfmt_stream_def_t;
+
+typedef struct
+{
+  uint32_t       id;      /* value used in logfmt_event_t.comm */
+  int32_t        kind;    /* 0 inter, 1 intra */
+  const char    *name;    /* e.g. "MPI_COMM_WORLD", may be NULL */
+  uint32_t       size;    /* number of processes */
+  const int32_t *ranks;   /* size entries: local rank -> world rank; may be NULL */
+} logfmt_comm_def_t;
+
+typedef struct
+{
+  const char *name;
+  int64_t     value;
+} logfmt_const_def_t;
+
+/* Resolves an X11 colour name (case and blanks ignored, "gray"/"grey"
+ * both), "#rgb"/"#rrggbb", or MPE1's "name:bitmap" to 0xRRGGBB.  Returns 0
+ * and sets *rgb, or LOGFMT_ENOENT (then *rgb gets a stable colour
+ * derived from the name). */
+LOGFMT_API int logfmt_color_lookup (const char *name, uint32_t *rgb);
+
+/* Formats cargo through an MPE info format string (%s %h %d %l %x %X %e
+ * %E; values big-endian as MPE_Log_pack writes them).  Always
+ * NUL-terminates out.  Returns the length written, or a negative code if
+ * the cargo is too short for the format (the text so far is kept). */
+LOGFMT_API int logfmt_format_cargo (const char *format,
+                                    const uint8_t *cargo, size_t cargo_len,
+                                    char *out, size_t out_len);
+
+/* ------------------------------------------------------------------ */
+/* Encoder: one stream's events -> sealed, compressed blocks           */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  uint32_t stream;       /* stream index stored in each block */
+  uint64_t t_first;      /* time range of the block's events */
+  uint64_t t_last;
+  uint32_t count;        /* events in the block */
+  uint32_t raw_size;     /* decoded payload size */
+} logfmt_block_info_t;
+
+/* Receives each sealed block: `len` bytes forming one complete block
+ * chunk as described in FORMAT.md.  The bytes are borrowed until return.
+ * A non-zero return aborts the encoder call with that code. */
+typedef int (*logfmt_block_cb) (void *user,
+                                const void *block, size_t len,
+                                const logfmt_block_info_t *info);
+
+typedef struct logfmt_encoder logfmt_encoder_t;
+
+typedef struct
+{
+  size_t   size;           /* sizeof (logfmt_encoder_opts_t) */
+  uint32_t stream;
+  uint32_t block_events;   /* events per block; 0 = default (65536) */
+  int      zstd_level;     /* 0 = default (1) */
+} logfmt_encoder_opts_t;
+
+LOGFMT_API int  logfmt_encoder_new (const logfmt_encoder_opts_t *opts,
+                                    logfmt_block_cb cb, void *user,
+                                    logfmt_encoder_t **out);
+/* Appends events; a block is sealed and passed to cb when full.  A time
+ * earlier than the previous one is raised to it (the viewer's binary
+ * search needs monotonic time) and counted. */
+LOGFMT_API int  logfmt_encoder_add (logfmt_encoder_t *enc,
+                                    const logfmt_event_t *ev, size_t n);
+/* Seals the current partial block, if any. */
+LOGFMT_API int  logfmt_encoder_flush (logfmt_encoder_t *enc);
+LOGFMT_API uint64_t logfmt_encoder_fixed_times (const logfmt_encoder_t *enc);
+LOGFMT_API void logfmt_encoder_free (logfmt_encoder_t *enc);
+
+/* Decodes one block chunk (as produced by the encoder) into events, for
+ * spill files and recovery.  *out is malloc'd (caller frees), *n set. */
+LOGFMT_API int  logfmt_block_decode (const void *block, size_t len,
+                                     logfmt_block_info_t *info,
+                                     logfmt_event_t **out, size_t *n,
+                                     logfmt_error_t *err);
+
+/* ------------------------------------------------------------------ */
+/* Summary builder: per-stream level-of-detail summaries               */
+/* ------------------------------------------------------------------ */
+
+typedef struct logfmt_summary_builder logfmt_summary_builder_t;
+
+/* `states` classifies event ids (start/end pairs); borrowed for the
+ * builder's lifetime.  Memory is bounded (bins coarsen as needed). */
+LOGFMT_API int  logfmt_summary_builder_new (const logfmt_state_def_t *states,
+                                            size_t nstates,
+                                            logfmt_summary_builder_t **out);
+LOGFMT_API int  logfmt_summary_builder_add (logfmt_summary_builder_t *sb,
+                                            const logfmt_event_t *ev,
+                                            size_t n);
+/* Produces the serialized summary chunk for logfmt_writer_put_summary.
+ * *bytes is malloc'd; caller frees. */
+LOGFMT_API int  logfmt_summary_builder_finish (logfmt_summary_builder_t *sb,
+                                               uint32_t stream,
+                                               void **bytes, size_t *len);
+LOGFMT_API void logfmt_summary_builder_free (logfmt_summary_builder_t *sb);
+
+/* ------------------------------------------------------------------ */
+/* Writer                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct logfmt_writer logfmt_writer_t;
+
+typedef struct
+{
+  size_t      size;            /* sizeof (logfmt_writer_opts_t) */
+  uint32_t    block_events;    /* 0 = default */
+  int         zstd_level;      /* 0 = default */
+  int         match_messages;  /* match SEND/RECV given to writer_event */
+  const char *creator;         /* free text, e.g. "mpe 0.1 (MPICH 4.0)" */
+  uint32_t    world_size;      /* number of MPI processes */
+  int64_t     origin_unix_ns;  /* wall-clock time of t=0, 0 if unknown */
+} logfmt_writer_opts_t;
+
+LOGFMT_API int logfmt_writer_open (const char *path,
+                                   const logfmt_writer_opts_t *opts,
+                                   logfmt_writer_t **out,
+                                   logfmt_error_t *err);
+
+/* Definitions.  Strings are copied.  State and event definitions must
+ * precede the first logfmt_writer_event call (summaries need them);
+ * a later definition of the same ids replaces the earlier one. */
+LOGFMT_API int logfmt_writer_add_state (logfmt_writer_t *w,
+                                        const logfmt_state_def_t *def);
+LOGFMT_API int logfmt_writer_add_event_def (logfmt_writer_t *w,
+                                            const logfmt_event_def_t *def);
+LOGFMT_API int logfmt_writer_add_stream (logfmt_writer_t *w,
+                                         const logfmt_stream_def_t *def,
+                                         uint32_t *stream_out);
+LOGFMT_API int logfmt_writer_add_comm (logfmt_writer_t *w,
+                                       const logfmt_comm_def_t *def);
+LOGFMT_API int logfmt_writer_add_const (logfmt_writer_t *w,
+                                        const logfmt_const_def_t *def);
+
+/* Streaming path: the writer encodes, indexes and summarises.  Events of
+ * one stream must come in time order; streams may interleave (memory is
+ * bounded per open stream). */
+LOGFMT_API int logfmt_writer_event (logfmt_writer_t *w, uint32_t stream,
+                                    const logfmt_event_t *ev, size_t n);
+
+/* Assembly path, for parallel writers: a block chunk made by an encoder
+ * elsewhere (its stream field is replaced by `stream`), a summary chunk
+ * made by a summary builder, and matched messages. */
+LOGFMT_API int logfmt_writer_put_block (logfmt_writer_t *w, uint32_t stream,
+                                        const void *block, size_t len);
+LOGFMT_API int logfmt_writer_put_summary (logfmt_writer_t *w, uint32_t stream,
+                                          const void *bytes, size_t len);
+LOGFMT_API int logfmt_writer_put_messages (logfmt_writer_t *w,
+                                           const logfmt_message_t *m,
+                                           size_t n);
+
+/* Writes summaries, messages (unmatched ones included), definitions,
+ * index and trailer, then fsyncs.  Until this returns 0 the file has no
+ * valid trailer and readers report LOGFMT_EPARTIAL.  Frees w in all
+ * cases. */
+LOGFMT_API int  logfmt_writer_finish (logfmt_writer_t *w, logfmt_error_t *err);
+/* Abandons the file (removes it) and frees w. */
+LOGFMT_API void logfmt_writer_abort (logfmt_writer_t *w);
+
+/* ------------------------------------------------------------------ */
+/* Reader                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct logfmt_reader logfmt_reader_t;
+
+typedef struct
+{
+  uint16_t    major, minor;     /* format version of the file */
+  const char *format_name;      /* "clog3", "CLOG-02.44", "CLOG v1" */
+  const char *creator;
+  int64_t     origin_unix_ns;
+  uint32_t    world_size;
+  uint32_t    nstreams;
+  uint64_t    nevents;          /* total records in all streams */
+  uint64_t    nmessages;        /* entries in the message table */
+  uint64_t    t_first, t_last;  /* ns */
+  uint64_t    file_size;
+  uint64_t    lost_events;      /* sum of LOSS records */
+} logfmt_info_t;
+
+/* Progress callback for slow opens (e.g. an imported CLOG2 file):
+ * fraction in [0,1]; return non-zero to cancel (LOGFMT_ESTATE). */
+typedef int (*logfmt_progress_cb) (void *user, double fraction);
+
+#define LOGFMT_OPEN_NOVERIFY  0x0u
+#define LOGFMT_OPEN_TOLERANT  0x1u  /* open a partial file by scanning */
+
+/* Opens a .clog file by mmap, or a CLOG2 / CLOG v1 file by converting it
+ * (recognised by content, not name).  The file is checked lazily: block
+ * checksums are verified when a block is decoded. */
+LOGFMT_API int  logfmt_reader_open (const char *path, unsigned flags,
+                                    logfmt_reader_t **out,
+                                    logfmt_error_t *err);
+LOGFMT_API int  logfmt_reader_open_progress (const char *path, unsigned flags,
+                                             logfmt_progress_cb cb, void *user,
+                                             logfmt_reader_t **out,
+                                             logfmt_error_t *err);
+LOGFMT_API void logfmt_reader_close (logfmt_reader_t *r);
+
+LOGFMT_API const logfmt_info_t *logfmt_reader_info (const logfmt_reader_t *r);
+
+/* Definitions; returned pointers live as long as the reader. */
+LOGFMT_API size_t logfmt_reader_n_states (const logfmt_reader_t *r);
+LOGFMT_API const logfmt_state_def_t *
+                  logfmt_reader_state (const logfmt_reader_t *r, size_t i);
+LOGFMT_API size_t logfmt_reader_n_event_defs (const logfmt_reader_t *r);
+LOGFMT_API const logfmt_event_def_t *
+                  logfmt_reader_event_def (const logfmt_reader_t *r, size_t i);
+/* Event definition index for an id, or -1. */
+LOGFMT_API int    logfmt_reader_find_event_def (const logfmt_reader_t *r,
+                                                int32_t id);
+LOGFMT_API const logfmt_stream_def_t *
+                  logfmt_reader_stream (const logfmt_reader_t *r, uint32_t i);
+LOGFMT_API size_t logfmt_reader_n_comms (const logfmt_reader_t *r);
+LOGFMT_API const logfmt_comm_def_t *
+                  logfmt_reader_comm (const logfmt_reader_t *r, size_t i);
+LOGFMT_API size_t logfmt_reader_n_consts (const logfmt_reader_t *r);
+LOGFMT_API const logfmt_const_def_t *
+                  logfmt_reader_const (const logfmt_reader_t *r, size_t i);
+/* Number of records stored for one stream (from the index). */
+LOGFMT_API uint64_t logfmt_reader_stream_events (const logfmt_reader_t *r,
+                                                 uint32_t stream);
+
+/* Event iteration over one stream, events with t0 <= time <= t1.  Only
+ * blocks whose range intersects the window are decoded.  Pass
+ * t0 = 0, t1 = UINT64_MAX for everything. */
+typedef struct logfmt_iter logfmt_iter_t;
+LOGFMT_API int  logfmt_iter_new (const logfmt_reader_t *r, uint32_t stream,
+                                 uint64_t t0, uint64_t t1,
+                                 logfmt_iter_t **out);
+/* Returns 1 and fills *ev, 0 at the end, or a negative code (details in
+ * logfmt_iter_error). */
+LOGFMT_API int  logfmt_iter_next (logfmt_iter_t *it, logfmt_event_t *ev);
+LOGFMT_API const logfmt_error_t *logfmt_iter_error (const logfmt_iter_t *it);
+LOGFMT_API void logfmt_iter_free (logfmt_iter_t *it);
+
+/* Summaries: the time range [t0, t1) divided into nbins equal bins.
+ * occupancy (nbins * nstates floats, row-major by bin) receives the
+ * fraction of each bin during which each state was the innermost open
+ * state; events (nbins entries, may be NULL) the number of records.  The
+ * finest stored level not finer than needed is resampled; *level_ns (may
+ * be NULL) receives its bin width, so a caller can tell when decoding
+ * events would be more precise. */
+LOGFMT_API int  logfmt_reader_summary (const logfmt_reader_t *r,
+                                       uint32_t stream,
+                                       uint64_t t0, uint64_t t1,
+                                       uint32_t nbins,
+                                       float *occupancy, uint32_t *events,
+                                       uint64_t *level_ns,
+                                       logfmt_error_t *err);
+
+/* Messages whose [send_time, recv_time] intersects [t0, t1]. */
+typedef struct logfmt_msg_iter logfmt_msg_iter_t;
+LOGFMT_API int  logfmt_msg_iter_new (const logfmt_reader_t *r,
+                                     uint64_t t0, uint64_t t1,
+                                     logfmt_msg_iter_t **out);
+LOGFMT_API int  logfmt_msg_iter_next (logfmt_msg_iter_t *it,
+                                      logfmt_message_t *m);
+LOGFMT_API const logfmt_error_t *logfmt_msg_iter_error (const logfmt_msg_iter_t *it);
+LOGFMT_API void logfmt_msg_iter_free (logfmt_msg_iter_t *it);
+
+/* Full check of every block, checksum, index entry, summary and the
+ * message table.  Calls report (may be NULL) once per problem found;
+ * returns 0 if the file is sound, else the first error's code. */
+typedef void (*logfmt_report_cb) (void *user, const logfmt_error_t *problem);
+LOGFMT_API int  logfmt_verify (const char *path, logfmt_report_cb report,
+                               void *user);
+
+/* Rebuilds a finished file from a partial or damaged one by scanning its
+ * chunks; keeps every block whose checksum holds.  *kept/*lost (may be
+ * NULL) count blocks. */
+LOGFMT_API int  logfmt_repair (const char *in_path, const char *out_path,
+                               uint64_t *kept, uint64_t *lost,
+                               logfmt_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LOGFMT_LOGFMT_H */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Importers for MPE2's own files (CLOG2 "CLOG-02.44", both byte orders, and
+ * CLOG v1).  The reader calls these when logfmt_reader_open meets such a
+ * file: the import feeds a logfmt writer on an unlinked temporary file,
+ * which is then opened like any .clog.  `clogtool convert` uses them too.
+ */
+#ifndef LOGFMT_IMPORT_INTERNAL_H
+#define LOGFMT_IMPORT_INTERNAL_H
+
+#include "logfmt/logfmt.h"
+
+typedef enum
+{
+  LOGFMT__FMT_UNKNOWN = 0,
+  LOGFMT__FMT_CLOG3,      /* our own format */
+  LOGFMT__FMT_CLOG2,
+  LOGFMT__FMT_CLOG1,
+} logfmt__file_format_t;
+
+/* Recognises a file by its first bytes (len may be short). */
+logfmt__file_format_t logfmt__sniff (const uint8_t *data, size_t len,
+                                     uint64_t file_size);
+
+/* Reads a whole CLOG2 or CLOG v1 file held in memory (an mmap) and writes
+ * it through w (definitions first, then every stream's events; messages
+ * matched by the writer).  Does not finish w.  `name` is used in error
+ * messages.  progress may be NULL. */
+int logfmt__import_clog2 (const uint8_t *data, size_t len, const char *name,
+                          logfmt_writer_t *w, logfmt_progress_cb progress,
+                          void *user, logfmt_error_t *err);
+int logfmt__import_clog1 (const uint8_t *data, size_t len, const char *name,
+                          logfmt_writer_t *w, logfmt_progress_cb progress,
+                          void *user, logfmt_error_t *err);
+
+#endif

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Subcommands of clogtool: each is a main() of its own, given argv from
+ * the subcommand's name on, and prints its own --help. */
+#ifndef CLOGTOOL_H
+#define CLOGTOOL_H
+
+int clogtool_print_main (int argc, char **argv);
+int clogtool_stats_main (int argc, char **argv);
+int clogtool_verify_main (int argc, char **argv);
+int clogtool_repair_main (int argc, char **argv);
+int clogtool_gen_main (int argc, char **argv);
+int clogtool_convert_main (int argc, char **argv);  /* tools/convert*.c */
+int clogtool_recover_main (int argc, char **argv);  /* tools/recover.c */
+
+#endif
