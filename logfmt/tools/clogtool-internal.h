@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Helpers shared by the clogtool subcommands (not installed). */
+#ifndef CLOGTOOL_INTERNAL_H
+#define CLOGTOOL_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <logfmt/logfmt.h>
+
+/* Exit codes of every subcommand. */
+enum
+{
+  CLOGTOOL_EXIT_OK = 0,       /* success, file sound */
+  CLOGTOOL_EXIT_PROBLEM = 1,  /* error or problem found in the file */
+  CLOGTOOL_EXIT_USAGE = 2     /* bad command line */
+};
+
+/* "clogtool: <fmt>\n" on stderr. */
+void clogtool__error (const char *fmt, ...)
+  __attribute__ ((format (printf, 1, 2)));
+/* "clogtool SUB: <fmt>\nTry 'clogtool SUB --help'.\n"; returns
+ * CLOGTOOL_EXIT_USAGE. */
+int clogtool__usage_error (const char *sub, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+/* Prints a library error: its message if set, else the code's text. */
+void clogtool__lib_error (const char *what, int code,
+                          const logfmt_error_t *err);
+
+/* Time with an optional unit (s, ms, us, ns; none = seconds), decimal,
+ * non-negative; parsed exactly (no floating point) into nanoseconds,
+ * digits below 1 ns truncated.  Returns 0, or -1 if malformed. */
+int clogtool__parse_time (const char *s, uint64_t *ns);
+/* Whole decimal number in [min, max].  Returns 0 or -1. */
+int clogtool__parse_int (const char *s, long long min, long long max,
+                         long long *out);
+
+/* "S.NNNNNNNNN" for a time in ns; buf needs 32 bytes. */
+const char *clogtool__fmt_time (uint64_t ns, char *buf);
+/* Writes s as a JSON string literal (quotes included). */
+void clogtool__json_string (FILE *f, const char *s);
+
+/* Lower-case name of a logfmt_kind_t ("begin", ...), "?" if unknown. */
+const char *clogtool__kind_name (int kind);
+
+/* Opens a log for reading; prints the error and returns NULL on failure. */
+logfmt_reader_t *clogtool__open (const char *path);
+
+/* Flushes stdout; prints an error (e.g. full disk) and returns -1 if any
+ * output was lost. */
+int clogtool__flush_stdout (void);
+
+#endif

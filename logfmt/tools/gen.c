@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* clogtool gen: a synthetic but realistic log, written by the generator
+ * the benchmarks use (bench/logfmt-synth.c). */
+#include "config.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "clogtool.h"
+#include "clogtool-internal.h"
+
+#ifdef CLOGTOOL_HAVE_SYNTH
+# include "bench/logfmt-synth.h"
+#endif
+
+static void
+gen_help (void)
+{
+  fputs (
+    "Usage: clogtool gen -o FILE [-p PROCS] [-t THREADS] [-n EVENTS]\n"
+    "                    [--seed S]\n"
+    "\n"
+    "Writes a synthetic log like one an MPI program would produce: PROCS\n"
+    "processes with THREADS threads each, EVENTS records per thread, with\n"
+    "nested states, solo events, about 2% messages between processes and\n"
+    "gaps of 50 ns to a few microseconds between events.  The same options\n"
+    "and seed always give the same events.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output FILE    the file to write (required)\n"
+    "  -p, --procs PROCS    processes (default 4)\n"
+    "  -t, --threads T      threads per process (default 1)\n"
+    "  -n, --events N       events per thread (default 10000)\n"
+    "  -s, --seed S         random seed (default 1)\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status: 0 written, 1 error, 2 bad usage.\n", stdout);
+}
+
+int
+clogtool_gen_main (int argc, char **argv)
+{
+  static const struct option longopts[] = {
+    { "output", required_argument, NULL, 'o' },
+    { "procs", required_argument, NULL, 'p' },
+    { "threads", required_argument, NULL, 't' },
+    { "events", required_argument, NULL, 'n' },
+    { "seed", required_argument, NULL, 's' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 }
+  };
+  const char *out = NULL;
+  long long procs = 4, threads = 1, events = 10000, seed = 1;
+  int c;
+
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, ":o:p:t:n:s:h", longopts, NULL))
+         != -1)
+    {
+      long long *dst = NULL, min = 0, max = 0;
+      const char *what = NULL;
+      switch (c)
+        {
+        case 'o':
+          out = optarg;
+          continue;
+        case 'p':
+          dst = &procs, min = 1, max = 1 << 20, what = "--procs";
+          break;
+        case 't':
+          dst = &threads, min = 1, max = 1 << 12, what = "--threads";
+          break;
+        case 'n':
+          dst = &events, min = 0, max = INT64_MAX, what = "--events";
+          break;
+        case 's':
+          dst = &seed, min = 0, max = INT64_MAX, what = "--seed";
+          break;
+        case 'h':
+          gen_help ();
+          return clogtool__flush_stdout () == 0 ? CLOGTOOL_EXIT_OK
+                                                : CLOGTOOL_EXIT_PROBLEM;
+        case ':':
+          return clogtool__usage_error ("gen", "option '%s' needs a value",
+                                        argv[optind - 1]);
+        default:
+          return clogtool__usage_error ("gen", "unknown option '%s'",
+                                        argv[optind - 1]);
+        }
+      if (clogtool__parse_int (optarg, min, max, dst) < 0)
+        return clogtool__usage_error ("gen", "bad %s '%s' (%lld..%lld)",
+                                      what, optarg, min, max);
+    }
+  if (optind != argc)
+    return clogtool__usage_error ("gen", "unexpected argument '%s'",
+                                  argv[optind]);
+  if (out == NULL)
+    return clogtool__usage_error ("gen", "no output given (-o FILE)");
+  if (procs * threads > (1 << 20))
+    return clogtool__usage_error ("gen", "too many streams (%lld)",
+                                  procs * threads);
+
+#ifdef CLOGTOOL_HAVE_SYNTH
+  logfmt_synth_opts_t opts;
+  memset (&opts, 0, sizeof opts);
+  opts.size = sizeof opts;
+  opts.procs = (uint32_t) procs;
+  opts.threads = (uint32_t) threads;
+  opts.events = (uint64_t) events;
+  opts.seed = (uint64_t) seed;
+  logfmt_error_t err;
+  memset (&err, 0, sizeof err);
+  int rc = logfmt_synth_write (out, &opts, &err);
+  if (rc < 0)
+    {
+      clogtool__lib_error (out, rc, &err);
+      return CLOGTOOL_EXIT_PROBLEM;
+    }
+  return CLOGTOOL_EXIT_OK;
+#else
+  clogtool__error ("gen: this build has no synthetic log generator");
+  return CLOGTOOL_EXIT_PROBLEM;
+#endif
+}

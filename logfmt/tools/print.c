@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* clogtool print: every event, one per line, merged across streams in time
+ * order (k-way merge of per-stream iterators on a binary heap). */
+#include "config.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clogtool.h"
+#include "clogtool-internal.h"
+
+static void
+print_help (void)
+{
+  fputs (
+    "Usage: clogtool print [OPTIONS] FILE\n"
+    "\n"
+    "Prints one event per line in time order, merged over all processes\n"
+    "and threads: time (s), rank, thread, kind, name, details.\n"
+    "\n"
+    "Options:\n"
+    "  -r, --rank R[,R...]    only these world ranks\n"
+    "  -t, --thread T[,T...]  only these threads\n"
+    "  -f, --from T0          only events at or after T0\n"
+    "  -T, --to T1            only events at or before T1\n"
+    "  -k, --kind K[,K...]    only these kinds: begin, end, solo, send,\n"
+    "                         recv, loss (also: state = begin,end;\n"
+    "                         msg = send,recv)\n"
+    "  -n, --limit N          stop after N events\n"
+    "      --tsv              tab-separated columns (for scripts)\n"
+    "  -h, --help             show this help\n"
+    "\n"
+    "Times take a unit: 1.5s, 20ms, 300us, 100ns; a plain number is in\n"
+    "seconds.  They count from the start of the run, as printed.\n"
+    "\n"
+    "Details: begin/end and solo events show their event id and their\n"
+    "cargo decoded through the definition's format string; send shows\n"
+    "to=RANK, recv from=RANK, both tag=, size= (bytes) and comm=; loss\n"
+    "shows lost=N (events dropped by the logger).\n"
+    "\n"
+    "Exit status: 0 success, 1 error (or no stream matches the rank and\n"
+    "thread filters), 2 bad usage.\n", stdout);
+}
+
+/* A parsed "1,2,5" list. */
+typedef struct
+{
+  long long *v;
+  size_t n;
+} int_list_t;
+
+static int
+parse_list (const char *s, int_list_t *l)
+{
+  char *copy = strdup (s);
+  if (copy == NULL)
+    return -1;
+  size_t cap = 1;
+  for (const char *p = s; *p; p++)
+    cap += *p == ',';
+  long long *v = realloc (l->v, (l->n + cap) * sizeof *v);
+  if (v == NULL)
+    {
+      free (copy);
+      return -1;
+    }
+  l->v = v;
+  char *save = NULL;
+  int rc = 0;
+  size_t got = 0;
+  for (char *tok = strtok_r (copy, ",", &save); tok != NULL;
+       tok = strtok_r (NULL, ",", &save))
+    {
+      if (clogtool__parse_int (tok, INT32_MIN, INT32_MAX, &l->v[l->n]) < 0)
+        {
+          rc = -1;
+          break;
+        }
+      l->n++;
+      got++;
+    }
+  free (copy);
+  return rc == 0 && got > 0 ? 0 : -1;
+}
+
+static int
+in_list (const int_list_t *l, long long x)
+{
+  if (l->n == 0)
+    return 1;
+  for (size_t i = 0; i < l->n; i++)
+    if (l->v[i] == x)
+      return 1;
+  return 0;
+}
+
+static int
+parse_kinds (const char *s, unsigned *mask)
+{
+  char *copy = strdup (s);
+  if (copy == NULL)
+    return -1;
+  char *save = NULL;
+  int rc = 0, got = 0;
+  for (char *tok = strtok_r (copy, ",", &save); tok != NULL;
+       tok = strtok_r (NULL, ",", &save))
+    {
+      got++;
+      if (strcmp (tok, "state") == 0)
+        *mask |= 1u << LOGFMT_KIND_BEGIN | 1u << LOGFMT_KIND_END;
+      else if (strcmp (tok, "msg") == 0)
+        *mask |= 1u << LOGFMT_KIND_SEND | 1u << LOGFMT_KIND_RECV;
+      else
+        {
+          int k;
+          for (k = LOGFMT_KIND_BEGIN; k <= LOGFMT_KIND_LOSS; k++)
+            if (strcmp (tok, clogtool__kind_name (k)) == 0)
+              break;
+          if (k > LOGFMT_KIND_LOSS)
+            {
+              rc = -1;
+              break;
+            }
+          *mask |= 1u << k;
+        }
+    }
+  free (copy);
+  return rc == 0 && got > 0 ? 0 : -1;
+}
+
+/* One stream being merged. */
+typedef struct
+{
+  logfmt_iter_t *it;
+  uint32_t stream;
+  logfmt_event_t ev;
+} cursor_t;
+
+static int
+cursor_less (const cursor_t *a, const cursor_t *b)
+{
+  if (a->ev.time != b->ev.time)
+    return a->ev.time < b->ev.time;
+  return a->stream < b->stream;
+}
+
+static void
+heap_down (cursor_t *h, size_t n, size_t i)
+{
+  for (;;)
+    {
+      size_t l = 2 * i + 1, m = i;
+      if (l < n && cursor_less (&h[l], &h[m]))
+        m = l;
+      if (l + 1 < n && cursor_less (&h[l + 1], &h[m]))
+        m = l + 1;
+      if (m == i)
+        return;
+      cursor_t t = h[i];
+      h[i] = h[m];
+      h[m] = t;
+      i = m;
+    }
+}
+
+/* Text from a file may hold anything; keep each event on one line and the
+ * TSV columns intact. */
+static void
+put_clean (const char *s, FILE *f)
+{
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+    putc (*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+}
+
+typedef struct
+{
+  const logfmt_reader_t *r;
+  int tsv;
+  int32_t last_def_id;   /* one-entry cache for event definitions */
+  int last_def;
+} printer_t;
+
+static void
+put_cargo (printer_t *p, const logfmt_event_t *ev, const char *format)
+{
+  if (!(ev->flags & LOGFMT_EVF_CARGO))
+    return;
+  if (format != NULL && format[0] != '\0')
+    {
+      char text[512];
+      int n = logfmt_format_cargo (format, ev->cargo, sizeof ev->cargo,
+                                   text, sizeof text);
+      fputs (" info=\"", stdout);
+      put_clean (text, stdout);
+      fputs (n < 0 ? "...\"" : "\"", stdout);
+      return;
+    }
+  /* No format: the bytes in hex, trailing zeros dropped. */
+  size_t len = sizeof ev->cargo;
+  while (len > 0 && ev->cargo[len - 1] == 0)
+    len--;
+  fputs (" cargo=", stdout);
+  if (len == 0)
+    fputs ("0", stdout);
+  for (size_t i = 0; i < len; i++)
+    printf ("%02x", ev->cargo[i]);
+}
+
+static void
+put_comm (printer_t *p, uint32_t comm)
+{
+  printf (" comm=%" PRIu32, comm);
+  size_t n = logfmt_reader_n_comms (p->r);
+  for (size_t i = 0; i < n; i++)
+    {
+      const logfmt_comm_def_t *c = logfmt_reader_comm (p->r, i);
+      if (c != NULL && c->id == comm && c->name != NULL && c->name[0])
+        {
+          fputs (" (", stdout);
+          put_clean (c->name, stdout);
+          fputs (")", stdout);
+          break;
+        }
+    }
+}
+
+static void
+print_event (printer_t *p, uint32_t stream, const logfmt_event_t *ev)
+{
+  const logfmt_stream_def_t *sd = logfmt_reader_stream (p->r, stream);
+  char tbuf[32], nbuf[32];
+  const char *name = "-";
+  const char *format = NULL;
+  const char *sep = p->tsv ? "\t" : " ";
+
+  if ((ev->kind == LOGFMT_KIND_BEGIN || ev->kind == LOGFMT_KIND_END)
+      && ev->state >= 0
+      && (size_t) ev->state < logfmt_reader_n_states (p->r))
+    {
+      const logfmt_state_def_t *s = logfmt_reader_state (p->r,
+                                                         (size_t) ev->state);
+      name = s->name ? s->name : "-";
+      format = s->format;
+    }
+  else if (ev->kind == LOGFMT_KIND_BEGIN || ev->kind == LOGFMT_KIND_END
+           || ev->kind == LOGFMT_KIND_SOLO)
+    {
+      if (ev->id != p->last_def_id)
+        {
+          p->last_def_id = ev->id;
+          p->last_def = logfmt_reader_find_event_def (p->r, ev->id);
+        }
+      const logfmt_event_def_t *d = p->last_def >= 0
+        ? logfmt_reader_event_def (p->r, (size_t) p->last_def) : NULL;
+      if (d != NULL && d->name != NULL)
+        {
+          name = d->name;
+          format = d->format;
+        }
+      else
+        {
+          snprintf (nbuf, sizeof nbuf, "event%" PRId32, ev->id);
+          name = nbuf;
+        }
+    }
+
+  fputs (clogtool__fmt_time (ev->time, tbuf), stdout);
+  if (p->tsv)
+    printf ("\t%" PRId32 "\t%" PRId32 "\t%s\t",
+            sd ? sd->rank : -1, sd ? sd->thread : -1,
+            clogtool__kind_name (ev->kind));
+  else
+    printf (" %4" PRId32 " %2" PRId32 " %-5s ",
+            sd ? sd->rank : -1, sd ? sd->thread : -1,
+            clogtool__kind_name (ev->kind));
+  put_clean (name, stdout);
+  if (!p->tsv)
+    {
+      /* Pad the name column to 20 characters for the eye. */
+      size_t len = strlen (name);
+      for (; len < 20; len++)
+        putc (' ', stdout);
+    }
+  fputs (sep, stdout);
+
+  /* The details column starts without a blank; fields follow with one. */
+  switch (ev->kind)
+    {
+    case LOGFMT_KIND_BEGIN:
+    case LOGFMT_KIND_END:
+    case LOGFMT_KIND_SOLO:
+      printf ("id=%" PRId32, ev->id);
+      put_cargo (p, ev, format);
+      break;
+    case LOGFMT_KIND_SEND:
+    case LOGFMT_KIND_RECV:
+      printf ("%s=%" PRId32 " tag=%" PRId32 " size=%" PRIu64,
+              ev->kind == LOGFMT_KIND_SEND ? "to" : "from",
+              ev->partner, ev->tag, ev->size);
+      put_comm (p, ev->comm);
+      break;
+    case LOGFMT_KIND_LOSS:
+      printf ("lost=%" PRIu64, ev->size);
+      break;
+    default:
+      printf ("type=%u id=%" PRId32, ev->type, ev->id);
+      break;
+    }
+  putc ('\n', stdout);
+}
+
+int
+clogtool_print_main (int argc, char **argv)
+{
+  static const struct option longopts[] = {
+    { "rank", required_argument, NULL, 'r' },
+    { "thread", required_argument, NULL, 't' },
+    { "from", required_argument, NULL, 'f' },
+    { "to", required_argument, NULL, 'T' },
+    { "kind", required_argument, NULL, 'k' },
+    { "limit", required_argument, NULL, 'n' },
+    { "tsv", no_argument, NULL, 'S' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 }
+  };
+  int_list_t ranks = { NULL, 0 }, threads = { NULL, 0 };
+  uint64_t t0 = 0, t1 = UINT64_MAX;
+  unsigned kinds = 0;
+  long long limit = -1;
+  int tsv = 0, c, status = CLOGTOOL_EXIT_OK;
+  logfmt_reader_t *r = NULL;
+  cursor_t *heap = NULL;
+  size_t nheap = 0;
+
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, ":r:t:f:T:k:n:h", longopts, NULL))
+         != -1)
+    {
+      switch (c)
+        {
+        case 'r':
+          if (parse_list (optarg, &ranks) < 0)
+            {
+              status = clogtool__usage_error ("print", "bad --rank '%s'",
+                                              optarg);
+              goto out;
+            }
+          break;
+        case 't':
+          if (parse_list (optarg, &threads) < 0)
+            {
+              status = clogtool__usage_error ("print", "bad --thread '%s'",
+                                              optarg);
+              goto out;
+            }
+          break;
+        case 'f':
+        case 'T':
+          if (clogtool__parse_time (optarg, c == 'f' ? &t0 : &t1) < 0)
+            {
+              status = clogtool__usage_error (
+                "print", "bad time '%s' (e.g. 1.5s, 20ms, 300us, 100ns)",
+                optarg);
+              goto out;
+            }
+          break;
+        case 'k':
+          if (parse_kinds (optarg, &kinds) < 0)
+            {
+              status = clogtool__usage_error ("print", "bad --kind '%s'",
+                                              optarg);
+              goto out;
+            }
+          break;
+        case 'n':
+          if (clogtool__parse_int (optarg, 0, INT64_MAX, &limit) < 0)
+            {
+              status = clogtool__usage_error ("print", "bad --limit '%s'",
+                                              optarg);
+              goto out;
+            }
+          break;
+        case 'S':
+          tsv = 1;
+          break;
+        case 'h':
+          print_help ();
+          status = clogtool__flush_stdout () == 0 ? CLOGTOOL_EXIT_OK
+                                                  : CLOGTOOL_EXIT_PROBLEM;
+          goto out;
+        case ':':
+          status = clogtool__usage_error ("print", "option '%s' needs a value",
+                                          argv[optind - 1]);
+          goto out;
+        default:
+          status = clogtool__usage_error ("print", "unknown option '%s'",
+                                          argv[optind - 1]);
+          goto out;
+        }
+    }
+  if (optind != argc - 1)
+    {
+      status = clogtool__usage_error ("print", optind == argc
+                                      ? "no FILE given" : "too many FILEs");
+      goto out;
+    }
+  if (t0 > t1)
+    {
+      status = clogtool__usage_error ("print", "--from is after --to");
+      goto out;
+    }
+  if (kinds == 0)
+    kinds = ~0u;
+
+  r = clogtool__open (argv[optind]);
+  if (r == NULL)
+    {
+      status = CLOGTOOL_EXIT_PROBLEM;
+      goto out;
+    }
+
+  const logfmt_info_t *info = logfmt_reader_info (r);
+  heap = calloc (info->nstreams ? info->nstreams : 1, sizeof *heap);
+  if (heap == NULL)
+    {
+      clogtool__error ("out of memory");
+      status = CLOGTOOL_EXIT_PROBLEM;
+      goto out;
+    }
+  size_t selected = 0;
+  for (uint32_t s = 0; s < info->nstreams; s++)
+    {
+      const logfmt_stream_def_t *sd = logfmt_reader_stream (r, s);
+      if (sd == NULL || !in_list (&ranks, sd->rank)
+          || !in_list (&threads, sd->thread))
+        continue;
+      selected++;
+      cursor_t *cur = &heap[nheap];
+      int rc = logfmt_iter_new (r, s, t0, t1, &cur->it);
+      if (rc < 0)
+        {
+          clogtool__lib_error (argv[optind], rc, NULL);
+          status = CLOGTOOL_EXIT_PROBLEM;
+          continue;
+        }
+      cur->stream = s;
+      rc = logfmt_iter_next (cur->it, &cur->ev);
+      if (rc == 1)
+        nheap++;
+      else
+        {
+          if (rc < 0)
+            {
+              clogtool__lib_error (argv[optind], rc,
+                                   logfmt_iter_error (cur->it));
+              status = CLOGTOOL_EXIT_PROBLEM;
+            }
+          logfmt_iter_free (cur->it);
+          cur->it = NULL;
+        }
+    }
+  if (selected == 0)
+    {
+      clogtool__error ("%s: no stream matches the --rank/--thread filters",
+                       argv[optind]);
+      status = CLOGTOOL_EXIT_PROBLEM;
+      goto out;
+    }
+
+  static char obuf[1 << 16];
+  setvbuf (stdout, obuf, _IOFBF, sizeof obuf);
+  printer_t pr = { r, tsv, INT32_MIN, -1 };
+  for (size_t i = nheap / 2; i-- > 0;)
+    heap_down (heap, nheap, i);
+  long long printed = 0;
+  while (nheap > 0 && (limit < 0 || printed < limit))
+    {
+      cursor_t *top = &heap[0];
+      if (kinds & (1u << top->ev.kind))
+        {
+          print_event (&pr, top->stream, &top->ev);
+          printed++;
+          if (ferror (stdout))
+            break;
+        }
+      int rc = logfmt_iter_next (top->it, &top->ev);
+      if (rc != 1)
+        {
+          if (rc < 0)
+            {
+              fflush (stdout);
+              clogtool__lib_error (argv[optind], rc,
+                                   logfmt_iter_error (top->it));
+              status = CLOGTOOL_EXIT_PROBLEM;
+            }
+          logfmt_iter_free (top->it);
+          heap[0] = heap[--nheap];
+          heap[nheap].it = NULL;
+        }
+      heap_down (heap, nheap, 0);
+    }
+  if (clogtool__flush_stdout () < 0)
+    status = CLOGTOOL_EXIT_PROBLEM;
+
+out:
+  for (size_t i = 0; i < nheap; i++)
+    logfmt_iter_free (heap[i].it);
+  free (heap);
+  logfmt_reader_close (r);
+  free (ranks.v);
+  free (threads.v);
+  return status;
+}
