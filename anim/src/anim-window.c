@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "config.h"
+
+#include <math.h>
+
+#include "anim-window.h"
+
+typedef struct
+{
+  AnimWindowOpts o;
+  GtkWidget *win, *area, *pause_btn, *speed_scale, *scrub, *time_label;
+  gint64     last_frame_us;
+  gboolean   paused;
+  double     t;            /* replay position, seconds */
+  double     speed;
+  int        selected;
+  gboolean   scrubbing;    /* scrub bar moved by code, not the user */
+  gint64     done_since_us;
+  gboolean   quitting;
+  int        status;
+} Win;
+
+static void
+build_scene (Win *w, AnimScene *s)
+{
+  if (w->o.live)
+    anim_live_scene (w->o.live, w->selected, s);
+  else
+    anim_replay_scene (w->o.replay, w->t, 0.15 * w->speed, w->selected, s);
+}
+
+static gboolean
+on_draw (GtkWidget *area, cairo_t *cr, gpointer data)
+{
+  Win *w = data;
+  AnimScene s;
+  build_scene (w, &s);
+  anim_render (cr, gtk_widget_get_allocated_width (area),
+               gtk_widget_get_allocated_height (area), &s);
+  if (w->o.live)
+    anim_live_frame_drawn (w->o.live);
+  return TRUE;
+}
+
+static void
+write_stats (Win *w)
+{
+  if (!w->o.live || !w->o.stats_out)
+    return;
+  g_autoptr (GError) err = NULL;
+  if (!anim_live_write_stats (w->o.live, w->o.stats_out, &err))
+    {
+      g_printerr ("mpeanim: %s\n", err->message);
+      w->status = 1;
+    }
+}
+
+static void
+sync_scrub (Win *w)
+{
+  if (!w->scrub)
+    return;
+  w->scrubbing = TRUE;
+  gtk_range_set_value (GTK_RANGE (w->scrub), w->t);
+  w->scrubbing = FALSE;
+  char buf[64];
+  g_snprintf (buf, sizeof buf, "%.3f s  x%g", w->t, w->speed);
+  gtk_label_set_text (GTK_LABEL (w->time_label), buf);
+}
+
+static void
+advance (Win *w, double dt)
+{
+  if (w->o.live)
+    anim_live_advance (w->o.live, dt);
+  else
+    {
+      double d = anim_replay_duration (w->o.replay);
+      w->t += dt * w->speed;
+      if (w->t >= d)
+        {
+          w->t = d;
+          w->paused = TRUE;
+          gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (w->pause_btn),
+                                        TRUE);
+        }
+      sync_scrub (w);
+    }
+}
+
+static gboolean
+quit_idle (gpointer data)
+{
+  Win *w = data;
+  gtk_widget_destroy (w->win);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_tick (GtkWidget *area, GdkFrameClock *clock, gpointer data)
+{
+  Win *w = data;
+  gint64 now = gdk_frame_clock_get_frame_time (clock);
+  double dt = w->last_frame_us ? (now - w->last_frame_us) / 1e6 : 0;
+  w->last_frame_us = now;
+  if (dt > 0.25)
+    dt = 0.25;  /* after a stall, do not jump */
+  if (!w->paused)
+    advance (w, dt);
+  gtk_widget_queue_draw (area);
+
+  if (w->o.live && w->o.exit_after_job)
+    {
+      const AnimLiveStats *st = anim_live_stats (w->o.live);
+      gboolean done = anim_server_n_hello (w->o.server) > 0
+                      && anim_server_n_open (w->o.server) == 0
+                      && anim_server_n_hello (w->o.server) >= st->world_size;
+      if (!done)
+        w->done_since_us = 0;
+      else if (!w->done_since_us)
+        w->done_since_us = now;
+      else if (now - w->done_since_us > 300000 && !w->quitting)
+        {
+          /* A few more frames have shown the last dots: leave. */
+          w->quitting = TRUE;
+          g_idle_add (quit_idle, w);
+        }
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+export_png (Win *w)
+{
+  GtkFileChooserNative *fc = gtk_file_chooser_native_new (
+    "Export frame as PNG", GTK_WINDOW (w->win), GTK_FILE_CHOOSER_ACTION_SAVE,
+    "_Export", "_Cancel");
+  gtk_file_chooser_set_do_overwrite_confirmation (GTK_FILE_CHOOSER (fc), TRUE);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (fc), "mpeanim.png");
+  if (gtk_native_dialog_run (GTK_NATIVE_DIALOG (fc)) == GTK_RESPONSE_ACCEPT)
+    {
+      g_autofree char *path = gtk_file_chooser_get_filename (
+        GTK_FILE_CHOOSER (fc));
+      int wd = gtk_widget_get_allocated_width (w->area);
+      int ht = gtk_widget_get_allocated_height (w->area);
+      cairo_surface_t *sf = cairo_image_surface_create (CAIRO_FORMAT_RGB24,
+                                                        wd, ht);
+      cairo_t *cr = cairo_create (sf);
+      AnimScene s;
+      build_scene (w, &s);
+      anim_render (cr, wd, ht, &s);
+      cairo_destroy (cr);
+      if (cairo_surface_write_to_png (sf, path) != CAIRO_STATUS_SUCCESS)
+        {
+          GtkWidget *d = gtk_message_dialog_new (
+            GTK_WINDOW (w->win), GTK_DIALOG_MODAL, GTK_MESSAGE_ERROR,
+            GTK_BUTTONS_CLOSE, "Could not write %s", path);
+          gtk_dialog_run (GTK_DIALOG (d));
+          gtk_widget_destroy (d);
+        }
+      cairo_surface_destroy (sf);
+    }
+  g_object_unref (fc);
+}
+
+static void
+on_pause (GtkToggleButton *b, gpointer data)
+{
+  Win *w = data;
+  w->paused = gtk_toggle_button_get_active (b);
+  if (!w->paused && w->o.replay
+      && w->t >= anim_replay_duration (w->o.replay))
+    w->t = 0;  /* play again from the start */
+}
+
+static void
+on_step (GtkButton *b, gpointer data)
+{
+  Win *w = data;
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (w->pause_btn), TRUE);
+  advance (w, 1.0 / 30);
+}
+
+static void
+on_export (GtkButton *b, gpointer data)
+{
+  export_png (data);
+}
+
+static void
+on_speed (GtkRange *r, gpointer data)
+{
+  Win *w = data;
+  w->speed = pow (10, gtk_range_get_value (r));
+  sync_scrub (w);
+}
+
+static gchar *
+format_speed (GtkScale *s, gdouble v, gpointer data)
+{
+  return g_strdup_printf ("x%g", pow (10, v));
+}
+
+static void
+on_scrub (GtkRange *r, gpointer data)
+{
+  Win *w = data;
+  if (w->scrubbing)
+    return;
+  w->t = gtk_range_get_value (r);
+}
+
+static gboolean
+on_click (GtkWidget *area, GdkEventButton *ev, gpointer data)
+{
+  Win *w = data;
+  int n = w->o.live ? anim_live_nprocs (w->o.live)
+                    : anim_replay_nprocs (w->o.replay);
+  int hit = anim_layout_hit (n, gtk_widget_get_allocated_width (area),
+                             gtk_widget_get_allocated_height (area), ev->x,
+                             ev->y);
+  w->selected = hit == w->selected ? -1 : hit;
+  return TRUE;
+}
+
+static gboolean
+on_key (GtkWidget *win, GdkEventKey *ev, gpointer data)
+{
+  Win *w = data;
+  switch (ev->keyval)
+    {
+    case GDK_KEY_space:
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (w->pause_btn),
+                                    !w->paused);
+      return TRUE;
+    case GDK_KEY_s:
+    case GDK_KEY_Right:
+      on_step (NULL, w);
+      return TRUE;
+    case GDK_KEY_e:
+      export_png (w);
+      return TRUE;
+    case GDK_KEY_Escape:
+      w->selected = -1;
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static void
+on_destroy (GtkWidget *win, gpointer data)
+{
+  write_stats (data);
+  gtk_main_quit ();
+}
+
+int
+anim_window_run (const AnimWindowOpts *opts)
+{
+  Win w = { .o = *opts, .selected = -1,
+            .speed = opts->speed > 0 ? opts->speed : 1 };
+  w.win = gtk_window_new (GTK_WINDOW_TOPLEVEL);
+  gtk_window_set_title (GTK_WINDOW (w.win),
+                        opts->live ? "mpeanim - waiting for a job"
+                                   : "mpeanim - replay");
+  gtk_window_set_default_size (GTK_WINDOW (w.win), 900, 700);
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_container_add (GTK_CONTAINER (w.win), box);
+
+  w.area = gtk_drawing_area_new ();
+  gtk_widget_set_vexpand (w.area, TRUE);
+  gtk_widget_add_events (w.area, GDK_BUTTON_PRESS_MASK);
+  gtk_box_pack_start (GTK_BOX (box), w.area, TRUE, TRUE, 0);
+
+  GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_container_set_border_width (GTK_CONTAINER (bar), 4);
+  gtk_box_pack_start (GTK_BOX (box), bar, FALSE, FALSE, 0);
+  w.pause_btn = gtk_toggle_button_new_with_mnemonic ("_Pause");
+  GtkWidget *step = gtk_button_new_with_mnemonic ("_Step");
+  GtkWidget *exp = gtk_button_new_with_mnemonic ("_Export PNG");
+  gtk_box_pack_start (GTK_BOX (bar), w.pause_btn, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (bar), step, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (bar), exp, FALSE, FALSE, 0);
+  if (opts->replay)
+    {
+      /* Speed on a log scale: 10^-3 .. 10^3 times real time. */
+      w.speed_scale = gtk_scale_new_with_range (GTK_ORIENTATION_HORIZONTAL,
+                                                -3, 3, 0.1);
+      gtk_range_set_value (GTK_RANGE (w.speed_scale), log10 (w.speed));
+      gtk_widget_set_size_request (w.speed_scale, 160, -1);
+      g_signal_connect (w.speed_scale, "format-value",
+                        G_CALLBACK (format_speed), NULL);
+      g_signal_connect (w.speed_scale, "value-changed",
+                        G_CALLBACK (on_speed), &w);
+      gtk_box_pack_start (GTK_BOX (bar), w.speed_scale, FALSE, FALSE, 0);
+      double d = anim_replay_duration (opts->replay);
+      w.scrub = gtk_scale_new_with_range (GTK_ORIENTATION_HORIZONTAL, 0,
+                                          d > 0 ? d : 1, d > 0 ? d / 1000
+                                                               : 0.001);
+      gtk_scale_set_draw_value (GTK_SCALE (w.scrub), FALSE);
+      gtk_widget_set_hexpand (w.scrub, TRUE);
+      g_signal_connect (w.scrub, "value-changed", G_CALLBACK (on_scrub), &w);
+      gtk_box_pack_start (GTK_BOX (bar), w.scrub, TRUE, TRUE, 0);
+      w.time_label = gtk_label_new ("");
+      gtk_box_pack_start (GTK_BOX (bar), w.time_label, FALSE, FALSE, 0);
+      sync_scrub (&w);
+    }
+  g_signal_connect (w.pause_btn, "toggled", G_CALLBACK (on_pause), &w);
+  g_signal_connect (step, "clicked", G_CALLBACK (on_step), &w);
+  g_signal_connect (exp, "clicked", G_CALLBACK (on_export), &w);
+  g_signal_connect (w.area, "draw", G_CALLBACK (on_draw), &w);
+  g_signal_connect (w.area, "button-press-event", G_CALLBACK (on_click), &w);
+  g_signal_connect (w.win, "key-press-event", G_CALLBACK (on_key), &w);
+  g_signal_connect (w.win, "destroy", G_CALLBACK (on_destroy), &w);
+  gtk_widget_add_tick_callback (w.area, on_tick, &w, NULL);
+  gtk_widget_show_all (w.win);
+  gtk_main ();
+  return w.status;
+}
