@@ -430,7 +430,7 @@ LOGFMT_API int  logfmt_verify (const char *path, logfmt_report_cb report,
                                void *user);
 
 /* Rebuilds a finished file from a partial or damaged one by scanning its
- * chunks; keeps every block whose checksum holds.  *kept/*lost (may be
+ * chunks; keeps every block whose checksum holds.  *kept and *lost (may be
  * NULL) count blocks. */
 LOGFMT_API int  logfmt_repair (const char *in_path, const char *out_path,
                                uint64_t *kept, uint64_t *lost,

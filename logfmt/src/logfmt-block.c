@@ -1,0 +1,536 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Block encoder and decoder.  A block holds one stream's records as four
+ * columns (time deltas, type bytes, ids, message fields, cargo) compressed
+ * together with zstd; FORMAT.md section "Blocks" has the layout.
+ */
+#include "config.h"
+#include "logfmt-internal.h"
+
+#include <stdlib.h>
+#include <zstd.h>
+
+typedef struct
+{
+  uint8_t *p;
+  size_t   len, cap;
+} buf_t;
+
+static int
+buf_reserve (buf_t *b, size_t extra)
+{
+  if (b->len + extra <= b->cap)
+    return 0;
+  size_t cap = b->cap ? b->cap : 4096;
+  while (cap < b->len + extra)
+    cap *= 2;
+  uint8_t *p = realloc (b->p, cap);
+  if (!p)
+    return LOGFMT_ENOMEM;
+  b->p = p;
+  b->cap = cap;
+  return 0;
+}
+
+struct logfmt_encoder
+{
+  logfmt_encoder_opts_t opts;
+  logfmt_block_cb cb;
+  void *user;
+  ZSTD_CCtx *cctx;
+  buf_t tcol, tycol, icol, mcol, ccol;
+  buf_t raw, out;
+  uint32_t count;
+  uint64_t t_first, t_prev, lost;
+  bool have_prev;
+  uint64_t fixed;
+};
+
+int
+logfmt_encoder_new (const logfmt_encoder_opts_t *opts, logfmt_block_cb cb,
+                    void *user, logfmt_encoder_t **out)
+{
+  if (!opts || !cb || !out)
+    return LOGFMT_EINVAL;
+  logfmt_encoder_t *e = calloc (1, sizeof *e);
+  if (!e)
+    return LOGFMT_ENOMEM;
+  size_t sz = opts->size < sizeof e->opts ? opts->size : sizeof e->opts;
+  memcpy (&e->opts, opts, sz);
+  if (e->opts.block_events == 0)
+    e->opts.block_events = 65536;
+  if (e->opts.block_events > LOGFMT__MAX_BLOCK_EVENTS)
+    e->opts.block_events = LOGFMT__MAX_BLOCK_EVENTS;
+  if (e->opts.zstd_level == 0)
+    e->opts.zstd_level = 1;
+  e->cb = cb;
+  e->user = user;
+  e->cctx = ZSTD_createCCtx ();
+  if (!e->cctx)
+    {
+      free (e);
+      return LOGFMT_ENOMEM;
+    }
+  *out = e;
+  return 0;
+}
+
+void
+logfmt_encoder_free (logfmt_encoder_t *e)
+{
+  if (!e)
+    return;
+  ZSTD_freeCCtx (e->cctx);
+  free (e->tcol.p);
+  free (e->tycol.p);
+  free (e->icol.p);
+  free (e->mcol.p);
+  free (e->ccol.p);
+  free (e->raw.p);
+  free (e->out.p);
+  free (e);
+}
+
+uint64_t
+logfmt_encoder_fixed_times (const logfmt_encoder_t *e)
+{
+  return e ? e->fixed : 0;
+}
+
+/* Builds the chunk for the pending records and hands it to the callback. */
+static int
+seal (logfmt_encoder_t *e)
+{
+  if (e->count == 0)
+    return 0;
+  size_t rawlen = 4 * LOGFMT__RAW_COLS + e->tcol.len + e->tycol.len
+                  + e->icol.len + e->mcol.len + e->ccol.len;
+  e->raw.len = 0;
+  int rc = buf_reserve (&e->raw, rawlen);
+  if (rc)
+    return rc;
+  uint8_t *r = e->raw.p;
+  st32 (r, (uint32_t) e->tcol.len);
+  st32 (r + 4, (uint32_t) e->icol.len);
+  st32 (r + 8, (uint32_t) e->mcol.len);
+  st32 (r + 12, (uint32_t) e->ccol.len);
+  r += 16;
+  memcpy (r, e->tcol.p, e->tcol.len);
+  r += e->tcol.len;
+  memcpy (r, e->tycol.p, e->tycol.len);
+  r += e->tycol.len;
+  memcpy (r, e->icol.p, e->icol.len);
+  r += e->icol.len;
+  memcpy (r, e->mcol.p, e->mcol.len);
+  r += e->mcol.len;
+  memcpy (r, e->ccol.p, e->ccol.len);
+
+  size_t bound = ZSTD_compressBound (rawlen);
+  size_t pre = LOGFMT__CHUNK_HDR + LOGFMT__BLOCK_HDR;
+  e->out.len = 0;
+  rc = buf_reserve (&e->out, pre + bound + LOGFMT__CHUNK_CRC);
+  if (rc)
+    return rc;
+  uint8_t *o = e->out.p;
+  size_t clen = ZSTD_compressCCtx (e->cctx, o + pre, bound, e->raw.p, rawlen,
+                                   e->opts.zstd_level);
+  uint8_t codec = LOGFMT__CODEC_ZSTD;
+  if (ZSTD_isError (clen))
+    return LOGFMT_EZSTD;
+  if (clen >= rawlen)
+    {
+      memcpy (o + pre, e->raw.p, rawlen);
+      clen = rawlen;
+      codec = LOGFMT__CODEC_RAW;
+    }
+  uint64_t plen = LOGFMT__BLOCK_HDR + clen;
+  st32 (o, LOGFMT__CHUNK_BLOCK);
+  st32 (o + 4, 0);
+  st64 (o + 8, plen);
+  uint8_t *b = o + LOGFMT__CHUNK_HDR;
+  memset (b, 0, LOGFMT__BLOCK_HDR);
+  st32 (b, e->opts.stream);
+  st32 (b + 4, ~e->opts.stream);
+  st64 (b + 8, e->t_first);
+  st64 (b + 16, e->t_prev);
+  st32 (b + 24, e->count);
+  st32 (b + 28, (uint32_t) rawlen);
+  b[32] = codec;
+  st64 (b + 40, e->lost);
+  uint32_t crc = logfmt__chunk_crc (o, b, plen, LOGFMT__BLOCK_CRC_SKIP);
+  st32 (b + plen, crc);
+
+  logfmt_block_info_t info = {
+    .stream = e->opts.stream, .t_first = e->t_first, .t_last = e->t_prev,
+    .count = e->count, .raw_size = (uint32_t) rawlen,
+  };
+  size_t total = LOGFMT__CHUNK_HDR + plen + LOGFMT__CHUNK_CRC;
+  e->count = 0;
+  e->lost = 0;
+  e->tcol.len = e->tycol.len = e->icol.len = e->mcol.len = e->ccol.len = 0;
+  return e->cb (e->user, o, total, &info);
+}
+
+int
+logfmt_encoder_add (logfmt_encoder_t *e, const logfmt_event_t *ev, size_t n)
+{
+  if (!e || (!ev && n))
+    return LOGFMT_EINVAL;
+  while (n > 0)
+    {
+      /* Reserve for a whole batch up to the block end, then fill without
+       * checks. */
+      size_t room = e->opts.block_events - e->count;
+      size_t k = n < room ? n : room;
+      int rc;
+      if ((rc = buf_reserve (&e->tcol, k * 10))
+          || (rc = buf_reserve (&e->tycol, k))
+          || (rc = buf_reserve (&e->icol, k * 5))
+          || (rc = buf_reserve (&e->mcol, k * 25))
+          || (rc = buf_reserve (&e->ccol, k * LOGFMT_CARGO_SIZE)))
+        return rc;
+      uint8_t *tp = e->tcol.p + e->tcol.len;
+      uint8_t *ty = e->tycol.p + e->tycol.len;
+      uint8_t *ip = e->icol.p + e->icol.len;
+      uint8_t *mp = e->mcol.p + e->mcol.len;
+      uint8_t *cp = e->ccol.p + e->ccol.len;
+      uint64_t prev = e->t_prev;
+      if (e->count == 0)
+        {
+          uint64_t t0 = ev[0].time;
+          if (e->have_prev && t0 < prev)
+            t0 = prev;
+          e->t_first = t0;
+          prev = t0;
+        }
+      for (size_t i = 0; i < k; i++)
+        {
+          const logfmt_event_t *x = &ev[i];
+          uint64_t t = x->time;
+          if (LOGFMT_UNLIKELY (t < prev))
+            {
+              t = prev;
+              e->fixed++;
+            }
+          tp = put_uv (tp, t - prev);
+          prev = t;
+          uint8_t type = x->type;
+          if (LOGFMT_UNLIKELY (type < LOGFMT_REC_EVENT
+                               || type > LOGFMT_REC_LOSS))
+            type = LOGFMT_REC_EVENT;
+          uint8_t tb = type;
+          switch (type)
+            {
+            case LOGFMT_REC_EVENT:
+              ip = put_uv (ip, zz64 (x->id));
+              break;
+            case LOGFMT_REC_SEND:
+            case LOGFMT_REC_RECV:
+              mp = put_uv (mp, zz64 (x->partner));
+              mp = put_uv (mp, zz64 (x->tag));
+              mp = put_uv (mp, x->comm);
+              mp = put_uv (mp, x->size);
+              break;
+            default:
+              mp = put_uv (mp, x->size);
+              e->lost += x->size;
+              break;
+            }
+          if (x->flags & LOGFMT_EVF_CARGO)
+            {
+              tb |= LOGFMT__TB_CARGO;
+              memcpy (cp, x->cargo, LOGFMT_CARGO_SIZE);
+              cp += LOGFMT_CARGO_SIZE;
+            }
+          *ty++ = tb;
+        }
+      e->t_prev = prev;
+      e->have_prev = true;
+      e->tcol.len = (size_t) (tp - e->tcol.p);
+      e->tycol.len = (size_t) (ty - e->tycol.p);
+      e->icol.len = (size_t) (ip - e->icol.p);
+      e->mcol.len = (size_t) (mp - e->mcol.p);
+      e->ccol.len = (size_t) (cp - e->ccol.p);
+      e->count += (uint32_t) k;
+      ev += k;
+      n -= k;
+      if (e->count >= e->opts.block_events)
+        {
+          rc = seal (e);
+          if (rc)
+            return rc;
+        }
+    }
+  return 0;
+}
+
+int
+logfmt_encoder_flush (logfmt_encoder_t *e)
+{
+  if (!e)
+    return LOGFMT_EINVAL;
+  return seal (e);
+}
+
+/* ---- Decoding -------------------------------------------------------- */
+
+int
+logfmt__block_parse (const uint8_t *p, uint64_t len, logfmt__block_hdr_t *h,
+                     const char *file, uint64_t off, logfmt_error_t *err)
+{
+  if (len < LOGFMT__BLOCK_HDR)
+    return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                        "block payload of %llu bytes is shorter than its "
+                        "%d-byte header", (unsigned long long) len,
+                        LOGFMT__BLOCK_HDR);
+  h->stream = ld32 (p);
+  if (ld32 (p + 4) != ~h->stream)
+    return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                        "block stream id %u fails its check word",
+                        h->stream);
+  h->t_first = ld64 (p + 8);
+  h->t_last = ld64 (p + 16);
+  h->count = ld32 (p + 24);
+  h->raw_size = ld32 (p + 28);
+  h->codec = p[32];
+  h->lost = ld64 (p + 40);
+  h->body = p + LOGFMT__BLOCK_HDR;
+  h->body_len = (size_t) (len - LOGFMT__BLOCK_HDR);
+  if (h->t_last < h->t_first)
+    return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                        "block time range [%llu, %llu] is reversed",
+                        (unsigned long long) h->t_first,
+                        (unsigned long long) h->t_last);
+  if (h->count == 0 || h->count > LOGFMT__MAX_BLOCK_EVENTS)
+    return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                        "block event count %u out of range", h->count);
+  if (h->raw_size < 4 * LOGFMT__RAW_COLS + 2 * (uint64_t) h->count
+      || h->raw_size > (uint64_t) h->count * LOGFMT__MAX_REC_RAW
+                         + 4 * LOGFMT__RAW_COLS)
+    return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                        "block raw size %u impossible for %u events",
+                        h->raw_size, h->count);
+  if (h->codec != LOGFMT__CODEC_ZSTD && h->codec != LOGFMT__CODEC_RAW)
+    return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                        "unknown block codec %u", h->codec);
+  if (h->codec == LOGFMT__CODEC_RAW && h->body_len != h->raw_size)
+    return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                        "stored block of %zu bytes, header says %u",
+                        h->body_len, h->raw_size);
+  for (int i = 33; i < 40; i++)
+    if (p[i])
+      return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                          "reserved block header byte %d is not zero", i);
+  return 0;
+}
+
+int
+logfmt__block_inflate (ZSTD_DCtx *dctx, const logfmt__block_hdr_t *h,
+                       uint8_t **buf, size_t *cap, const uint8_t **raw,
+                       const char *file, uint64_t off, logfmt_error_t *err)
+{
+  if (h->codec == LOGFMT__CODEC_RAW)
+    {
+      *raw = h->body;
+      return 0;
+    }
+  if (*cap < h->raw_size)
+    {
+      uint8_t *p = realloc (*buf, h->raw_size);
+      if (!p)
+        return logfmt__err (err, LOGFMT_ENOMEM, file, off,
+                            "cannot allocate %u bytes", h->raw_size);
+      *buf = p;
+      *cap = h->raw_size;
+    }
+  size_t got = ZSTD_decompressDCtx (dctx, *buf, h->raw_size, h->body,
+                                    h->body_len);
+  if (ZSTD_isError (got))
+    return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                        "block does not decompress: %s",
+                        ZSTD_getErrorName (got));
+  if (got != h->raw_size)
+    return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                        "block decompressed to %zu bytes, header says %u",
+                        got, h->raw_size);
+  *raw = *buf;
+  return 0;
+}
+
+int
+logfmt__cols_init (logfmt__cols_t *c, const uint8_t *raw, size_t len,
+                   uint32_t count, uint64_t t_first)
+{
+  if (len < 4 * LOGFMT__RAW_COLS)
+    return LOGFMT_ECORRUPT;
+  uint64_t lt = ld32 (raw), li = ld32 (raw + 4), lm = ld32 (raw + 8),
+           lc = ld32 (raw + 12);
+  if (16 + lt + count + li + lm + lc != len)
+    return LOGFMT_ECORRUPT;
+  const uint8_t *p = raw + 16;
+  c->tp = p;
+  c->tend = p += lt;
+  c->ty = p;
+  c->tyend = p += count;
+  c->ip = p;
+  c->iend = p += li;
+  c->mp = p;
+  c->mend = p += lm;
+  c->cp = p;
+  c->cend = p + lc;
+  c->time = t_first;
+  c->left = count;
+  return 0;
+}
+
+int
+logfmt__cols_next (logfmt__cols_t *c, logfmt_event_t *ev)
+{
+  if (c->left == 0)
+    return 0;
+  c->left--;
+  uint64_t d, v;
+  if (!get_uv (&c->tp, c->tend, &d))
+    return LOGFMT_ECORRUPT;
+  c->time += d;
+  ev->time = c->time;
+  uint8_t tb = *c->ty++;
+  uint8_t type = tb & 7;
+  ev->type = type;
+  ev->flags = 0;
+  ev->state = -1;
+  switch (type)
+    {
+    case LOGFMT_REC_EVENT:
+      if (!get_uv (&c->ip, c->iend, &v))
+        return LOGFMT_ECORRUPT;
+      ev->id = (int32_t) unzz64 (v);
+      ev->partner = 0;
+      ev->tag = 0;
+      ev->comm = 0;
+      ev->size = 0;
+      break;
+    case LOGFMT_REC_SEND:
+    case LOGFMT_REC_RECV:
+      ev->id = 0;
+      if (!get_uv (&c->mp, c->mend, &v))
+        return LOGFMT_ECORRUPT;
+      ev->partner = (int32_t) unzz64 (v);
+      if (!get_uv (&c->mp, c->mend, &v))
+        return LOGFMT_ECORRUPT;
+      ev->tag = (int32_t) unzz64 (v);
+      if (!get_uv (&c->mp, c->mend, &v))
+        return LOGFMT_ECORRUPT;
+      ev->comm = (uint32_t) v;
+      if (!get_uv (&c->mp, c->mend, &v))
+        return LOGFMT_ECORRUPT;
+      ev->size = v;
+      break;
+    case LOGFMT_REC_LOSS:
+      ev->id = 0;
+      ev->partner = 0;
+      ev->tag = 0;
+      ev->comm = 0;
+      if (!get_uv (&c->mp, c->mend, &v))
+        return LOGFMT_ECORRUPT;
+      ev->size = v;
+      break;
+    default:
+      return LOGFMT_ECORRUPT;
+    }
+  if (tb & LOGFMT__TB_CARGO)
+    {
+      if (c->cend - c->cp < LOGFMT_CARGO_SIZE)
+        return LOGFMT_ECORRUPT;
+      memcpy (ev->cargo, c->cp, LOGFMT_CARGO_SIZE);
+      c->cp += LOGFMT_CARGO_SIZE;
+      ev->flags = LOGFMT_EVF_CARGO;
+    }
+  else if (tb & ~(LOGFMT__TB_CARGO | 7u))
+    return LOGFMT_ECORRUPT;
+  return 1;
+}
+
+int
+logfmt_block_decode (const void *block, size_t len, logfmt_block_info_t *info,
+                     logfmt_event_t **out, size_t *n, logfmt_error_t *err)
+{
+  const uint8_t *p = block;
+  if (out)
+    *out = NULL;
+  if (n)
+    *n = 0;
+  if (!block || !out || !n)
+    return logfmt__err (err, LOGFMT_EINVAL, NULL, UINT64_MAX,
+                        "logfmt_block_decode: NULL argument");
+  if (len < LOGFMT__CHUNK_HDR + LOGFMT__CHUNK_CRC)
+    return logfmt__err (err, LOGFMT_ETRUNCATED, NULL, 0,
+                        "block chunk of %zu bytes is too short", len);
+  if (ld32 (p) != LOGFMT__CHUNK_BLOCK)
+    return logfmt__err (err, LOGFMT_ECORRUPT, NULL, 0,
+                        "chunk type %u is not a block", ld32 (p));
+  uint64_t plen = ld64 (p + 8);
+  if (plen > len - LOGFMT__CHUNK_HDR - LOGFMT__CHUNK_CRC)
+    return logfmt__err (err, LOGFMT_ETRUNCATED, NULL, 8,
+                        "block payload length %llu exceeds the %zu bytes "
+                        "given", (unsigned long long) plen, len);
+  const uint8_t *pay = p + LOGFMT__CHUNK_HDR;
+  if (logfmt__chunk_crc (p, pay, plen, LOGFMT__BLOCK_CRC_SKIP)
+      != ld32 (pay + plen))
+    return logfmt__err (err, LOGFMT_ECHECKSUM, NULL, 0,
+                        "block checksum mismatch");
+  logfmt__block_hdr_t h;
+  int rc = logfmt__block_parse (pay, plen, &h, NULL, LOGFMT__CHUNK_HDR, err);
+  if (rc)
+    return rc;
+  ZSTD_DCtx *dctx = ZSTD_createDCtx ();
+  if (!dctx)
+    return logfmt__err (err, LOGFMT_ENOMEM, NULL, UINT64_MAX, "no memory");
+  uint8_t *buf = NULL;
+  size_t cap = 0;
+  const uint8_t *raw;
+  rc = logfmt__block_inflate (dctx, &h, &buf, &cap, &raw, NULL,
+                              LOGFMT__CHUNK_HDR, err);
+  ZSTD_freeDCtx (dctx);
+  if (rc)
+    {
+      free (buf);
+      return rc;
+    }
+  logfmt__cols_t c;
+  logfmt_event_t *ev = NULL;
+  if (logfmt__cols_init (&c, raw, h.raw_size, h.count, h.t_first))
+    goto corrupt;
+  ev = malloc ((size_t) h.count * sizeof *ev);
+  if (!ev)
+    {
+      free (buf);
+      return logfmt__err (err, LOGFMT_ENOMEM, NULL, UINT64_MAX, "no memory");
+    }
+  for (uint32_t i = 0; i < h.count; i++)
+    {
+      ev[i].kind = 0;
+      if (logfmt__cols_next (&c, &ev[i]) != 1)
+        goto corrupt;
+      if (!(ev[i].flags & LOGFMT_EVF_CARGO))
+        memset (ev[i].cargo, 0, LOGFMT_CARGO_SIZE);
+    }
+  if (c.tp != c.tend || c.ip != c.iend || c.mp != c.mend || c.cp != c.cend
+      || ev[h.count - 1].time != h.t_last)
+    goto corrupt;
+  free (buf);
+  if (info)
+    *info = (logfmt_block_info_t) {
+      .stream = h.stream, .t_first = h.t_first, .t_last = h.t_last,
+      .count = h.count, .raw_size = h.raw_size,
+    };
+  *out = ev;
+  *n = h.count;
+  return 0;
+
+corrupt:
+  free (buf);
+  free (ev);
+  return logfmt__err (err, LOGFMT_ECORRUPT, NULL, LOGFMT__CHUNK_HDR,
+                      "block columns are inconsistent with its header");
+}

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internal helpers shared by the logfmt sources: little-endian load/store,
+ * varints, crc32c, error reporting, and the on-disk constants of
+ * docs/FORMAT.md.  Never installed.
+ */
+#ifndef LOGFMT_INTERNAL_H
+#define LOGFMT_INTERNAL_H
+
+#include "logfmt/logfmt.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#define LOGFMT_LIKELY(x)   __builtin_expect (!!(x), 1)
+#define LOGFMT_UNLIKELY(x) __builtin_expect (!!(x), 0)
+
+/* ---- On-disk constants (FORMAT.md) ---------------------------------- */
+
+#define LOGFMT__MAGIC        "\x89" "CLOG3\r\n"   /* 8 bytes, no NUL used */
+#define LOGFMT__TRAILER_MAGIC "CLOG3END"
+#define LOGFMT__MAJOR        1
+#define LOGFMT__MINOR        0
+#define LOGFMT__HEADER_FIXED 56
+#define LOGFMT__BOM          0x01020304u
+#define LOGFMT__MAX_CREATOR  4096
+#define LOGFMT__CHUNK_HDR    16   /* u32 type, u32 flags, u64 length */
+#define LOGFMT__CHUNK_CRC    4
+#define LOGFMT__TRAILER_SIZE 40
+
+enum
+{
+  LOGFMT__CHUNK_BLOCK   = 1,
+  LOGFMT__CHUNK_SUMMARY = 2,
+  LOGFMT__CHUNK_MSGS    = 3,
+  LOGFMT__CHUNK_DEFS    = 4,
+  LOGFMT__CHUNK_INDEX   = 5,
+};
+
+/* BLOCK payload header (before the compressed columns). */
+#define LOGFMT__BLOCK_HDR     48
+/* Bytes at the start of a BLOCK payload not covered by the chunk CRC: the
+ * stream id and its complement, so put_block can patch them cheaply. */
+#define LOGFMT__BLOCK_CRC_SKIP 8
+#define LOGFMT__CODEC_RAW     0
+#define LOGFMT__CODEC_ZSTD    1
+#define LOGFMT__RAW_COLS      4   /* column length words at raw start */
+#define LOGFMT__MAX_BLOCK_EVENTS (1u << 22)
+/* Worst-case raw bytes per record: time 10, type 1, id 5, msg 5+5+5+10,
+ * cargo 32. */
+#define LOGFMT__MAX_REC_RAW   73
+
+/* Type byte in a block: low 3 bits record type, bit 3 cargo present. */
+#define LOGFMT__TB_CARGO 0x08u
+
+#define LOGFMT__MSG_ENTRY_SIZE 56
+#define LOGFMT__MSGS_PER_CHUNK 4096
+
+/* ---- Load / store (little-endian, any alignment) -------------------- */
+
+static inline uint16_t
+ld16 (const uint8_t *p)
+{
+  return (uint16_t) (p[0] | (p[1] << 8));
+}
+
+static inline uint32_t
+ld32 (const uint8_t *p)
+{
+  uint32_t v;
+  memcpy (&v, p, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32 (v);
+#endif
+  return v;
+}
+
+static inline uint64_t
+ld64 (const uint8_t *p)
+{
+  uint64_t v;
+  memcpy (&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64 (v);
+#endif
+  return v;
+}
+
+static inline void
+st16 (uint8_t *p, uint16_t v)
+{
+  p[0] = (uint8_t) v;
+  p[1] = (uint8_t) (v >> 8);
+}
+
+static inline void
+st32 (uint8_t *p, uint32_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32 (v);
+#endif
+  memcpy (p, &v, 4);
+}
+
+static inline void
+st64 (uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64 (v);
+#endif
+  memcpy (p, &v, 8);
+}
+
+/* ---- Varints (LEB128) ------------------------------------------------ */
+
+static inline uint8_t *
+put_uv (uint8_t *p, uint64_t v)
+{
+  while (v >= 0x80)
+    {
+      *p++ = (uint8_t) (v | 0x80);
+      v >>= 7;
+    }
+  *p++ = (uint8_t) v;
+  return p;
+}
+
+static inline uint64_t
+zz64 (int64_t v)
+{
+  return ((uint64_t) v << 1) ^ (uint64_t) (v >> 63);
+}
+
+static inline int64_t
+unzz64 (uint64_t v)
+{
+  return (int64_t) (v >> 1) ^ -(int64_t) (v & 1);
+}
+
+/* Reads a varint from [*pp, end); returns false if it runs off the end or
+ * is longer than 10 bytes. */
+static inline bool
+get_uv (const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+  const uint8_t *p = *pp;
+  if (LOGFMT_LIKELY (p < end && *p < 0x80))
+    {
+      *out = *p;
+      *pp = p + 1;
+      return true;
+    }
+  uint64_t v = 0;
+  unsigned shift = 0;
+  while (p < end && shift < 64)
+    {
+      uint8_t b = *p++;
+      v |= (uint64_t) (b & 0x7f) << shift;
+      if (!(b & 0x80))
+        {
+          *out = v;
+          *pp = p;
+          return true;
+        }
+      shift += 7;
+    }
+  return false;
+}
+
+/* ---- Bounds-checked cursor over untrusted bytes ---------------------- */
+
+typedef struct
+{
+  const uint8_t *p, *end;
+  bool bad;
+} logfmt__cur_t;
+
+static inline bool
+cur_need (logfmt__cur_t *c, size_t n)
+{
+  if (c->bad || (size_t) (c->end - c->p) < n)
+    {
+      c->bad = true;
+      return false;
+    }
+  return true;
+}
+
+static inline uint8_t
+cur_u8 (logfmt__cur_t *c)
+{
+  if (!cur_need (c, 1))
+    return 0;
+  return *c->p++;
+}
+
+static inline uint32_t
+cur_u32 (logfmt__cur_t *c)
+{
+  if (!cur_need (c, 4))
+    return 0;
+  uint32_t v = ld32 (c->p);
+  c->p += 4;
+  return v;
+}
+
+static inline uint64_t
+cur_u64 (logfmt__cur_t *c)
+{
+  if (!cur_need (c, 8))
+    return 0;
+  uint64_t v = ld64 (c->p);
+  c->p += 8;
+  return v;
+}
+
+/* ---- Misc ------------------------------------------------------------ */
+
+uint32_t logfmt__crc32c (uint32_t crc, const void *data, size_t len);
+
+/* Fills err (may be NULL) and returns code. */
+int logfmt__err (logfmt_error_t *err, int code, const char *file,
+                 uint64_t offset, const char *fmt, ...)
+  __attribute__ ((format (printf, 5, 6)));
+
+/* Chunk CRC: over the 16-byte chunk header then payload[skip..]. */
+uint32_t logfmt__chunk_crc (const uint8_t *hdr, const uint8_t *payload,
+                            uint64_t len, size_t skip);
+size_t logfmt__chunk_skip (uint32_t type);
+
+/* Classification table: event id -> state index and begin/end. */
+typedef struct
+{
+  int32_t  lo, hi;      /* direct table range [lo, hi] */
+  int32_t *tab;         /* (hi-lo+1) entries: state*2 + (end?1:0), or -1 */
+  size_t   n;           /* sorted fallback when the id range is huge */
+  int64_t *sorted;      /* (id << 32) | code */
+} logfmt__classify_t;
+
+int  logfmt__classify_init (logfmt__classify_t *c,
+                            const logfmt_state_def_t *states, size_t n);
+void logfmt__classify_free (logfmt__classify_t *c);
+
+/* Returns state*2 + end, or -1 for a solo event. */
+static inline int32_t
+logfmt__classify (const logfmt__classify_t *c, int32_t id)
+{
+  if (LOGFMT_LIKELY (c->tab != NULL))
+    {
+      if (id < c->lo || id > c->hi)
+        return -1;
+      return c->tab[(int64_t) id - c->lo];
+    }
+  /* Binary search of the sorted fallback. */
+  size_t a = 0, b = c->n;
+  while (a < b)
+    {
+      size_t m = (a + b) / 2;
+      int32_t mid = (int32_t) (c->sorted[m] >> 32);
+      if (mid < id)
+        a = m + 1;
+      else
+        b = m;
+    }
+  if (a < c->n && (int32_t) (c->sorted[a] >> 32) == id)
+    return (int32_t) (uint32_t) c->sorted[a];
+  return -1;
+}
+
+/* Decoded view of one block (columns located in a raw buffer). */
+typedef struct
+{
+  uint32_t stream;
+  uint64_t t_first, t_last;
+  uint32_t count;
+  uint32_t raw_size;
+  uint8_t  codec;
+  uint64_t lost;
+  const uint8_t *body;     /* compressed (or raw) column bytes */
+  size_t   body_len;
+} logfmt__block_hdr_t;
+
+/* Parses and checks a block chunk's payload header (not the CRC). */
+int logfmt__block_parse (const uint8_t *payload, uint64_t len,
+                         logfmt__block_hdr_t *h, const char *file,
+                         uint64_t offset, logfmt_error_t *err);
+
+/* Column cursor state for decoding one raw block. */
+typedef struct
+{
+  const uint8_t *tp, *tend;    /* time deltas */
+  const uint8_t *ty, *tyend;   /* type bytes */
+  const uint8_t *ip, *iend;    /* ids */
+  const uint8_t *mp, *mend;    /* message fields */
+  const uint8_t *cp, *cend;    /* cargo */
+  uint64_t time;
+  uint32_t left;
+} logfmt__cols_t;
+
+int logfmt__cols_init (logfmt__cols_t *c, const uint8_t *raw, size_t len,
+                       uint32_t count, uint64_t t_first);
+/* Decodes the next record into ev (type, flags, id, partner, tag, comm,
+ * size, cargo, time).  Returns 1, 0 at end, or LOGFMT_ECORRUPT. */
+int logfmt__cols_next (logfmt__cols_t *c, logfmt_event_t *ev);
+
+/* Decompresses a block body into *buf (grown as needed).  *buf_cap in
+ * bytes.  Returns 0 or a code. */
+struct ZSTD_DCtx_s;
+int logfmt__block_inflate (struct ZSTD_DCtx_s *dctx,
+                           const logfmt__block_hdr_t *h,
+                           uint8_t **buf, size_t *cap,
+                           const uint8_t **raw,
+                           const char *file, uint64_t offset,
+                           logfmt_error_t *err);
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Reader internals shared by the reader, summaries, verify and repair. */
+#ifndef LOGFMT_READER_INTERNAL_H
+#define LOGFMT_READER_INTERNAL_H
+
+#include "logfmt-writer-internal.h"
+
+typedef struct
+{
+  logfmt_stream_def_t def;
+  uint64_t nevents, t_first, t_last, lost, summary_off;
+  logfmt__blockref_t *blocks;
+  size_t nblocks;
+} logfmt__rstream_t;
+
+struct logfmt_reader
+{
+  char *path;
+  const uint8_t *data;
+  size_t size;
+  void *map;              /* munmap on close, if set */
+  size_t map_len;
+  logfmt_info_t info;
+  char *format_name, *creator;
+
+  logfmt_state_def_t *states;
+  size_t nstates;
+  logfmt_event_def_t *events;
+  size_t nevents;
+  logfmt_comm_def_t *comms;
+  size_t ncomms;
+  logfmt_const_def_t *consts;
+  size_t nconsts;
+  logfmt__rstream_t *streams;
+  size_t nstreams;
+  logfmt__msgref_t *mrefs;
+  size_t nmrefs;
+  logfmt__classify_t cls;
+  int32_t *event_sorted;  /* event def indices sorted by id */
+};
+
+/* Opens a .clog image held in memory; data must outlive the reader.  Used
+ * by the fuzzer and by logfmt_reader_open after mmap. */
+int logfmt__reader_open_mem (const uint8_t *data, size_t len,
+                             const char *name, unsigned flags,
+                             logfmt_reader_t **out, logfmt_error_t *err);
+
+/* Checks the chunk at off: header in range, payload in range, CRC (when
+ * check_crc).  Returns 0 and sets *payload and *plen. */
+int logfmt__chunk_at (const logfmt_reader_t *r, uint64_t off,
+                      uint32_t want_type, bool check_crc,
+                      const uint8_t **payload, uint64_t *plen,
+                      logfmt_error_t *err);
+
+#endif

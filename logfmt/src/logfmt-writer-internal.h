@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Writer internals shared with the message table and summary code. */
+#ifndef LOGFMT_WRITER_INTERNAL_H
+#define LOGFMT_WRITER_INTERNAL_H
+
+#include "logfmt-internal.h"
+
+typedef struct
+{
+  uint64_t offset, t_first, t_last;
+  uint32_t count;
+} logfmt__blockref_t;
+
+typedef struct
+{
+  uint64_t offset, t_min, t_max;
+  uint32_t count;
+} logfmt__msgref_t;
+
+/* Serialises messages (sorted by send time by the caller) as one MSGS
+ * chunk into a malloc'd buffer. */
+int logfmt__msgs_encode (const logfmt_message_t *m, size_t n,
+                         uint8_t **out, size_t *len,
+                         uint64_t *t_min, uint64_t *t_max);
+/* Decodes a MSGS chunk payload into a malloc'd array. */
+int logfmt__msgs_decode (const uint8_t *payload, uint64_t len,
+                         uint32_t nstreams, logfmt_message_t **out,
+                         size_t *n);
+
+#endif
