@@ -339,7 +339,7 @@ parse_long (const char *s, long long *out)
 static int
 parse_preamble (clog2_t *c)
 {
-  if (c->len < 10 || memcmp (c->data, "CLOG-02.", 8) != 0)
+  if (c->len < 8 || memcmp (c->data, "CLOG-02.", 8) != 0)
     return fail (c, LOGFMT_EBADMAGIC, 0, "not a CLOG2 file");
   if (c->len < PREAMBLE_SIZE)
     return fail (c, LOGFMT_ETRUNCATED, c->len,

@@ -1,0 +1,575 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * OTF2 export, so Vampir and the Score-P tools read our logs:
+ *  - one region per state, Enter/Leave for each instance;
+ *  - MpiSend/MpiRecv with the communicator and the partner's rank in it;
+ *  - solo events as metric events, one metric per event kind (value 1);
+ *  - one location per stream, grouped into one location group per rank;
+ *  - nanosecond clock properties and the global definitions.
+ * Streams are written one after the other, straight from the reader's
+ * iterators; OTF2 flushes its chunks itself, so memory stays bounded.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clogtool-internal.h"
+#include "convert-internal.h"
+
+#ifdef HAVE_OTF2
+#include <otf2/otf2.h>
+
+typedef struct
+{
+  OTF2_Archive *ar;
+  convert_ctx_t *c;
+  const logfmt_reader_t *r;
+  uint32_t nstrings;
+  uint32_t nranks;            /* world ranks with a location */
+  uint64_t *loc_of_rank;      /* rank -> location (first stream) */
+  uint64_t *nevents;          /* per location */
+  uint32_t nlocs;
+  int32_t *loc_rank, *loc_thread;
+  /* Solo events -> metric classes, made as met. */
+  int32_t *metric_id;
+  size_t nmetrics, capmetrics;
+  /* Per comm: world rank -> rank in comm (-1 if not a member). */
+  int32_t **inv;
+  uint32_t *comm_size;
+  size_t ncomms;
+  uint64_t unnested;
+} otf2_t;
+
+static OTF2_FlushType
+pre_flush (void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cb,
+           bool final)
+{
+  (void) ud; (void) ft; (void) loc; (void) cb; (void) final;
+  return OTF2_FLUSH;
+}
+
+static OTF2_TimeStamp
+post_flush (void *ud, OTF2_FileType ft, OTF2_LocationRef loc)
+{
+  (void) ud; (void) ft; (void) loc;
+  return 0;
+}
+
+static OTF2_FlushCallbacks flush_cbs = { pre_flush, post_flush };
+
+static int
+oerr (otf2_t *o, OTF2_ErrorCode e, const char *what)
+{
+  clogtool__error ("%s: OTF2 %s: %s", o->c->out, what,
+                   OTF2_Error_GetDescription (e));
+  return -1;
+}
+
+/* Metric class for a solo event id, made on first use. */
+static uint32_t
+metric_for (otf2_t *o, int32_t id, int *err)
+{
+  for (size_t i = 0; i < o->nmetrics; i++)
+    if (o->metric_id[i] == id)
+      return (uint32_t) i;
+  if (o->nmetrics == o->capmetrics)
+    {
+      size_t n = o->capmetrics ? o->capmetrics * 2 : 16;
+      int32_t *p = realloc (o->metric_id, n * sizeof *p);
+      if (!p)
+        {
+          *err = 1;
+          return 0;
+        }
+      o->metric_id = p;
+      o->capmetrics = n;
+    }
+  o->metric_id[o->nmetrics] = id;
+  return (uint32_t) o->nmetrics++;
+}
+
+/* Partner (world rank) -> rank in comm, falling back to MPI_COMM_WORLD
+ * (comm id ncomms, added by us) when the comm does not know it. */
+static void
+msg_target (const otf2_t *o, uint32_t comm, int32_t partner,
+            uint32_t *ocomm, uint32_t *orank)
+{
+  if (comm < o->ncomms && o->inv[comm] && partner >= 0
+      && (uint32_t) partner < o->nranks && o->inv[comm][partner] >= 0)
+    {
+      *ocomm = comm;
+      *orank = (uint32_t) o->inv[comm][partner];
+      return;
+    }
+  *ocomm = (uint32_t) o->ncomms;
+  *orank = partner < 0 ? 0 : (uint32_t) partner;
+}
+
+static int
+write_stream (otf2_t *o, uint32_t s)
+{
+  const logfmt_reader_t *r = o->r;
+  OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter (o->ar, s);
+  if (!ew)
+    return oerr (o, OTF2_ERROR_INVALID, "cannot get an event writer");
+  logfmt_iter_t *it = NULL;
+  int rc = logfmt_iter_new (r, s, 0, UINT64_MAX, &it);
+  if (rc)
+    {
+      clogtool__lib_error (o->c->in, rc, NULL);
+      return -1;
+    }
+  /* Open regions, innermost last. */
+  int32_t *stack = NULL;
+  size_t depth = 0, cap = 0;
+  logfmt_event_t ev;
+  uint64_t last = 0;
+  OTF2_ErrorCode e = OTF2_SUCCESS;
+  int bad = 0;
+  while (e == OTF2_SUCCESS && !bad && (rc = logfmt_iter_next (it, &ev)) == 1)
+    {
+      last = ev.time;
+      o->c->events++;
+      switch (ev.kind)
+        {
+        case LOGFMT_KIND_BEGIN:
+          if (depth == cap)
+            {
+              size_t n = cap ? cap * 2 : 16;
+              int32_t *p = realloc (stack, n * sizeof *p);
+              if (!p)
+                {
+                  bad = 1;
+                  break;
+                }
+              stack = p;
+              cap = n;
+            }
+          stack[depth++] = ev.state;
+          e = OTF2_EvtWriter_Enter (ew, NULL, ev.time, (uint32_t) ev.state);
+          break;
+        case LOGFMT_KIND_END:
+          {
+            /* OTF2 needs proper nesting: an end that is not innermost
+             * closes the regions inside it and reopens them. */
+            size_t k = depth;
+            while (k > 0 && stack[k - 1] != ev.state)
+              k--;
+            if (k == 0)
+              {
+                o->c->dropped++;
+                break;
+              }
+            for (size_t i = depth; e == OTF2_SUCCESS && i > k; i--)
+              e = OTF2_EvtWriter_Leave (ew, NULL, ev.time,
+                                        (uint32_t) stack[i - 1]);
+            if (e == OTF2_SUCCESS)
+              e = OTF2_EvtWriter_Leave (ew, NULL, ev.time,
+                                        (uint32_t) ev.state);
+            for (size_t i = k; e == OTF2_SUCCESS && i < depth; i++)
+              e = OTF2_EvtWriter_Enter (ew, NULL, ev.time,
+                                        (uint32_t) stack[i]);
+            if (k < depth)
+              o->unnested++;
+            memmove (&stack[k - 1], &stack[k], (depth - k) * sizeof *stack);
+            depth--;
+          }
+          break;
+        case LOGFMT_KIND_SOLO:
+        case LOGFMT_KIND_LOSS:
+          {
+            /* Loss records share one metric, keyed INT32_MIN. */
+            int32_t key = ev.kind == LOGFMT_KIND_LOSS ? INT32_MIN : ev.id;
+            uint32_t m = metric_for (o, key, &bad);
+            OTF2_Type t = OTF2_TYPE_INT64;
+            OTF2_MetricValue v;
+            v.signed_int = ev.kind == LOGFMT_KIND_LOSS ? (int64_t) ev.size : 1;
+            if (!bad)
+              e = OTF2_EvtWriter_Metric (ew, NULL, ev.time, m, 1, &t, &v);
+          }
+          break;
+        case LOGFMT_KIND_SEND:
+        case LOGFMT_KIND_RECV:
+          {
+            uint32_t comm, rank;
+            msg_target (o, ev.comm, ev.partner, &comm, &rank);
+            if (ev.kind == LOGFMT_KIND_SEND)
+              e = OTF2_EvtWriter_MpiSend (ew, NULL, ev.time, rank, comm,
+                                          (uint32_t) ev.tag, ev.size);
+            else
+              e = OTF2_EvtWriter_MpiRecv (ew, NULL, ev.time, rank, comm,
+                                          (uint32_t) ev.tag, ev.size);
+          }
+          break;
+        default:
+          o->c->dropped++;
+          break;
+        }
+    }
+  /* Regions still open at the end of the stream close at its last event. */
+  while (e == OTF2_SUCCESS && !bad && rc >= 0 && depth > 0)
+    e = OTF2_EvtWriter_Leave (ew, NULL, last, (uint32_t) stack[--depth]);
+  free (stack);
+  if (rc < 0)
+    {
+      clogtool__lib_error (o->c->in, rc, logfmt_iter_error (it));
+      logfmt_iter_free (it);
+      return -1;
+    }
+  logfmt_iter_free (it);
+  if (bad)
+    {
+      clogtool__error ("out of memory");
+      return -1;
+    }
+  if (e != OTF2_SUCCESS)
+    return oerr (o, e, "writing events");
+  uint64_t n = 0;
+  OTF2_EvtWriter_GetNumberOfEvents (ew, &n);
+  o->nevents[s] = n;
+  e = OTF2_Archive_CloseEvtWriter (o->ar, ew);
+  return e == OTF2_SUCCESS ? 0 : oerr (o, e, "closing an event writer");
+}
+
+static uint32_t
+str (otf2_t *o, OTF2_GlobalDefWriter *g, const char *s, OTF2_ErrorCode *e)
+{
+  uint32_t id = o->nstrings++;
+  if (*e == OTF2_SUCCESS)
+    *e = OTF2_GlobalDefWriter_WriteString (g, id, s ? s : "");
+  return id;
+}
+
+static int
+write_defs (otf2_t *o)
+{
+  const logfmt_reader_t *r = o->r;
+  const logfmt_info_t *info = logfmt_reader_info (r);
+  OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter (o->ar);
+  OTF2_ErrorCode e = OTF2_SUCCESS;
+  char buf[320];
+  if (!g)
+    return oerr (o, OTF2_ERROR_INVALID, "cannot get the definition writer");
+
+  e = OTF2_GlobalDefWriter_WriteClockProperties (
+    g, 1000000000ull, 0, info->t_last + 1,
+    info->origin_unix_ns > 0 ? (uint64_t) info->origin_unix_ns
+                             : OTF2_UNDEFINED_TIMESTAMP);
+
+  /* Regions: one per state. */
+  uint32_t empty = str (o, g, "", &e);
+  for (size_t i = 0; i < logfmt_reader_n_states (r); i++)
+    {
+      const logfmt_state_def_t *d = logfmt_reader_state (r, i);
+      uint32_t name = str (o, g, d->name, &e);
+      snprintf (buf, sizeof buf, "MPE state, events %d/%d, colour %s",
+                d->start_id, d->end_id, d->color ? d->color : "");
+      uint32_t desc = str (o, g, buf, &e);
+      int mpi = d->name && strncmp (d->name, "MPI_", 4) == 0;
+      if (e == OTF2_SUCCESS)
+        e = OTF2_GlobalDefWriter_WriteRegion (
+          g, (uint32_t) i, name, name, desc,
+          mpi ? OTF2_REGION_ROLE_FUNCTION : OTF2_REGION_ROLE_CODE,
+          mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_USER,
+          OTF2_REGION_FLAG_NONE, empty, 0, 0);
+    }
+
+  /* System tree: one machine node; a location group per rank, a
+   * location per stream. */
+  uint32_t mach = str (o, g, "machine", &e);
+  uint32_t mcls = str (o, g, "machine", &e);
+  if (e == OTF2_SUCCESS)
+    e = OTF2_GlobalDefWriter_WriteSystemTreeNode (
+      g, 0, mach, mcls, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  for (uint32_t rk = 0; rk < o->nranks; rk++)
+    {
+      snprintf (buf, sizeof buf, "MPI Rank %u", rk);
+      uint32_t n = str (o, g, buf, &e);
+      if (e == OTF2_SUCCESS)
+        e = OTF2_GlobalDefWriter_WriteLocationGroup (
+          g, rk, n, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+          OTF2_UNDEFINED_LOCATION_GROUP);
+    }
+  for (uint32_t l = 0; l < o->nlocs; l++)
+    {
+      snprintf (buf, sizeof buf, "rank %d thread %d", o->loc_rank[l],
+                o->loc_thread[l]);
+      uint32_t n = str (o, g, buf, &e);
+      if (e == OTF2_SUCCESS)
+        e = OTF2_GlobalDefWriter_WriteLocation (
+          g, l, n, OTF2_LOCATION_TYPE_CPU_THREAD, o->nevents[l],
+          (uint32_t) o->loc_rank[l]);
+    }
+
+  /* Communicators: group 0 lists every rank's location; each comm gets a
+   * group of world ranks; our own MPI_COMM_WORLD comes last. */
+  uint32_t gname = str (o, g, "MPI locations", &e);
+  if (e == OTF2_SUCCESS)
+    e = OTF2_GlobalDefWriter_WriteGroup (
+      g, 0, gname, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+      OTF2_GROUP_FLAG_NONE, o->nranks, o->loc_of_rank);
+  uint64_t *members = malloc (((size_t) o->nranks + 1) * sizeof *members);
+  if (!members)
+    {
+      clogtool__error ("out of memory");
+      return -1;
+    }
+  for (size_t i = 0; i <= o->ncomms && e == OTF2_SUCCESS; i++)
+    {
+      uint32_t n = 0;
+      const char *cname = "MPI_COMM_WORLD";
+      if (i < o->ncomms)
+        {
+          const logfmt_comm_def_t *d = logfmt_reader_comm (r, i);
+          for (uint32_t k = 0; k < o->comm_size[i]; k++)
+            members[n++] = d->ranks && d->ranks[k] >= 0
+                           ? (uint64_t) d->ranks[k] : 0;
+          snprintf (buf, sizeof buf, "%s", d->name ? d->name : "comm");
+          cname = buf;
+        }
+      else
+        for (uint32_t k = 0; k < o->nranks; k++)
+          members[n++] = k;
+      uint32_t name = str (o, g, cname, &e);
+      if (e == OTF2_SUCCESS)
+        e = OTF2_GlobalDefWriter_WriteGroup (
+          g, (uint32_t) i + 1, name, OTF2_GROUP_TYPE_COMM_GROUP,
+          OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n, members);
+      if (e == OTF2_SUCCESS)
+        e = OTF2_GlobalDefWriter_WriteComm (g, (uint32_t) i, name,
+                                            (uint32_t) i + 1,
+                                            OTF2_UNDEFINED_COMM,
+                                            OTF2_COMM_FLAG_NONE);
+    }
+  free (members);
+
+  /* Solo events: one metric member and class each. */
+  for (size_t i = 0; i < o->nmetrics && e == OTF2_SUCCESS; i++)
+    {
+      int32_t id = o->metric_id[i];
+      int d = id == INT32_MIN ? -1 : logfmt_reader_find_event_def (r, id);
+      const logfmt_event_def_t *def
+        = d >= 0 ? logfmt_reader_event_def (r, (size_t) d) : NULL;
+      if (id == INT32_MIN)
+        snprintf (buf, sizeof buf, "lost events");
+      else if (def && def->name && def->name[0])
+        snprintf (buf, sizeof buf, "%s", def->name);
+      else
+        snprintf (buf, sizeof buf, "event %d", id);
+      uint32_t name = str (o, g, buf, &e);
+      snprintf (buf, sizeof buf, "MPE solo event %d", id);
+      uint32_t desc = str (o, g, buf, &e);
+      uint32_t unit = str (o, g, "#", &e);
+      OTF2_MetricMemberRef mm = (uint32_t) i;
+      if (e == OTF2_SUCCESS)
+        e = OTF2_GlobalDefWriter_WriteMetricMember (
+          g, mm, name, desc, OTF2_METRIC_TYPE_USER,
+          OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_INT64, OTF2_BASE_DECIMAL, 0,
+          unit);
+      if (e == OTF2_SUCCESS)
+        e = OTF2_GlobalDefWriter_WriteMetricClass (
+          g, (uint32_t) i, 1, &mm, OTF2_METRIC_ASYNCHRONOUS,
+          OTF2_RECORDER_KIND_ABSTRACT);
+    }
+  if (e != OTF2_SUCCESS)
+    return oerr (o, e, "writing definitions");
+  e = OTF2_Archive_CloseGlobalDefWriter (o->ar, g);
+  return e == OTF2_SUCCESS ? 0 : oerr (o, e, "closing definitions");
+}
+
+static int
+setup (otf2_t *o)
+{
+  const logfmt_reader_t *r = o->r;
+  const logfmt_info_t *info = logfmt_reader_info (r);
+  o->nlocs = info->nstreams;
+  o->nranks = info->world_size;
+  for (uint32_t s = 0; s < o->nlocs; s++)
+    {
+      const logfmt_stream_def_t *d = logfmt_reader_stream (r, s);
+      if (d->rank >= 0 && (uint32_t) d->rank + 1 > o->nranks)
+        o->nranks = (uint32_t) d->rank + 1;
+    }
+  o->ncomms = logfmt_reader_n_comms (r);
+  o->loc_of_rank = malloc (((size_t) o->nranks + 1) * sizeof *o->loc_of_rank);
+  o->nevents = calloc ((size_t) o->nlocs + o->nranks + 1, sizeof *o->nevents);
+  o->loc_rank = malloc (((size_t) o->nlocs + o->nranks + 1) * sizeof (int32_t));
+  o->loc_thread = malloc (((size_t) o->nlocs + o->nranks + 1)
+                          * sizeof (int32_t));
+  o->inv = calloc (o->ncomms + 1, sizeof *o->inv);
+  o->comm_size = calloc (o->ncomms + 1, sizeof *o->comm_size);
+  if (!o->loc_of_rank || !o->nevents || !o->loc_rank || !o->loc_thread
+      || !o->inv || !o->comm_size)
+    return -1;
+  for (uint32_t k = 0; k < o->nranks; k++)
+    o->loc_of_rank[k] = UINT64_MAX;
+  for (uint32_t s = 0; s < o->nlocs; s++)
+    {
+      const logfmt_stream_def_t *d = logfmt_reader_stream (r, s);
+      o->loc_rank[s] = d->rank < 0 ? 0 : d->rank;
+      o->loc_thread[s] = d->thread;
+      if (o->loc_of_rank[o->loc_rank[s]] == UINT64_MAX)
+        o->loc_of_rank[o->loc_rank[s]] = s;
+    }
+  /* A rank without any stream still needs a location for the groups. */
+  for (uint32_t k = 0; k < o->nranks; k++)
+    if (o->loc_of_rank[k] == UINT64_MAX)
+      {
+        o->loc_rank[o->nlocs] = (int32_t) k;
+        o->loc_thread[o->nlocs] = 0;
+        o->loc_of_rank[k] = o->nlocs++;
+      }
+  for (size_t i = 0; i < o->ncomms; i++)
+    {
+      const logfmt_comm_def_t *d = logfmt_reader_comm (r, i);
+      o->comm_size[i] = d->ranks ? d->size : 0;
+      if (!d->ranks)
+        continue;
+      if (!(o->inv[i] = malloc (((size_t) o->nranks + 1) * sizeof (int32_t))))
+        return -1;
+      for (uint32_t k = 0; k < o->nranks; k++)
+        o->inv[i][k] = -1;
+      for (uint32_t k = 0; k < d->size; k++)
+        if (d->ranks[k] >= 0 && (uint32_t) d->ranks[k] < o->nranks
+            && o->inv[i][d->ranks[k]] < 0)
+          o->inv[i][d->ranks[k]] = (int32_t) k;
+    }
+  return 0;
+}
+
+int
+convert__to_otf2 (convert_ctx_t *c, const logfmt_reader_t *r)
+{
+  otf2_t o = { 0 };
+  o.c = c;
+  o.r = r;
+  int rc = -1;
+  OTF2_ErrorCode e;
+
+  /* OUT names the anchor: DIR/NAME.otf2 -> archive path DIR, name NAME. */
+  char *dir = strdup (c->out);
+  if (!dir)
+    goto out;
+  char *slash = strrchr (dir, '/');
+  char *name = slash ? slash + 1 : dir;
+  char *dot = strrchr (name, '.');
+  if (dot && strcmp (dot, ".otf2") == 0)
+    *dot = '\0';
+  if (!*name)
+    {
+      clogtool__error ("%s: no archive name", c->out);
+      goto out;
+    }
+  const char *path = slash ? dir : ".";
+  if (slash == dir)
+    path = "/";
+  if (slash)
+    *slash = '\0';
+  if (setup (&o))
+    {
+      clogtool__error ("out of memory");
+      goto out;
+    }
+
+  o.ar = OTF2_Archive_Open (path, name, OTF2_FILEMODE_WRITE, 1024 * 1024,
+                            4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
+                            OTF2_COMPRESSION_NONE);
+  if (!o.ar)
+    {
+      clogtool__error ("%s: cannot create the OTF2 archive (does %s/%s "
+                       "exist already?)", c->out, path, name);
+      goto out;
+    }
+  if ((e = OTF2_Archive_SetFlushCallbacks (o.ar, &flush_cbs, NULL))
+      || (e = OTF2_Archive_SetSerialCollectiveCallbacks (o.ar))
+      || (e = OTF2_Archive_SetCreator (o.ar, "clogtool convert"))
+      || (e = OTF2_Archive_OpenEvtFiles (o.ar)))
+    {
+      oerr (&o, e, "opening the archive");
+      goto close;
+    }
+  uint64_t total = logfmt_reader_info (r)->nevents;
+  for (uint32_t s = 0; s < logfmt_reader_info (r)->nstreams; s++)
+    {
+      if (write_stream (&o, s))
+        goto close;
+      convert__progress_cb (c, total ? 0.95 * (double) c->events
+                                       / (double) total : 0.5);
+    }
+  /* Count messages from the table for the report. */
+  {
+    logfmt_msg_iter_t *mi = NULL;
+    logfmt_message_t m;
+    if (logfmt_msg_iter_new (r, 0, UINT64_MAX, &mi) == 0)
+      {
+        while (logfmt_msg_iter_next (mi, &m) == 1)
+          if (m.send_stream != LOGFMT_NO_STREAM
+              && m.recv_stream != LOGFMT_NO_STREAM)
+            c->messages++;
+        logfmt_msg_iter_free (mi);
+      }
+  }
+  if ((e = OTF2_Archive_CloseEvtFiles (o.ar)))
+    {
+      oerr (&o, e, "closing event files");
+      goto close;
+    }
+  /* Empty local definitions: the global ones use the same ids. */
+  if ((e = OTF2_Archive_OpenDefFiles (o.ar)))
+    {
+      oerr (&o, e, "opening definition files");
+      goto close;
+    }
+  for (uint32_t l = 0; l < o.nlocs; l++)
+    {
+      OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter (o.ar, l);
+      if (!dw || (e = OTF2_Archive_CloseDefWriter (o.ar, dw)))
+        {
+          oerr (&o, dw ? e : OTF2_ERROR_INVALID, "local definitions");
+          goto close;
+        }
+    }
+  if ((e = OTF2_Archive_CloseDefFiles (o.ar)))
+    {
+      oerr (&o, e, "closing definition files");
+      goto close;
+    }
+  if (write_defs (&o) == 0)
+    rc = 0;
+close:
+  if (o.ar && (e = OTF2_Archive_Close (o.ar)) && rc == 0)
+    rc = oerr (&o, e, "closing the archive");
+out:
+  if (o.unnested && rc == 0)
+    fprintf (stderr, "clogtool convert: %" PRIu64 " state ends were not "
+             "innermost; regions inside them were left and re-entered\n",
+             o.unnested);
+  free (dir);
+  free (o.loc_of_rank);
+  free (o.nevents);
+  free (o.loc_rank);
+  free (o.loc_thread);
+  free (o.metric_id);
+  if (o.inv)
+    for (size_t i = 0; i < o.ncomms; i++)
+      free (o.inv[i]);
+  free (o.inv);
+  free (o.comm_size);
+  return rc;
+}
+
+#else /* !HAVE_OTF2 */
+
+int
+convert__to_otf2 (convert_ctx_t *c, const logfmt_reader_t *r)
+{
+  (void) r;
+  clogtool__error ("%s: this clogtool was built without OTF2", c->out);
+  return -1;
+}
+
+#endif

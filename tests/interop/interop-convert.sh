@@ -1,0 +1,142 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# clogtool convert: MPE2 logs -> .clog (stats agree with the direct read),
+# -> OTF2 (otf2-print accepts it, exact event counts), -> Chrome JSON
+# (parses, exact slice/instant/flow counts); plus a multi-block synthetic
+# CLOG2 and clear failures.
+. "$top_srcdir/tests/common/tap.sh"
+CLOGTOOL="$top_builddir/clogtool"
+UTIL="$top_builddir/tests/interop/clog2-util"
+DATA="$top_srcdir/tests/interop/data"
+T="$tap_tmp"
+
+# Stats of two files, minus what names the file itself.
+same_stats () {
+  "$CLOGTOOL" stats --json "$1" > "$T/a.json" &&
+  "$CLOGTOOL" stats --json "$2" > "$T/b.json" &&
+  python3 - "$T/a.json" "$T/b.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for d in (a, b):
+    for k in ("file", "path", "format", "version", "creator", "file_size",
+              "size"):
+        d.pop(k, None)
+if a != b:
+    for k in sorted(set(a) | set(b)):
+        if a.get(k) != b.get(k):
+            print("# differs:", k, a.get(k), "vs", b.get(k))
+    sys.exit(1)
+PY
+}
+
+for f in cpilog.clog2 cpilog_pack.clog2 srtest.clog2 fpilog.clog; do
+  base=${f%.*}
+  "$CLOGTOOL" convert "$DATA/$f" "$T/$base.clog" > "$T/report" 2>&1
+  ok $? "convert $f to .clog"
+  grep -q 'MB/s.*events/s' "$T/report"; ok $? "$f: speed reported"
+  same_stats "$DATA/$f" "$T/$base.clog"
+  ok $? "$f: stats of the original and the .clog agree"
+done
+
+# OTF2: otf2-print must accept the archive; count its records.
+otf2_counts () {
+  otf2-print "$1" > "$T/otf2.txt" 2> "$T/otf2.err" || return 1
+  awk '{ n[$1]++ } END { printf "ENTER=%d LEAVE=%d MPI_SEND=%d MPI_RECV=%d METRIC=%d\n",
+       n["ENTER"], n["LEAVE"], n["MPI_SEND"], n["MPI_RECV"], n["METRIC"] }' \
+      "$T/otf2.txt"
+}
+check_otf2 () {  # input, expected counts, regions
+  name=$(basename "$1"); name=${name%.*}
+  "$CLOGTOOL" convert -q "$1" "$T/otf2-$name/$name.otf2" 2> "$T/err"
+  ok $? "convert $name to OTF2"
+  test -f "$T/otf2-$name/$name.otf2" && test -d "$T/otf2-$name/$name"
+  ok $? "$name: anchor file and archive directory written"
+  got=$(otf2_counts "$T/otf2-$name/$name.otf2")
+  ok $? "$name: otf2-print accepts the archive"
+  [ "$got" = "$2" ]; ok $? "$name: OTF2 event counts ($got)"
+  [ "$got" = "$2" ] || diag "want $2"
+  regions=$(otf2-print -G "$T/otf2-$name/$name.otf2" | grep -c '^REGION ')
+  [ "$regions" = "$3" ]; ok $? "$name: $regions regions (one per state)"
+}
+mkdir -p "$T/otf2-cpilog" "$T/otf2-srtest" "$T/otf2-fpilog"
+check_otf2 "$DATA/cpilog.clog2" \
+  "ENTER=140 LEAVE=140 MPI_SEND=0 MPI_RECV=0 METRIC=68" 8
+check_otf2 "$DATA/srtest.clog2" \
+  "ENTER=12008 LEAVE=12008 MPI_SEND=4000 MPI_RECV=4000 METRIC=8" 5
+check_otf2 "$T/fpilog.clog" \
+  "ENTER=114 LEAVE=114 MPI_SEND=39 MPI_RECV=39 METRIC=0" 10
+otf2-print -G "$T/otf2-srtest/srtest.otf2" > "$T/defs.txt"
+grep -q '^CLOCK_PROPERTIES .*Ticks per Seconds: 1000000000' "$T/defs.txt"
+ok $? "OTF2 clock runs in nanoseconds"
+[ "$(grep -c '^LOCATION ' "$T/defs.txt")" = 4 ]
+ok $? "OTF2 has one location per stream"
+grep -q '^COMM .*"MPI_COMM_WORLD"' "$T/defs.txt"
+ok $? "OTF2 defines MPI_COMM_WORLD"
+
+# JSON (Chrome trace event format).
+check_json () {  # file, python expectations
+  name=$(basename "$1"); name=${name%.*}
+  "$CLOGTOOL" convert -q "$1" "$T/$name.json"
+  ok $? "convert $name to JSON"
+  python3 - "$T/$name.json" "$2" <<'PY'
+import json, sys, collections
+doc = json.load(open(sys.argv[1]))
+want = json.loads(sys.argv[2])
+ev = doc["traceEvents"]
+c = collections.Counter()
+for e in ev:
+    if e["ph"] == "X":
+        assert e["dur"] >= 0 and e["ts"] >= 0
+        c["X:" + e["name"]] += 1
+    elif e["ph"] == "i":
+        c["i:" + e["name"]] += 1
+    elif e["ph"] in "sf":
+        c[e["ph"]] += 1
+    elif e["ph"] == "M":
+        c["M"] += 1
+got = {k: c[k] for k in want}
+ids_s = sorted(e["id"] for e in ev if e["ph"] == "s")
+ids_f = sorted(e["id"] for e in ev if e["ph"] == "f")
+if got != want or ids_s != ids_f:
+    print("# got", dict(c))
+    sys.exit(1)
+PY
+  ok $? "$name: JSON parses and its counts match"
+}
+check_json "$DATA/cpilog_pack.clog2" '{"X:Compute": 20, "X:Broadcast": 20,
+  "X:Reduce": 20, "X:Sync": 20, "X:MPI_Barrier": 20, "X:MPI_Bcast": 20,
+  "X:MPI_Reduce": 20, "i:MPE_Comm_init": 4, "i:MPE_Comm_finalize": 4,
+  "s": 0, "f": 0, "M": 12}'
+check_json "$DATA/srtest.clog2" '{"X:MPI_Send": 5000, "X:MPI_Recv": 7000,
+  "X:MPI_Comm_rank": 4, "X:MPI_Comm_size": 4, "s": 4000, "f": 4000}'
+python3 - "$T/cpilog_pack.json" <<'PY'
+import json, re, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+info = [e["args"]["info"] for e in ev if e.get("name") == "Compute"
+        and "args" in e]
+pat = re.compile(r"mypi = 0\.78[0-9]* computed at iteration [0-4]\.$")
+sys.exit(0 if len(info) == 20 and all(pat.match(i) for i in info) else 1)
+PY
+ok $? "JSON slices carry the decoded info text"
+
+# A synthetic multi-block CLOG2 (8 ranks x 2000 iterations).
+"$UTIL" gen "$T/big.clog2" 8 2000 && "$CLOGTOOL" convert -q --progress \
+  "$T/big.clog2" "$T/big.clog" 2> "$T/progress"
+ok $? "convert a multi-block synthetic CLOG2 with --progress"
+grep -q '100%' "$T/progress"; ok $? "progress reaches 100%"
+"$CLOGTOOL" stats --json "$T/big.clog" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+sys.exit(0 if s["events"] == 8 * 2000 * 8 + 8 * 200
+         and s["messages"]["count"] == 16000 else 1)'
+ok $? "all 129600 records and 16000 messages converted"
+
+# Failures are clear.
+head -c 5000 "$DATA/srtest.clog2" > "$T/cut.clog2"
+"$CLOGTOOL" convert "$T/cut.clog2" "$T/cut.clog" 2> "$T/err"
+[ $? -eq 1 ] && grep -q 'cut.clog2: offset 5000: file is truncated' "$T/err"
+ok $? "truncated input: exit 1 and a clear message"
+[ ! -e "$T/cut.clog" ]; ok $? "no partial output left behind"
+"$CLOGTOOL" convert "$DATA/srtest.clog2" "$T/x.txt" 2> "$T/err"
+[ $? -eq 2 ]; ok $? "unknown output extension is a usage error"
+finish
