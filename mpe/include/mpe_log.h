@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The MPE logging API, source compatible with MPE2 2.4.6.
+ *
+ * Collective over MPI_COMM_WORLD: MPE_Init_log, MPE_Finish_log,
+ * MPE_Log_sync_clocks.  Everything else is local.  MPE_Log_get_* are local
+ * counters: call them on every rank in the same order.  Every call is safe
+ * from any thread (MPI_THREAD_MULTIPLE); each thread logs to its own
+ * timeline.  See docs/MPE-API.md.
+ */
+#ifndef MPE_LOG_H
+#define MPE_LOG_H
+
+#include "clog_commset.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+# define MPE_API __attribute__ ((visibility ("default")))
+#else
+# define MPE_API
+#endif
+
+/* Return codes. */
+#define MPE_LOG_OK                0
+#define MPE_LOG_LOCKED_OUT        1
+#define MPE_LOG_NO_MEMORY         2
+#define MPE_LOG_FILE_PROB         3
+#define MPE_LOG_NOT_INITIALIZED   4
+#define MPE_LOG_PACK_FAIL         5
+
+#define MPE_Log_OK                MPE_LOG_OK
+#define MPE_Log_LOCKED_OUT        MPE_LOG_LOCKED_OUT
+#define MPE_Log_NO_MEMORY         MPE_LOG_NO_MEMORY
+#define MPE_Log_FILE_PROB         MPE_LOG_FILE_PROB
+#define MPE_Log_NOT_INITIALIZED   MPE_LOG_NOT_INITIALIZED
+#define MPE_Log_PACK_FAIL         MPE_LOG_PACK_FAIL
+
+/* Cargo ("informational data") carried by an event: 32 bytes. */
+#define MPE_LOG_BYTESIZE  (4 * sizeof (double))
+typedef char MPE_LOG_BYTES[MPE_LOG_BYTESIZE];
+
+/* Lifecycle and control. */
+MPE_API int         MPE_Init_log (void);
+MPE_API int         MPE_Initialized_logging (void);
+MPE_API int         MPE_Start_log (void);
+MPE_API int         MPE_Stop_log (void);
+MPE_API int         MPE_Log_sync_clocks (void);
+/* Writes <prefix>.clog (rank 0's prefix, or MPE_LOGFILE_PREFIX). */
+MPE_API int         MPE_Finish_log (const char *filename);
+/* "" before MPE_Finish_log; the file written afterwards.  Static storage. */
+MPE_API const char *MPE_Log_merged_logfilename (void);
+
+/* Event numbers: local counters, same order on every rank. */
+MPE_API int MPE_Log_get_event_number (void);
+MPE_API int MPE_Log_get_state_eventIDs (int *start_id, int *final_id);
+MPE_API int MPE_Log_get_solo_eventID (int *event_id);
+
+/* Definitions (global once written; usually called on rank 0 only). */
+MPE_API int MPE_Describe_state (int start_id, int final_id,
+                                const char *name, const char *color);
+MPE_API int MPE_Describe_info_state (int start_id, int final_id,
+                                     const char *name, const char *color,
+                                     const char *format);
+MPE_API int MPE_Describe_comm_state (MPI_Comm comm, int start_id,
+                                     int final_id, const char *name,
+                                     const char *color, const char *format);
+MPE_API int MPE_Describe_event (int event_id, const char *name,
+                                const char *color);
+MPE_API int MPE_Describe_info_event (int event_id, const char *name,
+                                     const char *color, const char *format);
+MPE_API int MPE_Describe_comm_event (MPI_Comm comm, int event_id,
+                                     const char *name, const char *color,
+                                     const char *format);
+
+/* Events.  bytebuf, when not NULL, is 32 bytes of cargo. */
+MPE_API int MPE_Log_event (int event_id, int data, const char *bytebuf);
+MPE_API int MPE_Log_bare_event (int event_id);
+MPE_API int MPE_Log_info_event (int event_id, const char *bytebuf);
+MPE_API int MPE_Log_comm_event (MPI_Comm comm, int event_id,
+                                const char *bytebuf);
+/* Appends count items of tokentype (h d x e l X E s) big-endian. */
+MPE_API int MPE_Log_pack (MPE_LOG_BYTES bytebuf, int *position,
+                          char tokentype, int count, const void *data);
+
+/* Message arrows: partner ranks relative to comm (world for the plain
+ * forms); MPI_PROC_NULL logs nothing. */
+MPE_API int MPE_Log_send (int receiver, int tag, int size);
+MPE_API int MPE_Log_receive (int sender, int tag, int size);
+MPE_API int MPE_Log_comm_send (MPI_Comm comm, int receiver, int tag,
+                               int size);
+MPE_API int MPE_Log_comm_receive (MPI_Comm comm, int sender, int tag,
+                                  int size);
+
+/* Threads (internal in MPE2; collective). */
+MPE_API void MPE_Log_thread_sync (int local_thread_count);
+
+/* MPE2's internal entry points, kept for source compatibility. */
+MPE_API int MPE_Describe_known_state (const CLOG_CommIDs_t *commIDs,
+                                      int thread, int state_id,
+                                      int start_id, int final_id,
+                                      const char *name, const char *color,
+                                      const char *format);
+MPE_API int MPE_Describe_known_event (const CLOG_CommIDs_t *commIDs,
+                                      int thread, int event_id,
+                                      const char *name, const char *color,
+                                      const char *format);
+MPE_API int MPE_Log_get_known_eventID (void);
+MPE_API int MPE_Log_get_known_stateID (void);
+MPE_API int MPE_Log_get_known_solo_eventID (void);
+MPE_API int MPE_Log_commIDs_intracomm (const CLOG_CommIDs_t *commIDs,
+                                       int thread, int comm_etype,
+                                       const CLOG_CommIDs_t *intracommIDs);
+MPE_API int MPE_Log_commIDs_nullcomm (const CLOG_CommIDs_t *commIDs,
+                                      int thread, int comm_etype);
+MPE_API int MPE_Log_commIDs_intercomm (const CLOG_CommIDs_t *commIDs,
+                                       int thread, int comm_etype,
+                                       const CLOG_CommIDs_t *intercommIDs);
+MPE_API int MPE_Log_commIDs_send (const CLOG_CommIDs_t *commIDs, int thread,
+                                  int receiver, int tag, int size);
+MPE_API int MPE_Log_commIDs_receive (const CLOG_CommIDs_t *commIDs,
+                                     int thread, int sender, int tag,
+                                     int size);
+MPE_API int MPE_Log_commIDs_event (const CLOG_CommIDs_t *commIDs,
+                                   int thread, int event_id,
+                                   const char *bytebuf);
+
+MPE_API extern CLOG_CommSet_t *CLOG_CommSet;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

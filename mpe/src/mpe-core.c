@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Clock, per-thread buffers, the spill file and the crash path. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mpe-internal.h"
+
+atomic_int mpe__mode;
+__thread mpe_tbuf_t *mpe__tls __attribute__ ((tls_model ("initial-exec")));
+int mpe__use_tsc;
+mpe_global_t mpe__g = { .lock = PTHREAD_MUTEX_INITIALIZER, .spill_fd = -1 };
+
+/* ------------------------------------------------------------------ */
+/* Clock                                                               */
+/* ------------------------------------------------------------------ */
+
+int64_t
+mpe__mono_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t
+mpe__real_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_REALTIME, &ts);
+  return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The TSC is usable only if it ticks at a constant rate through
+ * frequency changes and sleep states. */
+static int
+tsc_invariant (void)
+{
+  FILE *f = fopen ("/proc/cpuinfo", "r");
+  if (!f)
+    return 0;
+  char line[8192];
+  int found = 0;
+  while (fgets (line, sizeof line, f))
+    if (strncmp (line, "flags", 5) == 0)
+      {
+        found = strstr (line, " constant_tsc") && strstr (line, " nonstop_tsc");
+        break;
+      }
+  fclose (f);
+  return found;
+}
+
+/* A (tsc, mono) pair read as close together as possible. */
+static void
+tsc_pair (uint64_t *tsc, int64_t *mono)
+{
+  int64_t best = INT64_MAX;
+  *tsc = 0;
+  *mono = 0;
+  for (int i = 0; i < 7; i++)
+    {
+      int64_t a = mpe__mono_ns ();
+      uint64_t t = __rdtsc ();
+      int64_t b = mpe__mono_ns ();
+      if (b - a < best)
+        {
+          best = b - a;
+          *tsc = t;
+          *mono = a + (b - a) / 2;
+        }
+    }
+}
+
+void
+mpe__clock_init (void)
+{
+  const char *no = getenv ("MPE_NO_TSC");
+  mpe__use_tsc = tsc_invariant () && !(no && *no && *no != '0');
+  if (mpe__use_tsc)
+    {
+      uint64_t t0, t1;
+      int64_t m0, m1;
+      tsc_pair (&t0, &m0);
+      /* 3 ms of calibration: a few ppm, and the clock sync's
+       * interpolation absorbs the residual rate error between ranks. */
+      do
+        tsc_pair (&t1, &m1);
+      while (m1 - m0 < 3000000);
+      mpe__g.mult = (double) (m1 - m0) / (double) (t1 - t0);
+      mpe__g.tick0 = t0;
+      mpe__g.mono0 = m0;
+    }
+  else
+    {
+      mpe__g.mult = 1.0;
+      mpe__g.tick0 = (uint64_t) mpe__mono_ns ();
+      mpe__g.mono0 = (int64_t) mpe__g.tick0;
+    }
+  mpe__g.mult_fp = (uint64_t) (mpe__g.mult * 4294967296.0 + 0.5);
+  int64_t now = mpe__mono_ns ();
+  mpe__g.real0 = mpe__real_ns () - (now - mpe__g.mono0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Thread buffers                                                      */
+/* ------------------------------------------------------------------ */
+
+mpe_tbuf_t *
+mpe__tbuf_create (int want_thread0)
+{
+  if (mpe__tls)
+    return mpe__tls;
+  mpe_tbuf_t *b = calloc (1, sizeof *b);
+  if (!b)
+    return NULL;
+  /* Each new thread gets half of what is left of the budget, so the
+   * total stays within it (plus a small floor per thread). */
+  size_t left = mpe__g.budget > atomic_load (&mpe__g.allocated)
+                ? mpe__g.budget - atomic_load (&mpe__g.allocated) : 0;
+  size_t bytes = left / 2;
+  if (atomic_load (&mpe__g.nthreads) == 0 || want_thread0)
+    bytes = mpe__g.budget / 2;
+  if (bytes < 256 * 1024)
+    bytes = 256 * 1024;
+  b->cap = bytes / sizeof (mpe_rec_t);
+  b->base = aligned_alloc (64, b->cap * sizeof (mpe_rec_t));
+  if (!b->base)
+    {
+      free (b);
+      return NULL;
+    }
+  atomic_fetch_add (&mpe__g.allocated, b->cap * sizeof (mpe_rec_t));
+  b->pos = b->base;
+  /* Room for the largest record (3 slots) plus the flush's own records
+   * (560, LOSS, 561: 4 slots). */
+  b->end = b->base + b->cap - 8;
+  pthread_mutex_lock (&mpe__g.lock);
+  b->thread = atomic_fetch_add (&mpe__g.nthreads, 1);
+  b->next = mpe__g.tbufs;
+  mpe__g.tbufs = b;
+  pthread_mutex_unlock (&mpe__g.lock);
+  mpe__tls = b;
+  return b;
+}
+
+void
+mpe__tbuf_reset_all (void)
+{
+  pthread_mutex_lock (&mpe__g.lock);
+  for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
+    {
+      b->pos = b->base;
+      b->spilled = b->lost = b->flushes = 0;
+    }
+  pthread_mutex_unlock (&mpe__g.lock);
+}
+
+typedef struct
+{
+  mpe_tbuf_t *b;
+  uint64_t    lost;
+  uint64_t    written;
+  int         err;
+} spill_ctx_t;
+
+static int
+spill_block_cb (void *user, const void *block, size_t len,
+                const logfmt_block_info_t *info)
+{
+  spill_ctx_t *c = user;
+  int rc = mpe__spill_frame (MPE_SPILL_BLOCK, c->b->thread, block, len);
+  if (rc != 0)
+    {
+      /* Keep encoding: later blocks may still fit; count what is lost. */
+      c->lost += info->count;
+      c->err = rc;
+    }
+  else
+    {
+      c->b->spilled += info->count;
+      c->written += info->count;
+    }
+  return 0;
+}
+
+/* Encodes [from, to) of b into the spill file; returns events lost. */
+static uint64_t
+spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to)
+{
+  enum { BATCH = 2048 };
+  spill_ctx_t ctx = { b, 0, 0, 0 };
+  logfmt_encoder_opts_t o = { sizeof o, (uint32_t) b->thread, 0, 0 };
+  logfmt_encoder_t *enc = NULL;
+  logfmt_event_t *ev = malloc (BATCH * sizeof *ev);
+  uint64_t total = 0;
+  if (!ev || logfmt_encoder_new (&o, spill_block_cb, &ctx, &enc) != 0)
+    {
+      /* No memory to encode: count every event in the range as lost. */
+      const mpe_rec_t *p = from;
+      while (p < to)
+        {
+          total++;
+          p += 1 + mpe_spill_rec_ext (p->aux);
+        }
+      free (ev);
+      return total;
+    }
+  const mpe_rec_t *p = from;
+  while (p < to)
+    {
+      size_t n = mpe_spill_recs_decode (&p, to, mpe__g.tick0, mpe__g.mult_fp,
+                                        ev, BATCH);
+      total += n;
+      if (logfmt_encoder_add (enc, ev, n) != 0)
+        {
+          ctx.lost += n;
+          break;
+        }
+    }
+  if (logfmt_encoder_flush (enc) != 0)
+    ctx.lost = total - ctx.written;
+  logfmt_encoder_free (enc);
+  free (ev);
+  return ctx.lost;
+}
+
+static int warned_spill;
+
+/* The buffer is full: spill it, log the flush as state 280 and any loss
+ * as a LOSS record where it happened.  Returns the new write position. */
+mpe_rec_t *
+mpe__tbuf_full (mpe_tbuf_t *b)
+{
+  uint64_t t0 = mpe__ticks ();
+  b->in_flush = 1;
+  uint64_t lost = 0;
+  if (mpe__g.spill_fd >= 0)
+    lost = spill_records (b, b->base, b->pos);
+  else
+    for (const mpe_rec_t *p = b->base; p < b->pos;
+         p += 1 + mpe_spill_rec_ext (p->aux))
+      lost++;
+  if (lost && !warned_spill)
+    {
+      warned_spill = 1;
+      fprintf (stderr, "mpe: rank %d: cannot write the spill file %s; "
+               "events are being lost\n", mpe__g.rank, mpe__g.spill_path);
+    }
+  b->lost += lost;
+  b->flushes++;
+  mpe_rec_t *r = b->base;
+  if (mpe__g.log_overhead)
+    {
+      r->t = t0;
+      r->id = MPE_KNOWN_STATE_START (280);
+      r->aux = MPE_REC_BARE;
+      r++;
+      if (!atomic_exchange (&mpe__g.flush_defined, 1))
+        mpe__add_def (1, MPE_KNOWN_STATE_START (280), MPE_KNOWN_STATE_END (280),
+                      "CLOG_Buffer_write2disk", "maroon", NULL, 1);
+    }
+  if (lost)
+    {
+      r->t = t0;
+      r->id = 0;
+      r->aux = MPE_REC_LOSS;
+      uint64_t ext[2] = { lost, 0 };
+      memcpy (r + 1, ext, 16);
+      r += 2;
+    }
+  if (mpe__g.log_overhead)
+    {
+      r->t = mpe__ticks ();
+      r->id = MPE_KNOWN_STATE_END (280);
+      r->aux = MPE_REC_BARE;
+      r++;
+    }
+  b->pos = r;
+  b->in_flush = 0;
+  return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Spill file                                                          */
+/* ------------------------------------------------------------------ */
+
+static const char *
+tmp_dir (void)
+{
+  static const char *vars[] = { "MPE_TMPDIR", "TMPDIR", "TMP", "TEMP" };
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+    {
+      const char *v = getenv (vars[i]);
+      if (v && *v)
+        return v;
+    }
+  return "/tmp";
+}
+
+int
+mpe__spill_open (void)
+{
+  snprintf (mpe__g.spill_path, sizeof mpe__g.spill_path,
+            "%s/" MPE_SPILL_NAME_PREFIX "%s-%06d-%ld" MPE_SPILL_NAME_SUFFIX,
+            tmp_dir (), mpe__g.runid, mpe__g.rank, (long) getpid ());
+  int fd = open (mpe__g.spill_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
+                 0600);
+  if (fd < 0)
+    {
+      fprintf (stderr, "mpe: rank %d: cannot create %s: %s\n", mpe__g.rank,
+               mpe__g.spill_path, strerror (errno));
+      return -1;
+    }
+  unsigned char hdr[MPE_SPILL_HEADER_SIZE] = { 0 };
+  memcpy (hdr, MPE_SPILL_MAGIC, 8);
+  uint32_t v = MPE_SPILL_VERSION, hs = MPE_SPILL_HEADER_SIZE;
+  memcpy (hdr + 8, &v, 4);
+  memcpy (hdr + 12, &hs, 4);
+  if (pwrite (fd, hdr, sizeof hdr, 0) != (ssize_t) sizeof hdr)
+    {
+      close (fd);
+      unlink (mpe__g.spill_path);
+      return -1;
+    }
+  atomic_store (&mpe__g.spill_off, MPE_SPILL_HEADER_SIZE);
+  mpe__g.spill_fd = fd;
+  return 0;
+}
+
+void
+mpe__spill_close (int remove_file)
+{
+  if (mpe__g.spill_fd < 0)
+    return;
+  close (mpe__g.spill_fd);
+  mpe__g.spill_fd = -1;
+  if (remove_file)
+    unlink (mpe__g.spill_path);
+}
+
+static int
+pwrite_all (int fd, const void *p, size_t len, uint64_t off)
+{
+  const char *c = p;
+  while (len)
+    {
+      ssize_t w = pwrite (fd, c, len, (off_t) off);
+      if (w < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return -errno;
+        }
+      if (w == 0)
+        return -ENOSPC;
+      c += w;
+      len -= (size_t) w;
+      off += (uint64_t) w;
+    }
+  return 0;
+}
+
+/* Async-signal-safe: an atomic offset reservation and pwrite. */
+int
+mpe__spill_frame (int type, int thread, const void *p, size_t len)
+{
+  int fd = mpe__g.spill_fd;
+  if (fd < 0)
+    return -EBADF;
+  if (type == MPE_SPILL_BLOCK && mpe__g.spill_fail_hook)
+    return -ENOSPC;
+  uint64_t padded = mpe_spill_pad8 (len);
+  uint64_t off = atomic_fetch_add (&mpe__g.spill_off,
+                                   sizeof (mpe_spill_frame_t) + padded);
+  mpe_spill_frame_t h = { MPE_SPILL_FRAME_MAGIC, (uint16_t) type,
+                          (uint16_t) thread, (uint32_t) len,
+                          mpe_spill_sum (p, len) };
+  int rc = pwrite_all (fd, &h, sizeof h, off);
+  if (rc == 0)
+    rc = pwrite_all (fd, p, len, off + sizeof h);
+  if (rc == 0 && padded > len)
+    {
+      static const char zeros[8];
+      rc = pwrite_all (fd, zeros, padded - len, off + sizeof h + len);
+    }
+  return rc;
+}
+
+void
+mpe__spill_meta (void)
+{
+  char buf[2048];
+  int n = snprintf (buf, sizeof buf,
+                    "rank %d\nsize %d\npid %ld\nhost %s\nrunid %s\n"
+                    "clock %s\ntick0 %llu\nmult %.17g\nmult_fp %llu\n"
+                    "mono0 %lld\nreal0 %lld\ncreator mpe " PACKAGE_VERSION "\n",
+                    mpe__g.rank, mpe__g.size, (long) getpid (), mpe__g.host,
+                    mpe__g.runid, mpe__use_tsc ? "tsc" : "mono",
+                    (unsigned long long) mpe__g.tick0, mpe__g.mult,
+                    (unsigned long long) mpe__g.mult_fp,
+                    (long long) mpe__g.mono0, (long long) mpe__g.real0);
+  if (n > 0)
+    mpe__spill_frame (MPE_SPILL_META, 0, buf, (size_t) n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Crash path                                                          */
+/* ------------------------------------------------------------------ */
+
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGABRT, SIGTERM,
+                                     SIGINT, SIGFPE };
+#define NCRASH ((int) (sizeof crash_signals / sizeof crash_signals[0]))
+static struct sigaction old_actions[NCRASH];
+static atomic_int crash_done;
+static int crash_installed;
+
+/* Writes what every thread holds in memory as RAW frames.  Only
+ * async-signal-safe calls; runs at most once per log. */
+void
+mpe__crash_flush (void)
+{
+  if (mpe__g.state != 1 || mpe__g.spill_fd < 0)
+    return;
+  if (atomic_exchange (&crash_done, 1))
+    return;
+  atomic_store (&mpe__mode, 0);
+  for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
+    {
+      mpe_rec_t *end = b->pos;
+      if (end > b->base)
+        mpe__spill_frame (MPE_SPILL_RAW, b->thread, b->base,
+                          (size_t) (end - b->base) * sizeof (mpe_rec_t));
+    }
+  fsync (mpe__g.spill_fd);
+}
+
+static void
+crash_handler (int sig)
+{
+  mpe__crash_flush ();
+  for (int i = 0; i < NCRASH; i++)
+    if (crash_signals[i] == sig)
+      sigaction (sig, &old_actions[i], NULL);
+  /* Blocked until we return; then the previous action runs (by default,
+   * the process dies with this signal, as it would have). */
+  raise (sig);
+}
+
+static void
+at_exit_flush (void)
+{
+  /* exit() without MPE_Finish_log, e.g. from MPI_Abort. */
+  mpe__crash_flush ();
+}
+
+void
+mpe__crash_install (void)
+{
+  atomic_store (&crash_done, 0);
+  if (crash_installed)
+    return;
+  crash_installed = 1;
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = crash_handler;
+  sigemptyset (&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int i = 0; i < NCRASH; i++)
+    sigaction (crash_signals[i], &sa, &old_actions[i]);
+  atexit (at_exit_flush);
+}

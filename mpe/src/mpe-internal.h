@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Internal state of libmpe shared by its source files.  Not installed. */
+#ifndef MPE_INTERNAL_H
+#define MPE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <x86intrin.h>
+
+#include "mpe_log.h"
+#include "mpe-wrap-internal.h"
+#include "mpe-spill.h"
+
+#define MPE_LIKELY(x)   __builtin_expect (!!(x), 1)
+#define MPE_UNLIKELY(x) __builtin_expect (!!(x), 0)
+#define MPE_HIDDEN      __attribute__ ((visibility ("hidden")))
+
+typedef mpe_spill_rec_t mpe_rec_t;
+
+/* One thread's timeline.  Never freed while the process lives: threads
+ * keep pointing at it through TLS across MPE_Finish_log/MPE_Init_log. */
+typedef struct mpe_tbuf
+{
+  mpe_rec_t       *pos;      /* next free slot */
+  mpe_rec_t       *end;      /* last slot a record may start at (+1) */
+  mpe_rec_t       *base;
+  size_t           cap;      /* slots */
+  int              thread;   /* index within the process */
+  int              in_flush;
+  uint64_t         spilled;  /* events written to the spill file */
+  uint64_t         lost;     /* events lost (spill failed) */
+  uint64_t         flushes;
+  struct mpe_tbuf *next;
+} mpe_tbuf_t;
+
+/* Logging mode: 0 off, 1 on, 2 on with the live tap. */
+extern atomic_int mpe__mode MPE_HIDDEN;
+extern __thread mpe_tbuf_t *mpe__tls
+  __attribute__ ((tls_model ("initial-exec"))) MPE_HIDDEN;
+extern int mpe__use_tsc MPE_HIDDEN;
+
+/* Process-wide state. */
+typedef struct
+{
+  int         state;           /* 0 never, 1 logging, 2 finished */
+  int         rank, size;
+  int         stopped;         /* MPE_Stop_log in effect */
+  char        host[256];
+  /* Clock: absolute local ns = mono0 + (ticks - tick0) * mult. */
+  uint64_t    tick0;
+  double      mult;
+  uint64_t    mult_fp;         /* mult in 32.32 fixed point */
+  int64_t     mono0;           /* includes MPE_TEST_CLOCK_SKEW_NS */
+  int64_t     real0;
+  int         sync_enabled;
+  int         sync_freq;
+  /* Buffers. */
+  size_t      budget;          /* bytes for all thread buffers */
+  atomic_size_t allocated;
+  atomic_int  nthreads;
+  mpe_tbuf_t *tbufs;           /* list, guarded by lock */
+  int         log_overhead;
+  atomic_int  flush_defined;
+  /* Spill file. */
+  int         spill_fd;
+  char        spill_path[4096];
+  char        runid[32];
+  atomic_uint_fast64_t spill_off;
+  int         spill_fail_hook; /* MPE_TEST_SPILL_FAIL */
+  int         delete_local;
+  /* Sync points (local ns since origin, offset). */
+  int64_t    *sync_l, *sync_off;
+  int         nsync;
+  /* Naming. */
+  char        default_prefix[4096];
+  char        merged_name[4096];
+  pthread_mutex_t lock;
+} mpe_global_t;
+
+extern mpe_global_t mpe__g MPE_HIDDEN;
+
+/* Raw clock read: TSC ticks or CLOCK_MONOTONIC ns. */
+static inline uint64_t
+mpe__ticks (void)
+{
+  if (MPE_LIKELY (mpe__use_tsc))
+    return __rdtsc ();
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+/* Ticks -> ns since the local origin. */
+static inline uint64_t
+mpe__ticks_to_local (uint64_t t)
+{
+  if (t <= mpe__g.tick0)
+    return 0;
+  unsigned __int128 d = (unsigned __int128) (t - mpe__g.tick0) * mpe__g.mult_fp;
+  return (uint64_t) (d >> 32);
+}
+
+MPE_HIDDEN void        mpe__clock_init (void);
+MPE_HIDDEN int64_t     mpe__mono_ns (void);
+MPE_HIDDEN int64_t     mpe__real_ns (void);
+MPE_HIDDEN mpe_tbuf_t *mpe__tbuf_create (int want_thread0);
+MPE_HIDDEN mpe_rec_t  *mpe__tbuf_full (mpe_tbuf_t *b);
+MPE_HIDDEN void        mpe__tbuf_reset_all (void);
+MPE_HIDDEN void        mpe__log_slow (int kind, int32_t id, const void *ext);
+MPE_HIDDEN int         mpe__spill_open (void);
+MPE_HIDDEN void        mpe__spill_close (int remove_file);
+MPE_HIDDEN int         mpe__spill_frame (int type, int thread,
+                                         const void *p, size_t len);
+MPE_HIDDEN void        mpe__spill_meta (void);
+MPE_HIDDEN void        mpe__crash_install (void);
+MPE_HIDDEN void        mpe__crash_flush (void);
+MPE_HIDDEN int         mpe__sync_run (void);
+MPE_HIDDEN int         mpe__merge (const char *prefix);
+MPE_HIDDEN uint32_t    mpe__comm_id (MPI_Comm comm, int partner,
+                                     int *world_partner);
+MPE_HIDDEN int         mpe__env_bool (const char *name, int dflt);
+
+/* Definitions, serialised as the spill file's STATE/EVENT text lines. */
+typedef struct
+{
+  int   is_state;
+  int   a, b;         /* start/end, or id and 0 */
+  char *name, *color, *format;
+} mpe_def_t;
+
+MPE_HIDDEN void mpe__defs_snapshot (mpe_def_t **defs, size_t *n);
+MPE_HIDDEN void mpe__defs_free (mpe_def_t *defs, size_t n);
+MPE_HIDDEN void mpe__add_def (int is_state, int a, int b, const char *name,
+                              const char *color, const char *format,
+                              int unique);
+
+/* Communicator definitions for the merge. */
+typedef struct
+{
+  uint32_t id;
+  int32_t  kind;
+  uint32_t size;
+  int32_t *ranks;
+  char    *name;
+} mpe_commdef_t;
+
+MPE_HIDDEN void mpe__comms_snapshot (mpe_commdef_t **c, size_t *n);
+MPE_HIDDEN void mpe__comms_reset (void);
+
+/* Writes one record on the calling thread without checking the mode;
+ * returns the record's tick stamp. */
+static inline __attribute__ ((always_inline)) uint64_t
+mpe__put_nocheck (int kind, int32_t id, const void *ext)
+{
+  mpe_tbuf_t *b = mpe__tls;
+  if (MPE_UNLIKELY (b == NULL))
+    b = mpe__tbuf_create (0);
+  if (MPE_UNLIKELY (b == NULL))
+    return 0;
+  mpe_rec_t *r = b->pos;
+  if (MPE_UNLIKELY (r >= b->end))
+    r = mpe__tbuf_full (b);
+  uint64_t t = mpe__ticks ();
+  r->t = t;
+  r->id = id;
+  r->aux = (uint32_t) kind;
+  if (kind == MPE_REC_BARE)
+    b->pos = r + 1;
+  else if (kind == MPE_REC_CARGO)
+    {
+      memcpy (r + 1, ext, 32);
+      b->pos = r + 3;
+    }
+  else
+    {
+      memcpy (r + 1, ext, 16);
+      b->pos = r + 2;
+    }
+  return t;
+}
+
+/* The hot path: one predictable branch when logging is on (mode 1). */
+static inline __attribute__ ((always_inline)) void
+mpe__put (int kind, int32_t id, const void *ext)
+{
+  if (MPE_UNLIKELY (atomic_load_explicit (&mpe__mode,
+                                          memory_order_relaxed) != 1))
+    {
+      mpe__log_slow (kind, id, ext);
+      return;
+    }
+  mpe__put_nocheck (kind, id, ext);
+}
+
+#endif

@@ -1,0 +1,1126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The MPE2 API, definitions, communicators and the wrapper contract. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "mpe-internal.h"
+#include "mpe_log_thread.h"
+
+CLOG_CommSet_t *CLOG_CommSet;
+
+static atomic_int user_event_next = 600;
+static atomic_int user_solo_next = 5000;
+static atomic_int known_event_next = 0;
+static atomic_int known_state_next = 0;
+static atomic_int known_solo_next = -10;
+
+static _Atomic (mpe_tap_cb) tap_fn;
+static void *_Atomic tap_user;
+
+MPE_HIDDEN MPI_Comm mpe__comm = MPI_COMM_NULL;  /* private dup of world */
+
+int
+mpe__env_bool (const char *name, int dflt)
+{
+  const char *v = getenv (name);
+  if (!v)
+    return dflt;
+  if (!strcmp (v, "true") || !strcmp (v, "TRUE") || !strcmp (v, "yes")
+      || !strcmp (v, "YES") || !strcmp (v, "1"))
+    return 1;
+  if (!strcmp (v, "false") || !strcmp (v, "FALSE") || !strcmp (v, "no")
+      || !strcmp (v, "NO") || !strcmp (v, "0"))
+    return 0;
+  fprintf (stderr, "mpe: %s=%s is not a boolean (true/false/yes/no); "
+           "keeping the default\n", name, v);
+  return dflt;
+}
+
+/* ------------------------------------------------------------------ */
+/* Definitions                                                         */
+/* ------------------------------------------------------------------ */
+
+static mpe_def_t *defs;
+static size_t ndefs, capdefs;
+static pthread_mutex_t defs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static char *
+dupz (const char *s)
+{
+  return strdup (s ? s : "");
+}
+
+static void
+def_to_spill (const mpe_def_t *d)
+{
+  char buf[1024];
+  int n;
+  if (d->is_state)
+    n = snprintf (buf, sizeof buf, "%d %d\t%s\t%s\t%s", d->a, d->b, d->name,
+                  d->color, d->format);
+  else
+    n = snprintf (buf, sizeof buf, "%d\t%s\t%s\t%s", d->a, d->name, d->color,
+                  d->format);
+  if (n > 0)
+    mpe__spill_frame (d->is_state ? MPE_SPILL_STATE : MPE_SPILL_EVENT, 0, buf,
+                      (size_t) n < sizeof buf ? (size_t) n : sizeof buf - 1);
+}
+
+void
+mpe__add_def (int is_state, int a, int b, const char *name, const char *color,
+              const char *format, int unique)
+{
+  pthread_mutex_lock (&defs_lock);
+  if (unique)
+    for (size_t i = 0; i < ndefs; i++)
+      if (defs[i].is_state == is_state && defs[i].a == a && defs[i].b == b)
+        {
+          pthread_mutex_unlock (&defs_lock);
+          return;
+        }
+  if (ndefs == capdefs)
+    {
+      size_t nc = capdefs ? 2 * capdefs : 64;
+      mpe_def_t *nd = realloc (defs, nc * sizeof *nd);
+      if (!nd)
+        {
+          pthread_mutex_unlock (&defs_lock);
+          return;
+        }
+      defs = nd;
+      capdefs = nc;
+    }
+  mpe_def_t *d = &defs[ndefs++];
+  d->is_state = is_state;
+  d->a = a;
+  d->b = b;
+  d->name = dupz (name);
+  d->color = dupz (color);
+  d->format = dupz (format);
+  mpe_def_t copy = *d;
+  pthread_mutex_unlock (&defs_lock);
+  def_to_spill (&copy);
+}
+
+void
+mpe__defs_snapshot (mpe_def_t **out, size_t *n)
+{
+  pthread_mutex_lock (&defs_lock);
+  *out = calloc (ndefs ? ndefs : 1, sizeof **out);
+  *n = 0;
+  if (*out)
+    {
+      for (size_t i = 0; i < ndefs; i++)
+        {
+          (*out)[i] = defs[i];
+          (*out)[i].name = dupz (defs[i].name);
+          (*out)[i].color = dupz (defs[i].color);
+          (*out)[i].format = dupz (defs[i].format);
+        }
+      *n = ndefs;
+    }
+  pthread_mutex_unlock (&defs_lock);
+}
+
+void
+mpe__defs_free (mpe_def_t *d, size_t n)
+{
+  for (size_t i = 0; d && i < n; i++)
+    {
+      free (d[i].name);
+      free (d[i].color);
+      free (d[i].format);
+    }
+  free (d);
+}
+
+static void
+defs_respill (void)
+{
+  mpe_def_t *d;
+  size_t n;
+  mpe__defs_snapshot (&d, &n);
+  for (size_t i = 0; i < n; i++)
+    def_to_spill (&d[i]);
+  mpe__defs_free (d, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Communicators                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Ids are derived from the members (world ranks, in comm order), so every
+ * process computes the same id without communicating, even for a comm it
+ * first sees in a send.  Communicators with identical membership share an
+ * id; world is 0. */
+typedef struct
+{
+  MPI_Comm  h;
+  int       used;       /* 0 free, 1 used, 2 deleted */
+  uint32_t  id;
+  int       inter;
+  int       lsize, rsize;
+  int32_t  *lworld, *rworld;
+} centry_t;
+
+static centry_t *ctab;
+static size_t ccap, cused;
+static mpe_commdef_t *cdefs;
+static size_t ncdefs, capcdefs;
+static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
+static MPI_Group world_group = MPI_GROUP_NULL;
+
+static size_t
+handle_hash (MPI_Comm c)
+{
+  uint64_t v = 0;
+  memcpy (&v, &c, sizeof c < sizeof v ? sizeof c : sizeof v);
+  v ^= v >> 29;
+  v *= 0xbf58476d1ce4e5b9ull;
+  v ^= v >> 32;
+  return (size_t) v;
+}
+
+static uint32_t
+ranks_hash (uint32_t h, const int32_t *r, int n)
+{
+  for (int i = 0; i < n; i++)
+    {
+      uint32_t v = (uint32_t) r[i];
+      for (int k = 0; k < 4; k++)
+        {
+          h ^= (v >> (8 * k)) & 0xffu;
+          h *= 16777619u;
+        }
+    }
+  h ^= (uint32_t) n;
+  h *= 16777619u;
+  return h;
+}
+
+static int32_t *
+group_world_ranks (MPI_Group g, int *size)
+{
+  PMPI_Group_size (g, size);
+  int *in = malloc ((size_t) (*size ? *size : 1) * sizeof (int));
+  int32_t *out = malloc ((size_t) (*size ? *size : 1) * sizeof (int32_t));
+  int *tmp = malloc ((size_t) (*size ? *size : 1) * sizeof (int));
+  if (!in || !out || !tmp)
+    {
+      free (in);
+      free (out);
+      free (tmp);
+      *size = 0;
+      return NULL;
+    }
+  for (int i = 0; i < *size; i++)
+    in[i] = i;
+  PMPI_Group_translate_ranks (g, *size, in, world_group, tmp);
+  for (int i = 0; i < *size; i++)
+    out[i] = tmp[i] == MPI_UNDEFINED ? -1 : tmp[i];
+  free (in);
+  free (tmp);
+  return out;
+}
+
+static void
+cdef_add (uint32_t id, int inter, const int32_t *l, int ln, const int32_t *r,
+          int rn, const char *name)
+{
+  for (size_t i = 0; i < ncdefs; i++)
+    if (cdefs[i].id == id)
+      return;
+  if (ncdefs == capcdefs)
+    {
+      size_t nc = capcdefs ? 2 * capcdefs : 16;
+      mpe_commdef_t *nd = realloc (cdefs, nc * sizeof *nd);
+      if (!nd)
+        return;
+      cdefs = nd;
+      capcdefs = nc;
+    }
+  mpe_commdef_t *d = &cdefs[ncdefs];
+  d->id = id;
+  d->kind = inter ? 0 : 1;
+  d->size = (uint32_t) (ln + rn);
+  d->ranks = malloc ((size_t) (ln + rn + 1) * sizeof (int32_t));
+  if (!d->ranks)
+    return;
+  memcpy (d->ranks, l, (size_t) ln * sizeof (int32_t));
+  if (rn)
+    memcpy (d->ranks + ln, r, (size_t) rn * sizeof (int32_t));
+  d->name = name && *name ? strdup (name) : NULL;
+  ncdefs++;
+  /* Spill: u32 id, i32 kind, u32 size, ranks, name. */
+  size_t len = 12 + (size_t) (ln + rn) * 4 + (d->name ? strlen (d->name) : 0)
+               + 1;
+  unsigned char *p = malloc (len);
+  if (p)
+    {
+      memcpy (p, &d->id, 4);
+      memcpy (p + 4, &d->kind, 4);
+      memcpy (p + 8, &d->size, 4);
+      memcpy (p + 12, d->ranks, (size_t) (ln + rn) * 4);
+      strcpy ((char *) p + 12 + (size_t) (ln + rn) * 4, d->name ? d->name : "");
+      mpe__spill_frame (MPE_SPILL_COMM, 0, p, len);
+      free (p);
+    }
+}
+
+static centry_t *
+ctab_find (MPI_Comm c)
+{
+  if (!ccap)
+    return NULL;
+  for (size_t i = handle_hash (c) & (ccap - 1), k = 0; k < ccap;
+       k++, i = (i + 1) & (ccap - 1))
+    {
+      if (ctab[i].used == 0)
+        return NULL;
+      if (ctab[i].used == 1 && ctab[i].h == c)
+        return &ctab[i];
+    }
+  return NULL;
+}
+
+static centry_t *
+ctab_insert (MPI_Comm c)
+{
+  if ((cused + 1) * 2 > ccap)
+    {
+      size_t nc = ccap ? ccap * 2 : 64;
+      centry_t *nt = calloc (nc, sizeof *nt);
+      if (!nt)
+        return NULL;
+      centry_t *old = ctab;
+      size_t oc = ccap;
+      ctab = nt;
+      ccap = nc;
+      cused = 0;
+      for (size_t i = 0; i < oc; i++)
+        if (old[i].used == 1)
+          {
+            size_t j = handle_hash (old[i].h) & (ccap - 1);
+            while (ctab[j].used)
+              j = (j + 1) & (ccap - 1);
+            ctab[j] = old[i];
+            cused++;
+          }
+      free (old);
+    }
+  size_t j = handle_hash (c) & (ccap - 1);
+  while (ctab[j].used == 1)
+    j = (j + 1) & (ccap - 1);
+  if (ctab[j].used == 0)
+    cused++;
+  memset (&ctab[j], 0, sizeof ctab[j]);
+  ctab[j].h = c;
+  ctab[j].used = 1;
+  return &ctab[j];
+}
+
+/* Registers comm (lock held). */
+static centry_t *
+comm_register (MPI_Comm comm)
+{
+  if (world_group == MPI_GROUP_NULL)
+    PMPI_Comm_group (MPI_COMM_WORLD, &world_group);
+  int inter = 0;
+  PMPI_Comm_test_inter (comm, &inter);
+  MPI_Group g;
+  PMPI_Comm_group (comm, &g);
+  int ln = 0, rn = 0;
+  int32_t *l = group_world_ranks (g, &ln), *r = NULL;
+  PMPI_Group_free (&g);
+  if (inter)
+    {
+      PMPI_Comm_remote_group (comm, &g);
+      r = group_world_ranks (g, &rn);
+      PMPI_Group_free (&g);
+    }
+  uint32_t id;
+  if (!inter)
+    id = ranks_hash (2166136261u, l, ln);
+  else
+    {
+      uint32_t a = ranks_hash (2166136261u, l, ln);
+      uint32_t b = ranks_hash (2166136261u, r, rn);
+      uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+      id = (lo * 16777619u) ^ hi ^ 0x9e3779b9u;
+    }
+  if (id == 0)
+    id = 1;
+  char name[MPI_MAX_OBJECT_NAME] = "";
+  int nl = 0;
+  if (comm == MPI_COMM_SELF)
+    strcpy (name, "MPI_COMM_SELF");
+  else
+    PMPI_Comm_get_name (comm, name, &nl);
+  centry_t *e = ctab_insert (comm);
+  if (!e)
+    {
+      free (l);
+      free (r);
+      return NULL;
+    }
+  e->id = id;
+  e->inter = inter;
+  e->lsize = ln;
+  e->rsize = rn;
+  e->lworld = l;
+  e->rworld = r;
+  cdef_add (id, inter, l, ln, r, rn, name);
+  return e;
+}
+
+uint32_t
+mpe__comm_id (MPI_Comm comm, int partner, int *world_partner)
+{
+  if (comm == MPI_COMM_WORLD)
+    {
+      *world_partner = partner;
+      return 0;
+    }
+  pthread_mutex_lock (&comm_lock);
+  centry_t *e = ctab_find (comm);
+  if (!e)
+    e = comm_register (comm);
+  uint32_t id = 0;
+  *world_partner = -1;
+  if (e)
+    {
+      id = e->id;
+      if (e->inter)
+        {
+          if (partner >= 0 && partner < e->rsize)
+            *world_partner = e->rworld[partner];
+        }
+      else if (partner >= 0 && partner < e->lsize)
+        *world_partner = e->lworld[partner];
+    }
+  pthread_mutex_unlock (&comm_lock);
+  return id;
+}
+
+void
+mpe__comms_snapshot (mpe_commdef_t **out, size_t *n)
+{
+  pthread_mutex_lock (&comm_lock);
+  *out = calloc (ncdefs ? ncdefs : 1, sizeof **out);
+  *n = 0;
+  if (*out)
+    {
+      for (size_t i = 0; i < ncdefs; i++)
+        {
+          (*out)[i] = cdefs[i];
+          (*out)[i].ranks = malloc ((cdefs[i].size + 1) * sizeof (int32_t));
+          if ((*out)[i].ranks)
+            memcpy ((*out)[i].ranks, cdefs[i].ranks,
+                    cdefs[i].size * sizeof (int32_t));
+          (*out)[i].name = cdefs[i].name ? strdup (cdefs[i].name) : NULL;
+        }
+      *n = ncdefs;
+    }
+  pthread_mutex_unlock (&comm_lock);
+}
+
+void
+mpe__comms_reset (void)
+{
+  /* A fresh log re-announces the comms it knows to the new spill file. */
+  pthread_mutex_lock (&comm_lock);
+  mpe_commdef_t *old = cdefs;
+  size_t n = ncdefs;
+  cdefs = NULL;
+  ncdefs = capcdefs = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      cdef_add (old[i].id, old[i].kind == 0, old[i].ranks, (int) old[i].size,
+                NULL, 0, old[i].name);
+      free (old[i].ranks);
+      free (old[i].name);
+    }
+  free (old);
+  pthread_mutex_unlock (&comm_lock);
+}
+
+void
+mpe__comm_created (MPI_Comm newcomm)
+{
+  if (newcomm == MPI_COMM_NULL || mpe__g.state != 1)
+    return;
+  pthread_mutex_lock (&comm_lock);
+  centry_t *e = ctab_find (newcomm);
+  if (e)
+    {
+      /* A reused handle we did not hear freed: forget the old one. */
+      free (e->lworld);
+      free (e->rworld);
+      e->used = 2;
+    }
+  comm_register (newcomm);
+  pthread_mutex_unlock (&comm_lock);
+}
+
+void
+mpe__comm_freed (MPI_Comm comm)
+{
+  if (comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD)
+    return;
+  pthread_mutex_lock (&comm_lock);
+  centry_t *e = ctab_find (comm);
+  if (e)
+    {
+      free (e->lworld);
+      free (e->rworld);
+      e->lworld = e->rworld = NULL;
+      e->used = 2;
+    }
+  pthread_mutex_unlock (&comm_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Slow path and tap                                                   */
+/* ------------------------------------------------------------------ */
+
+static int
+slow_rc (int kind, int32_t id, const void *ext)
+{
+  int mode = atomic_load_explicit (&mpe__mode, memory_order_acquire);
+  if (mode == 0)
+    return mpe__g.state == 1 ? MPE_LOG_OK : MPE_LOG_NOT_INITIALIZED;
+  uint64_t t = mpe__put_nocheck (kind, id, ext);
+  mpe_tap_cb cb = atomic_load (&tap_fn);
+  if (cb && mpe__tls)
+    {
+      mpe_tap_record_t rec;
+      memset (&rec, 0, sizeof rec);
+      rec.time_ns = (uint64_t) mpe__g.mono0 + mpe__ticks_to_local (t);
+      rec.world_rank = mpe__g.rank;
+      rec.thread = mpe__tls->thread;
+      if (kind == MPE_REC_SEND || kind == MPE_REC_RECV)
+        {
+          mpe_spill_msg_t m;
+          memcpy (&m, ext, sizeof m);
+          rec.type = kind == MPE_REC_SEND ? 2 : 3;
+          rec.partner = id;
+          rec.tag = m.tag;
+          rec.bytes = m.size;
+        }
+      else
+        {
+          rec.type = 1;
+          rec.event_id = id;
+        }
+      cb (atomic_load (&tap_user), &rec);
+    }
+  return MPE_LOG_OK;
+}
+
+void
+mpe__log_slow (int kind, int32_t id, const void *ext)
+{
+  slow_rc (kind, id, ext);
+}
+
+static inline int
+log_rc (int kind, int32_t id, const void *ext)
+{
+  if (MPE_UNLIKELY (atomic_load_explicit (&mpe__mode,
+                                          memory_order_relaxed) != 1))
+    return slow_rc (kind, id, ext);
+  mpe__put_nocheck (kind, id, ext);
+  return MPE_LOG_OK;
+}
+
+static void
+set_mode (void)
+{
+  int on = mpe__g.state == 1 && !mpe__g.stopped;
+  atomic_store (&mpe__mode, on ? (atomic_load (&tap_fn) ? 2 : 1) : 0);
+}
+
+void
+mpe__set_tap (mpe_tap_cb tap, void *user)
+{
+  atomic_store (&tap_user, user);
+  atomic_store (&tap_fn, tap);
+  pthread_mutex_lock (&mpe__g.lock);
+  set_mode ();
+  pthread_mutex_unlock (&mpe__g.lock);
+}
+
+void
+mpe__foreach_state_def (mpe_state_def_cb cb, void *user)
+{
+  mpe_def_t *d;
+  size_t n;
+  mpe__defs_snapshot (&d, &n);
+  for (size_t i = 0; i < n; i++)
+    if (d[i].is_state)
+      cb (user, d[i].a, d[i].b, d[i].name, d[i].color);
+  mpe__defs_free (d, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Lifecycle                                                           */
+/* ------------------------------------------------------------------ */
+
+static size_t
+buffer_budget (void)
+{
+  const char *mb = getenv ("MPE_BUFFER_MB");
+  const char *bs = getenv ("CLOG_BLOCK_SIZE");
+  const char *nb = getenv ("CLOG_BUFFERED_BLOCKS");
+  if (mb && atof (mb) > 0)
+    return (size_t) (atof (mb) * 1048576.0);
+  if (bs || nb)
+    {
+      long long b = bs ? atoll (bs) : 65536, n = nb ? atoll (nb) : 128;
+      if (b <= 0 || b > (1ll << 30))
+        b = 65536;
+      if (n <= 0)
+        n = 128;
+      return (size_t) (b * n);
+    }
+  return (size_t) 64 * 1048576;
+}
+
+int
+MPE_Init_log (void)
+{
+  if (mpe__g.state == 1)
+    {
+      mpe__g.stopped = 0;
+      set_mode ();
+      return MPE_LOG_OK;
+    }
+  int inited = 0;
+  PMPI_Initialized (&inited);
+  if (!inited)
+    {
+      fprintf (stderr, "mpe: MPE_Init_log called before MPI_Init; "
+               "calling MPI_Init\n");
+      PMPI_Init (NULL, NULL);
+    }
+  PMPI_Comm_rank (MPI_COMM_WORLD, &mpe__g.rank);
+  PMPI_Comm_size (MPI_COMM_WORLD, &mpe__g.size);
+  if (mpe__comm == MPI_COMM_NULL)
+    PMPI_Comm_dup (MPI_COMM_WORLD, &mpe__comm);
+  mpe__clock_init ();
+  const char *skew = getenv ("MPE_TEST_CLOCK_SKEW_NS");
+  if (skew)
+    mpe__g.mono0 += atoll (skew) * (int64_t) mpe__g.rank;
+  gethostname (mpe__g.host, sizeof mpe__g.host - 1);
+
+  /* Settings decided by rank 0. */
+  int root[4];
+  if (mpe__g.rank == 0)
+    {
+      const char *f = getenv ("MPE_SYNC_FREQUENCY");
+      root[0] = mpe__env_bool ("MPE_LOG_OVERHEAD", 1);
+      root[1] = f && atoi (f) > 0 ? atoi (f) : 3;
+      root[2] = mpe__env_bool ("MPE_DELETE_LOCALFILE", 1);
+      root[3] = 0;
+    }
+  PMPI_Bcast (root, 4, MPI_INT, 0, mpe__comm);
+  mpe__g.log_overhead = root[0];
+  mpe__g.sync_freq = root[1];
+  mpe__g.delete_local = root[2];
+  int *wg = NULL, flag = 0;
+  PMPI_Comm_get_attr (MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &wg, &flag);
+  int sync = mpe__env_bool ("MPE_CLOCKS_SYNC", !(flag && wg && *wg));
+  PMPI_Allreduce (&sync, &mpe__g.sync_enabled, 1, MPI_INT, MPI_MAX, mpe__comm);
+  mpe__g.spill_fail_hook = mpe__env_bool ("MPE_TEST_SPILL_FAIL", 0);
+  mpe__g.budget = buffer_budget ();
+
+  if (mpe__g.rank == 0)
+    snprintf (mpe__g.runid, sizeof mpe__g.runid, "%llx%05lx",
+              (unsigned long long) (mpe__real_ns () / 1000000),
+              (long) (getpid () & 0xfffff));
+  PMPI_Bcast (mpe__g.runid, sizeof mpe__g.runid, MPI_CHAR, 0, mpe__comm);
+
+  mpe__g.merged_name[0] = '\0';
+  mpe__g.nsync = 0;
+  atomic_store (&mpe__g.flush_defined, 0);
+  mpe__tbuf_reset_all ();
+  if (mpe__spill_open () == 0)
+    {
+      mpe__spill_meta ();
+      defs_respill ();
+      mpe__comms_reset ();
+    }
+  pthread_mutex_lock (&comm_lock);
+  if (ncdefs == 0 || cdefs[0].id != 0)
+    {
+      int32_t *all = malloc ((size_t) mpe__g.size * sizeof (int32_t));
+      if (all)
+        {
+          for (int i = 0; i < mpe__g.size; i++)
+            all[i] = i;
+          cdef_add (0, 0, all, mpe__g.size, NULL, 0, "MPI_COMM_WORLD");
+          free (all);
+        }
+    }
+  pthread_mutex_unlock (&comm_lock);
+  mpe__crash_install ();
+  mpe__tbuf_create (1);
+  mpe__g.stopped = 0;
+  mpe__g.state = 1;
+  mpe__sync_run ();
+  pthread_mutex_lock (&mpe__g.lock);
+  set_mode ();
+  pthread_mutex_unlock (&mpe__g.lock);
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Initialized_logging (void)
+{
+  return mpe__g.state;
+}
+
+int
+MPE_Start_log (void)
+{
+  if (mpe__g.state != 1)
+    return MPE_LOG_NOT_INITIALIZED;
+  pthread_mutex_lock (&mpe__g.lock);
+  mpe__g.stopped = 0;
+  set_mode ();
+  pthread_mutex_unlock (&mpe__g.lock);
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Stop_log (void)
+{
+  if (mpe__g.state != 1)
+    return MPE_LOG_NOT_INITIALIZED;
+  pthread_mutex_lock (&mpe__g.lock);
+  mpe__g.stopped = 1;
+  set_mode ();
+  pthread_mutex_unlock (&mpe__g.lock);
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Log_sync_clocks (void)
+{
+  if (mpe__g.state != 1)
+    return MPE_LOG_NOT_INITIALIZED;
+  mpe__sync_run ();
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Finish_log (const char *filename)
+{
+  if (mpe__g.state != 1)
+    return MPE_LOG_OK;
+  const char *prefix = filename && *filename ? filename
+                       : mpe__g.default_prefix[0] ? mpe__g.default_prefix
+                       : "Unknown";
+  int rc = mpe__merge (prefix);
+  pthread_mutex_lock (&mpe__g.lock);
+  mpe__g.state = 2;
+  set_mode ();
+  pthread_mutex_unlock (&mpe__g.lock);
+  return rc;
+}
+
+const char *
+MPE_Log_merged_logfilename (void)
+{
+  return mpe__g.merged_name;
+}
+
+/* ------------------------------------------------------------------ */
+/* Event numbers                                                       */
+/* ------------------------------------------------------------------ */
+
+int
+MPE_Log_get_event_number (void)
+{
+  return atomic_fetch_add (&user_event_next, 1);
+}
+
+int
+MPE_Log_get_state_eventIDs (int *start_id, int *final_id)
+{
+  int a = atomic_fetch_add (&user_event_next, 2);
+  if (start_id)
+    *start_id = a;
+  if (final_id)
+    *final_id = a + 1;
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Log_get_solo_eventID (int *event_id)
+{
+  int a = atomic_fetch_add (&user_solo_next, 1);
+  if (event_id)
+    *event_id = a;
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Log_get_known_eventID (void)
+{
+  return atomic_fetch_add (&known_event_next, 1);
+}
+
+int
+MPE_Log_get_known_stateID (void)
+{
+  return atomic_fetch_add (&known_state_next, 1);
+}
+
+int
+MPE_Log_get_known_solo_eventID (void)
+{
+  return atomic_fetch_add (&known_solo_next, 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Definitions API                                                     */
+/* ------------------------------------------------------------------ */
+
+int
+MPE_Describe_comm_state (MPI_Comm comm, int start_id, int final_id,
+                         const char *name, const char *color,
+                         const char *format)
+{
+  (void) comm;  /* definitions are global */
+  if (mpe__g.state == 0)
+    return MPE_LOG_NOT_INITIALIZED;
+  mpe__add_def (1, start_id, final_id, name, color, format, 0);
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Describe_state (int start_id, int final_id, const char *name,
+                    const char *color)
+{
+  return MPE_Describe_comm_state (MPI_COMM_WORLD, start_id, final_id, name,
+                                  color, NULL);
+}
+
+int
+MPE_Describe_info_state (int start_id, int final_id, const char *name,
+                         const char *color, const char *format)
+{
+  return MPE_Describe_comm_state (MPI_COMM_WORLD, start_id, final_id, name,
+                                  color, format);
+}
+
+int
+MPE_Describe_comm_event (MPI_Comm comm, int event_id, const char *name,
+                         const char *color, const char *format)
+{
+  (void) comm;
+  if (mpe__g.state == 0)
+    return MPE_LOG_NOT_INITIALIZED;
+  mpe__add_def (0, event_id, 0, name, color, format, 0);
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Describe_event (int event_id, const char *name, const char *color)
+{
+  return MPE_Describe_comm_event (MPI_COMM_WORLD, event_id, name, color, NULL);
+}
+
+int
+MPE_Describe_info_event (int event_id, const char *name, const char *color,
+                         const char *format)
+{
+  return MPE_Describe_comm_event (MPI_COMM_WORLD, event_id, name, color,
+                                  format);
+}
+
+int
+mpe__describe_known_state (int start_id, int end_id, const char *name,
+                           const char *color, const char *format)
+{
+  mpe__add_def (1, start_id, end_id, name, color, format, 1);
+  return MPE_LOG_OK;
+}
+
+int
+mpe__describe_known_event (int event_id, const char *name, const char *color,
+                           const char *format)
+{
+  mpe__add_def (0, event_id, 0, name, color, format, 1);
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Describe_known_state (const CLOG_CommIDs_t *commIDs, int thread,
+                          int state_id, int start_id, int final_id,
+                          const char *name, const char *color,
+                          const char *format)
+{
+  (void) commIDs; (void) thread; (void) state_id;
+  return mpe__describe_known_state (start_id, final_id, name, color, format);
+}
+
+int
+MPE_Describe_known_event (const CLOG_CommIDs_t *commIDs, int thread,
+                          int event_id, const char *name, const char *color,
+                          const char *format)
+{
+  (void) commIDs; (void) thread;
+  return mpe__describe_known_event (event_id, name, color, format);
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+/* ------------------------------------------------------------------ */
+
+int
+MPE_Log_event (int event_id, int data, const char *bytebuf)
+{
+  (void) data;
+  if (bytebuf)
+    return log_rc (MPE_REC_CARGO, event_id, bytebuf);
+  return log_rc (MPE_REC_BARE, event_id, NULL);
+}
+
+int
+MPE_Log_bare_event (int event_id)
+{
+  return log_rc (MPE_REC_BARE, event_id, NULL);
+}
+
+int
+MPE_Log_info_event (int event_id, const char *bytebuf)
+{
+  static const char zero[32];
+  return log_rc (MPE_REC_CARGO, event_id, bytebuf ? bytebuf : zero);
+}
+
+int
+MPE_Log_comm_event (MPI_Comm comm, int event_id, const char *bytebuf)
+{
+  (void) comm;  /* one timeline per thread, whatever the comm */
+  return MPE_Log_event (event_id, 0, bytebuf);
+}
+
+void
+mpe__log_id (int32_t event_id)
+{
+  mpe__put (MPE_REC_BARE, event_id, NULL);
+}
+
+void
+mpe__log_id_cargo (int32_t event_id, const void *cargo32)
+{
+  mpe__put (MPE_REC_CARGO, event_id, cargo32);
+}
+
+int
+MPE_Log_pack (MPE_LOG_BYTES bytebuf, int *position, char tokentype,
+              int count, const void *data)
+{
+  size_t sz;
+  switch (tokentype)
+    {
+    case 'h': sz = 2; break;
+    case 'd': case 'x': case 'e': sz = 4; break;
+    case 'l': case 'X': case 'E': sz = 8; break;
+    case 's': sz = 1; break;
+    default:
+      fprintf (stderr, "MPE_Log_pack: unknown token type '%c'\n", tokentype);
+      return MPE_LOG_PACK_FAIL;
+    }
+  if (!position || count < 0 || *position < 0 || (count > 0 && !data))
+    return MPE_LOG_PACK_FAIL;
+  size_t need = tokentype == 's' ? 2 + (size_t) count : sz * (size_t) count;
+  if ((size_t) *position + need > MPE_LOG_BYTESIZE)
+    return MPE_LOG_PACK_FAIL;
+  unsigned char *out = (unsigned char *) bytebuf + *position;
+  const unsigned char *in = data;
+  if (tokentype == 's')
+    {
+      out[0] = (unsigned char) ((count >> 8) & 0xff);
+      out[1] = (unsigned char) (count & 0xff);
+      memcpy (out + 2, in, (size_t) count);
+    }
+  else
+    for (int i = 0; i < count; i++)
+      for (size_t k = 0; k < sz; k++)
+        {
+          /* Big-endian, whatever the host. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+          out[i * sz + k] = in[i * sz + (sz - 1 - k)];
+#else
+          out[i * sz + k] = in[i * sz + k];
+#endif
+        }
+  *position += (int) need;
+  return MPE_LOG_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+log_msg (int kind, MPI_Comm comm, int partner, int tag, uint64_t bytes)
+{
+  if (atomic_load_explicit (&mpe__mode, memory_order_relaxed) == 0
+      || partner == MPI_PROC_NULL)
+    return;
+  int wp;
+  mpe_spill_msg_t m;
+  m.comm = mpe__comm_id (comm, partner, &wp);
+  m.tag = tag;
+  m.size = bytes;
+  if (wp < 0)
+    return;
+  if (kind == MPE_REC_SEND)
+    mpe__put (MPE_REC_SEND, wp, &m);
+  else
+    mpe__put (MPE_REC_RECV, wp, &m);
+}
+
+void
+mpe__log_send (MPI_Comm comm, int partner, int tag, uint64_t bytes)
+{
+  log_msg (MPE_REC_SEND, comm, partner, tag, bytes);
+}
+
+void
+mpe__log_recv (MPI_Comm comm, int partner, int tag, uint64_t bytes)
+{
+  log_msg (MPE_REC_RECV, comm, partner, tag, bytes);
+}
+
+static int
+msg_rc (int kind, MPI_Comm comm, int partner, int tag, int size)
+{
+  if (mpe__g.state != 1)
+    return MPE_LOG_NOT_INITIALIZED;
+  log_msg (kind, comm, partner, tag, size < 0 ? 0 : (uint64_t) size);
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Log_send (int receiver, int tag, int size)
+{
+  return msg_rc (MPE_REC_SEND, MPI_COMM_WORLD, receiver, tag, size);
+}
+
+int
+MPE_Log_receive (int sender, int tag, int size)
+{
+  return msg_rc (MPE_REC_RECV, MPI_COMM_WORLD, sender, tag, size);
+}
+
+int
+MPE_Log_comm_send (MPI_Comm comm, int receiver, int tag, int size)
+{
+  return msg_rc (MPE_REC_SEND, comm, receiver, tag, size);
+}
+
+int
+MPE_Log_comm_receive (MPI_Comm comm, int sender, int tag, int size)
+{
+  return msg_rc (MPE_REC_RECV, comm, sender, tag, size);
+}
+
+/* MPE2's commIDs entry points: the comm handle is in the struct. */
+int
+MPE_Log_commIDs_intracomm (const CLOG_CommIDs_t *commIDs, int thread,
+                           int comm_etype, const CLOG_CommIDs_t *intracommIDs)
+{
+  (void) commIDs; (void) thread; (void) comm_etype;
+  if (intracommIDs)
+    mpe__comm_created (intracommIDs->comm);
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Log_commIDs_nullcomm (const CLOG_CommIDs_t *commIDs, int thread,
+                          int comm_etype)
+{
+  (void) commIDs; (void) thread; (void) comm_etype;
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Log_commIDs_intercomm (const CLOG_CommIDs_t *commIDs, int thread,
+                           int comm_etype, const CLOG_CommIDs_t *intercommIDs)
+{
+  (void) commIDs; (void) thread; (void) comm_etype;
+  if (intercommIDs)
+    mpe__comm_created (intercommIDs->comm);
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Log_commIDs_send (const CLOG_CommIDs_t *commIDs, int thread,
+                      int receiver, int tag, int size)
+{
+  (void) thread;
+  return msg_rc (MPE_REC_SEND, commIDs ? commIDs->comm : MPI_COMM_WORLD,
+                 receiver, tag, size);
+}
+
+int
+MPE_Log_commIDs_receive (const CLOG_CommIDs_t *commIDs, int thread,
+                         int sender, int tag, int size)
+{
+  (void) thread;
+  return msg_rc (MPE_REC_RECV, commIDs ? commIDs->comm : MPI_COMM_WORLD,
+                 sender, tag, size);
+}
+
+int
+MPE_Log_commIDs_event (const CLOG_CommIDs_t *commIDs, int thread,
+                       int event_id, const char *bytebuf)
+{
+  (void) commIDs; (void) thread;
+  return MPE_Log_event (event_id, 0, bytebuf);
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads and the wrapper contract                                    */
+/* ------------------------------------------------------------------ */
+
+void
+MPE_Log_thread_sync (int local_thread_count)
+{
+  (void) local_thread_count;  /* the merge counts threads itself */
+}
+
+int
+MPE_Log_thread_id (void)
+{
+  mpe_tbuf_t *b = mpe__tls ? mpe__tls : mpe__tbuf_create (0);
+  return b ? b->thread : -1;
+}
+
+int
+mpe__wrap_init (int *argc, char ***argv)
+{
+  const char *p = argv && *argv && (*argv)[0] ? (*argv)[0] : "Unknown";
+  (void) argc;
+  snprintf (mpe__g.default_prefix, sizeof mpe__g.default_prefix, "%s", p);
+  return MPE_Init_log ();
+}
+
+int
+mpe__wrap_finalize (void)
+{
+  if (mpe__g.state != 1)
+    return MPE_LOG_OK;
+  return MPE_Finish_log (NULL);
+}

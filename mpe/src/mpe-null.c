@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* libmpe_null: every MPE call is a no-op (MPE-COMPAT 1.11).  The getters
+ * return -99999; MPE_Initialized_logging still reports 0/1/2;
+ * MPE_Log_merged_logfilename returns NULL. */
+#include "config.h"
+
+#include <stddef.h>
+
+#include "mpe_log.h"
+#include "mpe_log_thread.h"
+
+#define NULL_ID (-99999)
+
+static int state;
+CLOG_CommSet_t *CLOG_CommSet;
+
+int MPE_Init_log (void) { state = 1; return MPE_LOG_OK; }
+int MPE_Initialized_logging (void) { return state; }
+int MPE_Start_log (void) { return MPE_LOG_OK; }
+int MPE_Stop_log (void) { return MPE_LOG_OK; }
+int MPE_Log_sync_clocks (void) { return MPE_LOG_OK; }
+
+int
+MPE_Finish_log (const char *filename)
+{
+  (void) filename;
+  if (state == 1)
+    state = 2;
+  return MPE_LOG_OK;
+}
+
+const char *MPE_Log_merged_logfilename (void) { return NULL; }
+int MPE_Log_get_event_number (void) { return NULL_ID; }
+
+int
+MPE_Log_get_state_eventIDs (int *start_id, int *final_id)
+{
+  if (start_id)
+    *start_id = NULL_ID;
+  if (final_id)
+    *final_id = NULL_ID;
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Log_get_solo_eventID (int *event_id)
+{
+  if (event_id)
+    *event_id = NULL_ID;
+  return MPE_LOG_OK;
+}
+
+int MPE_Log_get_known_eventID (void) { return NULL_ID; }
+int MPE_Log_get_known_stateID (void) { return NULL_ID; }
+int MPE_Log_get_known_solo_eventID (void) { return NULL_ID; }
+
+int
+MPE_Describe_state (int a, int b, const char *n, const char *c)
+{
+  (void) a; (void) b; (void) n; (void) c;
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Describe_info_state (int a, int b, const char *n, const char *c,
+                         const char *f)
+{
+  (void) a; (void) b; (void) n; (void) c; (void) f;
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Describe_comm_state (MPI_Comm comm, int a, int b, const char *n,
+                         const char *c, const char *f)
+{
+  (void) comm; (void) a; (void) b; (void) n; (void) c; (void) f;
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Describe_event (int e, const char *n, const char *c)
+{
+  (void) e; (void) n; (void) c;
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Describe_info_event (int e, const char *n, const char *c, const char *f)
+{
+  (void) e; (void) n; (void) c; (void) f;
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Describe_comm_event (MPI_Comm comm, int e, const char *n, const char *c,
+                         const char *f)
+{
+  (void) comm; (void) e; (void) n; (void) c; (void) f;
+  return MPE_LOG_OK;
+}
+
+int MPE_Log_event (int e, int d, const char *b)
+{ (void) e; (void) d; (void) b; return MPE_LOG_OK; }
+int MPE_Log_bare_event (int e) { (void) e; return MPE_LOG_OK; }
+int MPE_Log_info_event (int e, const char *b)
+{ (void) e; (void) b; return MPE_LOG_OK; }
+int MPE_Log_comm_event (MPI_Comm c, int e, const char *b)
+{ (void) c; (void) e; (void) b; return MPE_LOG_OK; }
+
+int
+MPE_Log_pack (MPE_LOG_BYTES bytebuf, int *position, char tokentype,
+              int count, const void *data)
+{
+  (void) bytebuf; (void) position; (void) tokentype; (void) count;
+  (void) data;
+  return MPE_LOG_OK;
+}
+
+int MPE_Log_send (int r, int t, int s)
+{ (void) r; (void) t; (void) s; return MPE_LOG_OK; }
+int MPE_Log_receive (int r, int t, int s)
+{ (void) r; (void) t; (void) s; return MPE_LOG_OK; }
+int MPE_Log_comm_send (MPI_Comm c, int r, int t, int s)
+{ (void) c; (void) r; (void) t; (void) s; return MPE_LOG_OK; }
+int MPE_Log_comm_receive (MPI_Comm c, int r, int t, int s)
+{ (void) c; (void) r; (void) t; (void) s; return MPE_LOG_OK; }
+void MPE_Log_thread_sync (int n) { (void) n; }
+int MPE_Log_thread_id (void) { return 0; }
+
+int
+MPE_Describe_known_state (const CLOG_CommIDs_t *ci, int th, int s, int a,
+                          int b, const char *n, const char *c, const char *f)
+{
+  (void) ci; (void) th; (void) s; (void) a; (void) b; (void) n; (void) c;
+  (void) f;
+  return MPE_LOG_OK;
+}
+
+int
+MPE_Describe_known_event (const CLOG_CommIDs_t *ci, int th, int e,
+                          const char *n, const char *c, const char *f)
+{
+  (void) ci; (void) th; (void) e; (void) n; (void) c; (void) f;
+  return MPE_LOG_OK;
+}
+
+int MPE_Log_commIDs_intracomm (const CLOG_CommIDs_t *a, int t, int e,
+                               const CLOG_CommIDs_t *b)
+{ (void) a; (void) t; (void) e; (void) b; return MPE_LOG_OK; }
+int MPE_Log_commIDs_nullcomm (const CLOG_CommIDs_t *a, int t, int e)
+{ (void) a; (void) t; (void) e; return MPE_LOG_OK; }
+int MPE_Log_commIDs_intercomm (const CLOG_CommIDs_t *a, int t, int e,
+                               const CLOG_CommIDs_t *b)
+{ (void) a; (void) t; (void) e; (void) b; return MPE_LOG_OK; }
+int MPE_Log_commIDs_send (const CLOG_CommIDs_t *a, int t, int r, int g, int s)
+{ (void) a; (void) t; (void) r; (void) g; (void) s; return MPE_LOG_OK; }
+int MPE_Log_commIDs_receive (const CLOG_CommIDs_t *a, int t, int r, int g,
+                             int s)
+{ (void) a; (void) t; (void) r; (void) g; (void) s; return MPE_LOG_OK; }
+int MPE_Log_commIDs_event (const CLOG_CommIDs_t *a, int t, int e,
+                           const char *b)
+{ (void) a; (void) t; (void) e; (void) b; return MPE_LOG_OK; }
