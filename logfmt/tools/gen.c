@@ -104,11 +104,10 @@ clogtool_gen_main (int argc, char **argv)
 
 #ifdef CLOGTOOL_HAVE_SYNTH
   logfmt_synth_opts_t opts;
-  memset (&opts, 0, sizeof opts);
-  opts.size = sizeof opts;
-  opts.procs = (uint32_t) procs;
-  opts.threads = (uint32_t) threads;
-  opts.events = (uint64_t) events;
+  logfmt_synth_opts_init (&opts);
+  opts.nprocs = (uint32_t) procs;
+  opts.threads_per_proc = (uint32_t) threads;
+  opts.events_per_stream = (uint64_t) events;
   opts.seed = (uint64_t) seed;
   logfmt_error_t err;
   memset (&err, 0, sizeof err);

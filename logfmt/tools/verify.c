@@ -41,6 +41,13 @@ report_cb (void *user, const logfmt_error_t *problem)
   v->problems++;
   if (v->quiet)
     return;
+  if (problem->code == LOGFMT_EIO || problem->code == LOGFMT_ENOMEM)
+    {
+      /* Not a finding about the contents: the file could not be read. */
+      fflush (stdout);
+      clogtool__lib_error (NULL, problem->code, problem);
+      return;
+    }
   if (problem->message[0] != '\0')
     printf ("%s\n", problem->message);
   else if (problem->offset != UINT64_MAX)

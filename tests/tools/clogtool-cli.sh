@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# clogtool's command line: help, version, usage errors, missing files.
+. "$top_srcdir/tests/common/tap.sh"
+. "$top_srcdir/tests/tools/common.sh"
+
+run 0 "clogtool --help" "$clogtool" --help
+grep -q '^Usage: clogtool COMMAND' "$tap_tmp/out"; ok $? "global help has usage"
+for c in print stats verify repair convert recover gen; do
+  grep -q "^  $c " "$tap_tmp/out"; ok $? "global help lists $c"
+done
+run 0 "clogtool --version" "$clogtool" --version
+grep -q '^clogtool (mpetools) [0-9]' "$tap_tmp/out"; ok $? "version line"
+
+# recover (a stub owned by the mpe code) joins once it has a --help.
+for c in print stats verify repair gen convert; do
+  run 0 "clogtool $c --help" "$clogtool" $c --help
+  grep -qi 'usage' "$tap_tmp/out"; ok $? "$c --help prints a usage"
+done
+run 0 "clogtool help stats" "$clogtool" help stats
+grep -q '^Usage: clogtool stats' "$tap_tmp/out"; ok $? "help stats = stats --help"
+
+# Usage errors: exit 2 and a message naming the problem.
+usage_err () {
+  pat=$1; shift
+  run 2 "usage error: $*" "$clogtool" "$@"
+  grep -q -- "$pat" "$tap_tmp/err"; ok $? "message mentions '$pat'"
+}
+usage_err "unknown command 'frobnicate'" frobnicate
+usage_err "COMMAND"
+usage_err "unknown option '--bogus'" stats --bogus x.clog
+usage_err "no FILE given" print
+usage_err "too many FILEs" stats a.clog b.clog
+usage_err "bad time '1.5x'" print --from 1.5x x.clog
+usage_err "bad time '-1'" print --to -1 x.clog
+usage_err "bad --kind 'begin,bogus'" print --kind begin,bogus x.clog
+usage_err "bad --rank 'one'" print --rank one x.clog
+usage_err "bad --limit '-3'" print --limit -3 x.clog
+usage_err "needs a value" print x.clog --rank
+usage_err "from is after" print --from 2s --to 1s x.clog
+usage_err "no output given" gen -p 2
+usage_err "bad --procs '0'" gen -o x.clog -p 0
+usage_err "bad --events 'many'" gen -o x.clog -n many
+usage_err "no output given" repair in.clog
+usage_err "no input FILE" repair -o out.clog
+usage_err "no FILE given" verify
+
+# A missing file: exit 1 and a message naming it, for every reader.
+missing=$tap_tmp/does-not-exist.clog
+for c in print stats verify; do
+  run 1 "$c of a missing file" "$clogtool" $c "$missing"
+  grep -q "^clogtool: .*does-not-exist.clog" "$tap_tmp/err"
+  ok $? "$c names the missing file"
+done
+run 1 "repair of a missing file" "$clogtool" repair "$missing" -o "$tap_tmp/o.clog"
+grep -q "^clogtool: .*does-not-exist.clog" "$tap_tmp/err"
+ok $? "repair names the missing file"
+[ ! -e "$tap_tmp/o.clog" ]; ok $? "repair wrote no output"
+
+# Not a log at all.
+printf 'hello, this is not a log\n' >"$tap_tmp/text.clog"
+run 1 "stats of a text file" "$clogtool" stats "$tap_tmp/text.clog"
+grep -q "^clogtool: .*text.clog" "$tap_tmp/err"; ok $? "names the bad file"
+: >"$tap_tmp/empty.clog"
+run 1 "print of an empty file" "$clogtool" print "$tap_tmp/empty.clog"
+run 1 "verify of an empty file" "$clogtool" verify "$tap_tmp/empty.clog"
+
+# gen refuses an unwritable path.
+run 1 "gen into a missing directory" "$clogtool" gen -o "$tap_tmp/no/dir/x.clog" -n 10
+grep -q "^clogtool: " "$tap_tmp/err"; ok $? "gen error message"
+finish
