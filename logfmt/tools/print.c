@@ -165,13 +165,75 @@ heap_down (cursor_t *h, size_t n, size_t i)
     }
 }
 
+/* One output line, built in memory and written with one fwrite: printf
+ * per field costs more than the decoding.  Text beyond the buffer (only
+ * possible with absurd names from a hostile file) is cut. */
+typedef struct
+{
+  char buf[2048];
+  size_t n;
+} line_t;
+
+static void
+l_char (line_t *l, char c)
+{
+  if (l->n < sizeof l->buf - 1)
+    l->buf[l->n++] = c;
+}
+
+static void
+l_str (line_t *l, const char *s)
+{
+  for (; *s; s++)
+    l_char (l, *s);
+}
+
 /* Text from a file may hold anything; keep each event on one line and the
  * TSV columns intact. */
 static void
-put_clean (const char *s, FILE *f)
+l_clean (line_t *l, const char *s)
 {
   for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    putc (*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+    l_char (l, *p < 0x20 || *p == 0x7f ? '?' : (char) *p);
+}
+
+static void
+l_u64w (line_t *l, uint64_t v, int width, int zero)
+{
+  char d[24];
+  int k = 0;
+  do
+    {
+      d[k++] = (char) ('0' + v % 10);
+      v /= 10;
+    }
+  while (v != 0);
+  for (int i = k; i < width; i++)
+    l_char (l, zero ? '0' : ' ');
+  while (k > 0)
+    l_char (l, d[--k]);
+}
+
+static void
+l_i64w (line_t *l, int64_t v, int width)
+{
+  uint64_t mag = v < 0 ? (uint64_t) 0 - (uint64_t) v : (uint64_t) v;
+  int digits = 1;
+  for (uint64_t t = mag; t >= 10; t /= 10)
+    digits++;
+  for (int i = digits + (v < 0); i < width; i++)
+    l_char (l, ' ');
+  if (v < 0)
+    l_char (l, '-');
+  l_u64w (l, mag, 0, 0);
+}
+
+static void
+l_time (line_t *l, uint64_t ns)
+{
+  l_u64w (l, ns / 1000000000u, 0, 0);
+  l_char (l, '.');
+  l_u64w (l, ns % 1000000000u, 9, 1);
 }
 
 typedef struct
@@ -183,8 +245,9 @@ typedef struct
 } printer_t;
 
 static void
-put_cargo (printer_t *p, const logfmt_event_t *ev, const char *format)
+put_cargo (line_t *l, const logfmt_event_t *ev, const char *format)
 {
+  static const char hex[] = "0123456789abcdef";
   if (!(ev->flags & LOGFMT_EVF_CARGO))
     return;
   if (format != NULL && format[0] != '\0')
@@ -192,35 +255,39 @@ put_cargo (printer_t *p, const logfmt_event_t *ev, const char *format)
       char text[512];
       int n = logfmt_format_cargo (format, ev->cargo, sizeof ev->cargo,
                                    text, sizeof text);
-      fputs (" info=\"", stdout);
-      put_clean (text, stdout);
-      fputs (n < 0 ? "...\"" : "\"", stdout);
+      l_str (l, " info=\"");
+      l_clean (l, text);
+      l_str (l, n < 0 ? "...\"" : "\"");
       return;
     }
   /* No format: the bytes in hex, trailing zeros dropped. */
   size_t len = sizeof ev->cargo;
   while (len > 0 && ev->cargo[len - 1] == 0)
     len--;
-  fputs (" cargo=", stdout);
+  l_str (l, " cargo=");
   if (len == 0)
-    fputs ("0", stdout);
+    l_char (l, '0');
   for (size_t i = 0; i < len; i++)
-    printf ("%02x", ev->cargo[i]);
+    {
+      l_char (l, hex[ev->cargo[i] >> 4]);
+      l_char (l, hex[ev->cargo[i] & 15]);
+    }
 }
 
 static void
-put_comm (printer_t *p, uint32_t comm)
+put_comm (line_t *l, printer_t *p, uint32_t comm)
 {
-  printf (" comm=%" PRIu32, comm);
+  l_str (l, " comm=");
+  l_u64w (l, comm, 0, 0);
   size_t n = logfmt_reader_n_comms (p->r);
   for (size_t i = 0; i < n; i++)
     {
       const logfmt_comm_def_t *c = logfmt_reader_comm (p->r, i);
       if (c != NULL && c->id == comm && c->name != NULL && c->name[0])
         {
-          fputs (" (", stdout);
-          put_clean (c->name, stdout);
-          fputs (")", stdout);
+          l_str (l, " (");
+          l_clean (l, c->name);
+          l_char (l, ')');
           break;
         }
     }
@@ -230,10 +297,10 @@ static void
 print_event (printer_t *p, uint32_t stream, const logfmt_event_t *ev)
 {
   const logfmt_stream_def_t *sd = logfmt_reader_stream (p->r, stream);
-  char tbuf[32], nbuf[32];
+  char nbuf[32];
   const char *name = "-";
   const char *format = NULL;
-  const char *sep = p->tsv ? "\t" : " ";
+  line_t l;
 
   if ((ev->kind == LOGFMT_KIND_BEGIN || ev->kind == LOGFMT_KIND_END)
       && ev->state >= 0
@@ -266,24 +333,39 @@ print_event (printer_t *p, uint32_t stream, const logfmt_event_t *ev)
         }
     }
 
-  fputs (clogtool__fmt_time (ev->time, tbuf), stdout);
+  l.n = 0;
+  l_time (&l, ev->time);
+  const char *kind = clogtool__kind_name (ev->kind);
   if (p->tsv)
-    printf ("\t%" PRId32 "\t%" PRId32 "\t%s\t",
-            sd ? sd->rank : -1, sd ? sd->thread : -1,
-            clogtool__kind_name (ev->kind));
-  else
-    printf (" %4" PRId32 " %2" PRId32 " %-5s ",
-            sd ? sd->rank : -1, sd ? sd->thread : -1,
-            clogtool__kind_name (ev->kind));
-  put_clean (name, stdout);
-  if (!p->tsv)
     {
-      /* Pad the name column to 20 characters for the eye. */
-      size_t len = strlen (name);
-      for (; len < 20; len++)
-        putc (' ', stdout);
+      l_char (&l, '\t');
+      l_i64w (&l, sd ? sd->rank : -1, 0);
+      l_char (&l, '\t');
+      l_i64w (&l, sd ? sd->thread : -1, 0);
+      l_char (&l, '\t');
+      l_str (&l, kind);
+      l_char (&l, '\t');
+      l_clean (&l, name);
+      l_char (&l, '\t');
     }
-  fputs (sep, stdout);
+  else
+    {
+      /* Columns padded for the eye: rank 4, thread 2, kind 5, name 20. */
+      l_char (&l, ' ');
+      l_i64w (&l, sd ? sd->rank : -1, 4);
+      l_char (&l, ' ');
+      l_i64w (&l, sd ? sd->thread : -1, 2);
+      l_char (&l, ' ');
+      size_t start = l.n;
+      l_str (&l, kind);
+      while (l.n < start + 6)
+        l_char (&l, ' ');
+      start = l.n;
+      l_clean (&l, name);
+      while (l.n < start + 20)
+        l_char (&l, ' ');
+      l_char (&l, ' ');
+    }
 
   /* The details column starts without a blank; fields follow with one. */
   switch (ev->kind)
@@ -291,24 +373,33 @@ print_event (printer_t *p, uint32_t stream, const logfmt_event_t *ev)
     case LOGFMT_KIND_BEGIN:
     case LOGFMT_KIND_END:
     case LOGFMT_KIND_SOLO:
-      printf ("id=%" PRId32, ev->id);
-      put_cargo (p, ev, format);
+      l_str (&l, "id=");
+      l_i64w (&l, ev->id, 0);
+      put_cargo (&l, ev, format);
       break;
     case LOGFMT_KIND_SEND:
     case LOGFMT_KIND_RECV:
-      printf ("%s=%" PRId32 " tag=%" PRId32 " size=%" PRIu64,
-              ev->kind == LOGFMT_KIND_SEND ? "to" : "from",
-              ev->partner, ev->tag, ev->size);
-      put_comm (p, ev->comm);
+      l_str (&l, ev->kind == LOGFMT_KIND_SEND ? "to=" : "from=");
+      l_i64w (&l, ev->partner, 0);
+      l_str (&l, " tag=");
+      l_i64w (&l, ev->tag, 0);
+      l_str (&l, " size=");
+      l_u64w (&l, ev->size, 0, 0);
+      put_comm (&l, p, ev->comm);
       break;
     case LOGFMT_KIND_LOSS:
-      printf ("lost=%" PRIu64, ev->size);
+      l_str (&l, "lost=");
+      l_u64w (&l, ev->size, 0, 0);
       break;
     default:
-      printf ("type=%u id=%" PRId32, ev->type, ev->id);
+      l_str (&l, "type=");
+      l_u64w (&l, ev->type, 0, 0);
+      l_str (&l, " id=");
+      l_i64w (&l, ev->id, 0);
       break;
     }
-  putc ('\n', stdout);
+  l.buf[l.n++] = '\n';   /* l_char keeps one byte free for this */
+  fwrite (l.buf, 1, l.n, stdout);
 }
 
 int
