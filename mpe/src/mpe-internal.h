@@ -57,6 +57,8 @@ typedef struct
   int64_t     real0;
   int         sync_enabled;
   int         sync_freq;
+  int        *sync_peer;       /* rank 0: which ranks need ping-pongs */
+  int         sync_self;       /* this rank needs them */
   /* Buffers. */
   size_t      budget;          /* bytes for all thread buffers */
   atomic_size_t allocated;

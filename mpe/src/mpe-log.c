@@ -636,6 +636,20 @@ MPE_Init_log (void)
   PMPI_Comm_get_attr (MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &wg, &flag);
   int sync = mpe__env_bool ("MPE_CLOCKS_SYNC", !(flag && wg && *wg));
   PMPI_Allreduce (&sync, &mpe__g.sync_enabled, 1, MPI_INT, MPI_MAX, mpe__comm);
+  /* Ranks on rank 0's host read the same system-wide clock (invariant TSC
+   * or CLOCK_MONOTONIC): their offset is 0 by construction, and measuring
+   * it on a loaded machine would only add noise.  The test skew hook and
+   * MPE_SYNC_SAME_HOST force the measurement. */
+  char host0[256];
+  memcpy (host0, mpe__g.host, sizeof host0);
+  PMPI_Bcast (host0, sizeof host0, MPI_CHAR, 0, mpe__comm);
+  mpe__g.sync_self = strcmp (host0, mpe__g.host) != 0 || (skew && atoll (skew))
+                     || mpe__env_bool ("MPE_SYNC_SAME_HOST", 0);
+  free (mpe__g.sync_peer);
+  mpe__g.sync_peer = malloc ((size_t) mpe__g.size * sizeof (int));
+  if (mpe__g.sync_peer)
+    PMPI_Allgather (&mpe__g.sync_self, 1, MPI_INT, mpe__g.sync_peer, 1,
+                    MPI_INT, mpe__comm);
   mpe__g.spill_fail_hook = mpe__env_bool ("MPE_TEST_SPILL_FAIL", 0);
   mpe__g.budget = buffer_budget ();
 

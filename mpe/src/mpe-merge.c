@@ -761,10 +761,20 @@ writer_add_comms (logfmt_writer_t *w, const char *p, size_t len)
   free (seen);
 }
 
+static int debug_timing;
+
+static void
+phase (const char *what, double t0)
+{
+  if (debug_timing && mpe__g.rank == 0)
+    fprintf (stderr, "mpe: %8.4f s  %s\n", PMPI_Wtime () - t0, what);
+}
+
 int
 mpe__merge (const char *prefix)
 {
   double t_start = PMPI_Wtime ();
+  debug_timing = mpe__env_bool ("MPE_DEBUG_TIMING", 0);
   int rank = mpe__g.rank, size = mpe__g.size;
 
   pthread_mutex_lock (&mpe__g.lock);
@@ -795,6 +805,7 @@ mpe__merge (const char *prefix)
       nstreams += (uint32_t) nts[r];
     }
 
+  phase ("sync+streams", t_start);
   blocklist_t *spilled = NULL;
   scan_spill (&spilled, nt);
   logfmt_event_t *scratch = malloc (BATCH * sizeof *scratch);
@@ -810,6 +821,7 @@ mpe__merge (const char *prefix)
         sc.seq = 0;
         for_each_event (tb[t], &spilled[t], scan_cb, &sc, scratch);
       }
+  phase ("pass 1", t_start);
   int64_t G = 0;
   PMPI_Allreduce (&sc.tmin, &G, 1, MPI_INT64_T, MPI_MIN, mpe__comm);
   if (G == INT64_MAX)
@@ -873,6 +885,7 @@ mpe__merge (const char *prefix)
         }
     }
   free (bad);
+  phase ("routing", t_start);
   size_t nmatch = 0;
   match_t *mt = match_messages (in, nin, sc.recvs, sc.nrecvs, &nmatch);
   free (in);
@@ -917,6 +930,7 @@ mpe__merge (const char *prefix)
                  "that no message arrives before it is sent\n", shifted,
                  (long long) maxd);
     }
+  phase ("matching+shift", t_start);
   /* Final message times. */
   for (size_t i = 0; mt && i < nmatch; i++)
     {
@@ -972,6 +986,7 @@ mpe__merge (const char *prefix)
                 MPI_CHAR, 0, mpe__comm);
   free (cser);
 
+  phase ("definitions", t_start);
   /* Rank 0 opens the writer. */
   emit_t em;
   memset (&em, 0, sizeof em);
@@ -1038,6 +1053,7 @@ mpe__merge (const char *prefix)
   free (clens);
   free (cdisp);
 
+  phase ("writer open", t_start);
   /* Pass 2: encode and summarise each stream with corrected times. */
   em.shift = -G + delta[rank];
   for (int t = 0; t < nt; t++)
@@ -1093,6 +1109,7 @@ mpe__merge (const char *prefix)
     free (spilled ? spilled[t].v : NULL);
   free (spilled);
 
+  phase ("pass 2", t_start);
   /* Assemble on rank 0. */
   int rc = MPE_LOG_OK;
   if (rank == 0)
@@ -1137,6 +1154,7 @@ mpe__merge (const char *prefix)
         close (em.fd);
     }
 
+  phase ("assembly", t_start);
   uint64_t counts[2] = { em.events, em.lost }, totals[2] = { 0, 0 };
   uint64_t lost_here = 0;
   for (int t = 0; t < nt; t++)
@@ -1176,6 +1194,7 @@ mpe__merge (const char *prefix)
                      (unsigned long long) totals[1]);
         }
     }
+  phase ("finish", t_start);
   PMPI_Bcast (&open_ok, 1, MPI_INT, 0, mpe__comm);
   if (!open_ok)
     rc = MPE_LOG_FILE_PROB;

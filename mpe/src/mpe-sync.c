@@ -47,7 +47,7 @@ add_point (int64_t l, int64_t off)
 int
 mpe__sync_run (void)
 {
-  if (!mpe__g.sync_enabled || mpe__g.size == 1)
+  if (!mpe__g.sync_enabled || mpe__g.size == 1 || !mpe__g.sync_peer)
     {
       add_point (local_now (), 0);
       return 0;
@@ -57,6 +57,8 @@ mpe__sync_run (void)
     {
       for (int r = 1; r < mpe__g.size; r++)
         {
+          if (!mpe__g.sync_peer[r])
+            continue;
           int64_t best_rtt = INT64_MAX, res[2] = { 0, 0 };
           for (int f = 0; f < freq; f++)
             {
@@ -77,6 +79,8 @@ mpe__sync_run (void)
         }
       add_point (local_now (), 0);
     }
+  else if (!mpe__g.sync_self)
+    add_point (local_now (), 0);
   else
     {
       for (int f = 0; f < freq; f++)
