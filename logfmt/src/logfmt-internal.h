@@ -54,7 +54,6 @@ enum
 /* Type byte in a block: low 3 bits record type, bit 3 cargo present. */
 #define LOGFMT__TB_CARGO 0x08u
 
-#define LOGFMT__MSG_ENTRY_SIZE 56
 #define LOGFMT__MSGS_PER_CHUNK 4096
 
 /* ---- Load / store (little-endian, any alignment) -------------------- */

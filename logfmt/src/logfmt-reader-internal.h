@@ -52,4 +52,19 @@ int logfmt__chunk_at (const logfmt_reader_t *r, uint64_t off,
                       const uint8_t **payload, uint64_t *plen,
                       logfmt_error_t *err);
 
+/* One level of a summary chunk, as located by logfmt__summary_parse. */
+#define LOGFMT__SUM_MAX_LEVELS 16
+typedef struct
+{
+  uint64_t bin_ns;
+  uint32_t nbins, raw_len;
+  const uint8_t *data;    /* zstd frame of clen bytes */
+  uint64_t clen;
+} logfmt__lvl_t;
+
+int logfmt__summary_parse (const uint8_t *p, uint64_t len, uint32_t *stream,
+                           uint64_t *origin, uint64_t *t_last,
+                           uint64_t *total, logfmt__lvl_t *lv,
+                           uint32_t *nlv);
+
 #endif

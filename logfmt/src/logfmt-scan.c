@@ -44,14 +44,3 @@ logfmt_repair (const char *in_path, const char *out_path, uint64_t *kept,
                       "repair not implemented yet");
 }
 
-int
-logfmt_reader_summary (const logfmt_reader_t *r, uint32_t stream,
-                       uint64_t t0, uint64_t t1, uint32_t nbins,
-                       float *occupancy, uint32_t *events,
-                       uint64_t *level_ns, logfmt_error_t *err)
-{
-  (void) stream; (void) t0; (void) t1; (void) nbins; (void) occupancy;
-  (void) events; (void) level_ns;
-  return logfmt__err (err, LOGFMT_ENOENT, r ? r->path : NULL, UINT64_MAX,
-                      "summaries not implemented yet");
-}

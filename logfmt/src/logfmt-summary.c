@@ -1,36 +1,632 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Level-of-detail summaries (placeholder until the builder lands). */
+/*
+ * Level-of-detail summaries.  Per stream, an adaptive histogram of time:
+ * bins of a power-of-two width in ns, doubled whenever their number would
+ * pass max(1024, records/64) (at most 65536), each holding the record count
+ * and, per state present, the ns during which it was the innermost open
+ * state.  The finest level is stored plus coarser ones (x8) down to <= 64
+ * bins; FORMAT.md "Summaries" has the bytes.
+ */
 #include "config.h"
-#include "logfmt-internal.h"
+#include "logfmt-reader-internal.h"
+
+#include <stdlib.h>
+#include <zstd.h>
+
+#define MAX_DEPTH     256
+#define MIN_LIMIT     1024u
+#define MAX_BINS      65536u
+#define FIRST_SHIFT   6          /* 64 ns to start with */
+#define SUM_HDR       40
+#define LVL_HDR       24
+
+typedef struct
+{
+  uint32_t state;
+  uint64_t ns;
+} sent_t;
+
+typedef struct
+{
+  uint32_t count;
+  uint32_t nent;
+  size_t   off;       /* into entries */
+} sbin_t;
+
+struct logfmt_summary_builder
+{
+  logfmt__classify_t cls;
+  uint32_t nstates;
+  bool     started;
+  uint64_t origin, t_prev, total;
+  unsigned shift;          /* bin width = 1 << shift */
+  int32_t  stack[MAX_DEPTH];
+  int      depth, overflow;
+  /* Completed bins. */
+  sbin_t  *bins;
+  size_t   nbins, cbins;
+  sent_t  *ent;
+  size_t   nent, cent;
+  /* Current bin (index nbins): dense accumulators + touched list. */
+  uint64_t *acc;
+  sent_t   *scratch;       /* 2 * (nstates + 1) entries for coarsen */
+  uint32_t *touched;
+  uint32_t ntouched;
+  uint32_t cur_count;
+  uint64_t cur_end;        /* exclusive end time of the current bin */
+  bool     oom;
+};
 
 int
 logfmt_summary_builder_new (const logfmt_state_def_t *states, size_t n,
                             logfmt_summary_builder_t **out)
 {
-  (void) states; (void) n;
-  if (out)
-    *out = NULL;
-  return LOGFMT_ENOENT;
-}
-
-int
-logfmt_summary_builder_add (logfmt_summary_builder_t *sb,
-                            const logfmt_event_t *ev, size_t n)
-{
-  (void) sb; (void) ev; (void) n;
-  return LOGFMT_ENOENT;
-}
-
-int
-logfmt_summary_builder_finish (logfmt_summary_builder_t *sb, uint32_t stream,
-                               void **bytes, size_t *len)
-{
-  (void) sb; (void) stream; (void) bytes; (void) len;
-  return LOGFMT_ENOENT;
+  if (!out || (n && !states) || n > (1u << 24))
+    return LOGFMT_EINVAL;
+  *out = NULL;
+  logfmt_summary_builder_t *b = calloc (1, sizeof *b);
+  if (!b)
+    return LOGFMT_ENOMEM;
+  b->nstates = (uint32_t) n;
+  b->acc = calloc (n + 1, sizeof *b->acc);
+  b->touched = malloc ((n + 1) * sizeof *b->touched);
+  b->scratch = malloc (2 * (n + 1) * sizeof *b->scratch);
+  if (!b->acc || !b->touched || !b->scratch || logfmt__classify_init (&b->cls, states, n))
+    {
+      logfmt_summary_builder_free (b);
+      return LOGFMT_ENOMEM;
+    }
+  b->shift = FIRST_SHIFT;
+  *out = b;
+  return 0;
 }
 
 void
-logfmt_summary_builder_free (logfmt_summary_builder_t *sb)
+logfmt_summary_builder_free (logfmt_summary_builder_t *b)
 {
-  (void) sb;
+  if (!b)
+    return;
+  logfmt__classify_free (&b->cls);
+  free (b->acc);
+  free (b->touched);
+  free (b->scratch);
+  free (b->bins);
+  free (b->ent);
+  free (b);
+}
+
+static int
+cmp_u32 (const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+  return (x > y) - (x < y);
+}
+
+static bool
+ent_reserve (logfmt_summary_builder_t *b, size_t extra)
+{
+  if (b->nent + extra <= b->cent)
+    return true;
+  size_t c = b->cent ? b->cent * 2 : 1024;
+  while (c < b->nent + extra)
+    c *= 2;
+  sent_t *p = realloc (b->ent, c * sizeof *p);
+  if (!p)
+    return false;
+  b->ent = p;
+  b->cent = c;
+  return true;
+}
+
+/* Merges completed bins pairwise (the bin width doubles).  Each bin's
+ * entries are sorted by state, so a pair merges like two sorted lists;
+ * the pair is copied out first because the output overlaps it. */
+static void
+coarsen (logfmt_summary_builder_t *b)
+{
+  size_t out = 0, w = 0;
+  for (size_t i = 0; i < b->nbins; i += 2)
+    {
+      sbin_t *x = &b->bins[i];
+      sbin_t *y = i + 1 < b->nbins ? &b->bins[i + 1] : NULL;
+      uint32_t nx = x->nent, ny = y ? y->nent : 0;
+      uint32_t cnt = x->count + (y ? y->count : 0);
+      memcpy (b->scratch, b->ent + x->off, nx * sizeof (sent_t));
+      if (ny)
+        memcpy (b->scratch + nx, b->ent + y->off, ny * sizeof (sent_t));
+      const sent_t *xa = b->scratch, *ya = b->scratch + nx;
+      uint32_t xi = 0, yi = 0;
+      size_t start = w;
+      while (xi < nx || yi < ny)
+        {
+          sent_t e;
+          if (yi >= ny || (xi < nx && xa[xi].state < ya[yi].state))
+            e = xa[xi++];
+          else if (xi >= nx || ya[yi].state < xa[xi].state)
+            e = ya[yi++];
+          else
+            {
+              e = xa[xi++];
+              e.ns += ya[yi++].ns;
+            }
+          b->ent[w++] = e;
+        }
+      b->bins[out].count = cnt;
+      b->bins[out].nent = (uint32_t) (w - start);
+      b->bins[out].off = start;
+      out++;
+    }
+  b->nbins = out;
+  b->nent = w;
+  b->shift++;
+}
+
+static size_t
+limit (const logfmt_summary_builder_t *b)
+{
+  uint64_t l = b->total / 64;
+  if (l < MIN_LIMIT)
+    l = MIN_LIMIT;
+  if (l > MAX_BINS)
+    l = MAX_BINS;
+  return (size_t) l;
+}
+
+/* Closes the current bin and opens the next one. */
+static void
+close_bin (logfmt_summary_builder_t *b)
+{
+  if (b->nbins == b->cbins)
+    {
+      size_t c = b->cbins ? b->cbins * 2 : 1024;
+      sbin_t *p = realloc (b->bins, c * sizeof *p);
+      if (!p)
+        {
+          b->oom = true;
+          return;
+        }
+      b->bins = p;
+      b->cbins = c;
+    }
+  if (!ent_reserve (b, b->ntouched))
+    {
+      b->oom = true;
+      return;
+    }
+  qsort (b->touched, b->ntouched, sizeof *b->touched, cmp_u32);
+  sbin_t *bin = &b->bins[b->nbins++];
+  bin->count = b->cur_count;
+  bin->off = b->nent;
+  bin->nent = 0;
+  for (uint32_t i = 0; i < b->ntouched; i++)
+    {
+      uint32_t s = b->touched[i];
+      if (b->acc[s])
+        {
+          b->ent[b->nent++] = (sent_t) { s, b->acc[s] };
+          bin->nent++;
+        }
+      b->acc[s] = 0;
+    }
+  b->ntouched = 0;
+  b->cur_count = 0;
+  if (b->nbins >= limit (b) && b->nbins % 2 == 0)
+    coarsen (b);
+  b->cur_end = b->origin + ((uint64_t) (b->nbins + 1) << b->shift);
+}
+
+static inline void
+account (logfmt_summary_builder_t *b, uint64_t ns)
+{
+  if (b->depth == 0 || ns == 0)
+    return;
+  uint32_t s = (uint32_t) b->stack[b->depth - 1];
+  if (b->acc[s] == 0)
+    b->touched[b->ntouched++] = s;
+  b->acc[s] += ns;
+}
+
+/* Moves time forward to t, splitting the open state's time over bins. */
+static void
+advance (logfmt_summary_builder_t *b, uint64_t t)
+{
+  while (t >= b->cur_end && !b->oom)
+    {
+      account (b, b->cur_end - b->t_prev);
+      b->t_prev = b->cur_end;
+      close_bin (b);
+    }
+  if (t > b->t_prev)
+    {
+      account (b, t - b->t_prev);
+      b->t_prev = t;
+    }
+}
+
+int
+logfmt_summary_builder_add (logfmt_summary_builder_t *b,
+                            const logfmt_event_t *ev, size_t n)
+{
+  if (!b || (!ev && n))
+    return LOGFMT_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    {
+      uint64_t t = ev[i].time;
+      if (!b->started)
+        {
+          b->started = true;
+          b->origin = b->t_prev = t;
+          b->cur_end = t + (1ull << b->shift);
+        }
+      if (t < b->t_prev)
+        t = b->t_prev;  /* as the encoder does */
+      if (LOGFMT_UNLIKELY (t >= b->cur_end))
+        advance (b, t);
+      else
+        {
+          account (b, t - b->t_prev);
+          b->t_prev = t;
+        }
+      b->total++;
+      b->cur_count++;
+      if (ev[i].type != LOGFMT_REC_EVENT)
+        continue;
+      int32_t c = logfmt__classify (&b->cls, ev[i].id);
+      if (c < 0)
+        continue;
+      int32_t st = c >> 1;
+      if (!(c & 1))
+        {
+          if (b->depth < MAX_DEPTH)
+            b->stack[b->depth++] = st;
+          else
+            b->overflow++;
+        }
+      else
+        {
+          /* Pop the innermost matching state; unmatched ends are ignored
+           * (logging may have started inside a state). */
+          for (int d = b->depth - 1; d >= 0; d--)
+            if (b->stack[d] == st)
+              {
+                memmove (&b->stack[d], &b->stack[d + 1],
+                         (size_t) (b->depth - 1 - d) * sizeof (int32_t));
+                b->depth--;
+                break;
+              }
+        }
+    }
+  return b->oom ? LOGFMT_ENOMEM : 0;
+}
+
+/* ---- Serialisation --------------------------------------------------- */
+
+typedef struct
+{
+  uint8_t *p;
+  size_t len, cap;
+} obuf_t;
+
+static bool
+ob_need (obuf_t *o, size_t n)
+{
+  if (o->len + n <= o->cap)
+    return true;
+  size_t c = o->cap ? o->cap * 2 : 4096;
+  while (c < o->len + n)
+    c *= 2;
+  uint8_t *p = realloc (o->p, c);
+  if (!p)
+    return false;
+  o->p = p;
+  o->cap = c;
+  return true;
+}
+
+/* Appends one level (header + zstd'd columns) built from bins/ent. */
+static bool
+put_level (obuf_t *o, uint64_t bin_ns, const sbin_t *bins, size_t nb,
+           const sent_t *ent)
+{
+  size_t nent = 0;
+  for (size_t i = 0; i < nb; i++)
+    nent += bins[i].nent;
+  size_t rawcap = nb * 10 + nent * 15 + 16;
+  uint8_t *raw = malloc (rawcap);
+  if (!raw)
+    return false;
+  uint8_t *r = raw;
+  for (size_t i = 0; i < nb; i++)
+    {
+      r = put_uv (r, bins[i].count);
+      r = put_uv (r, bins[i].nent);
+      uint32_t prev = 0;
+      for (uint32_t k = 0; k < bins[i].nent; k++)
+        {
+          const sent_t *e = &ent[bins[i].off + k];
+          r = put_uv (r, e->state - prev);
+          prev = e->state + 1;
+          r = put_uv (r, e->ns);
+        }
+    }
+  size_t rawlen = (size_t) (r - raw);
+  size_t bound = ZSTD_compressBound (rawlen);
+  if (!ob_need (o, LVL_HDR + bound))
+    {
+      free (raw);
+      return false;
+    }
+  uint8_t *h = o->p + o->len;
+  size_t clen = ZSTD_compress (h + LVL_HDR, bound, raw, rawlen, 3);
+  free (raw);
+  if (ZSTD_isError (clen))
+    return false;
+  st64 (h, bin_ns);
+  st32 (h + 8, (uint32_t) nb);
+  st32 (h + 12, (uint32_t) rawlen);
+  st64 (h + 16, clen);
+  o->len += LVL_HDR + clen;
+  return true;
+}
+
+int
+logfmt_summary_builder_finish (logfmt_summary_builder_t *b, uint32_t stream,
+                               void **bytes, size_t *len)
+{
+  if (!b || !bytes || !len)
+    return LOGFMT_EINVAL;
+  *bytes = NULL;
+  *len = 0;
+  if (b->started)
+    {
+      /* Close the last bin (it holds the last event time); by hand,
+       * since close_bin would coarsen and open another. */
+      if (b->nbins == b->cbins)
+        {
+          sbin_t *p = realloc (b->bins, (b->cbins + 1) * sizeof *p);
+          if (!p)
+            return LOGFMT_ENOMEM;
+          b->bins = p;
+          b->cbins++;
+        }
+      if (!ent_reserve (b, b->ntouched))
+        return LOGFMT_ENOMEM;
+      qsort (b->touched, b->ntouched, sizeof *b->touched, cmp_u32);
+      sbin_t *bin = &b->bins[b->nbins++];
+      bin->count = b->cur_count;
+      bin->off = b->nent;
+      bin->nent = 0;
+      for (uint32_t i = 0; i < b->ntouched; i++)
+        {
+          uint32_t s = b->touched[i];
+          if (b->acc[s])
+            {
+              b->ent[b->nent++] = (sent_t) { s, b->acc[s] };
+              bin->nent++;
+            }
+          b->acc[s] = 0;
+        }
+      b->ntouched = 0;
+      b->cur_count = 0;
+    }
+  if (b->oom)
+    return LOGFMT_ENOMEM;
+  obuf_t o = { 0 };
+  if (!ob_need (&o, LOGFMT__CHUNK_HDR + SUM_HDR))
+    return LOGFMT_ENOMEM;
+  o.len = LOGFMT__CHUNK_HDR + SUM_HDR;
+  uint32_t nlevels = 0;
+  bool ok = true;
+  if (b->started)
+    {
+      /* Finest level, then x8 merges down to <= 64 bins. */
+      ok = put_level (&o, 1ull << b->shift, b->bins, b->nbins, b->ent);
+      nlevels = 1;
+      while (ok && b->nbins > 64 && nlevels < LOGFMT__SUM_MAX_LEVELS)
+        {
+          coarsen (b);
+          coarsen (b);
+          coarsen (b);
+          ok = put_level (&o, 1ull << b->shift, b->bins, b->nbins, b->ent);
+          nlevels++;
+        }
+    }
+  if (!ok || !ob_need (&o, LOGFMT__CHUNK_CRC))
+    {
+      free (o.p);
+      return LOGFMT_ENOMEM;
+    }
+  uint8_t *h = o.p + LOGFMT__CHUNK_HDR;
+  memset (h, 0, SUM_HDR);
+  st32 (h, stream);
+  st32 (h + 4, b->nstates);
+  st64 (h + 8, b->origin);
+  st64 (h + 16, b->t_prev);
+  st32 (h + 24, nlevels);
+  st64 (h + 32, b->total);
+  uint64_t plen = o.len - LOGFMT__CHUNK_HDR;
+  st32 (o.p, LOGFMT__CHUNK_SUMMARY);
+  st32 (o.p + 4, 0);
+  st64 (o.p + 8, plen);
+  st32 (o.p + o.len, logfmt__chunk_crc (o.p, h, plen, 0));
+  o.len += LOGFMT__CHUNK_CRC;
+  *bytes = o.p;
+  *len = o.len;
+  return 0;
+}
+
+/* ---- Reading --------------------------------------------------------- */
+
+/* Parses a summary payload's header and level table. */
+int
+logfmt__summary_parse (const uint8_t *p, uint64_t len, uint32_t *stream,
+                       uint64_t *origin, uint64_t *t_last, uint64_t *total,
+                       logfmt__lvl_t *lv, uint32_t *nlv)
+{
+  if (len < SUM_HDR)
+    return LOGFMT_ECORRUPT;
+  *stream = ld32 (p);
+  *origin = ld64 (p + 8);
+  *t_last = ld64 (p + 16);
+  uint32_t n = ld32 (p + 24);
+  *total = ld64 (p + 32);
+  if (n > LOGFMT__SUM_MAX_LEVELS || ld32 (p + 28) != 0 || *t_last < *origin)
+    return LOGFMT_ECORRUPT;
+  const uint8_t *q = p + SUM_HDR, *end = p + len;
+  for (uint32_t i = 0; i < n; i++)
+    {
+      if ((size_t) (end - q) < LVL_HDR)
+        return LOGFMT_ECORRUPT;
+      lv[i].bin_ns = ld64 (q);
+      lv[i].nbins = ld32 (q + 8);
+      lv[i].raw_len = ld32 (q + 12);
+      lv[i].clen = ld64 (q + 16);
+      lv[i].data = q + LVL_HDR;
+      if (lv[i].clen > (uint64_t) (end - q) - LVL_HDR
+          || lv[i].bin_ns == 0 || (lv[i].bin_ns & (lv[i].bin_ns - 1))
+          || lv[i].nbins == 0 || lv[i].nbins > 4 * MAX_BINS
+          || lv[i].raw_len < 2 * (uint64_t) lv[i].nbins
+          || (i > 0 && lv[i].bin_ns <= lv[i - 1].bin_ns)
+          || (*t_last - *origin) / lv[i].bin_ns >= lv[i].nbins)
+        return LOGFMT_ECORRUPT;
+      q += LVL_HDR + lv[i].clen;
+    }
+  if (q != end)
+    return LOGFMT_ECORRUPT;
+  *nlv = n;
+  return 0;
+}
+
+int
+logfmt_reader_summary (const logfmt_reader_t *r, uint32_t stream,
+                       uint64_t t0, uint64_t t1, uint32_t nbins,
+                       float *occ, uint32_t *events, uint64_t *level_ns,
+                       logfmt_error_t *err)
+{
+  const char *path = r ? r->path : NULL;
+  if (!r || !occ || nbins == 0 || t1 <= t0)
+    return logfmt__err (err, LOGFMT_EINVAL, path, UINT64_MAX,
+                        "logfmt_reader_summary: bad arguments");
+  if (stream >= r->nstreams)
+    return logfmt__err (err, LOGFMT_ERANGE, path, UINT64_MAX,
+                        "no stream %u", stream);
+  size_t ns = r->nstates;
+  memset (occ, 0, (size_t) nbins * ns * sizeof *occ);
+  if (events)
+    memset (events, 0, nbins * sizeof *events);
+  if (level_ns)
+    *level_ns = 0;
+  const logfmt__rstream_t *s = &r->streams[stream];
+  if (s->summary_off == 0)
+    {
+      if (s->nevents == 0)
+        return 0;  /* nothing to summarise */
+      return logfmt__err (err, LOGFMT_ENOENT, path, UINT64_MAX,
+                          "stream %u has no summary", stream);
+    }
+  const uint8_t *p;
+  uint64_t len;
+  int rc = logfmt__chunk_at (r, s->summary_off, LOGFMT__CHUNK_SUMMARY, true,
+                             &p, &len, err);
+  if (rc)
+    return rc;
+  logfmt__lvl_t lv[LOGFMT__SUM_MAX_LEVELS];
+  uint32_t nlv, sid;
+  uint64_t origin, t_last, total;
+  if (logfmt__summary_parse (p, len, &sid, &origin, &t_last, &total, lv,
+                             &nlv) || sid != stream)
+    return logfmt__err (err, LOGFMT_ECORRUPT, path, s->summary_off,
+                        "malformed summary of stream %u", stream);
+  if (nlv == 0)
+    return 0;
+  /* The coarsest level still at least as fine as an output bin. */
+  double want = (double) (t1 - t0) / nbins;
+  uint32_t li = 0;
+  for (uint32_t i = 0; i < nlv; i++)
+    if ((double) lv[i].bin_ns <= want)
+      li = i;
+  const logfmt__lvl_t *L = &lv[li];
+  if (level_ns)
+    *level_ns = L->bin_ns;
+  uint64_t fsz = ZSTD_getFrameContentSize (L->data, L->clen);
+  if (fsz != L->raw_len)
+    return logfmt__err (err, LOGFMT_ECORRUPT, path, s->summary_off,
+                        "summary level size mismatch");
+  uint8_t *raw = malloc (L->raw_len ? L->raw_len : 1);
+  if (!raw)
+    return logfmt__err (err, LOGFMT_ENOMEM, path, UINT64_MAX, "no memory");
+  size_t got = ZSTD_decompress (raw, L->raw_len, L->data, L->clen);
+  if (ZSTD_isError (got) || got != L->raw_len)
+    {
+      free (raw);
+      return logfmt__err (err, LOGFMT_ECORRUPT, path, s->summary_off,
+                          "summary level does not decompress");
+    }
+  const uint8_t *q = raw, *end = raw + L->raw_len;
+  double span = (double) (t1 - t0);
+  double obw = span / nbins;
+  bool bad = false;
+  for (uint32_t i = 0; i < L->nbins && !bad; i++)
+    {
+      uint64_t cnt, ne;
+      if (!get_uv (&q, end, &cnt) || !get_uv (&q, end, &ne)
+          || ne > ns + 1 || ne > (uint64_t) (end - q))
+        {
+          bad = true;
+          break;
+        }
+      uint64_t b0 = origin + (uint64_t) i * L->bin_ns;
+      uint64_t b1 = b0 + L->bin_ns;
+      bool inside = b1 > t0 && b0 < t1;
+      if (inside && events)
+        {
+          uint64_t mid = b0 + L->bin_ns / 2;
+          if (mid >= t0 && mid < t1)
+            events[(size_t) ((double) (mid - t0) / obw)
+                   < nbins ? (size_t) ((double) (mid - t0) / obw)
+                           : nbins - 1] += (uint32_t) cnt;
+        }
+      uint64_t st = 0;
+      for (uint64_t k = 0; k < ne; k++)
+        {
+          uint64_t d, v;
+          if (!get_uv (&q, end, &d) || !get_uv (&q, end, &v))
+            {
+              bad = true;
+              break;
+            }
+          st += d;
+          if (st >= ns || v > L->bin_ns)
+            {
+              bad = true;
+              break;
+            }
+          uint32_t state = (uint32_t) st;
+          st++;
+          if (!inside)
+            continue;
+          /* Spread v uniformly over the source bin, then over the output
+           * bins it overlaps. */
+          double a = (double) (b0 > t0 ? b0 - t0 : 0);
+          double e = (double) (b1 < t1 ? b1 - t0 : t1 - t0);
+          double dens = (double) v / (double) L->bin_ns;
+          size_t j = (size_t) (a / obw);
+          while (j < nbins && a < e)
+            {
+              double je = (double) (j + 1) * obw;
+              double seg = (je < e ? je : e) - a;
+              occ[j * ns + state] += (float) (seg * dens / obw);
+              a += seg;
+              j++;
+            }
+        }
+    }
+  if (!bad && q != end)
+    bad = true;
+  free (raw);
+  if (bad)
+    return logfmt__err (err, LOGFMT_ECORRUPT, path, s->summary_off,
+                        "summary level %u of stream %u is corrupt", li,
+                        stream);
+  return 0;
 }

@@ -27,4 +27,14 @@ int logfmt__msgs_decode (const uint8_t *payload, uint64_t len,
                          uint32_t nstreams, logfmt_message_t **out,
                          size_t *n);
 
+
+
+struct logfmt__matcher;
+int  logfmt__match_add (logfmt_writer_t *w, struct logfmt__matcher **m,
+                        uint32_t stream, int32_t rank,
+                        const logfmt_event_t *ev);
+int  logfmt__match_finish (logfmt_writer_t *w, struct logfmt__matcher *m);
+void logfmt__match_free (struct logfmt__matcher *m);
+int  logfmt__writer_add_message (logfmt_writer_t *w,
+                                 const logfmt_message_t *m);
 #endif

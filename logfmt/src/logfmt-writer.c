@@ -450,9 +450,27 @@ logfmt_writer_event (logfmt_writer_t *w, uint32_t stream,
         }
       s->encu = u;
     }
+  if (!s->sb)
+    {
+      int rc = logfmt_summary_builder_new (w->states, w->nstates, &s->sb);
+      if (rc)
+        return set_err (w, rc, "cannot start a summary");
+    }
   int rc = logfmt_encoder_add (s->enc, ev, n);
   if (rc)
     return w->err ? w->err : set_err (w, rc, logfmt_strerror (rc));
+  rc = logfmt_summary_builder_add (s->sb, ev, n);
+  if (rc)
+    return set_err (w, rc, "cannot extend a summary");
+  if (w->opts.match_messages)
+    for (size_t i = 0; i < n; i++)
+      if (ev[i].type == LOGFMT_REC_SEND || ev[i].type == LOGFMT_REC_RECV)
+        {
+          rc = logfmt__match_add (w, &w->matcher, stream, s->def.rank,
+                                  &ev[i]);
+          if (rc)
+            return set_err (w, rc, "cannot match messages");
+        }
   return 0;
 }
 
@@ -809,8 +827,6 @@ write_index (logfmt_writer_t *w, uint64_t defs_at, uint64_t *at,
   return rc;
 }
 
-int logfmt__match_finish (logfmt_writer_t *w);
-void logfmt__match_free (logfmt_writer_t *w);
 
 static void
 writer_free (logfmt_writer_t *w)
@@ -845,7 +861,7 @@ writer_free (logfmt_writer_t *w)
     }
   for (size_t i = 0; i < w->nconsts; i++)
     free ((char *) w->consts[i].name);
-  logfmt__match_free (w);
+  logfmt__match_free (w->matcher);
   free (w->states);
   free (w->events);
   free (w->streams);
@@ -872,8 +888,29 @@ logfmt_writer_finish (logfmt_writer_t *w, logfmt_error_t *err)
         if (rc && !w->err)
           set_err (w, rc, logfmt_strerror (rc));
       }
+  for (size_t i = 0; i < w->nstreams && !w->err; i++)
+    if (w->streams[i].sb)
+      {
+        void *bytes;
+        size_t len;
+        int rc = logfmt_summary_builder_finish (w->streams[i].sb,
+                                                (uint32_t) i, &bytes, &len);
+        if (rc)
+          set_err (w, rc, "cannot build a summary");
+        else
+          {
+            uint64_t at = w->off;
+            if (out (w, bytes, len) == 0)
+              w->streams[i].summary_off = at;
+            free (bytes);
+          }
+      }
   if (!w->err)
-    logfmt__match_finish (w);
+    {
+      int rc = logfmt__match_finish (w, w->matcher);
+      if (rc)
+        set_err (w, rc, "cannot write the message table");
+    }
   if (!w->err)
     flush_msgs (w);
   uint64_t defs_at = 0, idx_at = 0, idx_len = 0;
