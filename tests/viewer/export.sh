@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# mpeview --export: pixels where known states, an event and an arrow must
+# (and must not) be, other formats, and clean failures on bad input.
+. "$top_srcdir/tests/common/tap.sh"
+b=$top_builddir
+mpeview=$b/mpeview
+pix () { "$b/tests/viewer/pngpix" "$@"; }
+
+"$b/tests/viewer/mklog" "$tap_tmp/t.clog"
+ok $? "test log written"
+
+# 1108 px wide: labels 96 px, plot 1000 px = 1 ns per pixel; rows start
+# at y=30, 22 px each (row 0 centre y=41, row 1 centre y=63).
+env -u DISPLAY -u WAYLAND_DISPLAY "$mpeview" --export "$tap_tmp/t.png" \
+  --from 0 --to 1000ns --width 1108 "$tap_tmp/t.clog" 2>"$tap_tmp/err"
+ok $? "export without a display"
+set -- $(pix "$tap_tmp/t.png" 246 41  346 41  346 33  146 41  746 41 \
+             796 33  346 63  746 63  1046 63  546 52)
+test "$1" = ff0000; ok $? "rank 0 t=150: A is red ($1)"
+test "$2" = 00ff00; ok $? "rank 0 t=250: nested B is green ($2)"
+test "$3" = ff0000; ok $? "rank 0 t=250 near the top: A around B ($3)"
+test "$4" = ffffff; ok $? "rank 0 t=50: nothing before A ($4)"
+test "$5" = ffffff; ok $? "rank 0 t=650: nothing after A ($5)"
+test "$6" = 0000ff; ok $? "rank 0 t=700: event E marker is blue ($6)"
+test "$7" = 00ff00; ok $? "rank 1 t=250: B ($7)"
+test "$8" = ff0000; ok $? "rank 1 t=650: A ($8)"
+test "$9" = f5f6f8; ok $? "rank 1 t=950: empty (zebra row) ($9)"
+shift 9
+r=$(printf '%d' "0x$(echo "$1" | cut -c1-2)")
+test "$r" -lt 128; ok $? "arrow 400 -> 500 crosses (546,52) dark ($1)"
+
+# The whole run (default window and size) also renders.
+"$mpeview" --export "$tap_tmp/all.png" "$tap_tmp/t.clog"
+ok $? "export the whole run"
+test "$(pix "$tap_tmp/all.png" --count ff0000)" -gt 1000
+ok $? "whole run: many red pixels"
+
+"$mpeview" --export "$tap_tmp/t.svg" "$tap_tmp/t.clog" &&
+  grep -q '<svg' "$tap_tmp/t.svg"
+ok $? "SVG export"
+"$mpeview" --export "$tap_tmp/t.pdf" "$tap_tmp/t.clog" &&
+  head -c 5 "$tap_tmp/t.pdf" | grep -q '%PDF-'
+ok $? "PDF export"
+
+# Bad input: a clear message and exit status 1 or 2, never a crash.
+fails () { # expected-status message-pattern args...
+  want=$1; pat=$2; shift 2
+  "$mpeview" "$@" >"$tap_tmp/out" 2>"$tap_tmp/err"
+  rc=$?
+  [ $rc -eq "$want" ] && grep -q "$pat" "$tap_tmp/err"
+}
+fails 1 "nosuch.clog" --export "$tap_tmp/x.png" "$tap_tmp/nosuch.clog"
+ok $? "missing file: error names it"
+printf 'hello world, not a log' >"$tap_tmp/junk.clog"
+fails 1 "junk.clog" --export "$tap_tmp/x.png" "$tap_tmp/junk.clog"
+ok $? "garbage file: error names it"
+size=$(wc -c <"$tap_tmp/t.clog")
+head -c $((size / 2)) "$tap_tmp/t.clog" >"$tap_tmp/half.clog"
+"$mpeview" --export "$tap_tmp/half.png" "$tap_tmp/half.clog" 2>"$tap_tmp/err"
+rc=$?
+{ [ $rc -eq 0 ] || [ $rc -eq 1 ]; } && [ -s "$tap_tmp/err" ]
+ok $? "truncated file: message, no crash (status $rc: $(head -c 120 "$tap_tmp/err"))"
+fails 1 "unknown output format" --export "$tap_tmp/x.bmp" "$tap_tmp/t.clog"
+ok $? "unknown output format"
+fails 2 "bad time" --export "$tap_tmp/x.png" --from 1parsec "$tap_tmp/t.clog"
+ok $? "bad --from"
+fails 1 "later than" --export "$tap_tmp/x.png" --from 2us --to 1us \
+  "$tap_tmp/t.clog"
+ok $? "--to before --from"
+fails 1 "x.png" --export "$tap_tmp/nodir/x.png" "$tap_tmp/t.clog"
+ok $? "unwritable output"
+finish

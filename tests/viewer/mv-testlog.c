@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+
+#include <logfmt/logfmt.h>
+
+#include "mv-testlog.h"
+
+static unsigned long long scale_ = 1;
+
+static logfmt_event_t
+ev (int type, unsigned long long t, int id)
+{
+  logfmt_event_t e;
+  memset (&e, 0, sizeof e);
+  e.type = type;
+  e.time = t * scale_;
+  e.id = id;
+  e.state = -1;
+  return e;
+}
+
+static logfmt_event_t
+msg (int type, unsigned long long t, int partner)
+{
+  logfmt_event_t e = ev (type, t, 0);
+  e.partner = partner;
+  e.tag = 5;
+  e.size = 64;
+  e.comm = 0;
+  return e;
+}
+
+int
+mv_testlog_write (const char *path, unsigned long long scale)
+{
+  scale_ = scale ? scale : 1;
+  logfmt_writer_opts_t o = { sizeof o };
+  o.match_messages = 1;
+  o.world_size = 2;
+  o.creator = "mv-testlog";
+  logfmt_writer_t *w = NULL;
+  logfmt_error_t err = { 0 };
+  int rc = logfmt_writer_open (path, &o, &w, &err);
+  if (rc != 0)
+    {
+      fprintf (stderr, "%s\n", err.message);
+      return rc;
+    }
+  logfmt_state_def_t a = { 1, 2, "A", "#ff0000", "x=%d", 0 };
+  logfmt_state_def_t b = { 3, 4, "B", "#00ff00", NULL, 0 };
+  logfmt_event_def_t e = { 10, "E", "#0000ff", NULL, 0 };
+  logfmt_stream_def_t s0 = { 0, 0, "node0" }, s1 = { 1, 0, "node1" };
+  int32_t ranks[2] = { 0, 1 };
+  logfmt_comm_def_t world = { 0, 1, "MPI_COMM_WORLD", 2, ranks };
+  uint32_t st0, st1;
+  if ((rc = logfmt_writer_add_state (w, &a)) != 0
+      || (rc = logfmt_writer_add_state (w, &b)) != 0
+      || (rc = logfmt_writer_add_event_def (w, &e)) != 0
+      || (rc = logfmt_writer_add_stream (w, &s0, &st0)) != 0
+      || (rc = logfmt_writer_add_stream (w, &s1, &st1)) != 0
+      || (rc = logfmt_writer_add_comm (w, &world)) != 0)
+    {
+      logfmt_writer_abort (w);
+      return rc;
+    }
+  logfmt_event_t r0[] = {
+    ev (LOGFMT_REC_EVENT, 100, 1), ev (LOGFMT_REC_EVENT, 200, 3),
+    ev (LOGFMT_REC_EVENT, 300, 4), msg (LOGFMT_REC_SEND, 400, 1),
+    ev (LOGFMT_REC_EVENT, 600, 2), ev (LOGFMT_REC_EVENT, 700, 10),
+    ev (LOGFMT_REC_EVENT, 800, 1), ev (LOGFMT_REC_EVENT, 1000, 2),
+  };
+  /* x=42, big-endian as MPE_Log_pack writes it. */
+  r0[0].flags = LOGFMT_EVF_CARGO;
+  r0[0].cargo[3] = 42;
+  logfmt_event_t r1[] = {
+    ev (LOGFMT_REC_EVENT, 150, 3), ev (LOGFMT_REC_EVENT, 350, 4),
+    msg (LOGFMT_REC_RECV, 500, 0), ev (LOGFMT_REC_EVENT, 520, 1),
+    ev (LOGFMT_REC_EVENT, 900, 2),
+  };
+  if ((rc = logfmt_writer_event (w, st0, r0, sizeof r0 / sizeof r0[0])) != 0
+      || (rc = logfmt_writer_event (w, st1, r1, sizeof r1 / sizeof r1[0]))
+         != 0)
+    {
+      logfmt_writer_abort (w);
+      return rc;
+    }
+  rc = logfmt_writer_finish (w, &err);
+  if (rc != 0)
+    fprintf (stderr, "%s\n", err.message);
+  return rc;
+}

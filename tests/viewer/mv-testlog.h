@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A small hand-built log with known geometry, for viewer tests.
+ *   states: A (ids 1/2, #ff0000, format "x=%d"), B (3/4, #00ff00)
+ *   event:  E (id 10, #0000ff)
+ *   rank 0: A [100,600] (cargo x=42) containing B [200,300];
+ *           send to 1 at 400 (tag 5, 64 bytes); E at 700; A [800,1000]
+ *   rank 1: B [150,350]; recv from 0 at 500; A [520,900]
+ * Times are multiplied by `scale` (1: nanoseconds as above).
+ */
+#ifndef MV_TESTLOG_H
+#define MV_TESTLOG_H
+
+int mv_testlog_write (const char *path, unsigned long long scale);
+
+#endif

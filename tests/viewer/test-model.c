@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Viewer model tests, no GTK: mapping, ticks, LOD choice, state stack
+ * reconstruction, arrows, statistics, search, on a hand-built log. */
+#include "config.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
+
+#include "tests/common/tap.h"
+#include "tests/viewer/mv-testlog.h"
+#include "viewer/app/mv-export.h"
+#include "viewer/model/mv-scene.h"
+#include "viewer/model/mv-stats.h"
+#include "viewer/model/mv-view.h"
+
+static void
+test_view (void)
+{
+  MvView v;
+  mv_view_init (&v, 0, 1000, 500);
+  ok (mv_view_time_to_x (&v, 500) == 250.0, "t=500 maps to x=250");
+  ok (mv_view_x_to_time (&v, 100) == 200, "x=100 maps to t=200");
+  ok (mv_view_x_to_time (&v, -5) == 0, "left of the plot clamps to lo");
+  mv_view_zoom_at (&v, 250, 2.0);
+  ok (v.t0 == 250 && v.t1 == 750, "zoom x2 around the centre: [%"
+      G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT "]", v.t0, v.t1);
+  mv_view_zoom_at (&v, 0, 2.0);
+  ok (v.t0 == 250 && v.t1 == 500, "zoom keeps the time under the pointer");
+  mv_view_pan (&v, 100);
+  ok (v.t0 == 300 && v.t1 == 550, "pan 100 px = 50 ns at this scale");
+  mv_view_pan (&v, 10000);
+  ok (v.t0 == 750 && v.t1 == 1000, "pan clamps at the end");
+  mv_view_set (&v, 100, 200, TRUE);
+  mv_view_set (&v, 120, 130, TRUE);
+  ok (mv_view_back (&v) && v.t0 == 100 && v.t1 == 200, "history back");
+  ok (mv_view_back (&v) && v.t0 == 750 && v.t1 == 1000, "back again");
+  ok (!mv_view_back (&v), "history start");
+  ok (mv_view_forward (&v) && v.t0 == 100 && v.t1 == 200, "forward");
+  mv_view_set (&v, 5, 6, FALSE);
+  ok (v.t1 - v.t0 == 10, "minimum span is 10 ns");
+  mv_view_fit (&v);
+  ok (v.t0 == 0 && v.t1 == 1000, "fit all");
+  mv_view_clear (&v);
+
+  ok (mv_ticks_step (1000, 1000, 90) == 100, "ticks: 1000 ns on 1000 px "
+      "-> 100 ns");
+  ok (mv_ticks_step (1000000000, 1600, 90) == 100000000,
+      "ticks: 1 s on 1600 px -> 100 ms");
+  ok (mv_ticks_step (7000, 1000, 90) == 1000, "ticks: 7 us -> 1 us");
+  ok (mv_ticks_step (3000, 1000, 90) == 500, "ticks: 3 us -> 500 ns");
+  char buf[64];
+  mv_format_time (1500000, 500000, buf, sizeof buf);
+  ok (g_str_equal (buf, "1.5 ms"), "format 1.5 ms: '%s'", buf);
+  mv_format_time (2000000000, 1000000000, buf, sizeof buf);
+  ok (g_str_equal (buf, "2 s"), "format 2 s: '%s'", buf);
+  mv_format_time (250, 50, buf, sizeof buf);
+  ok (g_str_equal (buf, "250 ns"), "format 250 ns: '%s'", buf);
+  mv_format_duration (12345, buf, sizeof buf);
+  ok (g_str_equal (buf, "12.35 us"), "duration 12.35 us: '%s'", buf);
+
+  guint64 t = 0;
+  ok (mv_parse_time ("1.5", &t) && t == 1500000000, "parse 1.5 (s)");
+  ok (mv_parse_time ("20ms", &t) && t == 20000000, "parse 20ms");
+  ok (mv_parse_time ("3us", &t) && t == 3000, "parse 3us");
+  ok (mv_parse_time ("100ns", &t) && t == 100, "parse 100ns");
+  ok (!mv_parse_time ("abc", &t) && !mv_parse_time ("-1", &t)
+      && !mv_parse_time ("5 parsecs", &t), "reject bad times");
+}
+
+static const MvSpan *
+span_at (const MvLane *l, guint i)
+{
+  return i < l->spans->len ? &g_array_index (l->spans, MvSpan, i) : NULL;
+}
+
+static void
+test_scene (MvLog *log)
+{
+  MvSceneParams p = { .t0 = 0, .t1 = 1000, .width = 1000, .height = 44,
+                      .row_h = 22, .force_lod = -1 };
+  ok (!mv_scene_choose_summary (log, &p), "small window: decode");
+  MvSceneParams q = p;
+  q.budget = 5;
+  ok (mv_scene_choose_summary (log, &q), "over the budget: summaries");
+  q = p;
+  q.row_h = 2;
+  ok (mv_scene_choose_summary (log, &q), "rows < 4 px: summaries");
+
+  GError *error = NULL;
+  MvScene *s = mv_scene_compute (log, &p, NULL, &error);
+  ok (s != NULL && !s->summary && s->nlanes == 2, "scene: 2 decoded lanes");
+  if (s == NULL)
+    return;
+  const MvLane *l0 = &s->lanes[0], *l1 = &s->lanes[1];
+  ASSERT_EQ (l0->spans->len, 3, "rank 0 spans");
+  const MvSpan *a = span_at (l0, 0), *b = span_at (l0, 2),
+               *a2 = span_at (l0, 1);
+  ok (a && a->state == 0 && a->depth == 0 && a->t_begin == 100
+      && a->t_end == 600 && a->x0 == 100 && a->x1 == 600,
+      "A [100,600] depth 0 at x 100..600");
+  ok (a2 && a2->state == 0 && a2->t_begin == 800 && a2->t_end == 1000,
+      "A [800,1000]");
+  ok (b && b->state == 1 && b->depth == 1 && b->t_begin == 200
+      && b->t_end == 300, "B [200,300] nested at depth 1");
+  ASSERT_EQ (l0->markers->len, 1, "rank 0 markers");
+  const MvMarker *m = &g_array_index (l0->markers, MvMarker, 0);
+  ok (m->x == 700 && m->id == 10 && m->evdef == 0, "E marker at x=700");
+  ASSERT_EQ (l1->spans->len, 2, "rank 1 spans");
+  ASSERT_EQ (s->arrows->len, 1, "one arrow");
+  const MvArrow *ar = &g_array_index (s->arrows, MvArrow, 0);
+  ok (ar->x0 == 400 && ar->x1 == 500 && ar->y0 == 11 && ar->y1 == 33
+      && ar->msg.tag == 5 && ar->msg.size == 64,
+      "arrow (400,11) -> (500,33), tag 5, 64 bytes");
+
+  MvHit hit;
+  ok (mv_scene_hit (s, 250, 11, &hit) && hit.kind == MV_HIT_SPAN
+      && hit.span->state == 1, "hit at (250,11) is B");
+  char *d = mv_scene_describe (s, &hit);
+  ok (strstr (d, "B") && strstr (d, "duration: 100 ns")
+      && strstr (d, "rank 0, thread 0 on node0"), "B details: %s", d);
+  g_free (d);
+  ok (mv_scene_hit (s, 150, 11, &hit) && hit.kind == MV_HIT_SPAN
+      && hit.span->state == 0, "hit at (150,11) is A");
+  d = mv_scene_describe (s, &hit);
+  ok (strstr (d, "x=42") != NULL, "A's cargo decoded: %s", d);
+  g_free (d);
+  ok (mv_scene_hit (s, 450, 22, &hit) && hit.kind == MV_HIT_ARROW,
+      "hit on the arrow");
+  d = mv_scene_describe (s, &hit);
+  ok (strstr (d, "tag 5, 64 bytes") && strstr (d, "in flight: 100 ns"),
+      "arrow details: %s", d);
+  g_free (d);
+  ok (!mv_scene_hit (s, 50, 11, &hit), "nothing at (50,11)");
+  mv_scene_free (s);
+
+  /* A window inside A on rank 0: the state begun before it is known. */
+  p.t0 = 250;
+  p.t1 = 550;
+  p.width = 300;
+  s = mv_scene_compute (log, &p, NULL, &error);
+  a = span_at (&s->lanes[0], 0);
+  ok (a && a->state == 0 && a->depth == 0 && a->t_begin == 100
+      && a->x0 == -1 && a->t_end == 550 && (a->flags & MV_SPAN_OPEN_RIGHT),
+      "A open at both edges of [250,550]");
+  b = span_at (&s->lanes[0], 1);
+  ok (b && b->state == 1 && b->depth == 1 && b->x0 == -1 && b->x1 == 50,
+      "B clipped to x -1..50");
+  mv_scene_free (s);
+
+  /* Hidden state: A disappears, B stays. */
+  guint8 hidden[2] = { 1, 0 };
+  p.t0 = 0;
+  p.t1 = 1000;
+  p.width = 1000;
+  p.state_hidden = hidden;
+  s = mv_scene_compute (log, &p, NULL, &error);
+  ok (s->lanes[0].spans->len == 1 && span_at (&s->lanes[0], 0)->state == 1,
+      "hiding A leaves only B on rank 0");
+  mv_scene_free (s);
+}
+
+static gboolean
+near (guint32 got, guint32 want)
+{
+  for (int sh = 0; sh <= 16; sh += 8)
+    if (ABS ((int) ((got >> sh) & 0xff) - (int) ((want >> sh) & 0xff)) > 8)
+      return FALSE;
+  return TRUE;
+}
+
+/* Same log in microseconds, 1 us pixels: the summary level used is
+ * then about one pixel wide, so colours away from edges are within a
+ * few units. */
+static void
+test_summary (MvLog *log)
+{
+  GError *error = NULL;
+  MvSceneParams p = { .t0 = 0, .t1 = 1000000, .width = 1000, .height = 44,
+                      .row_h = 22, .force_lod = 1 };
+  MvScene *s = mv_scene_compute (log, &p, NULL, &error);
+  ok (s && s->summary, "forced summaries");
+  if (s)
+    {
+      const guint32 *px = s->lanes[0].pixels;
+      ok (px[50] == 0xffffff, "t=50us empty: %06x", px[50]);
+      ok (near (px[150], 0xff0000), "t=150us A: %06x", px[150]);
+      ok (near (px[250], 0x00ff00), "t=250us B: %06x", px[250]);
+      ok (near (px[650], 0xffffff), "t=650us empty: %06x", px[650]);
+      ok (s->lanes[0].dominant[150] == 0 && s->lanes[0].dom_pct[150] >= 97,
+          "dominant state at 150us is A (%u%%)", s->lanes[0].dom_pct[150]);
+    }
+  mv_scene_free (s);
+
+  /* 2 rows in one pixel: one aggregated lane. */
+  p.force_lod = -1;
+  p.row_h = 0.5;
+  p.height = 1;
+  s = mv_scene_compute (log, &p, NULL, &error);
+  ok (s && s->summary && s->nlanes == 1 && s->lanes[0].row_count == 2,
+      "rows thinner than a pixel are aggregated");
+  if (s)
+    ok (near (s->lanes[0].pixels[650], 0xff8080),
+        "t=650us: A on one of two ranks blends 50%%: %06x",
+        s->lanes[0].pixels[650]);
+  mv_scene_free (s);
+}
+
+static void
+test_stats (MvLog *log)
+{
+  GError *error = NULL;
+  MvStats *st = mv_stats_compute (log, 0, G_MAXUINT64, NULL, &error);
+  ok (st != NULL && st->nranks == 2 && st->nstates == 2, "stats computed");
+  if (st == NULL)
+    return;
+  const MvStatCell *a = mv_stats_cell (st, 0, -1);
+  ok (a->count == 3 && a->incl == 1080 && a->excl == 980 && a->min == 200
+      && a->max == 500, "A total: 3, incl 1080, excl 980, min 200, max 500");
+  const MvStatCell *a0 = mv_stats_cell (st, 0, 0);
+  ok (a0->count == 2 && a0->incl == 700 && a0->excl == 600,
+      "A rank 0: 2, 700, 600");
+  const MvStatCell *b = mv_stats_cell (st, 1, -1);
+  ok (b->count == 2 && b->incl == 300 && b->excl == 300 && b->min == 100
+      && b->max == 200, "B total: 2, 300");
+  ok (st->ev_count[0] == 1, "E counted once");
+  /* 380 and 500 share the bin [317, 563). */
+  ok (mv_hist_bin (380) == 10 && mv_hist_bin (500) == 10
+      && mv_hist_bin (200) == 9 && st->hist[0 * MV_HIST_BINS + 10] == 2
+      && st->hist[0 * MV_HIST_BINS + 9] == 1, "A histogram");
+  mv_stats_free (st);
+  st = mv_stats_compute (log, 500, 1000, NULL, &error);
+  a = mv_stats_cell (st, 0, -1);
+  ok (a->count == 2 && a->incl == 580, "A beginning in [500,1000]: 2, 580");
+  mv_stats_free (st);
+
+  ok (mv_hist_bin (0) == 0 && mv_hist_bin (1) == 0 && mv_hist_bin (10) == 4
+      && mv_hist_bin (999) == 11 && mv_hist_bin (1000) == 12,
+      "log bins: 4 per decade");
+  ok (mv_hist_bin_lo (12) == 1000 && mv_hist_bin_lo (4) == 10, "bin bounds");
+
+  GArray *in = mv_stats_instances (log, 0, mv_hist_bin (500), 0,
+                                   G_MAXUINT64, 100, NULL);
+  ok (in->len == 2 && g_array_index (in, MvInstance, 0).t_begin == 100
+      && g_array_index (in, MvInstance, 1).t_begin == 520
+      && g_array_index (in, MvInstance, 1).stream == 1,
+      "instances in A's [317, 563) bin: 100 (rank 0), 520 (rank 1)");
+  g_array_unref (in);
+
+  MvInstance f;
+  ok (mv_search_state (log, 0, 0, TRUE, &f, NULL) && f.t_begin == 100
+      && f.t_end == 600 && f.stream == 0, "search A from 0: rank 0 at 100");
+  ok (mv_search_state (log, 0, 100, TRUE, &f, NULL) && f.t_begin == 520
+      && f.stream == 1 && f.t_end == 900, "next A: rank 1 at 520");
+  ok (mv_search_state (log, 0, 800, FALSE, &f, NULL) && f.t_begin == 520,
+      "previous A before 800: 520");
+  ok (!mv_search_state (log, 0, 100, FALSE, &f, NULL),
+      "no A before 100");
+  ok (!mv_search_state (log, 1, 200, TRUE, &f, NULL), "no B after 200");
+  ok (mv_find_state_by_name (log, "B") == 1
+      && mv_find_state_by_name (log, "a") == 0
+      && mv_find_state_by_name (log, "zz") == -1, "state by name");
+}
+
+int
+main (void)
+{
+  char *dir = g_dir_make_tmp ("mvtest-XXXXXX", NULL);
+  char *path = g_build_filename (dir, "t.clog", NULL);
+  test_view ();
+  ok (mv_testlog_write (path, 1000) == 0, "test log (us) written");
+  GError *error = NULL;
+  MvLog *log = mv_log_open (path, NULL, NULL, &error);
+  ok (log != NULL, "log opened: %s", error ? error->message : "");
+  if (log)
+    test_summary (log);
+  mv_log_unref (log);
+  ok (mv_testlog_write (path, 1) == 0, "test log written");
+  log = mv_log_open (path, NULL, NULL, &error);
+  ok (log != NULL, "log opened: %s", error ? error->message : "");
+  if (log)
+    {
+      ok (log->nrows == 2 && log->rows[1].rank == 1 && log->nstates == 2
+          && log->nevdefs == 1, "2 rows, 2 states, 1 event");
+      test_scene (log);
+      test_stats (log);
+      mv_log_unref (log);
+    }
+  /* Not a log: a clear error. */
+  g_file_set_contents (path, "hello", 5, NULL);
+  g_clear_error (&error);
+  log = mv_log_open (path, NULL, NULL, &error);
+  ok (log == NULL && error != NULL && strstr (error->message, "t.clog"),
+      "garbage file: %s", error ? error->message : "(no error)");
+  g_clear_error (&error);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+  return exit_status ();
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mpeview --bench FILE: time to first frame, per-frame times over a
+ * zoom/pan sequence across all scales, peak RSS.  Headless.
+ *
+ * "scene" is the worker's part (decode or summaries + plot rendering),
+ * "paint" the GUI thread's part (blit of the last plot + ruler/labels);
+ * a frame as the user sees it after a zoom step costs scene + paint.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <sys/resource.h>
+
+#include <cairo.h>
+
+#include "mv-export.h"
+#include "../draw/mv-draw.h"
+#include "../model/mv-view.h"
+
+static double
+now_ms (void)
+{
+  return g_get_monotonic_time () / 1000.0;
+}
+
+static int
+dcmp (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static void
+report (const char *what, GArray *a)
+{
+  g_array_sort (a, dcmp);
+  double *v = (double *) a->data;
+  guint n = a->len;
+  if (n == 0)
+    return;
+  g_print ("%-22s n=%-4u median %7.2f ms  p95 %7.2f ms  max %7.2f ms\n",
+           what, n, v[n / 2], v[MIN (n - 1, (guint) ceil (n * 0.95) - 1)],
+           v[n - 1]);
+}
+
+/* One frame: scene + plot surface (worker), then paint (GUI). */
+static gboolean
+frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
+       double *scene_ms, double *paint_ms, gboolean *summary)
+{
+  MvSceneParams p = {
+    .t0 = v->t0, .t1 = v->t1, .width = (int) l->plot_w,
+    .height = l->plot_h, .row_h = v->row_h, .y0 = v->y0, .force_lod = -1,
+  };
+  double a = now_ms ();
+  GError *error = NULL;
+  MvScene *s = mv_scene_compute (log, &p, NULL, &error);
+  if (s == NULL)
+    {
+      g_printerr ("mpeview: %s\n", error->message);
+      g_error_free (error);
+      return FALSE;
+    }
+  cairo_surface_t *plot = cairo_image_surface_create (CAIRO_FORMAT_RGB24,
+                                                      p.width,
+                                                      (int) ceil (p.height));
+  cairo_t *pcr = cairo_create (plot);
+  MvDrawOpts o = { .highlight_state = -1 };
+  mv_draw_plot (pcr, s, p.width, p.height, &o);
+  cairo_destroy (pcr);
+  cairo_surface_flush (plot);
+  double b = now_ms ();
+  cairo_save (cr);
+  cairo_set_source_surface (cr, plot, l->plot_x, l->plot_y);
+  cairo_paint (cr);
+  cairo_restore (cr);
+  mv_draw_frame (cr, s, l, &o);
+  cairo_surface_flush (cairo_get_target (cr));
+  double c = now_ms ();
+  *scene_ms = b - a;
+  *paint_ms = c - b;
+  *summary = s->summary;
+  cairo_surface_destroy (plot);
+  mv_scene_free (s);
+  return TRUE;
+}
+
+int
+mv_bench_run (const char *input, int width, int height)
+{
+  double t_start = now_ms ();
+  GError *error = NULL;
+  MvLog *log = mv_log_open (input, NULL, NULL, &error);
+  if (log == NULL)
+    {
+      g_printerr ("mpeview: %s\n", error->message);
+      g_error_free (error);
+      return 1;
+    }
+  double t_open = now_ms ();
+  cairo_surface_t *surf = cairo_image_surface_create (CAIRO_FORMAT_RGB24,
+                                                      width, height);
+  cairo_t *cr = cairo_create (surf);
+  MvLayout l;
+  mv_layout_compute (&l, log, width, height, FALSE);
+  MvView v;
+  mv_view_init (&v, mv_log_t_first (log), mv_log_t_last (log), l.plot_w);
+  v.row_h = mv_layout_fit_row_h (&l, log);
+  double sm, pm;
+  gboolean summary;
+  if (!frame (log, &l, &v, cr, &sm, &pm, &summary))
+    return 1;
+  double t_first = now_ms ();
+  g_print ("file: %s\nevents: %" G_GUINT64_FORMAT ", streams: %u, "
+           "messages: %" G_GUINT64_FORMAT "\n", input, log->info->nevents,
+           log->nrows, log->info->nmessages);
+  g_print ("open: %.1f ms; first frame (open + scene + paint): %.1f ms "
+           "(%s)\n", t_open - t_start, t_first - t_start,
+           summary ? "summaries" : "decoded");
+
+  GArray *scene_s = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *scene_d = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *paint = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *total = g_array_new (FALSE, FALSE, sizeof (double));
+  /* Zoom in x2 per step around a point at 37% of the run down to ~1 us,
+   * panning a few steps at each scale, then zoom back out. */
+  guint steps = 0;
+  for (int dir = 0; dir < 2; dir++)
+    for (int k = 0; k < 64; k++)
+      {
+        guint64 span = v.t1 - v.t0;
+        if (dir == 0 && span < 2000)
+          break;
+        if (dir == 1 && v.t0 == v.lo && v.t1 == v.hi)
+          break;
+        mv_view_zoom_at (&v, l.plot_w * 0.37, dir == 0 ? 2.0 : 0.5);
+        for (int pan = 0; pan < 3; pan++)
+          {
+            if (pan > 0)
+              mv_view_pan (&v, l.plot_w * 0.25);
+            if (!frame (log, &l, &v, cr, &sm, &pm, &summary))
+              return 1;
+            g_array_append_val (summary ? scene_s : scene_d, sm);
+            g_array_append_val (paint, pm);
+            double t = sm + pm;
+            g_array_append_val (total, t);
+            steps++;
+          }
+        if (dir == 0)
+          mv_view_pan (&v, -l.plot_w * 0.5);
+      }
+  g_print ("zoom/pan sequence at %dx%d: %u frames\n", width, height, steps);
+  report ("scene (summaries)", scene_s);
+  report ("scene (decoded)", scene_d);
+  report ("paint (GUI thread)", paint);
+  report ("frame (scene+paint)", total);
+  struct rusage ru;
+  getrusage (RUSAGE_SELF, &ru);
+  g_print ("peak RSS: %.1f MB\n", ru.ru_maxrss / 1024.0);
+  g_array_unref (scene_s);
+  g_array_unref (scene_d);
+  g_array_unref (paint);
+  g_array_unref (total);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surf);
+  mv_view_clear (&v);
+  mv_log_unref (log);
+  return 0;
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+
+#include "mv-export.h"
+#include "../draw/mv-draw.h"
+#include "../model/mv-view.h"
+
+#define DEFAULT_W 1600
+#define MAX_AUTO_H 1400
+
+gboolean
+mv_parse_time (const char *s, guint64 *out)
+{
+  char *end = NULL;
+  errno = 0;
+  double v = g_ascii_strtod (s, &end);
+  if (end == s || errno != 0 || !isfinite (v) || v < 0)
+    return FALSE;
+  while (*end == ' ')
+    end++;
+  double mult = 1e9;
+  if (*end == '\0' || g_str_equal (end, "s"))
+    mult = 1e9;
+  else if (g_str_equal (end, "ms"))
+    mult = 1e6;
+  else if (g_str_equal (end, "us"))
+    mult = 1e3;
+  else if (g_str_equal (end, "ns"))
+    mult = 1;
+  else
+    return FALSE;
+  double ns = v * mult;
+  if (ns >= 1.8e19)
+    return FALSE;
+  *out = (guint64) llround (ns);
+  return TRUE;
+}
+
+typedef enum { FMT_PNG, FMT_SVG, FMT_PDF } Fmt;
+
+static gboolean
+format_of (const char *path, Fmt *f)
+{
+  char *lower = g_ascii_strdown (path, -1);
+  gboolean ok = TRUE;
+  if (g_str_has_suffix (lower, ".png"))
+    *f = FMT_PNG;
+  else if (g_str_has_suffix (lower, ".svg"))
+    *f = FMT_SVG;
+  else if (g_str_has_suffix (lower, ".pdf"))
+    *f = FMT_PDF;
+  else
+    ok = FALSE;
+  g_free (lower);
+  return ok;
+}
+
+static cairo_status_t
+write_cb (void *closure, const unsigned char *data, unsigned int len)
+{
+  FILE *fp = closure;
+  return fwrite (data, 1, len, fp) == len ? CAIRO_STATUS_SUCCESS
+                                          : CAIRO_STATUS_WRITE_ERROR;
+}
+
+gboolean
+mv_export_run (const MvExportOpts *o, GError **error)
+{
+  Fmt fmt;
+  if (!format_of (o->output, &fmt))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "%s: unknown output format (use .png, .svg or .pdf)",
+                   o->output);
+      return FALSE;
+    }
+  if (o->width < 0 || o->height < 0 || o->width > 32767
+      || o->height > 32767)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "--width/--height must be between 1 and 32767");
+      return FALSE;
+    }
+  g_autoptr (MvLog) log = mv_log_open (o->input, NULL, NULL, error);
+  if (log == NULL)
+    return FALSE;
+  if (log->warning)
+    g_printerr ("mpeview: warning: %s\n", log->warning);
+
+  guint64 lo = mv_log_t_first (log), hi = mv_log_t_last (log);
+  guint64 t0 = o->has_from ? o->from : lo;
+  guint64 t1 = o->has_to ? o->to : hi;
+  if (t1 <= t0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "--to must be later than --from");
+      return FALSE;
+    }
+
+  /* Default height shows every row at full height, up to a limit. */
+  MvLayout l;
+  double w = o->width ? o->width : DEFAULT_W;
+  mv_layout_compute (&l, log, w, 100, TRUE);
+  double h = o->height;
+  if (h == 0)
+    h = MIN (l.ruler_h + l.legend_h + MAX (log->nrows, 1) * MV_DRAW_ROW_H + 8,
+             MAX_AUTO_H);
+  mv_layout_compute (&l, log, w, h, TRUE);
+
+  MvView v;
+  mv_view_init (&v, MIN (lo, t0), MAX (hi, t1), l.plot_w);
+  v.t0 = t0;
+  v.t1 = t1;
+  MvSceneParams p = {
+    .t0 = t0, .t1 = t1, .width = (int) l.plot_w, .height = l.plot_h,
+    .row_h = mv_layout_fit_row_h (&l, log), .y0 = 0, .force_lod = -1,
+  };
+  mv_view_clear (&v);
+  g_autoptr (MvScene) scene = mv_scene_compute (log, &p, NULL, error);
+  if (scene == NULL)
+    return FALSE;
+
+  FILE *fp = NULL;
+  if (fmt != FMT_PNG)
+    {
+      fp = fopen (o->output, "wb");
+      if (fp == NULL)
+        {
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+                       "%s: %s", o->output, g_strerror (errno));
+          return FALSE;
+        }
+    }
+  cairo_surface_t *surf =
+    fmt == FMT_PNG ? cairo_image_surface_create (CAIRO_FORMAT_RGB24,
+                                                 (int) w, (int) h)
+    : fmt == FMT_SVG ? cairo_svg_surface_create_for_stream (write_cb, fp, w, h)
+    : cairo_pdf_surface_create_for_stream (write_cb, fp, w, h);
+  cairo_t *cr = cairo_create (surf);
+  MvDrawOpts dopts = { .highlight_state = -1 };
+  mv_draw_timeline (cr, scene, &l, &dopts);
+  cairo_destroy (cr);
+  cairo_status_t st;
+  if (fmt == FMT_PNG)
+    st = cairo_surface_write_to_png (surf, o->output);
+  else
+    {
+      cairo_surface_finish (surf);
+      st = cairo_surface_status (surf);
+    }
+  cairo_surface_destroy (surf);
+  gboolean ok = st == CAIRO_STATUS_SUCCESS;
+  if (fp != NULL && fclose (fp) != 0)
+    ok = FALSE;
+  if (!ok)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "%s: cannot write (%s)", o->output,
+                   st != CAIRO_STATUS_SUCCESS ? cairo_status_to_string (st)
+                   : g_strerror (errno));
+      g_unlink (o->output);
+      return FALSE;
+    }
+  return TRUE;
+}

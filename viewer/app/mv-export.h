@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Headless rendering (--export) and benchmark (--bench); never touch GTK. */
+#ifndef MV_EXPORT_H
+#define MV_EXPORT_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  const char *input;
+  const char *output;       /* .png, .svg or .pdf */
+  gboolean    has_from, has_to;
+  guint64     from, to;     /* ns */
+  int         width, height; /* 0 = default */
+} MvExportOpts;
+
+gboolean mv_export_run (const MvExportOpts *o, GError **error);
+/* Parses "1.5", "1.5s", "20ms", "3us", "100ns" (no unit: seconds). */
+gboolean mv_parse_time (const char *s, guint64 *out);
+/* Headless benchmark: prints figures on stdout. */
+int      mv_bench_run (const char *input, int width, int height);
+
+G_END_DECLS
+
+#endif

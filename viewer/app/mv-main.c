@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mpeview: timeline viewer for .clog files (and MPE2 CLOG2/CLOG files).
+ * --export and --bench run without a display: gtk_init is never called
+ * on those paths.
+ */
+#include "config.h"
+
+#include <locale.h>
+#include <stdlib.h>
+
+#include "mv-export.h"
+#include "mv-window.h"
+
+static gboolean
+parse_time_opt (const char *name, const char *value, gpointer data,
+                GError **error)
+{
+  guint64 t;
+  if (!mv_parse_time (value, &t))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s: bad time '%s' (e.g. 1.5, 20ms, 3us, 100ns)",
+                   name, value);
+      return FALSE;
+    }
+  MvExportOpts *o = data;
+  if (g_str_equal (name, "--from"))
+    {
+      o->from = t;
+      o->has_from = TRUE;
+    }
+  else
+    {
+      o->to = t;
+      o->has_to = TRUE;
+    }
+  return TRUE;
+}
+
+int
+main (int argc, char **argv)
+{
+  MvExportOpts eo = { 0 };
+  char *export_path = NULL;
+  gboolean bench = FALSE, version = FALSE;
+  int width = 0, height = 0;
+
+  setlocale (LC_ALL, "");
+  GOptionEntry headless[] = {
+    { "export", 'e', 0, G_OPTION_ARG_FILENAME, &export_path,
+      "Render FILE's timeline to OUT (.png, .svg, .pdf) without a display",
+      "OUT" },
+    { "from", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_time_opt,
+      "Start of the exported window (seconds, or 20ms, 3us, 100ns)", "T0" },
+    { "to", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_time_opt,
+      "End of the exported window", "T1" },
+    { "width", 'W', 0, G_OPTION_ARG_INT, &width,
+      "Export/bench width in pixels", "W" },
+    { "height", 'H', 0, G_OPTION_ARG_INT, &height,
+      "Export/bench height in pixels", "H" },
+    { "bench", 0, 0, G_OPTION_ARG_NONE, &bench,
+      "Measure first-frame and zoom/pan frame times, peak RSS", NULL },
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "Print the version",
+      NULL },
+    { NULL },
+  };
+  GOptionContext *ctx = g_option_context_new ("[FILE]");
+  g_option_context_set_summary (ctx, "Timeline viewer for MPE logs "
+                                "(.clog, CLOG2, CLOG v1).");
+  GOptionGroup *grp = g_option_group_new (NULL, NULL, NULL, &eo, NULL);
+  g_option_group_add_entries (grp, headless);
+  g_option_context_set_main_group (ctx, grp);
+  GError *error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      g_printerr ("mpeview: %s\n(try mpeview --help)\n", error->message);
+      g_error_free (error);
+      g_option_context_free (ctx);
+      return 2;
+    }
+  g_option_context_free (ctx);
+  if (version)
+    {
+      g_print ("mpeview %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+  if (export_path != NULL || bench)
+    {
+      if (argc != 2)
+        {
+          g_printerr ("mpeview: %s needs exactly one input FILE\n",
+                      bench ? "--bench" : "--export");
+          return 2;
+        }
+      if (bench)
+        return mv_bench_run (argv[1], width ? width : 1920,
+                             height ? height : 1080);
+      eo.input = argv[1];
+      eo.output = export_path;
+      eo.width = width;
+      eo.height = height;
+      if (!mv_export_run (&eo, &error))
+        {
+          g_printerr ("mpeview: %s\n", error->message);
+          g_error_free (error);
+          return 1;
+        }
+      return 0;
+    }
+  if (argc > 2)
+    {
+      g_printerr ("mpeview: at most one FILE\n");
+      return 2;
+    }
+  return mv_window_main (argc > 1 ? argv[1] : NULL);
+}

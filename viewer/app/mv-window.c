@@ -1,0 +1,767 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The main window: header bar (open, recent, history, zoom, search,
+ * statistics), the timeline, a side panel with the legend and details,
+ * and a status line with a load progress bar.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <gtk/gtk.h>
+
+#include "mv-window.h"
+#include "../model/mv-stats.h"
+#include "../widgets/mv-stats-window.h"
+#include "../widgets/mv-timeline.h"
+
+typedef struct
+{
+  GtkApplication *app;
+  GtkWidget   *win, *header, *timeline_box, *legend, *details;
+  GtkWidget   *status, *progress, *infobar, *info_label, *search;
+  MvTimeline  *tl;
+  MvLog       *log;
+  guint8      *state_hidden, *evdef_hidden;
+  GtkWidget  **count_labels;       /* per legend row */
+  GCancellable *load_cancel;
+  volatile gint progress_permille;
+  guint        progress_source;
+  gint32       search_state;
+  guint64      search_pos;
+  gboolean     searching;
+} Win;
+
+static const char CSS[] =
+  ".mv-side { background: #fafbfc; border-left: 1px solid #d9dce1; }\n"
+  ".mv-side-title { font-weight: bold; color: #1f2328; padding: 8px 10px 4px; }\n"
+  ".mv-count { color: #6a737d; font-feature-settings: 'tnum'; }\n"
+  ".mv-details { font-family: monospace; font-size: 9pt; padding: 6px 10px; }\n"
+  ".mv-status { color: #4a525a; padding: 2px 8px; font-size: 9pt; }\n"
+  "list row { padding: 1px 6px; }\n";
+
+static void open_path (Win *w, const char *path);
+
+/* ---- status ------------------------------------------------------------ */
+
+static void
+update_status (MvTimeline *tl, gpointer user)
+{
+  Win *w = user;
+  const MvView *v = mv_timeline_view (tl);
+  if (v == NULL)
+    return;
+  char a[64], b[64], d[64];
+  GString *s = g_string_new (NULL);
+  mv_format_duration (v->t1 - v->t0, d, sizeof d);
+  g_snprintf (a, sizeof a, "%.9f", v->t0 / 1e9);
+  g_snprintf (b, sizeof b, "%.9f", v->t1 / 1e9);
+  g_string_append_printf (s, "window %s – %s s (%s)", a, b, d);
+  guint64 s0, s1;
+  if (mv_timeline_selection (tl, &s0, &s1))
+    {
+      mv_format_duration (s1 - s0, d, sizeof d);
+      g_string_append_printf (s, "   ·   selection %s", d);
+    }
+  const MvScene *sc = mv_timeline_scene (tl);
+  if (sc)
+    g_string_append_printf (s, "   ·   %s", sc->summary
+                            ? "drawn from summaries"
+                            : "decoded events");
+  if (sc && sc->arrows_aggregated)
+    g_string_append (s, ", arrows aggregated");
+  gtk_label_set_text (GTK_LABEL (w->status), s->str);
+  g_string_free (s, TRUE);
+  const char *det = mv_timeline_details (tl);
+  gtk_label_set_text (GTK_LABEL (w->details),
+                      det ? det : "Click a state, event or arrow.");
+}
+
+static void
+show_error (Win *w, const char *title, const char *msg)
+{
+  GtkWidget *dlg = gtk_message_dialog_new (GTK_WINDOW (w->win),
+                                           GTK_DIALOG_MODAL
+                                           | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                           GTK_MESSAGE_ERROR,
+                                           GTK_BUTTONS_CLOSE, "%s", title);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dlg), "%s",
+                                            msg);
+  g_signal_connect (dlg, "response", G_CALLBACK (gtk_widget_destroy), NULL);
+  gtk_widget_show (dlg);
+}
+
+/* ---- legend ------------------------------------------------------------- */
+
+static gboolean
+draw_swatch (GtkWidget *da, cairo_t *cr, gpointer data)
+{
+  guint32 c = GPOINTER_TO_UINT (data) & 0xffffff;
+  gboolean tri = (GPOINTER_TO_UINT (data) >> 24) != 0;
+  cairo_set_source_rgb (cr, ((c >> 16) & 0xff) / 255.0,
+                        ((c >> 8) & 0xff) / 255.0, (c & 0xff) / 255.0);
+  if (tri)
+    {
+      cairo_move_to (cr, 1, 2);
+      cairo_line_to (cr, 13, 2);
+      cairo_line_to (cr, 7, 13);
+      cairo_close_path (cr);
+    }
+  else
+    cairo_rectangle (cr, 0.5, 2.5, 13, 10);
+  cairo_fill_preserve (cr);
+  cairo_set_source_rgba (cr, 0, 0, 0, 0.45);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+  return TRUE;
+}
+
+static void
+on_legend_toggled (GtkToggleButton *b, Win *w)
+{
+  guint i = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (b), "index"));
+  gboolean on = gtk_toggle_button_get_active (b);
+  if (i < w->log->nstates)
+    w->state_hidden[i] = !on;
+  else
+    w->evdef_hidden[i - w->log->nstates] = !on;
+  mv_timeline_set_hidden (w->tl, w->state_hidden, w->evdef_hidden);
+}
+
+static void
+fill_legend (Win *w)
+{
+  GList *kids = gtk_container_get_children (GTK_CONTAINER (w->legend));
+  for (GList *l = kids; l; l = l->next)
+    gtk_widget_destroy (l->data);
+  g_list_free (kids);
+  g_free (w->count_labels);
+  w->count_labels = NULL;
+  if (w->log == NULL)
+    return;
+  guint n = w->log->nstates + w->log->nevdefs;
+  w->count_labels = g_new0 (GtkWidget *, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    {
+      gboolean st = i < w->log->nstates;
+      const char *name;
+      guint32 rgb;
+      if (st)
+        {
+          name = mv_log_state (w->log, i)->name;
+          rgb = mv_log_state (w->log, i)->rgb;
+        }
+      else
+        {
+          name = mv_log_evdef (w->log, i - w->log->nstates)->name;
+          rgb = mv_log_evdef (w->log, i - w->log->nstates)->rgb;
+        }
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+      GtkWidget *check = gtk_check_button_new ();
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (check), TRUE);
+      gtk_widget_set_tooltip_text (check, "Show or hide");
+      g_object_set_data (G_OBJECT (check), "index", GUINT_TO_POINTER (i));
+      g_signal_connect (check, "toggled", G_CALLBACK (on_legend_toggled), w);
+      GtkWidget *sw = gtk_drawing_area_new ();
+      gtk_widget_set_size_request (sw, 14, 14);
+      gtk_widget_set_valign (sw, GTK_ALIGN_CENTER);
+      g_signal_connect (sw, "draw", G_CALLBACK (draw_swatch),
+                        GUINT_TO_POINTER (rgb | (st ? 0 : 1u << 24)));
+      GtkWidget *label = gtk_label_new (name ? name : "?");
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      gtk_widget_set_hexpand (label, TRUE);
+      GtkWidget *count = gtk_label_new ("…");
+      gtk_style_context_add_class (gtk_widget_get_style_context (count),
+                                   "mv-count");
+      w->count_labels[i] = count;
+      gtk_box_pack_start (GTK_BOX (box), check, FALSE, FALSE, 0);
+      gtk_box_pack_start (GTK_BOX (box), sw, FALSE, FALSE, 0);
+      gtk_box_pack_start (GTK_BOX (box), label, TRUE, TRUE, 0);
+      gtk_box_pack_start (GTK_BOX (box), count, FALSE, FALSE, 0);
+      gtk_list_box_insert (GTK_LIST_BOX (w->legend), box, -1);
+    }
+  gtk_widget_show_all (w->legend);
+}
+
+static void
+stats_thread (GTask *task, gpointer src, gpointer data, GCancellable *c)
+{
+  GError *error = NULL;
+  MvStats *st = mv_stats_compute (data, 0, G_MAXUINT64, c, &error);
+  if (st)
+    g_task_return_pointer (task, st, (GDestroyNotify) mv_stats_free);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+stats_done (GObject *src, GAsyncResult *res, gpointer user)
+{
+  Win *w = user;
+  GError *error = NULL;
+  MvStats *st = g_task_propagate_pointer (G_TASK (res), &error);
+  if (st == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        gtk_label_set_text (GTK_LABEL (w->status), error->message);
+      g_error_free (error);
+      return;
+    }
+  if (st->log == w->log && w->count_labels)
+    {
+      char buf[32];
+      for (guint i = 0; i < st->nstates; i++)
+        {
+          g_snprintf (buf, sizeof buf, "%" G_GUINT64_FORMAT,
+                      mv_stats_cell (st, i, -1)->count);
+          gtk_label_set_text (GTK_LABEL (w->count_labels[i]), buf);
+        }
+      for (guint i = 0; i < w->log->nevdefs; i++)
+        {
+          g_snprintf (buf, sizeof buf, "%" G_GUINT64_FORMAT, st->ev_count[i]);
+          gtk_label_set_text (GTK_LABEL (w->count_labels[st->nstates + i]),
+                              buf);
+        }
+    }
+  mv_stats_free (st);
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+typedef struct
+{
+  Win  *w;
+  char *path;
+} LoadJob;
+
+static gboolean
+load_progress (gpointer user, double f)
+{
+  Win *w = user;
+  g_atomic_int_set (&w->progress_permille, (gint) (f * 1000));
+  return g_cancellable_is_cancelled (w->load_cancel);
+}
+
+static void
+load_thread (GTask *task, gpointer src, gpointer data, GCancellable *c)
+{
+  LoadJob *j = data;
+  GError *error = NULL;
+  MvLog *log = mv_log_open (j->path, load_progress, j->w, &error);
+  if (log)
+    g_task_return_pointer (task, log, (GDestroyNotify) mv_log_unref);
+  else
+    g_task_return_error (task, error);
+}
+
+static gboolean
+progress_tick (gpointer user)
+{
+  Win *w = user;
+  gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (w->progress),
+                                 g_atomic_int_get (&w->progress_permille)
+                                 / 1000.0);
+  gtk_widget_show (w->progress);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+load_job_free (LoadJob *j)
+{
+  g_free (j->path);
+  g_free (j);
+}
+
+static void
+load_done (GObject *src, GAsyncResult *res, gpointer user)
+{
+  Win *w = user;
+  GError *error = NULL;
+  LoadJob *j = g_task_get_task_data (G_TASK (res));
+  MvLog *log = g_task_propagate_pointer (G_TASK (res), &error);
+  g_clear_handle_id (&w->progress_source, g_source_remove);
+  gtk_widget_hide (w->progress);
+  if (log == NULL)
+    {
+      char *title = g_strdup_printf ("Cannot open “%s”",
+                                     g_path_get_basename (j->path));
+      show_error (w, title, error->message);
+      gtk_label_set_text (GTK_LABEL (w->status), error->message);
+      g_free (title);
+      g_error_free (error);
+      return;
+    }
+  mv_log_unref (w->log);
+  w->log = log;
+  g_free (w->state_hidden);
+  g_free (w->evdef_hidden);
+  w->state_hidden = g_new0 (guint8, MAX (log->nstates, 1));
+  w->evdef_hidden = g_new0 (guint8, MAX (log->nevdefs, 1));
+  w->search_state = -1;
+  char *base = g_path_get_basename (j->path);
+  char *sub = g_strdup_printf ("%u processes · %" G_GUINT64_FORMAT
+                               " events · %s", log->nrows,
+                               log->info->nevents,
+                               log->info->format_name
+                               ? log->info->format_name : "clog");
+  gtk_header_bar_set_title (GTK_HEADER_BAR (w->header), base);
+  gtk_header_bar_set_subtitle (GTK_HEADER_BAR (w->header), sub);
+  g_free (base);
+  g_free (sub);
+  if (log->warning)
+    {
+      gtk_label_set_text (GTK_LABEL (w->info_label), log->warning);
+      gtk_widget_show (w->infobar);
+    }
+  else
+    gtk_widget_hide (w->infobar);
+  /* Recent files. */
+  char *uri = g_filename_to_uri (j->path, NULL, NULL);
+  if (uri)
+    gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+  g_free (uri);
+  fill_legend (w);
+  mv_timeline_set_log (w->tl, log);
+  GTask *t = g_task_new (NULL, NULL, stats_done, w);
+  g_task_set_task_data (t, mv_log_ref (log), (GDestroyNotify) mv_log_unref);
+  g_task_run_in_thread (t, stats_thread);
+  g_object_unref (t);
+  gtk_widget_grab_focus (mv_timeline_widget (w->tl));
+}
+
+static void
+open_path (Win *w, const char *path)
+{
+  char *abs = g_canonicalize_filename (path, NULL);
+  if (w->load_cancel)
+    g_cancellable_cancel (w->load_cancel);
+  g_clear_object (&w->load_cancel);
+  w->load_cancel = g_cancellable_new ();
+  LoadJob *j = g_new0 (LoadJob, 1);
+  j->w = w;
+  j->path = abs;
+  g_atomic_int_set (&w->progress_permille, 0);
+  gtk_label_set_text (GTK_LABEL (w->status), "Loading…");
+  /* The bar appears only if loading takes more than a blink. */
+  if (w->progress_source == 0)
+    w->progress_source = g_timeout_add (150, progress_tick, w);
+  GTask *t = g_task_new (NULL, w->load_cancel, load_done, w);
+  g_task_set_task_data (t, j, (GDestroyNotify) load_job_free);
+  g_task_run_in_thread (t, load_thread);
+  g_object_unref (t);
+}
+
+/* ---- actions ------------------------------------------------------------ */
+
+static void
+on_open (GtkWidget *b, Win *w)
+{
+  GtkFileChooserNative *fc = gtk_file_chooser_native_new (
+    "Open log", GTK_WINDOW (w->win), GTK_FILE_CHOOSER_ACTION_OPEN,
+    "_Open", "_Cancel");
+  GtkFileFilter *f = gtk_file_filter_new ();
+  gtk_file_filter_set_name (f, "MPE logs (*.clog, *.clog2)");
+  gtk_file_filter_add_pattern (f, "*.clog");
+  gtk_file_filter_add_pattern (f, "*.clog2");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (fc), f);
+  GtkFileFilter *all = gtk_file_filter_new ();
+  gtk_file_filter_set_name (all, "All files");
+  gtk_file_filter_add_pattern (all, "*");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (fc), all);
+  if (gtk_native_dialog_run (GTK_NATIVE_DIALOG (fc)) == GTK_RESPONSE_ACCEPT)
+    {
+      char *p = gtk_file_chooser_get_filename (GTK_FILE_CHOOSER (fc));
+      if (p)
+        open_path (w, p);
+      g_free (p);
+    }
+  g_object_unref (fc);
+}
+
+static void
+on_recent (GtkRecentChooser *rc, Win *w)
+{
+  char *uri = gtk_recent_chooser_get_current_uri (rc);
+  char *p = uri ? g_filename_from_uri (uri, NULL, NULL) : NULL;
+  if (p)
+    open_path (w, p);
+  g_free (p);
+  g_free (uri);
+}
+
+static void
+on_drop (GtkWidget *wd, GdkDragContext *ctx, int x, int y,
+         GtkSelectionData *sd, guint info, guint time, Win *w)
+{
+  char **uris = gtk_selection_data_get_uris (sd);
+  if (uris && uris[0])
+    {
+      char *p = g_filename_from_uri (uris[0], NULL, NULL);
+      if (p)
+        open_path (w, p);
+      g_free (p);
+    }
+  g_strfreev (uris);
+  gtk_drag_finish (ctx, TRUE, FALSE, time);
+}
+
+static void on_back (GtkWidget *b, Win *w) { mv_timeline_back (w->tl); }
+static void on_fwd (GtkWidget *b, Win *w) { mv_timeline_forward (w->tl); }
+static void on_fit (GtkWidget *b, Win *w) { mv_timeline_fit (w->tl); }
+static void on_zin (GtkWidget *b, Win *w) { mv_timeline_zoom (w->tl, 2); }
+static void on_zout (GtkWidget *b, Win *w) { mv_timeline_zoom (w->tl, 0.5); }
+
+static void
+on_stats (GtkWidget *b, Win *w)
+{
+  if (w->log)
+    mv_stats_window_show (GTK_WINDOW (w->win), w->tl);
+}
+
+typedef struct
+{
+  Win       *w;
+  MvLog     *log;
+  gint32     state;
+  guint64    from;
+  gboolean   forward;
+  MvInstance found;
+} SearchJob;
+
+static void
+search_job_free (SearchJob *j)
+{
+  mv_log_unref (j->log);
+  g_free (j);
+}
+
+static void
+search_thread (GTask *task, gpointer src, gpointer data, GCancellable *c)
+{
+  SearchJob *j = data;
+  g_task_return_boolean (task, mv_search_state (j->log, j->state, j->from,
+                                                j->forward, &j->found, c));
+}
+
+static void
+search_done (GObject *src, GAsyncResult *res, gpointer user)
+{
+  SearchJob *j = g_task_get_task_data (G_TASK (res));
+  Win *w = j->w;
+  w->searching = FALSE;
+  const char *name = mv_log_state (j->log, j->state)->name;
+  if (!g_task_propagate_boolean (G_TASK (res), NULL))
+    {
+      char *m = g_strdup_printf ("No %s instance of %s", j->forward
+                                 ? "later" : "earlier", name);
+      gtk_label_set_text (GTK_LABEL (w->status), m);
+      g_free (m);
+      return;
+    }
+  if (j->log != w->log)
+    return;
+  w->search_pos = j->found.t_begin;
+  guint64 d = MAX (j->found.t_end - j->found.t_begin, 100);
+  guint64 t0 = j->found.t_begin > 2 * d ? j->found.t_begin - 2 * d : 0;
+  mv_timeline_set_highlight (w->tl, j->state);
+  mv_timeline_show (w->tl, t0, j->found.t_end + 2 * d,
+                    w->log->stream_row[j->found.stream]);
+  char dur[64];
+  mv_format_duration (j->found.t_end - j->found.t_begin, dur, sizeof dur);
+  char *m = g_strdup_printf ("%s on rank %d at %.9f s (%s)", name,
+                             w->log->rows[w->log->stream_row[j->found.stream]]
+                             .rank, j->found.t_begin / 1e9, dur);
+  gtk_label_set_text (GTK_LABEL (w->details), m);
+  g_free (m);
+}
+
+static void
+search (Win *w, gboolean forward)
+{
+  if (w->log == NULL || w->searching)
+    return;
+  const char *text = gtk_entry_get_text (GTK_ENTRY (w->search));
+  gint32 st = mv_find_state_by_name (w->log, text);
+  if (st < 0)
+    {
+      char *m = g_strdup_printf ("No state named “%s”", text);
+      gtk_label_set_text (GTK_LABEL (w->status), m);
+      g_free (m);
+      return;
+    }
+  const MvView *v = mv_timeline_view (w->tl);
+  if (st != w->search_state)
+    {
+      w->search_state = st;
+      w->search_pos = forward ? (v->t0 > 0 ? v->t0 - 1 : 0) : v->t1 + 1;
+      if (forward && v->t0 == v->lo)
+        w->search_pos = 0;
+    }
+  SearchJob *j = g_new0 (SearchJob, 1);
+  j->w = w;
+  j->log = mv_log_ref (w->log);
+  j->state = st;
+  j->from = w->search_pos;
+  j->forward = forward;
+  w->searching = TRUE;
+  gtk_label_set_text (GTK_LABEL (w->status), "Searching…");
+  GTask *t = g_task_new (NULL, NULL, search_done, NULL);
+  g_task_set_task_data (t, j, (GDestroyNotify) search_job_free);
+  g_task_run_in_thread (t, search_thread);
+  g_object_unref (t);
+}
+
+static void on_search_next (GtkWidget *b, Win *w) { search (w, TRUE); }
+static void on_search_prev (GtkWidget *b, Win *w) { search (w, FALSE); }
+
+static void
+on_search_changed (GtkEditable *e, Win *w)
+{
+  w->search_state = -1;
+}
+
+static gboolean
+on_win_key (GtkWidget *wd, GdkEventKey *ev, Win *w)
+{
+  gboolean ctrl = (ev->state & GDK_CONTROL_MASK) != 0;
+  if (ctrl && (ev->keyval == GDK_KEY_o || ev->keyval == GDK_KEY_O))
+    {
+      on_open (NULL, w);
+      return TRUE;
+    }
+  if (ctrl && (ev->keyval == GDK_KEY_f || ev->keyval == GDK_KEY_F))
+    {
+      gtk_widget_grab_focus (w->search);
+      return TRUE;
+    }
+  if (ctrl && (ev->keyval == GDK_KEY_t || ev->keyval == GDK_KEY_T))
+    {
+      on_stats (NULL, w);
+      return TRUE;
+    }
+  if (ctrl && (ev->keyval == GDK_KEY_q || ev->keyval == GDK_KEY_w))
+    {
+      gtk_widget_destroy (w->win);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static GtkWidget *
+icon_button (const char *icon, const char *tip, GCallback cb, Win *w)
+{
+  GtkWidget *b = gtk_button_new_from_icon_name (icon, GTK_ICON_SIZE_BUTTON);
+  gtk_widget_set_tooltip_text (b, tip);
+  g_signal_connect (b, "clicked", cb, w);
+  return b;
+}
+
+static void
+win_free (Win *w)
+{
+  if (w->load_cancel)
+    g_cancellable_cancel (w->load_cancel);
+  g_clear_object (&w->load_cancel);
+  g_clear_handle_id (&w->progress_source, g_source_remove);
+  mv_log_unref (w->log);
+  g_free (w->state_hidden);
+  g_free (w->evdef_hidden);
+  g_free (w->count_labels);
+  /* Async callbacks still in flight hold w: leak it rather than crash. */
+}
+
+static Win *
+win_new (GtkApplication *app)
+{
+  Win *w = g_new0 (Win, 1);
+  w->app = app;
+  w->search_state = -1;
+  GtkCssProvider *css = gtk_css_provider_new ();
+  gtk_css_provider_load_from_data (css, CSS, -1, NULL);
+  gtk_style_context_add_provider_for_screen (gdk_screen_get_default (),
+                                             GTK_STYLE_PROVIDER (css),
+                                             GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  g_object_unref (css);
+
+  w->win = gtk_application_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (w->win), 1280, 760);
+  gtk_window_set_title (GTK_WINDOW (w->win), "mpeview");
+  w->header = gtk_header_bar_new ();
+  gtk_header_bar_set_show_close_button (GTK_HEADER_BAR (w->header), TRUE);
+  gtk_header_bar_set_title (GTK_HEADER_BAR (w->header), "mpeview");
+  gtk_window_set_titlebar (GTK_WINDOW (w->win), w->header);
+
+  GtkWidget *open_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_style_context_add_class (gtk_widget_get_style_context (open_box),
+                               "linked");
+  GtkWidget *open = gtk_button_new_with_mnemonic ("_Open");
+  gtk_widget_set_tooltip_text (open, "Open a log (Ctrl+O)");
+  g_signal_connect (open, "clicked", G_CALLBACK (on_open), w);
+  GtkWidget *recent_btn = gtk_menu_button_new ();
+  gtk_widget_set_tooltip_text (recent_btn, "Recent files");
+  GtkWidget *recent = gtk_recent_chooser_menu_new ();
+  GtkRecentFilter *rf = gtk_recent_filter_new ();
+  gtk_recent_filter_add_pattern (rf, "*.clog");
+  gtk_recent_filter_add_pattern (rf, "*.clog2");
+  gtk_recent_chooser_add_filter (GTK_RECENT_CHOOSER (recent), rf);
+  gtk_recent_chooser_set_sort_type (GTK_RECENT_CHOOSER (recent),
+                                    GTK_RECENT_SORT_MRU);
+  g_signal_connect (recent, "item-activated", G_CALLBACK (on_recent), w);
+  gtk_menu_button_set_popup (GTK_MENU_BUTTON (recent_btn), recent);
+  gtk_box_pack_start (GTK_BOX (open_box), open, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (open_box), recent_btn, FALSE, FALSE, 0);
+  gtk_header_bar_pack_start (GTK_HEADER_BAR (w->header), open_box);
+
+  GtkWidget *nav = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_style_context_add_class (gtk_widget_get_style_context (nav), "linked");
+  gtk_box_pack_start (GTK_BOX (nav), icon_button ("go-previous-symbolic",
+                      "Back (Alt+Left)", G_CALLBACK (on_back), w),
+                      FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (nav), icon_button ("go-next-symbolic",
+                      "Forward (Alt+Right)", G_CALLBACK (on_fwd), w),
+                      FALSE, FALSE, 0);
+  gtk_header_bar_pack_start (GTK_HEADER_BAR (w->header), nav);
+  GtkWidget *zoom = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_style_context_add_class (gtk_widget_get_style_context (zoom), "linked");
+  gtk_box_pack_start (GTK_BOX (zoom), icon_button ("zoom-out-symbolic",
+                      "Zoom out (S, -)", G_CALLBACK (on_zout), w),
+                      FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (zoom), icon_button ("zoom-fit-best-symbolic",
+                      "Fit all (Home)", G_CALLBACK (on_fit), w),
+                      FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (zoom), icon_button ("zoom-in-symbolic",
+                      "Zoom in (W, +)", G_CALLBACK (on_zin), w),
+                      FALSE, FALSE, 0);
+  gtk_header_bar_pack_start (GTK_HEADER_BAR (w->header), zoom);
+
+  GtkWidget *stats = gtk_button_new_with_mnemonic ("_Statistics");
+  gtk_widget_set_tooltip_text (stats, "Statistics and histograms (Ctrl+T)");
+  g_signal_connect (stats, "clicked", G_CALLBACK (on_stats), w);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), stats);
+  GtkWidget *sbox = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_style_context_add_class (gtk_widget_get_style_context (sbox), "linked");
+  w->search = gtk_search_entry_new ();
+  gtk_entry_set_placeholder_text (GTK_ENTRY (w->search), "Find state…");
+  gtk_entry_set_width_chars (GTK_ENTRY (w->search), 16);
+  g_signal_connect (w->search, "activate", G_CALLBACK (on_search_next), w);
+  g_signal_connect (w->search, "changed", G_CALLBACK (on_search_changed), w);
+  gtk_box_pack_start (GTK_BOX (sbox), w->search, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (sbox), icon_button ("go-up-symbolic",
+                      "Previous instance", G_CALLBACK (on_search_prev), w),
+                      FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (sbox), icon_button ("go-down-symbolic",
+                      "Next instance (Enter)", G_CALLBACK (on_search_next),
+                      w), FALSE, FALSE, 0);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), sbox);
+
+  GtkWidget *vbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  w->infobar = gtk_info_bar_new ();
+  gtk_info_bar_set_message_type (GTK_INFO_BAR (w->infobar),
+                                 GTK_MESSAGE_WARNING);
+  gtk_info_bar_set_show_close_button (GTK_INFO_BAR (w->infobar), TRUE);
+  g_signal_connect (w->infobar, "response", G_CALLBACK (gtk_widget_hide),
+                    NULL);
+  w->info_label = gtk_label_new ("");
+  gtk_label_set_line_wrap (GTK_LABEL (w->info_label), TRUE);
+  gtk_container_add (GTK_CONTAINER (gtk_info_bar_get_content_area (
+                       GTK_INFO_BAR (w->infobar))), w->info_label);
+  gtk_box_pack_start (GTK_BOX (vbox), w->infobar, FALSE, FALSE, 0);
+
+  GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+  w->tl = mv_timeline_new ();
+  mv_timeline_set_notify (w->tl, update_status, w);
+  gtk_paned_pack1 (GTK_PANED (paned), mv_timeline_widget (w->tl), TRUE,
+                   FALSE);
+  GtkWidget *side = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_style_context_add_class (gtk_widget_get_style_context (side),
+                               "mv-side");
+  gtk_widget_set_size_request (side, 250, -1);
+  GtkWidget *lt = gtk_label_new ("Legend");
+  gtk_label_set_xalign (GTK_LABEL (lt), 0);
+  gtk_style_context_add_class (gtk_widget_get_style_context (lt),
+                               "mv-side-title");
+  gtk_box_pack_start (GTK_BOX (side), lt, FALSE, FALSE, 0);
+  GtkWidget *scroll = gtk_scrolled_window_new (NULL, NULL);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll),
+                                  GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  w->legend = gtk_list_box_new ();
+  gtk_list_box_set_selection_mode (GTK_LIST_BOX (w->legend),
+                                   GTK_SELECTION_NONE);
+  gtk_container_add (GTK_CONTAINER (scroll), w->legend);
+  gtk_box_pack_start (GTK_BOX (side), scroll, TRUE, TRUE, 0);
+  GtkWidget *dt = gtk_label_new ("Details");
+  gtk_label_set_xalign (GTK_LABEL (dt), 0);
+  gtk_style_context_add_class (gtk_widget_get_style_context (dt),
+                               "mv-side-title");
+  gtk_box_pack_start (GTK_BOX (side), dt, FALSE, FALSE, 0);
+  w->details = gtk_label_new ("Click a state, event or arrow.");
+  gtk_label_set_xalign (GTK_LABEL (w->details), 0);
+  gtk_label_set_yalign (GTK_LABEL (w->details), 0);
+  gtk_label_set_selectable (GTK_LABEL (w->details), TRUE);
+  gtk_label_set_line_wrap (GTK_LABEL (w->details), TRUE);
+  gtk_widget_set_size_request (w->details, -1, 150);
+  gtk_style_context_add_class (gtk_widget_get_style_context (w->details),
+                               "mv-details");
+  gtk_box_pack_start (GTK_BOX (side), w->details, FALSE, FALSE, 0);
+  gtk_paned_pack2 (GTK_PANED (paned), side, FALSE, FALSE);
+  gtk_box_pack_start (GTK_BOX (vbox), paned, TRUE, TRUE, 0);
+
+  GtkWidget *sline = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  w->status = gtk_label_new ("Open a log file to start.");
+  gtk_label_set_xalign (GTK_LABEL (w->status), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (w->status), PANGO_ELLIPSIZE_END);
+  gtk_style_context_add_class (gtk_widget_get_style_context (w->status),
+                               "mv-status");
+  w->progress = gtk_progress_bar_new ();
+  gtk_widget_set_valign (w->progress, GTK_ALIGN_CENTER);
+  gtk_widget_set_size_request (w->progress, 200, -1);
+  gtk_box_pack_start (GTK_BOX (sline), w->status, TRUE, TRUE, 0);
+  gtk_box_pack_end (GTK_BOX (sline), w->progress, FALSE, FALSE, 8);
+  gtk_box_pack_start (GTK_BOX (vbox), sline, FALSE, FALSE, 0);
+  gtk_container_add (GTK_CONTAINER (w->win), vbox);
+
+  gtk_drag_dest_set (w->win, GTK_DEST_DEFAULT_ALL, NULL, 0, GDK_ACTION_COPY);
+  gtk_drag_dest_add_uri_targets (w->win);
+  g_signal_connect (w->win, "drag-data-received", G_CALLBACK (on_drop), w);
+  g_signal_connect (w->win, "key-press-event", G_CALLBACK (on_win_key), w);
+  g_signal_connect_swapped (w->win, "destroy", G_CALLBACK (win_free), w);
+  gtk_widget_show_all (w->win);
+  gtk_widget_hide (w->infobar);
+  gtk_widget_hide (w->progress);
+  return w;
+}
+
+static void
+on_activate (GtkApplication *app, gpointer user)
+{
+  win_new (app);
+}
+
+static void
+on_open_files (GApplication *app, GFile **files, int n, const char *hint,
+               gpointer user)
+{
+  for (int i = 0; i < n; i++)
+    {
+      Win *w = win_new (GTK_APPLICATION (app));
+      char *p = g_file_get_path (files[i]);
+      if (p)
+        open_path (w, p);
+      g_free (p);
+    }
+}
+
+int
+mv_window_main (const char *path)
+{
+  GtkApplication *app = gtk_application_new ("org.mpetools.mpeview",
+                                             G_APPLICATION_NON_UNIQUE
+                                             | G_APPLICATION_HANDLES_OPEN);
+  g_signal_connect (app, "activate", G_CALLBACK (on_activate), NULL);
+  g_signal_connect (app, "open", G_CALLBACK (on_open_files), NULL);
+  char *argv[3] = { (char *) "mpeview", (char *) path, NULL };
+  int status = g_application_run (G_APPLICATION (app), path ? 2 : 1, argv);
+  g_object_unref (app);
+  return status;
+}

@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <pango/pangocairo.h>
+
+#include "mv-draw.h"
+#include "../model/mv-view.h"
+
+/* A quiet light palette: dark text on white. */
+#define C_BG        0xffffff
+#define C_ROW_ALT   0xf5f6f8
+#define C_RULE      0xd9dce1
+#define C_TEXT      0x1f2328
+#define C_TEXT_DIM  0x6a737d
+#define C_ARROW     0x1f2937
+#define C_SEL       0x2f6fde
+
+static void
+set_rgb (cairo_t *cr, guint32 c)
+{
+  cairo_set_source_rgb (cr, ((c >> 16) & 0xff) / 255.0,
+                        ((c >> 8) & 0xff) / 255.0, (c & 0xff) / 255.0);
+}
+
+static void
+set_rgba (cairo_t *cr, guint32 c, double a)
+{
+  cairo_set_source_rgba (cr, ((c >> 16) & 0xff) / 255.0,
+                         ((c >> 8) & 0xff) / 255.0, (c & 0xff) / 255.0, a);
+}
+
+static guint32
+darker (guint32 c)
+{
+  guint r = ((c >> 16) & 0xff) * 6 / 10, g = ((c >> 8) & 0xff) * 6 / 10,
+        b = (c & 0xff) * 6 / 10;
+  return r << 16 | g << 8 | b;
+}
+
+static PangoLayout *
+make_layout (cairo_t *cr, const char *font)
+{
+  PangoLayout *pl = pango_cairo_create_layout (cr);
+  PangoFontDescription *fd = pango_font_description_from_string (font);
+  pango_layout_set_font_description (pl, fd);
+  pango_font_description_free (fd);
+  return pl;
+}
+
+static void
+text_at (cairo_t *cr, PangoLayout *pl, const char *s, double x, double y,
+         double align /* 0 left, 0.5 centre, 1 right */, guint32 color)
+{
+  int w, h;
+  pango_layout_set_text (pl, s, -1);
+  pango_layout_get_pixel_size (pl, &w, &h);
+  set_rgb (cr, color);
+  cairo_move_to (cr, round (x - align * w), round (y - h / 2.0));
+  pango_cairo_show_layout (cr, pl);
+}
+
+void
+mv_layout_compute (MvLayout *l, const MvLog *log, double w, double h,
+                   gboolean legend)
+{
+  memset (l, 0, sizeof *l);
+  l->width = w;
+  l->height = h;
+  l->label_w = log && log->max_threads > 1 ? 118 : 96;
+  l->ruler_h = 30;
+  if (legend && log)
+    {
+      /* Legend rows of ~170 px items. */
+      guint items = log->nstates + log->nevdefs;
+      guint per_row = MAX ((guint) ((w - 24) / 170), 1u);
+      guint rows = (items + per_row - 1) / per_row;
+      l->legend_h = rows ? 14 + rows * 20 : 0;
+    }
+  l->plot_x = l->label_w;
+  l->plot_y = l->ruler_h;
+  l->plot_w = MAX (w - l->label_w - 12, 1);
+  l->plot_h = MAX (h - l->ruler_h - l->legend_h, 1);
+}
+
+double
+mv_layout_fit_row_h (const MvLayout *l, const MvLog *log)
+{
+  if (log == NULL || log->nrows == 0)
+    return MV_DRAW_ROW_H;
+  return MIN (MV_DRAW_ROW_H, l->plot_h / log->nrows);
+}
+
+/* ---- plot -------------------------------------------------------------- */
+
+static void
+draw_summary_lanes (cairo_t *cr, const MvScene *s, double w, double h)
+{
+  int iw = s->p.width, ih = (int) ceil (h);
+  if (iw <= 0 || ih <= 0)
+    return;
+  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32,
+                                                     iw, ih);
+  cairo_surface_flush (img);
+  guint8 *data = cairo_image_surface_get_data (img);
+  int stride = cairo_image_surface_get_stride (img);
+  memset (data, 0, (gsize) stride * ih);
+  for (guint i = 0; i < s->nlanes; i++)
+    {
+      const MvLane *l = &s->lanes[i];
+      if (l->pixels == NULL)
+        continue;
+      double in = l->h >= 8 ? 3 : l->h >= 4 ? 1 : 0;
+      int y0 = (int) floor (l->y + in), y1 = (int) ceil (l->y + l->h - in);
+      y0 = MAX (y0, 0);
+      y1 = MIN (y1, ih);
+      for (int y = y0; y < y1; y++)
+        {
+          guint32 *row = (guint32 *) (data + (gsize) y * stride);
+          for (int x = 0; x < iw; x++)
+            if (l->pixels[x] != MV_SCENE_BG_RGB)
+              row[x] = 0xff000000u | l->pixels[x];
+        }
+    }
+  cairo_surface_mark_dirty (img);
+  cairo_save (cr);
+  cairo_scale (cr, w / iw, 1);
+  cairo_set_source_surface (cr, img, 0, 0);
+  cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
+  cairo_paint (cr);
+  cairo_restore (cr);
+  cairo_surface_destroy (img);
+}
+
+static void
+draw_spans (cairo_t *cr, const MvScene *s, const MvLane *l,
+            const MvDrawOpts *o)
+{
+  const MvLog *log = s->log;
+  for (guint i = 0; i < l->spans->len; i++)
+    {
+      const MvSpan *sp = &g_array_index (l->spans, MvSpan, i);
+      const logfmt_state_def_t *d = mv_log_state (log, sp->state);
+      guint32 c = d ? d->rgb : 0x888888;
+      double in = mv_scene_depth_inset (l->h, sp->depth);
+      double x0 = sp->x0, x1 = MAX (sp->x1, sp->x0 + 1.0);
+      double y = l->y + in, hh = l->h - 2 * in;
+      if (hh <= 0)
+        continue;
+      cairo_rectangle (cr, x0, y, x1 - x0, hh);
+      set_rgb (cr, c);
+      if ((x1 - x0) >= 4 && hh >= 6)
+        {
+          cairo_fill_preserve (cr);
+          set_rgb (cr, darker (c));
+          cairo_set_line_width (cr, 1);
+          cairo_save (cr);
+          cairo_new_path (cr);
+          cairo_rectangle (cr, x0 + 0.5, y + 0.5, x1 - x0 - 1, hh - 1);
+          cairo_stroke (cr);
+          cairo_restore (cr);
+        }
+      else
+        cairo_fill (cr);
+      if (o && o->highlight_state == sp->state)
+        {
+          set_rgb (cr, C_SEL);
+          cairo_set_line_width (cr, 2);
+          cairo_rectangle (cr, x0 - 1, y - 1, x1 - x0 + 2, hh + 2);
+          cairo_stroke (cr);
+        }
+    }
+}
+
+static void
+draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l)
+{
+  const MvLog *log = s->log;
+  double sz = CLAMP (l->h * 0.35, 3, 6);
+  for (guint i = 0; i < l->markers->len; i++)
+    {
+      const MvMarker *m = &g_array_index (l->markers, MvMarker, i);
+      guint32 c = m->id < 0 ? 0xd0021b
+                  : m->evdef >= 0 ? mv_log_evdef (log, m->evdef)->rgb
+                  : 0x7f7f7f;
+      double x = round (m->x) + 0.5, y = l->y + 1;
+      /* A downward triangle with a stem: visible on any bar colour. */
+      cairo_move_to (cr, x, y + l->h - 2);
+      cairo_line_to (cr, x, y + sz);
+      set_rgb (cr, C_TEXT);
+      cairo_set_line_width (cr, 1);
+      cairo_stroke (cr);
+      cairo_move_to (cr, x - sz, y);
+      cairo_line_to (cr, x + sz, y);
+      cairo_line_to (cr, x, y + sz * 1.4);
+      cairo_close_path (cr);
+      set_rgb (cr, c);
+      cairo_fill_preserve (cr);
+      set_rgb (cr, C_TEXT);
+      cairo_stroke (cr);
+    }
+}
+
+static void
+draw_arrows (cairo_t *cr, const MvScene *s)
+{
+  if (s->arrows == NULL)
+    return;
+  cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+  for (guint i = 0; i < s->arrows->len; i++)
+    {
+      const MvArrow *a = &g_array_index (s->arrows, MvArrow, i);
+      double lw = a->count > 1 ? MIN (1 + log2 (a->count) * 0.6, 5) : 1.2;
+      double alpha = a->count > 1 ? MIN (0.35 + 0.1 * log2 (a->count), 0.9)
+                                  : 0.85;
+      set_rgba (cr, C_ARROW, alpha);
+      cairo_set_line_width (cr, lw);
+      cairo_move_to (cr, a->x0, a->y0);
+      cairo_line_to (cr, a->x1, a->y1);
+      cairo_stroke (cr);
+      double dx = a->x1 - a->x0, dy = a->y1 - a->y0;
+      double len = sqrt (dx * dx + dy * dy);
+      if (len >= 10)
+        {
+          double ux = dx / len, uy = dy / len, hs = 6 + lw;
+          cairo_move_to (cr, a->x1, a->y1);
+          cairo_line_to (cr, a->x1 - hs * ux + hs * 0.45 * uy,
+                         a->y1 - hs * uy - hs * 0.45 * ux);
+          cairo_line_to (cr, a->x1 - hs * ux - hs * 0.45 * uy,
+                         a->y1 - hs * uy + hs * 0.45 * ux);
+          cairo_close_path (cr);
+          cairo_fill (cr);
+        }
+    }
+}
+
+void
+mv_draw_plot (cairo_t *cr, const MvScene *s, double w, double h,
+              const MvDrawOpts *o)
+{
+  cairo_save (cr);
+  cairo_rectangle (cr, 0, 0, w, h);
+  cairo_clip (cr);
+  set_rgb (cr, C_BG);
+  cairo_paint (cr);
+  /* Zebra rows (processes), when rows are tall enough to tell apart. */
+  const MvLog *log = s->log;
+  if (s->p.row_h >= 6)
+    {
+      guint first, last;
+      mv_scene_visible_rows (log, &s->p, &first, &last);
+      set_rgb (cr, C_ROW_ALT);
+      for (guint r = first; r < last; r++)
+        if (log->rows[r].rank % 2 == 1)
+          cairo_rectangle (cr, 0, r * s->p.row_h - s->p.y0, w, s->p.row_h);
+      cairo_fill (cr);
+    }
+  if (s->summary)
+    draw_summary_lanes (cr, s, w, h);
+  else
+    for (guint i = 0; i < s->nlanes; i++)
+      {
+        const MvLane *l = &s->lanes[i];
+        if (l->spans)
+          draw_spans (cr, s, l, o);
+        if (l->markers)
+          draw_markers (cr, s, l);
+      }
+  draw_arrows (cr, s);
+  cairo_restore (cr);
+}
+
+/* ---- frame: ruler, labels, legend ------------------------------------ */
+
+static void
+draw_ruler (cairo_t *cr, const MvScene *s, const MvLayout *l,
+            const MvDrawOpts *o)
+{
+  guint64 t0 = s->p.t0, t1 = s->p.t1, span = t1 - t0;
+  double w = l->plot_w;
+  PangoLayout *pl = make_layout (cr, "Sans 8");
+  guint64 step = mv_ticks_step (span, w, 90);
+  guint64 lead = step;
+  while (lead >= 10)
+    lead /= 10;
+  guint64 minor = lead == 2 ? step / 2 : step / 5;
+  if (minor == 0)
+    minor = step;
+  set_rgb (cr, C_RULE);
+  cairo_set_line_width (cr, 1);
+  for (guint64 t = t0 - t0 % minor + (t0 % minor ? minor : 0); t <= t1;
+       t += minor)
+    {
+      double x = round (l->plot_x + (double) (t - t0) * w / span) + 0.5;
+      gboolean major = t % step == 0;
+      cairo_move_to (cr, x, l->ruler_h - (major ? 9 : 4));
+      cairo_line_to (cr, x, l->ruler_h);
+      if (t + minor < t)
+        break;
+    }
+  cairo_stroke (cr);
+  char buf[64];
+  for (guint64 t = t0 - t0 % step + (t0 % step ? step : 0); t <= t1;
+       t += step)
+    {
+      double x = l->plot_x + (double) (t - t0) * w / span;
+      mv_format_time (t, step, buf, sizeof buf);
+      text_at (cr, pl, buf, x, l->ruler_h / 2 - 2, 0.5, C_TEXT_DIM);
+      if (t + step < t)
+        break;
+    }
+  /* Bottom rule of the ruler. */
+  set_rgb (cr, C_RULE);
+  cairo_move_to (cr, 0, l->ruler_h - 0.5);
+  cairo_line_to (cr, l->width, l->ruler_h - 0.5);
+  cairo_stroke (cr);
+  if (o && o->has_sel && o->sel_t1 > o->sel_t0)
+    {
+      mv_format_duration (o->sel_t1 - o->sel_t0, buf, sizeof buf);
+      double a = l->plot_x + ((double) o->sel_t0 - (double) t0) * w / span;
+      double b = l->plot_x + ((double) o->sel_t1 - (double) t0) * w / span;
+      set_rgba (cr, C_SEL, 0.9);
+      cairo_rectangle (cr, a, l->ruler_h - 14, MAX (b - a, 1), 14);
+      cairo_fill (cr);
+      text_at (cr, pl, buf, (a + b) / 2, l->ruler_h - 7, 0.5, 0xffffff);
+    }
+  g_object_unref (pl);
+}
+
+static void
+draw_labels (cairo_t *cr, const MvScene *s, const MvLayout *l)
+{
+  const MvLog *log = s->log;
+  guint first, last;
+  mv_scene_visible_rows (log, &s->p, &first, &last);
+  PangoLayout *pl = make_layout (cr, "Sans 9");
+  PangoLayout *small = make_layout (cr, "Sans 7");
+  double rh = s->p.row_h;
+  /* Label every n-th row so labels never overlap (14 px each). */
+  guint every = rh >= 14 ? 1 : (guint) ceil (14 / MAX (rh, 1e-6));
+  guint nice[] = { 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000,
+                   10000, 20000, 50000, 100000 };
+  for (guint i = 0; i < G_N_ELEMENTS (nice); i++)
+    if (nice[i] >= every)
+      {
+        every = nice[i];
+        break;
+      }
+  cairo_save (cr);
+  cairo_rectangle (cr, 0, l->plot_y, l->label_w, l->plot_h);
+  cairo_clip (cr);
+  for (guint r = first; r < last; r++)
+    {
+      if (r % every != 0)
+        continue;
+      double y = l->plot_y + r * rh - s->p.y0 + MAX (rh, 14) / 2;
+      if (every > 1)
+        y = l->plot_y + r * rh - s->p.y0 + 5;
+      char *label = mv_log_row_label (log, r);
+      const char *host = log->rows[r].host;
+      if (rh >= 30 && host)
+        {
+          text_at (cr, pl, label, 10, y - 6, 0, C_TEXT);
+          text_at (cr, small, host, 10, y + 8, 0, C_TEXT_DIM);
+        }
+      else
+        text_at (cr, rh >= 14 ? pl : small, label, 10, y, 0, C_TEXT);
+      g_free (label);
+    }
+  cairo_restore (cr);
+  set_rgb (cr, C_RULE);
+  cairo_set_line_width (cr, 1);
+  cairo_move_to (cr, l->label_w - 0.5, l->plot_y);
+  cairo_line_to (cr, l->label_w - 0.5, l->plot_y + l->plot_h);
+  cairo_stroke (cr);
+  g_object_unref (pl);
+  g_object_unref (small);
+}
+
+static void
+draw_legend (cairo_t *cr, const MvScene *s, const MvLayout *l,
+             const MvDrawOpts *o)
+{
+  const MvLog *log = s->log;
+  if (l->legend_h <= 0)
+    return;
+  PangoLayout *pl = make_layout (cr, "Sans 8");
+  double top = l->plot_y + l->plot_h;
+  set_rgb (cr, C_RULE);
+  cairo_move_to (cr, 0, top + 0.5);
+  cairo_line_to (cr, l->width, top + 0.5);
+  cairo_stroke (cr);
+  guint per_row = MAX ((guint) ((l->width - 24) / 170), 1u);
+  guint n = 0;
+  for (guint i = 0; i < log->nstates + log->nevdefs; i++, n++)
+    {
+      gboolean is_state = i < log->nstates;
+      const char *name;
+      guint32 c;
+      if (is_state)
+        {
+          const logfmt_state_def_t *d = mv_log_state (log, i);
+          name = d->name;
+          c = d->rgb;
+        }
+      else
+        {
+          const logfmt_event_def_t *d = mv_log_evdef (log, i - log->nstates);
+          name = d->name;
+          c = d->rgb;
+        }
+      double x = 12 + (n % per_row) * 170.0;
+      double y = top + 10 + (n / per_row) * 20.0;
+      if (is_state)
+        cairo_rectangle (cr, x, y + 3, 14, 10);
+      else
+        {
+          cairo_move_to (cr, x + 2, y + 3);
+          cairo_line_to (cr, x + 12, y + 3);
+          cairo_line_to (cr, x + 7, y + 13);
+          cairo_close_path (cr);
+        }
+      set_rgb (cr, c);
+      cairo_fill_preserve (cr);
+      set_rgb (cr, darker (c));
+      cairo_stroke (cr);
+      cairo_save (cr);
+      cairo_rectangle (cr, x + 20, y, 146, 18);
+      cairo_clip (cr);
+      text_at (cr, pl, name ? name : "?", x + 20, y + 8, 0, C_TEXT);
+      cairo_restore (cr);
+    }
+  (void) o;
+  g_object_unref (pl);
+}
+
+void
+mv_draw_frame (cairo_t *cr, const MvScene *s, const MvLayout *l,
+               const MvDrawOpts *o)
+{
+  cairo_save (cr);
+  set_rgb (cr, C_BG);
+  cairo_rectangle (cr, 0, 0, l->width, l->ruler_h);
+  cairo_rectangle (cr, 0, l->ruler_h, l->label_w, l->plot_h);
+  cairo_rectangle (cr, l->plot_x + l->plot_w, l->ruler_h,
+                   l->width - l->plot_x - l->plot_w, l->plot_h);
+  cairo_rectangle (cr, 0, l->plot_y + l->plot_h, l->width, l->legend_h);
+  cairo_fill (cr);
+  draw_ruler (cr, s, l, o);
+  draw_labels (cr, s, l);
+  draw_legend (cr, s, l, o);
+  cairo_restore (cr);
+}
+
+void
+mv_draw_timeline (cairo_t *cr, const MvScene *s, const MvLayout *l,
+                  const MvDrawOpts *o)
+{
+  cairo_save (cr);
+  cairo_translate (cr, l->plot_x, l->plot_y);
+  mv_draw_plot (cr, s, l->plot_w, l->plot_h, o);
+  if (o && o->has_sel && o->sel_t1 > o->sel_t0)
+    {
+      double span = (double) (s->p.t1 - s->p.t0);
+      double a = ((double) o->sel_t0 - (double) s->p.t0) * l->plot_w / span;
+      double b = ((double) o->sel_t1 - (double) s->p.t0) * l->plot_w / span;
+      set_rgba (cr, C_SEL, 0.15);
+      cairo_rectangle (cr, a, 0, b - a, l->plot_h);
+      cairo_fill (cr);
+    }
+  cairo_restore (cr);
+  mv_draw_frame (cr, s, l, o);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Timeline drawing.  Takes only a cairo_t, a scene and a layout, so the
+ * window, --export (PNG/SVG/PDF) and --bench run exactly the same code.
+ * No GTK here: pango/cairo only.
+ */
+#ifndef MV_DRAW_H
+#define MV_DRAW_H
+
+#include <cairo.h>
+
+#include "../model/mv-scene.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  double width, height;    /* whole drawing */
+  double label_w;          /* row labels on the left */
+  double ruler_h;          /* time ruler on top */
+  double legend_h;         /* legend strip at the bottom (export), or 0 */
+  double plot_x, plot_y, plot_w, plot_h;
+} MvLayout;
+
+/* Sizes for a drawing of w x h; legend adds a bottom legend strip. */
+void   mv_layout_compute (MvLayout *l, const MvLog *log, double w, double h,
+                          gboolean legend);
+/* Row height that fits every row in the plot (at most the default). */
+double mv_layout_fit_row_h (const MvLayout *l, const MvLog *log);
+
+#define MV_DRAW_ROW_H 22.0
+
+typedef struct
+{
+  gboolean has_sel;        /* highlighted range, e.g. a rubber band */
+  guint64  sel_t0, sel_t1;
+  const guint8 *state_hidden;   /* for the legend, may be NULL */
+  const guint8 *evdef_hidden;
+  gint32   highlight_state;     /* outline instances of it, -1 none */
+} MvDrawOpts;
+
+/* Draws everything; the scene's window and scroll are used. */
+void mv_draw_timeline (cairo_t *cr, const MvScene *scene,
+                       const MvLayout *l, const MvDrawOpts *o);
+/* Only the plot's contents, with (0,0) at the plot's top-left. */
+void mv_draw_plot (cairo_t *cr, const MvScene *scene, double w, double h,
+                   const MvDrawOpts *o);
+/* The ruler, labels and decorations around a plot. */
+void mv_draw_frame (cairo_t *cr, const MvScene *scene, const MvLayout *l,
+                    const MvDrawOpts *o);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,734 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "mv-scene.h"
+#include "mv-view.h"
+
+/* Decode from the stream's start when that costs fewer events than this;
+ * otherwise look back a few window widths for states opened earlier. */
+#define FULL_LOOKBACK_EVENTS 200000u
+#define LOOKBACK_SPANS       4u
+#define MAX_MSGS_SCANNED     300000u
+
+static double
+run_span (const MvLog *log)
+{
+  return (double) (mv_log_t_last (log) - mv_log_t_first (log));
+}
+
+void
+mv_scene_visible_rows (const MvLog *log, const MvSceneParams *p,
+                       guint *first, guint *last)
+{
+  double rh = p->row_h > 0 ? p->row_h : 1;
+  double f = floor (MAX (p->y0, 0) / rh);
+  double l = ceil ((MAX (p->y0, 0) + p->height) / rh);
+  *first = (guint) MIN (f, (double) log->nrows);
+  *last = (guint) MIN (l, (double) log->nrows);
+}
+
+gboolean
+mv_scene_choose_summary (const MvLog *log, const MvSceneParams *p)
+{
+  if (p->force_lod >= 0)
+    return p->force_lod == 1;
+  if (p->row_h < MV_SCENE_MIN_DECODE_ROW_H)
+    return TRUE;
+  guint first, last;
+  mv_scene_visible_rows (log, p, &first, &last);
+  double frac = (double) (p->t1 - p->t0) / run_span (log);
+  double est = 0;
+  for (guint i = first; i < last; i++)
+    est += (double) logfmt_reader_stream_events (log->reader,
+                                                 log->rows[i].stream) * frac;
+  guint64 budget = p->budget ? p->budget : MV_SCENE_DEFAULT_BUDGET;
+  return est > (double) budget;
+}
+
+double
+mv_scene_depth_inset (double h, guint depth)
+{
+  /* Each nesting level is 3 px smaller on both sides, keeping 4 px. */
+  double inset = 2.0 + 3.0 * depth;
+  double max = MAX ((h - 4.0) / 2.0, 0.0);
+  return MIN (inset, max);
+}
+
+static void
+lane_clear (MvLane *l)
+{
+  if (l->spans)
+    g_array_unref (l->spans);
+  if (l->markers)
+    g_array_unref (l->markers);
+  g_free (l->pixels);
+  g_free (l->dominant);
+  g_free (l->dom_pct);
+}
+
+void
+mv_scene_free (MvScene *s)
+{
+  if (s == NULL)
+    return;
+  for (guint i = 0; i < s->nlanes; i++)
+    lane_clear (&s->lanes[i]);
+  g_free (s->lanes);
+  if (s->arrows)
+    g_array_unref (s->arrows);
+  mv_log_unref (s->log);
+  g_free (s);
+}
+
+static gboolean
+hidden (const guint8 *flags, guint n, gint32 i)
+{
+  return flags != NULL && i >= 0 && (guint) i < n && flags[i];
+}
+
+/* ---- summary lanes ---------------------------------------------------- */
+
+static gboolean
+lane_summary (MvScene *s, MvLane *lane, float *occ, double *sum,
+              GError **error)
+{
+  const MvLog *log = s->log;
+  guint w = s->p.width, ns = log->nstates;
+  lane->pixels = g_new (guint32, w);
+  lane->dominant = g_new (gint16, w);
+  lane->dom_pct = g_new0 (guint8, w);
+  memset (sum, 0, sizeof (double) * w * MAX (ns, 1));
+  for (guint r = 0; r < lane->row_count && ns > 0; r++)
+    {
+      logfmt_error_t err = { 0 };
+      guint32 st = log->rows[lane->row_first + r].stream;
+      int rc = logfmt_reader_summary (log->reader, st, s->p.t0, s->p.t1, w,
+                                      occ, NULL, NULL, &err);
+      if (rc != 0)
+        continue;  /* a damaged summary shows as empty */
+      for (guint x = 0; x < w; x++)
+        for (guint k = 0; k < ns; k++)
+          sum[(gsize) x * ns + k] += occ[(gsize) x * ns + k];
+    }
+  double n = MAX (lane->row_count, 1);
+  for (guint x = 0; x < w; x++)
+    {
+      double r = 0, g = 0, b = 0, cov = 0, best = 0;
+      int dom = -1;
+      for (guint k = 0; k < ns; k++)
+        {
+          double f = sum[(gsize) x * ns + k] / n;
+          if (f <= 0 || hidden (s->p.state_hidden, ns, k))
+            continue;
+          guint32 c = mv_log_state (log, k)->rgb;
+          r += f * ((c >> 16) & 0xff);
+          g += f * ((c >> 8) & 0xff);
+          b += f * (c & 0xff);
+          cov += f;
+          if (f > best)
+            {
+              best = f;
+              dom = k;
+            }
+        }
+      if (cov > 1)
+        {
+          r /= cov;
+          g /= cov;
+          b /= cov;
+          cov = 1;
+        }
+      guint32 bg = MV_SCENE_BG_RGB;
+      r += (1 - cov) * ((bg >> 16) & 0xff);
+      g += (1 - cov) * ((bg >> 8) & 0xff);
+      b += (1 - cov) * (bg & 0xff);
+      lane->pixels[x] = ((guint32) lround (CLAMP (r, 0, 255)) << 16)
+                        | ((guint32) lround (CLAMP (g, 0, 255)) << 8)
+                        | (guint32) lround (CLAMP (b, 0, 255));
+      lane->dominant[x] = (gint16) dom;
+      lane->dom_pct[x] = (guint8) lround (CLAMP (best, 0, 1) * 100);
+    }
+  (void) error;
+  return TRUE;
+}
+
+/* ---- decoded lanes ----------------------------------------------------- */
+
+typedef struct
+{
+  gint32  state;
+  guint16 flags;
+  guint64 t_begin;
+} Open;
+
+static void
+emit_span (MvScene *s, MvLane *lane, GArray *last_at_depth, guint depth,
+           const Open *o, guint64 t_end, guint16 extra_flags)
+{
+  if (t_end < s->p.t0 || hidden (s->p.state_hidden, s->log->nstates, o->state))
+    return;
+  double span = (double) (s->p.t1 - s->p.t0);
+  double w = s->p.width;
+  double x0 = (o->flags & MV_SPAN_OPEN_LEFT) ? -1
+    : ((double) o->t_begin - (double) s->p.t0) * w / span;
+  double x1 = (extra_flags & MV_SPAN_OPEN_RIGHT) ? w + 1
+    : ((double) t_end - (double) s->p.t0) * w / span;
+  x0 = CLAMP (x0, -1, w + 1);
+  x1 = CLAMP (x1, -1, w + 1);
+  if (last_at_depth->len <= depth)
+    {
+      guint old = last_at_depth->len;
+      g_array_set_size (last_at_depth, depth + 1);
+      for (guint i = old; i <= depth; i++)
+        g_array_index (last_at_depth, gint, i) = -1;
+    }
+  gint li = g_array_index (last_at_depth, gint, depth);
+  if (x1 - x0 < 1.0 && li >= 0)
+    {
+      /* Sub-pixel instances next to a narrow neighbour merge into it. */
+      MvSpan *last = &g_array_index (lane->spans, MvSpan, li);
+      if (last->x1 >= x0 - 1.0
+          && (last->x1 - last->x0 < 2.0 || (last->flags & MV_SPAN_MERGED)))
+        {
+          last->x1 = MAX (last->x1, (float) x1);
+          last->count++;
+          last->flags |= MV_SPAN_MERGED;
+          last->t_end = t_end;
+          return;
+        }
+    }
+  MvSpan sp = {
+    .x0 = (float) x0, .x1 = (float) x1, .depth = depth,
+    .flags = o->flags | extra_flags, .state = o->state, .count = 1,
+    .t_begin = o->t_begin, .t_end = t_end,
+  };
+  g_array_append_val (lane->spans, sp);
+  g_array_index (last_at_depth, gint, depth) = lane->spans->len - 1;
+  s->max_depth = MAX (s->max_depth, depth);
+}
+
+static int
+span_cmp (gconstpointer a, gconstpointer b)
+{
+  const MvSpan *x = a, *y = b;
+  if (x->depth != y->depth)
+    return x->depth < y->depth ? -1 : 1;
+  return x->x0 < y->x0 ? -1 : x->x0 > y->x0;
+}
+
+static gboolean
+lane_decode (MvScene *s, MvLane *lane, GArray *evs, GError **error)
+{
+  const MvLog *log = s->log;
+  guint32 stream = log->rows[lane->row_first].stream;
+  guint64 t0 = s->p.t0, t1 = s->p.t1, span = t1 - t0;
+  guint64 lo = mv_log_t_first (log);
+  guint64 n = logfmt_reader_stream_events (log->reader, stream);
+  double before = (double) n * (double) (t0 > lo ? t0 - lo : 0)
+                  / run_span (log);
+  guint64 tstart = before <= FULL_LOOKBACK_EVENTS ? 0
+    : t0 - MIN (t0, (guint64) LOOKBACK_SPANS * span);
+
+  lane->spans = g_array_new (FALSE, FALSE, sizeof (MvSpan));
+  lane->markers = g_array_new (FALSE, FALSE, sizeof (MvMarker));
+  g_array_set_size (evs, 0);
+
+  logfmt_iter_t *it = NULL;
+  int rc = logfmt_iter_new (log->reader, stream, tstart, t1, &it);
+  if (rc != 0)
+    {
+      g_set_error (error, MV_LOG_ERROR, -rc, "stream %u: %s", stream,
+                   logfmt_strerror (rc));
+      return FALSE;
+    }
+  logfmt_event_t ev;
+  while ((rc = logfmt_iter_next (it, &ev)) == 1)
+    g_array_append_val (evs, ev);
+  if (rc < 0)
+    {
+      /* Show what decoded before the damage; the caller warns. */
+      g_debug ("%s", logfmt_iter_error (it)->message);
+    }
+  logfmt_iter_free (it);
+  s->decoded += evs->len;
+
+  /* Pass 1: ends without a begin are states opened before tstart,
+   * innermost first. */
+  GArray *stack = g_array_new (FALSE, FALSE, sizeof (Open));
+  GArray *pre = g_array_new (FALSE, FALSE, sizeof (gint32));
+  for (guint i = 0; i < evs->len; i++)
+    {
+      const logfmt_event_t *e = &g_array_index (evs, logfmt_event_t, i);
+      if (e->kind == LOGFMT_KIND_BEGIN)
+        {
+          Open o = { e->state, 0, e->time };
+          g_array_append_val (stack, o);
+        }
+      else if (e->kind == LOGFMT_KIND_END)
+        {
+          gint k = (gint) stack->len - 1;
+          while (k >= 0 && g_array_index (stack, Open, k).state != e->state)
+            k--;
+          if (k >= 0)
+            g_array_set_size (stack, k);
+          else
+            g_array_append_val (pre, e->state);
+        }
+    }
+  g_array_set_size (stack, 0);
+  for (gint i = (gint) pre->len - 1; i >= 0; i--)
+    {
+      Open o = { g_array_index (pre, gint32, i), MV_SPAN_OPEN_LEFT, tstart };
+      g_array_append_val (stack, o);
+    }
+
+  /* Pass 2: spans with their depth, markers. */
+  GArray *last = g_array_new (FALSE, FALSE, sizeof (gint));
+  double span_d = (double) span;
+  for (guint i = 0; i < evs->len; i++)
+    {
+      const logfmt_event_t *e = &g_array_index (evs, logfmt_event_t, i);
+      switch (e->kind)
+        {
+        case LOGFMT_KIND_BEGIN:
+          {
+            Open o = { e->state, 0, e->time };
+            g_array_append_val (stack, o);
+            break;
+          }
+        case LOGFMT_KIND_END:
+          {
+            gint k = (gint) stack->len - 1;
+            while (k >= 0 && g_array_index (stack, Open, k).state != e->state)
+              k--;
+            if (k < 0)
+              break;
+            /* Unclosed inner states end with their parent. */
+            for (gint j = (gint) stack->len - 1; j >= k; j--)
+              emit_span (s, lane, last, j, &g_array_index (stack, Open, j),
+                         e->time, 0);
+            g_array_set_size (stack, k);
+            break;
+          }
+        case LOGFMT_KIND_SOLO:
+        case LOGFMT_KIND_LOSS:
+          {
+            if (e->time < t0)
+              break;
+            int d = e->kind == LOGFMT_KIND_SOLO
+                    ? mv_log_find_evdef (log, e->id) : -1;
+            if (hidden (s->p.evdef_hidden, log->nevdefs, d))
+              break;
+            float x = (float) ((double) (e->time - t0) * s->p.width / span_d);
+            if (lane->markers->len > 0)
+              {
+                MvMarker *m = &g_array_index (lane->markers, MvMarker,
+                                              lane->markers->len - 1);
+                if (x - m->x < 1.0f && m->evdef == d)
+                  {
+                    m->count++;
+                    break;
+                  }
+              }
+            MvMarker m = { .x = x, .evdef = d,
+                           .id = e->kind == LOGFMT_KIND_SOLO ? e->id : -1,
+                           .count = 1, .time = e->time, .flags = e->flags };
+            memcpy (m.cargo, e->cargo, sizeof m.cargo);
+            g_array_append_val (lane->markers, m);
+            break;
+          }
+        default:
+          break;
+        }
+    }
+  for (gint j = (gint) stack->len - 1; j >= 0; j--)
+    emit_span (s, lane, last, j, &g_array_index (stack, Open, j), t1,
+               MV_SPAN_OPEN_RIGHT);
+  g_array_sort (lane->spans, span_cmp);
+  g_array_unref (last);
+  g_array_unref (stack);
+  g_array_unref (pre);
+  return TRUE;
+}
+
+/* ---- arrows ------------------------------------------------------------ */
+
+static double
+row_center (const MvScene *s, guint row)
+{
+  return ((double) row + 0.5) * s->p.row_h - s->p.y0;
+}
+
+static guint64
+arrow_key (const MvArrow *a)
+{
+  /* 3-pixel cells: arrows closer than that look the same. */
+  guint64 q[4] = {
+    (guint64) (gint64) floor (a->x0 / 3) & 0xffff,
+    (guint64) (gint64) floor (a->y0 / 3) & 0xffff,
+    (guint64) (gint64) floor (a->x1 / 3) & 0xffff,
+    (guint64) (gint64) floor (a->y1 / 3) & 0xffff,
+  };
+  return q[0] << 48 | q[1] << 32 | q[2] << 16 | q[3];
+}
+
+static void
+aggregate_arrows (MvScene *s)
+{
+  GHashTable *h = g_hash_table_new (g_int64_hash, g_int64_equal);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (MvArrow));
+  guint64 *keys = g_new (guint64, s->arrows->len);
+  for (guint i = 0; i < s->arrows->len; i++)
+    {
+      MvArrow *a = &g_array_index (s->arrows, MvArrow, i);
+      keys[i] = arrow_key (a);
+      gpointer v = g_hash_table_lookup (h, &keys[i]);
+      if (v != NULL)
+        g_array_index (out, MvArrow, GPOINTER_TO_UINT (v) - 1).count
+          += a->count;
+      else
+        {
+          g_array_append_val (out, *a);
+          g_hash_table_insert (h, &keys[i], GUINT_TO_POINTER (out->len));
+        }
+    }
+  g_hash_table_unref (h);
+  g_free (keys);
+  g_array_unref (s->arrows);
+  s->arrows = out;
+  s->arrows_aggregated = TRUE;
+}
+
+static gboolean
+scene_arrows (MvScene *s, GCancellable *cancellable)
+{
+  const MvLog *log = s->log;
+  logfmt_msg_iter_t *it = NULL;
+  s->arrows = g_array_new (FALSE, FALSE, sizeof (MvArrow));
+  if (s->p.hide_arrows
+      || logfmt_msg_iter_new (log->reader, s->p.t0, s->p.t1, &it) != 0)
+    return TRUE;
+  logfmt_message_t m;
+  double span = (double) (s->p.t1 - s->p.t0), w = s->p.width;
+  guint64 scanned = 0;
+  while (logfmt_msg_iter_next (it, &m) == 1)
+    {
+      if (++scanned > MAX_MSGS_SCANNED)
+        break;
+      if ((scanned & 4095) == 0 && g_cancellable_is_cancelled (cancellable))
+        break;
+      if (m.send_stream == LOGFMT_NO_STREAM
+          || m.recv_stream == LOGFMT_NO_STREAM
+          || m.send_stream >= log->nrows || m.recv_stream >= log->nrows)
+        continue;
+      MvArrow a = { .count = 1, .msg = m };
+      a.y0 = (float) row_center (s, log->stream_row[m.send_stream]);
+      a.y1 = (float) row_center (s, log->stream_row[m.recv_stream]);
+      if ((a.y0 < 0 && a.y1 < 0)
+          || (a.y0 > s->p.height && a.y1 > s->p.height))
+        continue;
+      a.x0 = (float) (((double) m.send_time - (double) s->p.t0) * w / span);
+      a.x1 = (float) (((double) m.recv_time - (double) s->p.t0) * w / span);
+      s->nmessages++;
+      g_array_append_val (s->arrows, a);
+      if (s->arrows->len > 4 * MV_SCENE_MAX_ARROWS)
+        aggregate_arrows (s);
+    }
+  logfmt_msg_iter_free (it);
+  if (s->arrows->len > MV_SCENE_MAX_ARROWS || s->arrows_aggregated)
+    aggregate_arrows (s);
+  return TRUE;
+}
+
+/* ---- scene ------------------------------------------------------------- */
+
+MvScene *
+mv_scene_compute (MvLog *log, const MvSceneParams *p,
+                  GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (log != NULL && p != NULL, NULL);
+  g_return_val_if_fail (p->t1 > p->t0 && p->width > 0, NULL);
+
+  MvScene *s = g_new0 (MvScene, 1);
+  s->log = mv_log_ref (log);
+  s->p = *p;
+  s->summary = mv_scene_choose_summary (log, p);
+
+  guint first, last;
+  mv_scene_visible_rows (log, p, &first, &last);
+  if (p->row_h >= 1)
+    {
+      s->nlanes = last - first;
+      s->lanes = g_new0 (MvLane, MAX (s->nlanes, 1));
+      for (guint i = 0; i < s->nlanes; i++)
+        {
+          MvLane *l = &s->lanes[i];
+          l->row_first = first + i;
+          l->row_count = 1;
+          l->y = (first + i) * p->row_h - p->y0;
+          l->h = p->row_h;
+        }
+    }
+  else
+    {
+      /* One lane per pixel row, holding every row that falls in it. */
+      guint npx = (guint) ceil (p->height);
+      s->lanes = g_new0 (MvLane, MAX (npx, 1));
+      for (guint px = 0; px < npx; px++)
+        {
+          double a = floor ((px + p->y0) / p->row_h);
+          double b = floor ((px + 1 + p->y0) / p->row_h);
+          guint ra = (guint) MIN (a, (double) log->nrows);
+          guint rb = (guint) MIN (b, (double) log->nrows);
+          if (rb <= ra)
+            continue;
+          MvLane *l = &s->lanes[s->nlanes++];
+          l->row_first = ra;
+          l->row_count = rb - ra;
+          l->y = px;
+          l->h = 1;
+        }
+    }
+
+  gboolean okay = TRUE;
+  if (s->summary)
+    {
+      float *occ = g_new (float, (gsize) p->width * MAX (log->nstates, 1));
+      double *sum = g_new (double, (gsize) p->width * MAX (log->nstates, 1));
+      for (guint i = 0; i < s->nlanes && okay; i++)
+        {
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            okay = FALSE;
+          else
+            okay = lane_summary (s, &s->lanes[i], occ, sum, error);
+        }
+      g_free (occ);
+      g_free (sum);
+    }
+  else
+    {
+      GArray *evs = g_array_new (FALSE, FALSE, sizeof (logfmt_event_t));
+      for (guint i = 0; i < s->nlanes && okay; i++)
+        {
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            okay = FALSE;
+          else
+            okay = lane_decode (s, &s->lanes[i], evs, error);
+        }
+      g_array_unref (evs);
+    }
+  if (okay)
+    scene_arrows (s, cancellable);
+  if (okay && g_cancellable_set_error_if_cancelled (cancellable, error))
+    okay = FALSE;
+  s->p.state_hidden = NULL;
+  s->p.evdef_hidden = NULL;
+  if (!okay)
+    {
+      mv_scene_free (s);
+      return NULL;
+    }
+  return s;
+}
+
+/* ---- hit testing -------------------------------------------------------- */
+
+static double
+seg_dist (double px, double py, double x0, double y0, double x1, double y1)
+{
+  double dx = x1 - x0, dy = y1 - y0;
+  double l2 = dx * dx + dy * dy;
+  double t = l2 > 0 ? ((px - x0) * dx + (py - y0) * dy) / l2 : 0;
+  t = CLAMP (t, 0, 1);
+  double cx = x0 + t * dx - px, cy = y0 + t * dy - py;
+  return sqrt (cx * cx + cy * cy);
+}
+
+gboolean
+mv_scene_hit (const MvScene *s, double x, double y, MvHit *hit)
+{
+  memset (hit, 0, sizeof *hit);
+  if (s == NULL || x < 0 || x >= s->p.width || y < 0)
+    return FALSE;
+  const MvLane *lane = NULL;
+  for (guint i = 0; i < s->nlanes; i++)
+    if (y >= s->lanes[i].y && y < s->lanes[i].y + MAX (s->lanes[i].h, 1))
+      lane = &s->lanes[i];
+  /* Arrows lie over the bars: test them first. */
+  if (s->arrows)
+    {
+      double best = 3.0;
+      for (guint i = 0; i < s->arrows->len; i++)
+        {
+          const MvArrow *a = &g_array_index (s->arrows, MvArrow, i);
+          double d = seg_dist (x, y, a->x0, a->y0, a->x1, a->y1);
+          if (d < best)
+            {
+              best = d;
+              hit->kind = MV_HIT_ARROW;
+              hit->arrow = a;
+            }
+        }
+      if (hit->kind == MV_HIT_ARROW)
+        return TRUE;
+    }
+  if (lane == NULL)
+    return FALSE;
+  hit->lane = lane;
+  if (lane->pixels != NULL)
+    {
+      hit->kind = MV_HIT_PIXEL;
+      hit->px = (int) x;
+      return lane->dominant[(int) x] >= 0;
+    }
+  if (lane->markers)
+    for (guint i = 0; i < lane->markers->len; i++)
+      {
+        const MvMarker *m = &g_array_index (lane->markers, MvMarker, i);
+        if (fabs (m->x - x) <= 4 && y < lane->y + lane->h / 2 + 2)
+          {
+            hit->kind = MV_HIT_MARKER;
+            hit->marker = m;
+            return TRUE;
+          }
+      }
+  if (lane->spans)
+    for (guint i = lane->spans->len; i-- > 0;)
+      {
+        const MvSpan *sp = &g_array_index (lane->spans, MvSpan, i);
+        double in = mv_scene_depth_inset (lane->h, sp->depth);
+        if (x >= sp->x0 - 0.5 && x <= MAX (sp->x1, sp->x0 + 1) + 0.5
+            && y >= lane->y + in && y <= lane->y + lane->h - in)
+          {
+            hit->kind = MV_HIT_SPAN;
+            hit->span = sp;
+            return TRUE;
+          }
+      }
+  return FALSE;
+}
+
+static void
+append_time (GString *str, const char *what, guint64 t)
+{
+  g_string_append_printf (str, "\n%s: %.9f s", what, (double) t / 1e9);
+}
+
+static void
+append_row (GString *str, const MvLog *log, guint row)
+{
+  const MvRow *r = &log->rows[row];
+  g_string_append_printf (str, "\nrank %d, thread %d", r->rank, r->thread);
+  if (r->host)
+    g_string_append_printf (str, " on %s", r->host);
+}
+
+char *
+mv_scene_describe (const MvScene *s, const MvHit *hit)
+{
+  const MvLog *log = s->log;
+  GString *str = g_string_new (NULL);
+  char buf[64];
+  switch (hit->kind)
+    {
+    case MV_HIT_SPAN:
+      {
+        const MvSpan *sp = hit->span;
+        const logfmt_state_def_t *d = mv_log_state (log, sp->state);
+        g_string_append (str, d && d->name ? d->name : "(unnamed state)");
+        if (sp->count > 1)
+          g_string_append_printf (str, " (%u instances, zoom in)", sp->count);
+        append_row (str, log, hit->lane->row_first);
+        if (sp->flags & MV_SPAN_OPEN_LEFT)
+          g_string_append (str, "\nstart: before the decoded range");
+        else
+          append_time (str, "start", sp->t_begin);
+        if (sp->flags & MV_SPAN_OPEN_RIGHT)
+          g_string_append (str, "\nend: after the window");
+        else
+          append_time (str, "end", sp->t_end);
+        if (!(sp->flags & (MV_SPAN_OPEN_LEFT | MV_SPAN_OPEN_RIGHT)))
+          {
+            mv_format_duration (sp->t_end - sp->t_begin, buf, sizeof buf);
+            g_string_append_printf (str, "\nduration: %s", buf);
+          }
+        logfmt_event_t ev;
+        if (d && d->format && sp->count == 1
+            && !(sp->flags & MV_SPAN_OPEN_LEFT)
+            && mv_log_find_begin (log, log->rows[hit->lane->row_first].stream,
+                                  sp->t_begin, sp->state, &ev)
+            && (ev.flags & LOGFMT_EVF_CARGO))
+          {
+            char out[256];
+            logfmt_format_cargo (d->format, ev.cargo, sizeof ev.cargo,
+                                 out, sizeof out);
+            g_string_append_printf (str, "\n%s", out);
+          }
+        break;
+      }
+    case MV_HIT_MARKER:
+      {
+        const MvMarker *m = hit->marker;
+        const logfmt_event_def_t *d = m->evdef >= 0
+                                      ? mv_log_evdef (log, m->evdef) : NULL;
+        if (m->id < 0)
+          g_string_append (str, "events lost (buffer full)");
+        else if (d && d->name)
+          g_string_append (str, d->name);
+        else
+          g_string_append_printf (str, "event %d", m->id);
+        if (m->count > 1)
+          g_string_append_printf (str, " (%u events, zoom in)", m->count);
+        append_row (str, log, hit->lane->row_first);
+        append_time (str, "time", m->time);
+        if (d && d->format && (m->flags & LOGFMT_EVF_CARGO))
+          {
+            char out[256];
+            logfmt_format_cargo (d->format, m->cargo, sizeof m->cargo,
+                                 out, sizeof out);
+            g_string_append_printf (str, "\n%s", out);
+          }
+        break;
+      }
+    case MV_HIT_ARROW:
+      {
+        const logfmt_message_t *m = &hit->arrow->msg;
+        if (hit->arrow->count > 1)
+          g_string_append_printf (str, "%u messages (zoom in); first:\n",
+                                  hit->arrow->count);
+        g_string_append_printf (str, "message rank %d -> rank %d\n"
+                                "tag %d, %" G_GUINT64_FORMAT " bytes, "
+                                "comm %u", m->send_rank, m->recv_rank,
+                                m->tag, m->size, m->comm);
+        append_time (str, "send", m->send_time);
+        append_time (str, "receive", m->recv_time);
+        mv_format_duration (m->recv_time - m->send_time, buf, sizeof buf);
+        g_string_append_printf (str, "\nin flight: %s", buf);
+        break;
+      }
+    case MV_HIT_PIXEL:
+      {
+        int dom = hit->lane->dominant[hit->px];
+        const logfmt_state_def_t *d = dom >= 0 ? mv_log_state (log, dom)
+                                               : NULL;
+        g_string_append_printf (str, "mostly %s (%u%% of this pixel)",
+                                d && d->name ? d->name : "?",
+                                hit->lane->dom_pct[hit->px]);
+        if (hit->lane->row_count > 1)
+          g_string_append_printf (str, "\nranks %d .. %d",
+                                  log->rows[hit->lane->row_first].rank,
+                                  log->rows[hit->lane->row_first
+                                            + hit->lane->row_count - 1].rank);
+        else
+          append_row (str, log, hit->lane->row_first);
+        g_string_append (str, "\nzoom in for single instances");
+        break;
+      }
+    default:
+      break;
+    }
+  return g_string_free (str, FALSE);
+}

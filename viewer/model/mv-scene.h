@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * MvScene: everything one frame of the timeline shows, computed from a
+ * log for a window and a size (off the GUI thread), then immutable.
+ *
+ * Level of detail: when the visible window holds more events than the
+ * decode budget, or rows are thinner than MV_SCENE_MIN_DECODE_ROW_H
+ * pixels, each lane is a strip of per-pixel colours blended from the
+ * file's summaries; otherwise the visible blocks are decoded into spans
+ * (states, with their nesting depth), markers (solo events) and arrows.
+ */
+#ifndef MV_SCENE_H
+#define MV_SCENE_H
+
+#include <gio/gio.h>
+
+#include "mv-log.h"
+
+G_BEGIN_DECLS
+
+#define MV_SCENE_MIN_DECODE_ROW_H 4.0
+#define MV_SCENE_DEFAULT_BUDGET   400000u  /* events decoded per frame */
+#define MV_SCENE_MAX_ARROWS       2000u    /* more are aggregated */
+#define MV_SCENE_BG_RGB           0xffffffu
+
+enum
+{
+  MV_SPAN_OPEN_LEFT  = 1 << 0,  /* began before the decoded range */
+  MV_SPAN_OPEN_RIGHT = 1 << 1,  /* still open at the window's end */
+  MV_SPAN_MERGED     = 1 << 2,  /* several sub-pixel instances */
+};
+
+typedef struct
+{
+  float   x0, x1;      /* pixels, clipped to [-1, width + 1] */
+  guint16 depth;       /* open states beneath it */
+  guint16 flags;
+  gint32  state;
+  guint32 count;       /* instances merged into this span */
+  guint64 t_begin;     /* ns; t_begin is only a bound if OPEN_LEFT */
+  guint64 t_end;
+} MvSpan;
+
+typedef struct
+{
+  float   x;
+  gint32  evdef;       /* definition index, or -1 (undefined id / loss) */
+  gint32  id;          /* MPE event id (or -1 for a loss record) */
+  guint32 count;
+  guint64 time;
+  guint16 flags;       /* LOGFMT_EVF_CARGO */
+  guint8  cargo[LOGFMT_CARGO_SIZE];
+} MvMarker;
+
+typedef struct
+{
+  float   x0, y0, x1, y1;   /* pixels (y relative to the rows area) */
+  guint32 count;            /* > 1 when aggregated */
+  logfmt_message_t msg;     /* the message (first of the group) */
+} MvArrow;
+
+typedef struct
+{
+  guint    row_first;   /* rows [row_first, row_first + row_count) */
+  guint    row_count;
+  double   y, h;        /* pixels, relative to the rows area */
+  GArray  *spans;       /* MvSpan, decode mode */
+  GArray  *markers;     /* MvMarker, decode mode */
+  guint32 *pixels;      /* summary mode: 0xRRGGBB per pixel column */
+  gint16  *dominant;    /* summary mode: innermost state, -1 none */
+  guint8  *dom_pct;     /* its share of the pixel, percent */
+} MvLane;
+
+typedef struct
+{
+  guint64        t0, t1;
+  int            width;          /* plot pixels */
+  double         height;         /* rows-area pixels */
+  double         row_h;
+  double         y0;             /* vertical scroll, pixels */
+  const guint8  *state_hidden;   /* nstates flags, may be NULL */
+  const guint8  *evdef_hidden;   /* nevdefs flags, may be NULL */
+  gboolean       hide_arrows;
+  guint64        budget;         /* 0 = MV_SCENE_DEFAULT_BUDGET */
+  int            force_lod;      /* -1 auto, 0 decode, 1 summary */
+} MvSceneParams;
+
+typedef struct
+{
+  MvLog   *log;
+  MvSceneParams p;               /* hidden pointers are NULLed */
+  gboolean summary;              /* level of detail used */
+  guint    nlanes;
+  MvLane  *lanes;
+  GArray  *arrows;               /* MvArrow */
+  gboolean arrows_aggregated;
+  guint64  nmessages;            /* messages in the window (counted) */
+  guint    max_depth;
+  guint64  decoded;              /* events decoded for this scene */
+} MvScene;
+
+/* TRUE if this window should be drawn from summaries. */
+gboolean mv_scene_choose_summary (const MvLog *log, const MvSceneParams *p);
+/* Rows [first, last) visible for a scroll position and size. */
+void     mv_scene_visible_rows (const MvLog *log, const MvSceneParams *p,
+                                guint *first, guint *last);
+
+/* (transfer full); NULL with error if cancelled or the file is bad. */
+MvScene *mv_scene_compute (MvLog *log, const MvSceneParams *p,
+                           GCancellable *cancellable, GError **error);
+void     mv_scene_free (MvScene *s);
+
+/* Hit testing (pixels relative to the plot's top-left). */
+typedef enum
+{
+  MV_HIT_NONE, MV_HIT_SPAN, MV_HIT_MARKER, MV_HIT_ARROW, MV_HIT_PIXEL
+} MvHitKind;
+
+typedef struct
+{
+  MvHitKind       kind;
+  const MvLane   *lane;
+  const MvSpan   *span;
+  const MvMarker *marker;
+  const MvArrow  *arrow;
+  int             px;     /* MV_HIT_PIXEL: the column */
+} MvHit;
+
+gboolean mv_scene_hit (const MvScene *s, double x, double y, MvHit *hit);
+/* Multi-line description of a hit for a tooltip (caller frees). */
+char    *mv_scene_describe (const MvScene *s, const MvHit *hit);
+
+/* Inset of a span of this depth in a lane of height h. */
+double   mv_scene_depth_inset (double h, guint depth);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MvScene, mv_scene_free)
+
+G_END_DECLS
+
+#endif

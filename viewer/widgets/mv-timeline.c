@@ -1,0 +1,748 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "mv-timeline.h"
+#include "../draw/mv-draw.h"
+
+enum { DRAG_NONE, DRAG_PAN, DRAG_ZOOM, DRAG_SELECT };
+
+struct _MvTimeline
+{
+  GtkWidget     *grid, *area, *hscroll, *vscroll;
+  GtkAdjustment *hadj, *vadj;
+  MvLog         *log;
+  MvView         view;
+  gboolean       have_view;
+  MvLayout       layout;
+  MvScene       *scene;
+  cairo_surface_t *surf;
+  GCancellable  *cancel;
+  gboolean       busy, pending, updating;
+  guint8        *state_hidden, *evdef_hidden;
+  gint32         highlight;
+  int            drag;
+  double         press_x, press_y, last_x;
+  gboolean       moved;
+  gboolean       has_sel;
+  guint64        sel0, sel1;
+  char          *details;
+  MvTimelineNotify notify;
+  gpointer       notify_user;
+};
+
+typedef struct
+{
+  MvLog        *log;
+  MvSceneParams p;
+  guint8       *sh, *eh;
+  gint32        highlight;
+} Job;
+
+typedef struct
+{
+  MvScene         *scene;
+  cairo_surface_t *surf;
+} JobResult;
+
+static void request_scene (MvTimeline *tl);
+
+static void
+job_free (Job *j)
+{
+  mv_log_unref (j->log);
+  g_free (j->sh);
+  g_free (j->eh);
+  g_free (j);
+}
+
+static void
+result_free (JobResult *r)
+{
+  mv_scene_free (r->scene);
+  if (r->surf)
+    cairo_surface_destroy (r->surf);
+  g_free (r);
+}
+
+static void
+notify (MvTimeline *tl)
+{
+  if (tl->notify)
+    tl->notify (tl, tl->notify_user);
+}
+
+static void
+job_thread (GTask *task, gpointer src, gpointer data, GCancellable *cancel)
+{
+  Job *j = data;
+  GError *error = NULL;
+  j->p.state_hidden = j->sh;
+  j->p.evdef_hidden = j->eh;
+  MvScene *s = mv_scene_compute (j->log, &j->p, cancel, &error);
+  if (s == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  /* The plot has no text: render it here, off the GUI thread. */
+  JobResult *r = g_new0 (JobResult, 1);
+  r->scene = s;
+  r->surf = cairo_image_surface_create (CAIRO_FORMAT_RGB24, j->p.width,
+                                        (int) ceil (j->p.height));
+  cairo_t *cr = cairo_create (r->surf);
+  MvDrawOpts o = { .highlight_state = j->highlight };
+  mv_draw_plot (cr, s, j->p.width, j->p.height, &o);
+  cairo_destroy (cr);
+  g_task_return_pointer (task, r, (GDestroyNotify) result_free);
+}
+
+static void
+job_done (GObject *src, GAsyncResult *res, gpointer user)
+{
+  MvTimeline *tl = g_object_get_data (src, "mv-timeline");
+  JobResult *r = g_task_propagate_pointer (G_TASK (res), NULL);
+  if (tl == NULL)
+    {
+      if (r)
+        result_free (r);
+      return;
+    }
+  tl->busy = FALSE;
+  if (r != NULL)
+    {
+      mv_scene_free (tl->scene);
+      if (tl->surf)
+        cairo_surface_destroy (tl->surf);
+      tl->scene = g_steal_pointer (&r->scene);
+      tl->surf = g_steal_pointer (&r->surf);
+      result_free (r);
+      gtk_widget_queue_draw (tl->area);
+      notify (tl);
+    }
+  if (tl->pending)
+    {
+      tl->pending = FALSE;
+      request_scene (tl);
+    }
+}
+
+static MvSceneParams
+current_params (MvTimeline *tl)
+{
+  MvSceneParams p = {
+    .t0 = tl->view.t0, .t1 = tl->view.t1,
+    .width = MAX ((int) tl->layout.plot_w, 1),
+    .height = MAX (tl->layout.plot_h, 1), .row_h = tl->view.row_h,
+    .y0 = tl->view.y0, .force_lod = -1,
+  };
+  return p;
+}
+
+static gboolean
+scene_current (MvTimeline *tl)
+{
+  if (tl->scene == NULL)
+    return FALSE;
+  MvSceneParams p = current_params (tl);
+  const MvSceneParams *q = &tl->scene->p;
+  return p.t0 == q->t0 && p.t1 == q->t1 && p.width == q->width
+         && p.height == q->height && p.row_h == q->row_h && p.y0 == q->y0;
+}
+
+static void
+request_scene (MvTimeline *tl)
+{
+  if (tl->log == NULL || !tl->have_view || tl->layout.plot_w < 2)
+    return;
+  if (tl->busy)
+    {
+      tl->pending = TRUE;
+      return;
+    }
+  Job *j = g_new0 (Job, 1);
+  j->log = mv_log_ref (tl->log);
+  j->p = current_params (tl);
+  j->sh = g_memdup2 (tl->state_hidden, MAX (tl->log->nstates, 1));
+  j->eh = g_memdup2 (tl->evdef_hidden, MAX (tl->log->nevdefs, 1));
+  j->highlight = tl->highlight;
+  g_clear_object (&tl->cancel);
+  tl->cancel = g_cancellable_new ();
+  GTask *task = g_task_new (tl->area, tl->cancel, job_done, NULL);
+  g_task_set_task_data (task, j, (GDestroyNotify) job_free);
+  g_task_set_priority (task, G_PRIORITY_LOW);
+  tl->busy = TRUE;
+  g_task_run_in_thread (task, job_thread);
+  g_object_unref (task);
+}
+
+static void
+sync_adjustments (MvTimeline *tl)
+{
+  if (!tl->have_view)
+    return;
+  tl->updating = TRUE;
+  double span = (double) (tl->view.t1 - tl->view.t0);
+  gtk_adjustment_configure (tl->hadj, (double) tl->view.t0,
+                            (double) tl->view.lo, (double) tl->view.hi,
+                            span / 10, span * 0.9, span);
+  double total = tl->log ? tl->log->nrows * tl->view.row_h : 0;
+  double page = tl->layout.plot_h;
+  tl->view.y0 = CLAMP (tl->view.y0, 0, MAX (total - page, 0));
+  gtk_adjustment_configure (tl->vadj, tl->view.y0, 0, MAX (total, page),
+                            MAX (tl->view.row_h, 1) * 3, page * 0.9, page);
+  tl->updating = FALSE;
+}
+
+static void
+view_changed (MvTimeline *tl)
+{
+  sync_adjustments (tl);
+  request_scene (tl);
+  gtk_widget_queue_draw (tl->area);
+  notify (tl);
+}
+
+static void
+fit_rows (MvTimeline *tl)
+{
+  tl->view.row_h = mv_layout_fit_row_h (&tl->layout, tl->log);
+  tl->view.y0 = 0;
+}
+
+static void
+on_size_allocate (GtkWidget *w, GdkRectangle *a, MvTimeline *tl)
+{
+  double old_h = tl->layout.plot_h;
+  mv_layout_compute (&tl->layout, tl->log, a->width, a->height, FALSE);
+  tl->view.width = tl->layout.plot_w;
+  if (tl->log && old_h != tl->layout.plot_h
+      && tl->view.row_h < MV_DRAW_ROW_H
+      && tl->view.row_h * tl->log->nrows <= old_h + 0.5)
+    fit_rows (tl);  /* keep "all rows" all rows */
+  view_changed (tl);
+}
+
+static void
+on_adj_changed (GtkAdjustment *adj, MvTimeline *tl)
+{
+  if (tl->updating || !tl->have_view)
+    return;
+  if (adj == tl->hadj)
+    {
+      guint64 span = tl->view.t1 - tl->view.t0;
+      double v = gtk_adjustment_get_value (adj);
+      guint64 t0 = v <= 0 ? 0 : (guint64) v;
+      mv_view_set (&tl->view, t0, t0 + span, FALSE);
+    }
+  else
+    tl->view.y0 = gtk_adjustment_get_value (adj);
+  view_changed (tl);
+}
+
+/* Maps a point in the current view to the published scene's pixels. */
+static void
+scene_transform (MvTimeline *tl, double *sx, double *tx, double *sy,
+                 double *ty)
+{
+  const MvSceneParams *q = &tl->scene->p;
+  double span_v = (double) (tl->view.t1 - tl->view.t0);
+  double span_s = (double) (q->t1 - q->t0);
+  double w = tl->layout.plot_w;
+  *sx = (span_s / q->width) * (w / span_v);
+  *tx = ((double) q->t0 - (double) tl->view.t0) * w / span_v;
+  *sy = tl->view.row_h / q->row_h;
+  *ty = q->y0 * *sy - tl->view.y0;
+}
+
+static gboolean
+on_draw (GtkWidget *w, cairo_t *cr, MvTimeline *tl)
+{
+  MvLayout *l = &tl->layout;
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  if (tl->log == NULL)
+    {
+      PangoLayout *pl = gtk_widget_create_pango_layout (w, NULL);
+      pango_layout_set_markup (pl, "<big>Open a log file "
+                               "(Ctrl+O) or drop one here</big>", -1);
+      int pw, ph;
+      pango_layout_get_pixel_size (pl, &pw, &ph);
+      cairo_set_source_rgb (cr, 0.42, 0.45, 0.49);
+      cairo_move_to (cr, (l->width - pw) / 2, (l->height - ph) / 2);
+      pango_cairo_show_layout (cr, pl);
+      g_object_unref (pl);
+      return TRUE;
+    }
+  MvDrawOpts o = { .highlight_state = tl->highlight,
+                   .has_sel = tl->has_sel, .sel_t0 = tl->sel0,
+                   .sel_t1 = tl->sel1 };
+  if (tl->drag == DRAG_ZOOM || tl->drag == DRAG_SELECT)
+    {
+      guint64 a = mv_view_x_to_time (&tl->view, tl->press_x - l->plot_x);
+      guint64 b = mv_view_x_to_time (&tl->view, tl->last_x - l->plot_x);
+      o.has_sel = TRUE;
+      o.sel_t0 = MIN (a, b);
+      o.sel_t1 = MAX (a, b);
+    }
+  cairo_save (cr);
+  cairo_rectangle (cr, l->plot_x, l->plot_y, l->plot_w, l->plot_h);
+  cairo_clip (cr);
+  cairo_translate (cr, l->plot_x, l->plot_y);
+  if (tl->scene && tl->surf)
+    {
+      double sx, tx, sy, ty;
+      scene_transform (tl, &sx, &tx, &sy, &ty);
+      cairo_save (cr);
+      cairo_translate (cr, tx, ty);
+      cairo_scale (cr, sx, sy);
+      cairo_set_source_surface (cr, tl->surf, 0, 0);
+      if (sx != 1 || sy != 1)
+        cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_FAST);
+      cairo_paint (cr);
+      cairo_restore (cr);
+    }
+  if (o.has_sel && o.sel_t1 > o.sel_t0)
+    {
+      double a = mv_view_time_to_x (&tl->view, o.sel_t0);
+      double b = mv_view_time_to_x (&tl->view, o.sel_t1);
+      cairo_set_source_rgba (cr, 0.18, 0.44, 0.87, 0.15);
+      cairo_rectangle (cr, a, 0, MAX (b - a, 1), l->plot_h);
+      cairo_fill (cr);
+    }
+  cairo_restore (cr);
+  /* Ruler and labels follow the current view even before the scene. */
+  MvScene frame = { .log = tl->log, .p = current_params (tl) };
+  mv_draw_frame (cr, &frame, l, &o);
+  return TRUE;
+}
+
+static gboolean
+on_tooltip (GtkWidget *w, int x, int y, gboolean kb, GtkTooltip *tip,
+            MvTimeline *tl)
+{
+  if (tl->scene == NULL || tl->drag != DRAG_NONE)
+    return FALSE;
+  double sx, tx, sy, ty;
+  scene_transform (tl, &sx, &tx, &sy, &ty);
+  double px = (x - tl->layout.plot_x - tx) / sx;
+  double py = (y - tl->layout.plot_y - ty) / sy;
+  MvHit hit;
+  if (!mv_scene_hit (tl->scene, px, py, &hit))
+    return FALSE;
+  char *text = mv_scene_describe (tl->scene, &hit);
+  gtk_tooltip_set_text (tip, text);
+  g_free (text);
+  return TRUE;
+}
+
+static gboolean
+on_press (GtkWidget *w, GdkEventButton *ev, MvTimeline *tl)
+{
+  gtk_widget_grab_focus (w);
+  if (tl->log == NULL || ev->type != GDK_BUTTON_PRESS)
+    return FALSE;
+  tl->press_x = tl->last_x = ev->x;
+  tl->press_y = ev->y;
+  tl->moved = FALSE;
+  if (ev->button == 3 || (ev->button == 1 && (ev->state & GDK_SHIFT_MASK)))
+    tl->drag = DRAG_ZOOM;
+  else if (ev->button == 1 && (ev->state & GDK_CONTROL_MASK))
+    tl->drag = DRAG_SELECT;
+  else if (ev->button == 1)
+    tl->drag = DRAG_PAN;
+  return TRUE;
+}
+
+static gboolean
+on_motion (GtkWidget *w, GdkEventMotion *ev, MvTimeline *tl)
+{
+  if (tl->drag == DRAG_NONE)
+    return FALSE;
+  if (fabs (ev->x - tl->press_x) > 3 || fabs (ev->y - tl->press_y) > 3)
+    tl->moved = TRUE;
+  if (tl->drag == DRAG_PAN)
+    {
+      mv_view_pan (&tl->view, tl->last_x - ev->x);
+      tl->view.y0 -= ev->y - tl->press_y;
+      tl->press_y = ev->y;
+      view_changed (tl);
+    }
+  else
+    gtk_widget_queue_draw (w);
+  tl->last_x = ev->x;
+  return TRUE;
+}
+
+static gboolean
+on_release (GtkWidget *w, GdkEventButton *ev, MvTimeline *tl)
+{
+  int drag = tl->drag;
+  tl->drag = DRAG_NONE;
+  if (drag == DRAG_NONE)
+    return FALSE;
+  double px = tl->layout.plot_x;
+  if ((drag == DRAG_ZOOM || drag == DRAG_SELECT) && tl->moved)
+    {
+      guint64 a = mv_view_x_to_time (&tl->view, tl->press_x - px);
+      guint64 b = mv_view_x_to_time (&tl->view, ev->x - px);
+      if (drag == DRAG_ZOOM)
+        mv_view_set (&tl->view, MIN (a, b), MAX (a, b), TRUE);
+      else
+        {
+          tl->has_sel = TRUE;
+          tl->sel0 = MIN (a, b);
+          tl->sel1 = MAX (a, b);
+        }
+      view_changed (tl);
+      return TRUE;
+    }
+  if (!tl->moved && drag == DRAG_PAN)
+    {
+      /* A click: details of what is under the pointer. */
+      g_clear_pointer (&tl->details, g_free);
+      if (tl->scene)
+        {
+          double sx, tx, sy, ty;
+          scene_transform (tl, &sx, &tx, &sy, &ty);
+          MvHit hit;
+          if (mv_scene_hit (tl->scene, (ev->x - px - tx) / sx,
+                            (ev->y - tl->layout.plot_y - ty) / sy, &hit))
+            tl->details = mv_scene_describe (tl->scene, &hit);
+        }
+      tl->has_sel = FALSE;
+      gtk_widget_queue_draw (w);
+      notify (tl);
+    }
+  return TRUE;
+}
+
+static gboolean
+on_scroll (GtkWidget *w, GdkEventScroll *ev, MvTimeline *tl)
+{
+  if (tl->log == NULL)
+    return FALSE;
+  double dx = 0, dy = 0;
+  if (ev->direction == GDK_SCROLL_UP)
+    dy = -1;
+  else if (ev->direction == GDK_SCROLL_DOWN)
+    dy = 1;
+  else if (ev->direction == GDK_SCROLL_LEFT)
+    dx = -1;
+  else if (ev->direction == GDK_SCROLL_RIGHT)
+    dx = 1;
+  else
+    gdk_event_get_scroll_deltas ((GdkEvent *) ev, &dx, &dy);
+  if (ev->state & GDK_SHIFT_MASK)
+    tl->view.y0 += dy * MAX (tl->view.row_h, 1) * 3;
+  else if (ev->state & GDK_CONTROL_MASK)
+    {
+      /* Row height: anchor the row under the pointer. */
+      double y = ev->y - tl->layout.plot_y;
+      double row = (y + tl->view.y0) / tl->view.row_h;
+      double rh = CLAMP (tl->view.row_h * pow (1.25, -dy),
+                         tl->layout.plot_h / MAX (tl->log->nrows, 1) * 0.999,
+                         120);
+      tl->view.row_h = MIN (rh, MAX (rh, 1e-3));
+      tl->view.y0 = row * tl->view.row_h - y;
+    }
+  else
+    {
+      if (dx != 0)
+        mv_view_pan (&tl->view, dx * tl->layout.plot_w / 10);
+      if (dy != 0)
+        mv_view_zoom_at (&tl->view, ev->x - tl->layout.plot_x,
+                         pow (1.25, -dy));
+    }
+  view_changed (tl);
+  return TRUE;
+}
+
+static gboolean
+on_key (GtkWidget *w, GdkEventKey *ev, MvTimeline *tl)
+{
+  if (tl->log == NULL)
+    return FALSE;
+  double pw = tl->layout.plot_w;
+  gboolean alt = (ev->state & GDK_MOD1_MASK) != 0;
+  switch (ev->keyval)
+    {
+    case GDK_KEY_Left:
+      if (alt)
+        mv_view_back (&tl->view);
+      else
+        mv_view_pan (&tl->view, -pw / 10);
+      break;
+    case GDK_KEY_Right:
+      if (alt)
+        mv_view_forward (&tl->view);
+      else
+        mv_view_pan (&tl->view, pw / 10);
+      break;
+    case GDK_KEY_a: case GDK_KEY_A:
+      mv_view_pan (&tl->view, -pw / 10);
+      break;
+    case GDK_KEY_d: case GDK_KEY_D:
+      mv_view_pan (&tl->view, pw / 10);
+      break;
+    case GDK_KEY_w: case GDK_KEY_W: case GDK_KEY_plus: case GDK_KEY_equal:
+    case GDK_KEY_KP_Add:
+      mv_view_zoom_at (&tl->view, pw / 2, 1.5);
+      break;
+    case GDK_KEY_s: case GDK_KEY_S: case GDK_KEY_minus:
+    case GDK_KEY_KP_Subtract:
+      mv_view_zoom_at (&tl->view, pw / 2, 1 / 1.5);
+      break;
+    case GDK_KEY_Home: case GDK_KEY_0:
+      mv_view_fit (&tl->view);
+      fit_rows (tl);
+      break;
+    case GDK_KEY_Up:
+      tl->view.y0 -= MAX (tl->view.row_h, 1) * 3;
+      break;
+    case GDK_KEY_Down:
+      tl->view.y0 += MAX (tl->view.row_h, 1) * 3;
+      break;
+    case GDK_KEY_Page_Up:
+      tl->view.y0 -= tl->layout.plot_h * 0.9;
+      break;
+    case GDK_KEY_Page_Down:
+      tl->view.y0 += tl->layout.plot_h * 0.9;
+      break;
+    case GDK_KEY_BackSpace:
+      mv_view_back (&tl->view);
+      break;
+    case GDK_KEY_Escape:
+      tl->has_sel = FALSE;
+      break;
+    default:
+      return FALSE;
+    }
+  view_changed (tl);
+  return TRUE;
+}
+
+static void
+timeline_free (MvTimeline *tl)
+{
+  if (tl->cancel)
+    g_cancellable_cancel (tl->cancel);
+  g_clear_object (&tl->cancel);
+  mv_scene_free (tl->scene);
+  if (tl->surf)
+    cairo_surface_destroy (tl->surf);
+  mv_log_unref (tl->log);
+  mv_view_clear (&tl->view);
+  g_free (tl->state_hidden);
+  g_free (tl->evdef_hidden);
+  g_free (tl->details);
+  g_free (tl);
+}
+
+static void
+on_area_destroy (GtkWidget *w, MvTimeline *tl)
+{
+  g_object_set_data (G_OBJECT (w), "mv-timeline", NULL);
+  timeline_free (tl);
+}
+
+MvTimeline *
+mv_timeline_new (void)
+{
+  MvTimeline *tl = g_new0 (MvTimeline, 1);
+  tl->highlight = -1;
+  tl->grid = gtk_grid_new ();
+  tl->area = gtk_drawing_area_new ();
+  gtk_widget_set_hexpand (tl->area, TRUE);
+  gtk_widget_set_vexpand (tl->area, TRUE);
+  gtk_widget_set_can_focus (tl->area, TRUE);
+  gtk_widget_set_has_tooltip (tl->area, TRUE);
+  gtk_widget_add_events (tl->area, GDK_BUTTON_PRESS_MASK
+                         | GDK_BUTTON_RELEASE_MASK | GDK_POINTER_MOTION_MASK
+                         | GDK_SCROLL_MASK | GDK_SMOOTH_SCROLL_MASK
+                         | GDK_KEY_PRESS_MASK);
+  tl->hadj = gtk_adjustment_new (0, 0, 1, 0.1, 0.9, 1);
+  tl->vadj = gtk_adjustment_new (0, 0, 1, 0.1, 0.9, 1);
+  tl->hscroll = gtk_scrollbar_new (GTK_ORIENTATION_HORIZONTAL, tl->hadj);
+  tl->vscroll = gtk_scrollbar_new (GTK_ORIENTATION_VERTICAL, tl->vadj);
+  gtk_grid_attach (GTK_GRID (tl->grid), tl->area, 0, 0, 1, 1);
+  gtk_grid_attach (GTK_GRID (tl->grid), tl->vscroll, 1, 0, 1, 1);
+  gtk_grid_attach (GTK_GRID (tl->grid), tl->hscroll, 0, 1, 1, 1);
+  g_object_set_data (G_OBJECT (tl->area), "mv-timeline", tl);
+  g_signal_connect (tl->area, "draw", G_CALLBACK (on_draw), tl);
+  g_signal_connect (tl->area, "size-allocate",
+                    G_CALLBACK (on_size_allocate), tl);
+  g_signal_connect (tl->area, "query-tooltip", G_CALLBACK (on_tooltip), tl);
+  g_signal_connect (tl->area, "button-press-event", G_CALLBACK (on_press),
+                    tl);
+  g_signal_connect (tl->area, "button-release-event",
+                    G_CALLBACK (on_release), tl);
+  g_signal_connect (tl->area, "motion-notify-event", G_CALLBACK (on_motion),
+                    tl);
+  g_signal_connect (tl->area, "scroll-event", G_CALLBACK (on_scroll), tl);
+  g_signal_connect (tl->area, "key-press-event", G_CALLBACK (on_key), tl);
+  g_signal_connect (tl->area, "destroy", G_CALLBACK (on_area_destroy), tl);
+  g_signal_connect (tl->hadj, "value-changed", G_CALLBACK (on_adj_changed),
+                    tl);
+  g_signal_connect (tl->vadj, "value-changed", G_CALLBACK (on_adj_changed),
+                    tl);
+  return tl;
+}
+
+GtkWidget *
+mv_timeline_widget (MvTimeline *tl)
+{
+  return tl->grid;
+}
+
+void
+mv_timeline_set_log (MvTimeline *tl, MvLog *log)
+{
+  if (tl->cancel)
+    g_cancellable_cancel (tl->cancel);
+  mv_scene_free (tl->scene);
+  tl->scene = NULL;
+  if (tl->surf)
+    cairo_surface_destroy (tl->surf);
+  tl->surf = NULL;
+  mv_log_unref (tl->log);
+  tl->log = log ? mv_log_ref (log) : NULL;
+  mv_view_clear (&tl->view);
+  g_free (tl->state_hidden);
+  g_free (tl->evdef_hidden);
+  tl->state_hidden = tl->evdef_hidden = NULL;
+  tl->has_sel = FALSE;
+  tl->highlight = -1;
+  g_clear_pointer (&tl->details, g_free);
+  tl->have_view = log != NULL;
+  if (log)
+    {
+      tl->state_hidden = g_new0 (guint8, MAX (log->nstates, 1));
+      tl->evdef_hidden = g_new0 (guint8, MAX (log->nevdefs, 1));
+      GtkAllocation a;
+      gtk_widget_get_allocation (tl->area, &a);
+      mv_layout_compute (&tl->layout, log, MAX (a.width, 1),
+                         MAX (a.height, 1), FALSE);
+      mv_view_init (&tl->view, mv_log_t_first (log), mv_log_t_last (log),
+                    tl->layout.plot_w);
+      fit_rows (tl);
+    }
+  view_changed (tl);
+}
+
+MvLog *
+mv_timeline_get_log (MvTimeline *tl)
+{
+  return tl->log;
+}
+
+void
+mv_timeline_set_notify (MvTimeline *tl, MvTimelineNotify fn, gpointer user)
+{
+  tl->notify = fn;
+  tl->notify_user = user;
+}
+
+void
+mv_timeline_set_hidden (MvTimeline *tl, const guint8 *states,
+                        const guint8 *evdefs)
+{
+  if (tl->log == NULL)
+    return;
+  memcpy (tl->state_hidden, states, tl->log->nstates);
+  memcpy (tl->evdef_hidden, evdefs, tl->log->nevdefs);
+  /* Same window, new content: force a new scene. */
+  mv_scene_free (tl->scene);
+  tl->scene = NULL;
+  if (tl->busy)
+    tl->pending = TRUE;
+  request_scene (tl);
+}
+
+void
+mv_timeline_set_highlight (MvTimeline *tl, gint32 state)
+{
+  tl->highlight = state;
+  if (tl->busy)
+    tl->pending = TRUE;
+  request_scene (tl);
+}
+
+void
+mv_timeline_show (MvTimeline *tl, guint64 t0, guint64 t1, int row)
+{
+  if (!tl->have_view)
+    return;
+  mv_view_set (&tl->view, t0, t1, TRUE);
+  if (row >= 0)
+    {
+      double y = row * tl->view.row_h;
+      if (y < tl->view.y0 || y + tl->view.row_h > tl->view.y0
+                                                   + tl->layout.plot_h)
+        tl->view.y0 = y - tl->layout.plot_h / 2;
+    }
+  view_changed (tl);
+}
+
+void
+mv_timeline_fit (MvTimeline *tl)
+{
+  if (!tl->have_view)
+    return;
+  mv_view_fit (&tl->view);
+  fit_rows (tl);
+  view_changed (tl);
+}
+
+void
+mv_timeline_back (MvTimeline *tl)
+{
+  if (tl->have_view && mv_view_back (&tl->view))
+    view_changed (tl);
+}
+
+void
+mv_timeline_forward (MvTimeline *tl)
+{
+  if (tl->have_view && mv_view_forward (&tl->view))
+    view_changed (tl);
+}
+
+void
+mv_timeline_zoom (MvTimeline *tl, double factor)
+{
+  if (!tl->have_view)
+    return;
+  mv_view_zoom_at (&tl->view, tl->layout.plot_w / 2, factor);
+  view_changed (tl);
+}
+
+const MvView *
+mv_timeline_view (MvTimeline *tl)
+{
+  return tl->have_view ? &tl->view : NULL;
+}
+
+gboolean
+mv_timeline_selection (MvTimeline *tl, guint64 *t0, guint64 *t1)
+{
+  if (!tl->has_sel)
+    return FALSE;
+  *t0 = tl->sel0;
+  *t1 = tl->sel1;
+  return TRUE;
+}
+
+const char *
+mv_timeline_details (MvTimeline *tl)
+{
+  return tl->details;
+}
+
+const MvScene *
+mv_timeline_scene (MvTimeline *tl)
+{
+  return scene_current (tl) ? tl->scene : tl->scene;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * MvTimeline: the interactive timeline (a drawing area plus scrollbars).
+ * Scenes are computed on a worker thread (GTask + GCancellable); while one
+ * computes, the last published plot surface is repainted, transformed to
+ * the current window.
+ */
+#ifndef MV_TIMELINE_H
+#define MV_TIMELINE_H
+
+#include <gtk/gtk.h>
+
+#include "../model/mv-scene.h"
+#include "../model/mv-view.h"
+
+G_BEGIN_DECLS
+
+typedef struct _MvTimeline MvTimeline;
+
+/* Called when the window, selection or detail text changes. */
+typedef void (*MvTimelineNotify) (MvTimeline *tl, gpointer user);
+
+MvTimeline *mv_timeline_new (void);
+GtkWidget  *mv_timeline_widget (MvTimeline *tl);
+void        mv_timeline_set_log (MvTimeline *tl, MvLog *log);
+MvLog      *mv_timeline_get_log (MvTimeline *tl);
+void        mv_timeline_set_notify (MvTimeline *tl, MvTimelineNotify fn,
+                                    gpointer user);
+/* Visibility flags (copied). */
+void        mv_timeline_set_hidden (MvTimeline *tl, const guint8 *states,
+                                    const guint8 *evdefs);
+void        mv_timeline_set_highlight (MvTimeline *tl, gint32 state);
+/* Shows [t0, t1] (history kept) and scrolls the row into view. */
+void        mv_timeline_show (MvTimeline *tl, guint64 t0, guint64 t1,
+                              int row);
+void        mv_timeline_fit (MvTimeline *tl);
+void        mv_timeline_back (MvTimeline *tl);
+void        mv_timeline_forward (MvTimeline *tl);
+void        mv_timeline_zoom (MvTimeline *tl, double factor);
+const MvView *mv_timeline_view (MvTimeline *tl);
+gboolean    mv_timeline_selection (MvTimeline *tl, guint64 *t0, guint64 *t1);
+/* Details of the last clicked item, or NULL. */
+const char *mv_timeline_details (MvTimeline *tl);
+/* "decoded" / "summaries" and the number of events decoded. */
+const MvScene *mv_timeline_scene (MvTimeline *tl);
+
+G_END_DECLS
+
+#endif
