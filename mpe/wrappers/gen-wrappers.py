@@ -1,0 +1,500 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Expands mpi-funcs.def into the PMPI wrappers.
+
+usage: gen-wrappers.py DEF EXCLUDED MPI_H_PREPROCESSED OUTDIR
+
+The prototypes come from MPI's own header (preprocessed, so mpio.h and
+mpi_proto.h are in), the logging semantics from the list.  The build fails
+when mpi.h declares an MPI_* function that is neither listed nor excluded,
+or when the list names a function mpi.h does not declare.
+
+Writes OUTDIR/lmpe-gen.c (liblmpe/libampe), OUTDIR/tmpe-gen.c (libtmpe)
+and OUTDIR/mpi-funcs.txt (name class kind state, for the tests).
+"""
+import fnmatch
+import os
+import re
+import sys
+
+CLASSES = ["COLL", "MSG", "MSG_INIT", "COMM", "COMM_INFO", "TOPO", "FILE",
+           "RMA", "SPAWN", "ENV", "ATTR", "GROUP", "DATATYPE", "TOOL"]
+KINDS = {"plain", "coll", "send", "recv", "isend", "irecv", "sendrecv",
+         "isendrecv", "psend_init", "precv_init", "start", "startall",
+         "wait", "waitall", "waitany", "waitsome", "test", "testall",
+         "testany", "testsome", "reqfree", "cancel", "mprobe", "mrecv",
+         "imrecv", "commnew", "commfree", "init", "finalize"}
+
+
+def die(msg):
+    sys.stderr.write("gen-wrappers: error: %s\n" % msg)
+    sys.exit(1)
+
+
+def split_top(s, sep=","):
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur)
+    return [x.strip() for x in out]
+
+
+class Param:
+    def __init__(self, text):
+        self.text = text
+        m = re.search(r"(\w+)\s*((?:\[[^\]]*\]\s*)*)$", text)
+        if not m:
+            die("cannot parse parameter '%s'" % text)
+        self.name = m.group(1)
+        self.ctype = text[:m.start(1)].strip()
+        self.array = bool(m.group(2))
+
+
+def parse_header(path):
+    """Returns {name: (ret, [Param], variadic)} for every MPI_ function."""
+    text = open(path).read()
+    text = re.sub(r"^\s*#.*$", "", text, flags=re.M)
+    text = re.sub(r"\s+", " ", text)
+    # Drop attribute lists so they cannot hide a declaration.
+    while True:
+        n = re.sub(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", "", text)
+        if n == text:
+            break
+        text = n
+    funcs = {}
+    for decl in split_top(text, ";"):
+        decl = decl.strip()
+        if "typedef" in decl:
+            continue
+        decl = decl.split("}")[-1].strip()
+        m = re.match(r"^(?:extern )?((?:const )?[A-Za-z_]\w*(?: \*)*) ?\*?"
+                     r"(MPI_\w+) ?\((.*)\)\s*(?:MPICH_API_PUBLIC)?$", decl)
+        if not m:
+            continue
+        ret, name, args = m.group(1).strip(), m.group(2), m.group(3).strip()
+        variadic = False
+        params = []
+        if args and args != "void":
+            for a in split_top(args):
+                if a == "...":
+                    variadic = True
+                else:
+                    params.append(Param(a))
+        funcs[name] = (ret, params, variadic)
+    if "MPI_Send" not in funcs or "MPI_File_open" not in funcs:
+        die("%s does not look like a preprocessed mpi.h" % path)
+    return funcs
+
+
+def read_list(path):
+    rows, seen_state = [], {}
+    for ln, line in enumerate(open(path), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        f = line.split()
+        if len(f) != 5:
+            die("%s:%d: want 'name class kind state colour'" % (path, ln))
+        name, cls, kind, state, color = f
+        if cls not in CLASSES:
+            die("%s:%d: unknown class %s" % (path, ln, cls))
+        if kind not in KINDS:
+            die("%s:%d: unknown kind %s" % (path, ln, kind))
+        state = int(state)
+        if state in seen_state:
+            die("%s:%d: state %d already used by %s"
+                % (path, ln, state, seen_state[state]))
+        if 250 <= state < 300:
+            die("%s:%d: states 250..299 are MPE/CLOG internal" % (path, ln))
+        seen_state[state] = name
+        rows.append(dict(name=name, cls=cls, kind=kind, state=state,
+                         color=color, line=ln))
+    return rows
+
+
+def read_excluded(path):
+    pats = []
+    for ln, line in enumerate(open(path), 1):
+        if line.startswith("#") or not line.strip():
+            continue
+        f = line.split(None, 1)
+        if len(f) < 2 or not f[1].strip():
+            die("%s:%d: every exclusion needs a reason" % (path, ln))
+        pats.append(f[0])
+    return pats
+
+
+def state_events(s):
+    if s < 300:
+        return 2 * s, 2 * s + 1
+    return -1001 - 2 * (s - 300), -1002 - 2 * (s - 300)
+
+
+# Bytes of collectives: (sent, received) as C expressions over the
+# parameter names (see README.md for what they mean).  NP = peers (remote
+# size for intercommunicators), ME = rank, ROOT = this rank is the root,
+# TS(t) = type size, SUM(a, n), SUMW(a, t, n), IN/OUT = neighbour counts.
+COLL_BYTES = {
+    "Barrier": ("0", "0"),
+    "Bcast": ("ROOT ? count * TS (datatype) : 0",
+              "ROOT ? 0 : count * TS (datatype)"),
+    "Allgather": ("IP (sendbuf) ? recvcount * TS (recvtype) "
+                  ": sendcount * TS (sendtype)",
+                  "recvcount * TS (recvtype) * NP"),
+    "Allgatherv": ("IP (sendbuf) ? recvcounts[ME] * TS (recvtype) "
+                   ": sendcount * TS (sendtype)",
+                   "SUM (recvcounts, NP) * TS (recvtype)"),
+    "Allreduce": ("count * TS (datatype)", "count * TS (datatype)"),
+    "Alltoall": ("IP (sendbuf) ? recvcount * TS (recvtype) * NP "
+                 ": sendcount * TS (sendtype) * NP",
+                 "recvcount * TS (recvtype) * NP"),
+    "Alltoallv": ("IP (sendbuf) ? SUM (recvcounts, NP) * TS (recvtype) "
+                  ": SUM (sendcounts, NP) * TS (sendtype)",
+                  "SUM (recvcounts, NP) * TS (recvtype)"),
+    "Alltoallw": ("IP (sendbuf) ? SUMW (recvcounts, recvtypes, NP) "
+                  ": SUMW (sendcounts, sendtypes, NP)",
+                  "SUMW (recvcounts, recvtypes, NP)"),
+    "Exscan": ("count * TS (datatype)", "count * TS (datatype)"),
+    "Scan": ("count * TS (datatype)", "count * TS (datatype)"),
+    "Gather": ("IP (sendbuf) ? recvcount * TS (recvtype) "
+               ": sendcount * TS (sendtype)",
+               "ROOT ? recvcount * TS (recvtype) * NP : 0"),
+    "Gatherv": ("IP (sendbuf) ? recvcounts[ME] * TS (recvtype) "
+                ": sendcount * TS (sendtype)",
+                "ROOT ? SUM (recvcounts, NP) * TS (recvtype) : 0"),
+    "Reduce": ("count * TS (datatype)",
+               "ROOT ? count * TS (datatype) : 0"),
+    "Reduce_local": ("count * TS (datatype)", "count * TS (datatype)"),
+    "Reduce_scatter": ("SUM (recvcounts, NP) * TS (datatype)",
+                       "recvcounts[ME] * TS (datatype)"),
+    "Reduce_scatter_block": ("recvcount * NP * TS (datatype)",
+                             "recvcount * TS (datatype)"),
+    "Scatter": ("ROOT ? sendcount * TS (sendtype) * NP : 0",
+                "IP (recvbuf) ? sendcount * TS (sendtype) "
+                ": recvcount * TS (recvtype)"),
+    "Scatterv": ("ROOT ? SUM (sendcounts, NP) * TS (sendtype) : 0",
+                 "IP (recvbuf) ? sendcounts[ME] * TS (sendtype) "
+                 ": recvcount * TS (recvtype)"),
+    "Neighbor_allgather": ("sendcount * TS (sendtype) * OUT",
+                           "recvcount * TS (recvtype) * IN"),
+    "Neighbor_allgatherv": ("sendcount * TS (sendtype) * OUT",
+                            "SUM (recvcounts, IN) * TS (recvtype)"),
+    "Neighbor_alltoall": ("sendcount * TS (sendtype) * OUT",
+                          "recvcount * TS (recvtype) * IN"),
+    "Neighbor_alltoallv": ("SUM (sendcounts, OUT) * TS (sendtype)",
+                           "SUM (recvcounts, IN) * TS (recvtype)"),
+    "Neighbor_alltoallw": ("SUMW (sendcounts, sendtypes, OUT)",
+                           "SUMW (recvcounts, recvtypes, IN)"),
+}
+
+
+def coll_base(name):
+    b = name[4:]
+    if b.endswith("_c"):
+        b = b[:-2]
+    if b.endswith("_init"):
+        b = b[:-5]
+    if b not in COLL_BYTES and b.startswith("I") and b[1:] in COLL_BYTES:
+        b = b[1:]
+    return b
+
+
+def need(f, names):
+    pn = [p.name for p in f["params"]]
+    for n in names:
+        if n not in pn:
+            die("%s (kind %s) has no parameter '%s' in mpi.h"
+                % (f["name"], f["kind"], n))
+
+
+def proto(f):
+    ps = ", ".join(p.text for p in f["params"]) or "void"
+    return "%s\n%s (%s)" % (f["ret"], f["name"], ps)
+
+
+def call(f):
+    return "P%s (%s)" % (f["name"],
+                         ", ".join(p.name for p in f["params"]))
+
+
+def param(f, name):
+    for p in f["params"]:
+        if p.name == name:
+            return p
+    return None
+
+
+def status_sub(f, var="status"):
+    return ("  MPI_Status st_tmp_;\n"
+            "  if (%s == MPI_STATUS_IGNORE)\n"
+            "    %s = &st_tmp_;\n" % (var, var))
+
+
+def gen_lmpe(f, idx):
+    k, n = f["kind"], f["name"]
+    s0, s1 = state_events(f["state"])
+    S = "%d" % idx
+    body = []
+    ret = f["ret"]
+    rdecl = "  %s rc;\n" % ret
+    c = call(f)
+    on = "  int on_ = WRAP_ON (%s);\n" % S
+    beg = "  if (on_)\n    wrap_begin (%s, %d);\n" % (S, s0)
+    end = "  if (on_)\n    wrap_end (%d);\n" % s1
+    fast = "  if (!WRAP_ON (%s))\n    return %s;\n" % (S, c)
+    ok = "rc == MPI_SUCCESS"
+    if k in ("init", "finalize"):
+        return None  # written by hand in wrap-core.c
+    if k == "plain" or k == "coll" and ret != "int":
+        body = [fast, rdecl, "  wrap_begin (%s, %d);\n" % (S, s0),
+                "  rc = %s;\n" % c, "  wrap_end (%d);\n" % s1,
+                "  return rc;\n"]
+    elif k == "coll":
+        base = coll_base(n)
+        if base not in COLL_BYTES:
+            die("%s: kind coll but no byte formula for %s" % (n, base))
+        snt, rcv = COLL_BYTES[base]
+        pn = [p.name for p in f["params"]]
+        comm = "comm" if "comm" in pn else "MPI_COMM_NULL"
+        root = "root" if "root" in pn else "-1"
+        body = [fast, rdecl, "  wrap_begin (%s, %d);\n" % (S, s0),
+                "  rc = %s;\n" % c,
+                "  {\n    WRAP_COLL_VARS (%s, %s);\n" % (comm, root),
+                "    wrap_end_coll (%d, %s, %s, (uint64_t) (%s), "
+                "(uint64_t) (%s));\n  }\n" % (s1, comm, root, snt, rcv),
+                "  return rc;\n"]
+    elif k == "send":
+        need(f, ["count", "datatype", "dest", "tag", "comm"])
+        body = [fast, rdecl, "  wrap_begin (%s, %d);\n" % (S, s0),
+                "  wrap_send (comm, dest, tag, count, datatype);\n",
+                "  rc = %s;\n" % c, "  wrap_end (%d);\n" % s1,
+                "  return rc;\n"]
+    elif k == "recv":
+        need(f, ["comm", "status"])
+        body = [fast, rdecl, status_sub(f),
+                "  wrap_begin (%s, %d);\n" % (S, s0),
+                "  rc = %s;\n" % c,
+                "  if (%s)\n    wrap_recv_status (comm, status);\n" % ok,
+                "  wrap_end (%d);\n" % s1, "  return rc;\n"]
+    elif k == "sendrecv":
+        need(f, ["dest", "sendtag", "comm", "status"])
+        cnt, dt = ("sendcount", "sendtype") if param(f, "sendtype") \
+            else ("count", "datatype")
+        body = [fast, rdecl, status_sub(f),
+                "  wrap_begin (%s, %d);\n" % (S, s0),
+                "  wrap_send (comm, dest, sendtag, %s, %s);\n" % (cnt, dt),
+                "  rc = %s;\n" % c,
+                "  if (%s)\n    wrap_recv_status (comm, status);\n" % ok,
+                "  wrap_end (%d);\n" % s1, "  return rc;\n"]
+    elif k == "isend":
+        need(f, ["count", "datatype", "dest", "tag", "comm", "request"])
+        body = [fast, rdecl, "  wrap_begin (%s, %d);\n" % (S, s0),
+                "  wrap_send (comm, dest, tag, count, datatype);\n",
+                "  rc = %s;\n" % c, "  wrap_end (%d);\n" % s1,
+                "  return rc;\n"]
+    elif k in ("irecv", "isendrecv"):
+        need(f, ["comm", "request"])
+        pre = ""
+        if k == "isendrecv":
+            cnt, dt = ("sendcount", "sendtype") if param(f, "sendtype") \
+                else ("count", "datatype")
+            pre = "  wrap_send (comm, dest, sendtag, %s, %s);\n" % (cnt, dt)
+        body = [fast, rdecl, "  wrap_begin (%s, %d);\n" % (S, s0), pre,
+                "  rc = %s;\n" % c,
+                "  if (%s)\n    mpe__req_add (*request, MPE__REQ_RECV, comm, "
+                "MPI_PROC_NULL, 0, 0);\n" % ok,
+                "  wrap_end (%d);\n" % s1, "  return rc;\n"]
+    elif k in ("psend_init", "precv_init"):
+        need(f, ["comm", "request"])
+        if k == "psend_init":
+            need(f, ["count", "datatype", "dest", "tag"])
+            mult = " * (uint64_t) partitions" if param(f, "partitions") \
+                else ""
+            add = ("mpe__req_add (*request, MPE__REQ_SEND | MPE__REQ_PERSIST,"
+                   " comm, dest, tag, (uint64_t) count%s "
+                   "* wrap_type_size (datatype))" % mult)
+        else:
+            add = ("mpe__req_add (*request, MPE__REQ_RECV | MPE__REQ_PERSIST,"
+                   " comm, MPI_PROC_NULL, 0, 0)")
+        body = [on, rdecl, beg, "  rc = %s;\n" % c,
+                "  if (%s && mpe__wrap_inited)\n    %s;\n" % (ok, add),
+                end, "  return rc;\n"]
+    elif k in ("start", "startall", "wait", "waitall", "waitany",
+               "waitsome", "test", "testall", "testany", "testsome",
+               "reqfree", "cancel"):
+        args = ", ".join([S] + [p.name for p in f["params"]])
+        body = ["  return mpe__wrap_%s (%s);\n" % (k, args)]
+    elif k == "mprobe":
+        need(f, ["comm", "message"])
+        cond = ok + (" && *flag" if param(f, "flag") else "")
+        body = [on, rdecl, beg, "  rc = %s;\n" % c,
+                "  if (%s && mpe__wrap_inited && *message != MPI_MESSAGE_NULL"
+                "\n      && *message != MPI_MESSAGE_NO_PROC)\n"
+                "    mpe__msg_add (*message, comm);\n" % cond,
+                end, "  return rc;\n"]
+    elif k in ("mrecv", "imrecv"):
+        need(f, ["message"])
+        take = ("  MPI_Comm comm_ = MPI_COMM_NULL;\n"
+                "  if (mpe__wrap_inited && *message != MPI_MESSAGE_NULL\n"
+                "      && *message != MPI_MESSAGE_NO_PROC)\n"
+                "    comm_ = mpe__msg_take (*message);\n")
+        if k == "mrecv":
+            need(f, ["status"])
+            body = [on, rdecl, take, status_sub(f), beg, "  rc = %s;\n" % c,
+                    "  if (%s && on_ && comm_ != MPI_COMM_NULL)\n"
+                    "    wrap_recv_status (comm_, status);\n" % ok,
+                    end, "  return rc;\n"]
+        else:
+            need(f, ["request"])
+            body = [on, rdecl, take, beg, "  rc = %s;\n" % c,
+                    "  if (%s && on_ && comm_ != MPI_COMM_NULL)\n"
+                    "    mpe__req_add (*request, MPE__REQ_RECV, comm_, "
+                    "MPI_PROC_NULL, 0, 0);\n" % ok,
+                    end, "  return rc;\n"]
+    elif k == "commnew":
+        outs = [p for p in f["params"] if p.ctype == "MPI_Comm *"]
+        if len(outs) != 1:
+            die("%s: kind commnew needs exactly one 'MPI_Comm *' parameter"
+                % n)
+        o = outs[0].name
+        body = [on, rdecl, beg, "  rc = %s;\n" % c,
+                "  if (%s && mpe__wrap_inited && *%s != MPI_COMM_NULL)\n"
+                "    mpe__comm_created (*%s);\n" % (ok, o, o),
+                end, "  return rc;\n"]
+    elif k == "commfree":
+        need(f, ["comm"])
+        body = [on, rdecl, beg,
+                "  if (mpe__wrap_inited && *comm != MPI_COMM_NULL)\n"
+                "    wrap_comm_freed (*comm);\n",
+                "  rc = %s;\n" % c, end, "  return rc;\n"]
+    else:
+        die("%s: kind %s not handled" % (n, k))
+    return proto(f) + "\n{\n" + "".join(body) + "}\n"
+
+
+def gen_tmpe(f):
+    k, n = f["kind"], f["name"]
+    c = call(f)
+    if k in ("init", "finalize"):
+        return None
+    pn = [p.name for p in f["params"]]
+    start = "Starting %s" % n
+    sargs = []
+    endl = "Ending %s" % n
+    eargs = []
+    pre = ""
+    if k in ("send", "isend", "psend_init"):
+        start += " with count = %lld, dest = %d, tag = %d"
+        sargs = ["(long long) count", "dest", "tag"]
+    elif k in ("recv", "irecv", "precv_init") and "source" in pn:
+        start += " with count = %lld, source = %d, tag = %d"
+        sargs = ["(long long) count", "source", "tag"]
+    elif k in ("sendrecv", "isendrecv"):
+        start += (" with sendtag = %d, dest = %d, recvtag = %d, "
+                  "source = %d")
+        sargs = ["sendtag", "dest", "recvtag", "source"]
+    elif "root" in pn:
+        start += " with root = %d"
+        sargs = ["root"]
+    if k in ("recv", "sendrecv", "mrecv") and "status" in pn:
+        pre = status_sub(f)
+        endl += " from %d with tag %d"
+        eargs = ["status->MPI_SOURCE", "status->MPI_TAG"]
+    start += "..."
+    ret = f["ret"]
+    ok = "" if ret != "int" else ""
+    fmt = lambda s, a: "".join(  # noqa: E731
+        ['"%s"' % s] + [", " + x for x in a])
+    body = ["  if (!TRACE_ON ())\n    return %s;\n" % c,
+            "  %s rc;\n" % ret, pre,
+            "  mpe__trace_nest = 1;\n",
+            "  mpe__trace_line (%s);\n" % fmt(start, sargs),
+            "  rc = %s;\n" % c]
+    if eargs:
+        body.append("  if (rc == MPI_SUCCESS)\n"
+                    "    mpe__trace_line (%s);\n  else\n  "
+                    % fmt(endl, eargs))
+    body.append("  mpe__trace_line (%s);\n" % fmt("Ending %s" % n, []))
+    body += ["  mpe__trace_nest = 0;\n", "  return rc;\n", ok]
+    return proto(f) + "\n{\n" + "".join(body) + "}\n"
+
+
+def main():
+    if len(sys.argv) != 5:
+        die("usage: gen-wrappers.py DEF EXCLUDED MPI_H_I OUTDIR")
+    rows = read_list(sys.argv[1])
+    pats = read_excluded(sys.argv[2])
+    hdr = parse_header(sys.argv[3])
+    outdir = sys.argv[4]
+
+    listed = {r["name"] for r in rows}
+    problems = []
+    for name in sorted(hdr):
+        if name in listed:
+            continue
+        if not any(fnmatch.fnmatchcase(name, p) for p in pats):
+            problems.append("%s is declared in mpi.h but neither in %s nor "
+                            "in %s" % (name, sys.argv[1], sys.argv[2]))
+    for r in rows:
+        if r["name"] not in hdr:
+            problems.append("%s:%d: %s is not declared by this mpi.h"
+                            % (sys.argv[1], r["line"], r["name"]))
+        elif any(fnmatch.fnmatchcase(r["name"], p) for p in pats):
+            problems.append("%s is both listed and excluded" % r["name"])
+    if problems:
+        die("the MPI function list does not match mpi.h:\n  "
+            + "\n  ".join(problems))
+
+    for r in rows:
+        r["ret"], r["params"], var = hdr[r["name"]]
+        if var:
+            die("%s is variadic; write it by hand and exclude it"
+                % r["name"])
+
+    # Table order = list order; index is what the wrappers pass around.
+    L = ["/* Generated by gen-wrappers.py from mpi-funcs.def: do not edit. */",
+         "#include \"mpe/wrappers/wrap-internal.h\"", "",
+         "const int mpe__wrap_nstates = %d;" % len(rows),
+         "const mpe__wstate_t mpe__wrap_states[%d] = {" % len(rows)]
+    for i, r in enumerate(rows):
+        s0, s1 = state_events(r["state"])
+        fmtstr = "MPE__COLL_FORMAT" if r["kind"] == "coll" else "NULL"
+        L.append("  { \"%s\", MPE__CLASS_%s, %d, %d, %d, \"%s\", %s },"
+                 % (r["name"], r["cls"], r["state"], s0, s1, r["color"],
+                    fmtstr))
+    L.append("};")
+    L.append("")
+    for i, r in enumerate(rows):
+        g = gen_lmpe(r, i)
+        if g:
+            L.append(g)
+    with open(os.path.join(outdir, "lmpe-gen.c.tmp"), "w") as fh:
+        fh.write("\n".join(L) + "\n")
+    os.replace(os.path.join(outdir, "lmpe-gen.c.tmp"),
+               os.path.join(outdir, "lmpe-gen.c"))
+
+    T = ["/* Generated by gen-wrappers.py from mpi-funcs.def: do not edit. */",
+         "#include \"mpe/wrappers/tmpe-internal.h\"", ""]
+    for r in rows:
+        g = gen_tmpe(r)
+        if g:
+            T.append(g)
+    with open(os.path.join(outdir, "tmpe-gen.c"), "w") as fh:
+        fh.write("\n".join(T) + "\n")
+
+    with open(os.path.join(outdir, "mpi-funcs.txt"), "w") as fh:
+        for r in rows:
+            fh.write("%s %s %s %d\n" % (r["name"], r["cls"], r["kind"],
+                                        r["state"]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# libtmpe: every MPI call printed on entry and exit with its main
+# arguments, prefixed by the rank; no log file.
+. "$top_srcdir/tests/common/tap.sh"
+. "$top_srcdir/tests/wrappers/wlib.sh"
+wrun 2 "$wb/wprog-trace" ring; ok $? "traced ring runs on 2 ranks"
+out=$tap_tmp/run.out
+c () { grep -cxF -- "$1" "$out"; }
+test "$(c 'Starting MPI_Init...')" -eq 2; ok $? "MPI_Init starts without a rank prefix"
+for r in 0 1; do
+  o=$((1 - r))
+  test "$(c "[$r] Ending MPI_Init")" -eq 1; ok $? "[$r] Ending MPI_Init"
+  for t in 0 1 2; do
+    test "$(c "[$r] Starting MPI_Send with count = 10, dest = $o, tag = $t...")" -eq 1
+    ok $? "[$r] Send with count, dest and tag $t"
+    test "$(c "[$r] Ending MPI_Recv from $o with tag $t")" -eq 1
+    ok $? "[$r] Recv ends with source and tag $t"
+  done
+  test "$(c "[$r] Starting MPI_Sendrecv with sendtag = 50, dest = $o, recvtag = 50, source = $o...")" -eq 1
+  ok $? "[$r] Sendrecv with tags, dest and source"
+  test "$(c "[$r] Starting MPI_Barrier...")" -eq 1; ok $? "[$r] Barrier"
+  test "$(c "[$r] Ending MPI_Barrier")" -eq 1; ok $? "[$r] Barrier ends"
+  test "$(c "[$r] Starting MPI_Finalize...")" -eq 1; ok $? "[$r] Finalize starts"
+  test "$(c "[$r] Ending MPI_Finalize")" -eq 1; ok $? "[$r] Finalize ends"
+  test "$(grep -c "^\[$r\] Starting MPI_Send " "$out")" -eq 4; ok $? "[$r] 4 sends (one to PROC_NULL)"
+  test "$(( $(grep -c "^\[$r\] Starting " "$out") + 1 ))" -eq "$(grep -c "^\[$r\] Ending " "$out")"
+  ok $? "[$r] an Ending line for each Starting line (and MPI_Init's)"
+done
+test "$(c '[0] Starting MPI_Ssend with count = 2, dest = 1, tag = 100...')" -eq 1; ok $? "Ssend"
+test "$(c '[1] Ending MPI_Recv from -1 with tag -1')" -eq 1; ok $? "PROC_NULL receive status"
+test -z "$(ls "$tap_tmp"/log* 2>/dev/null)"; ok $? "no log file written"
+finish
