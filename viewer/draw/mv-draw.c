@@ -208,13 +208,23 @@ draw_arrows (cairo_t *cr, const MvScene *s)
 {
   if (s->arrows == NULL)
     return;
+  guint32 maxc = 1;
+  for (guint i = 0; i < s->arrows->len; i++)
+    maxc = MAX (maxc, g_array_index (s->arrows, MvArrow, i).count);
+  /* Dense arrows fade so the states stay readable; the busiest
+   * connections stay darkest (count-weighted). */
+  gboolean dense = s->arrows_aggregated || s->arrows->len > 300;
   cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
   for (guint i = 0; i < s->arrows->len; i++)
     {
       const MvArrow *a = &g_array_index (s->arrows, MvArrow, i);
-      double lw = a->count > 1 ? MIN (1 + log2 (a->count) * 0.6, 5) : 1.2;
-      double alpha = a->count > 1 ? MIN (0.35 + 0.1 * log2 (a->count), 0.9)
-                                  : 0.85;
+      double lw = 1.2, alpha = 0.85;
+      if (dense)
+        {
+          double f = log1p (a->count) / log1p (maxc);
+          alpha = 0.04 + 0.36 * f;
+          lw = 0.8 + 1.2 * f;
+        }
       set_rgba (cr, C_ARROW, alpha);
       cairo_set_line_width (cr, lw);
       cairo_move_to (cr, a->x0, a->y0);
@@ -222,7 +232,7 @@ draw_arrows (cairo_t *cr, const MvScene *s)
       cairo_stroke (cr);
       double dx = a->x1 - a->x0, dy = a->y1 - a->y0;
       double len = sqrt (dx * dx + dy * dy);
-      if (len >= 10)
+      if (len >= 10 && !dense)
         {
           double ux = dx / len, uy = dy / len, hs = 6 + lw;
           cairo_move_to (cr, a->x1, a->y1);

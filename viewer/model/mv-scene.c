@@ -113,20 +113,18 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, double *sum,
         for (guint k = 0; k < ns; k++)
           sum[(gsize) x * ns + k] += occ[(gsize) x * ns + k];
     }
+  /* Dominant state's colour, faded by how much of the pixel any state
+   * covers: crisper than a blend of every colour. */
   double n = MAX (lane->row_count, 1);
   for (guint x = 0; x < w; x++)
     {
-      double r = 0, g = 0, b = 0, cov = 0, best = 0;
+      double cov = 0, best = 0;
       int dom = -1;
       for (guint k = 0; k < ns; k++)
         {
           double f = sum[(gsize) x * ns + k] / n;
           if (f <= 0 || hidden (s->p.state_hidden, ns, k))
             continue;
-          guint32 c = mv_log_state (log, k)->rgb;
-          r += f * ((c >> 16) & 0xff);
-          g += f * ((c >> 8) & 0xff);
-          b += f * (c & 0xff);
           cov += f;
           if (f > best)
             {
@@ -134,20 +132,16 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, double *sum,
               dom = k;
             }
         }
-      if (cov > 1)
-        {
-          r /= cov;
-          g /= cov;
-          b /= cov;
-          cov = 1;
-        }
+      cov = MIN (cov, 1.0);
       guint32 bg = MV_SCENE_BG_RGB;
-      r += (1 - cov) * ((bg >> 16) & 0xff);
-      g += (1 - cov) * ((bg >> 8) & 0xff);
-      b += (1 - cov) * (bg & 0xff);
-      lane->pixels[x] = ((guint32) lround (CLAMP (r, 0, 255)) << 16)
-                        | ((guint32) lround (CLAMP (g, 0, 255)) << 8)
-                        | (guint32) lround (CLAMP (b, 0, 255));
+      guint32 c = dom >= 0 ? mv_log_state (log, dom)->rgb : bg;
+      guint32 out = 0;
+      for (int sh = 16; sh >= 0; sh -= 8)
+        {
+          double v = cov * ((c >> sh) & 0xff) + (1 - cov) * ((bg >> sh) & 0xff);
+          out |= (guint32) lround (CLAMP (v, 0, 255)) << sh;
+        }
+      lane->pixels[x] = out;
       lane->dominant[x] = (gint16) dom;
       lane->dom_pct[x] = (guint8) lround (CLAMP (best, 0, 1) * 100);
     }
@@ -362,44 +356,44 @@ row_center (const MvScene *s, guint row)
   return ((double) row + 0.5) * s->p.row_h - s->p.y0;
 }
 
-static guint64
+static gpointer
 arrow_key (const MvArrow *a)
 {
-  /* 3-pixel cells: arrows closer than that look the same. */
+  /* 4-pixel cells: arrows closer than that look the same. */
   guint64 q[4] = {
-    (guint64) (gint64) floor (a->x0 / 3) & 0xffff,
-    (guint64) (gint64) floor (a->y0 / 3) & 0xffff,
-    (guint64) (gint64) floor (a->x1 / 3) & 0xffff,
-    (guint64) (gint64) floor (a->y1 / 3) & 0xffff,
+    (guint64) (gint64) floor (a->x0 / 4) & 0xffff,
+    (guint64) (gint64) floor (a->y0 / 4) & 0xffff,
+    (guint64) (gint64) floor (a->x1 / 4) & 0xffff,
+    (guint64) (gint64) floor (a->y1 / 4) & 0xffff,
   };
-  return q[0] << 48 | q[1] << 32 | q[2] << 16 | q[3];
+  return GSIZE_TO_POINTER ((gsize) (q[0] << 48 | q[1] << 32 | q[2] << 16
+                                    | q[3]));
 }
 
-static void
-aggregate_arrows (MvScene *s)
+static guint
+key_hash (gconstpointer k)
 {
-  GHashTable *h = g_hash_table_new (g_int64_hash, g_int64_equal);
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (MvArrow));
-  guint64 *keys = g_new (guint64, s->arrows->len);
-  for (guint i = 0; i < s->arrows->len; i++)
+  guint64 v = GPOINTER_TO_SIZE (k);
+  v ^= v >> 33;
+  v *= 0xff51afd7ed558ccdull;
+  v ^= v >> 33;
+  return (guint) v;
+}
+
+/* Adds an arrow to the cells table (aggregated mode). */
+static void
+cell_add (MvScene *s, GHashTable *cells, const MvArrow *a)
+{
+  gpointer key = arrow_key (a);
+  gpointer v = g_hash_table_lookup (cells, key);
+  if (v != NULL)
+    g_array_index (s->arrows, MvArrow, GPOINTER_TO_UINT (v) - 1).count
+      += a->count;
+  else
     {
-      MvArrow *a = &g_array_index (s->arrows, MvArrow, i);
-      keys[i] = arrow_key (a);
-      gpointer v = g_hash_table_lookup (h, &keys[i]);
-      if (v != NULL)
-        g_array_index (out, MvArrow, GPOINTER_TO_UINT (v) - 1).count
-          += a->count;
-      else
-        {
-          g_array_append_val (out, *a);
-          g_hash_table_insert (h, &keys[i], GUINT_TO_POINTER (out->len));
-        }
+      g_array_append_val (s->arrows, *a);
+      g_hash_table_insert (cells, key, GUINT_TO_POINTER (s->arrows->len));
     }
-  g_hash_table_unref (h);
-  g_free (keys);
-  g_array_unref (s->arrows);
-  s->arrows = out;
-  s->arrows_aggregated = TRUE;
 }
 
 static gboolean
@@ -407,6 +401,7 @@ scene_arrows (MvScene *s, GCancellable *cancellable)
 {
   const MvLog *log = s->log;
   logfmt_msg_iter_t *it = NULL;
+  GHashTable *cells = NULL;
   s->arrows = g_array_new (FALSE, FALSE, sizeof (MvArrow));
   if (s->p.hide_arrows
       || logfmt_msg_iter_new (log->reader, s->p.t0, s->p.t1, &it) != 0)
@@ -433,13 +428,27 @@ scene_arrows (MvScene *s, GCancellable *cancellable)
       a.x0 = (float) (((double) m.send_time - (double) s->p.t0) * w / span);
       a.x1 = (float) (((double) m.recv_time - (double) s->p.t0) * w / span);
       s->nmessages++;
-      g_array_append_val (s->arrows, a);
-      if (s->arrows->len > 4 * MV_SCENE_MAX_ARROWS)
-        aggregate_arrows (s);
+      if (cells != NULL)
+        cell_add (s, cells, &a);
+      else
+        {
+          g_array_append_val (s->arrows, a);
+          if (s->arrows->len > MV_SCENE_MAX_ARROWS)
+            {
+              /* Too many to tell apart: switch to count-weighted cells. */
+              GArray *old = s->arrows;
+              s->arrows = g_array_new (FALSE, FALSE, sizeof (MvArrow));
+              cells = g_hash_table_new (key_hash, g_direct_equal);
+              for (guint i = 0; i < old->len; i++)
+                cell_add (s, cells, &g_array_index (old, MvArrow, i));
+              g_array_unref (old);
+              s->arrows_aggregated = TRUE;
+            }
+        }
     }
   logfmt_msg_iter_free (it);
-  if (s->arrows->len > MV_SCENE_MAX_ARROWS || s->arrows_aggregated)
-    aggregate_arrows (s);
+  if (cells)
+    g_hash_table_unref (cells);
   return TRUE;
 }
 

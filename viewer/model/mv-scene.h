@@ -5,8 +5,9 @@
  *
  * Level of detail: when the visible window holds more events than the
  * decode budget, or rows are thinner than MV_SCENE_MIN_DECODE_ROW_H
- * pixels, each lane is a strip of per-pixel colours blended from the
- * file's summaries; otherwise the visible blocks are decoded into spans
+ * pixels, each lane is a strip of per-pixel colours (the dominant state,
+ * faded by coverage) from the file's summaries; otherwise the visible
+ * blocks are decoded into spans
  * (states, with their nesting depth), markers (solo events) and arrows.
  */
 #ifndef MV_SCENE_H
