@@ -33,6 +33,7 @@ struct logfmt_reader
   size_t nconsts;
   logfmt__rstream_t *streams;
   size_t nstreams;
+  logfmt__blockref_t *blocks_all;   /* owns every stream's blocks */
   logfmt__msgref_t *mrefs;
   size_t nmrefs;
   logfmt__classify_t cls;
@@ -44,6 +45,11 @@ struct logfmt_reader
 int logfmt__reader_open_mem (const uint8_t *data, size_t len,
                              const char *name, unsigned flags,
                              logfmt_reader_t **out, logfmt_error_t *err);
+
+/* Loads the DEFS chunk at off; tolerant allows a stream count that
+ * differs from the index (scanned files). */
+int logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
+                       logfmt_error_t *err);
 
 /* Checks the chunk at off: header in range, payload in range, CRC (when
  * check_crc).  Returns 0 and sets *payload and *plen. */

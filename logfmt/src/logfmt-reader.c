@@ -82,10 +82,11 @@ cur_str (logfmt__cur_t *c, char **out, bool *oom)
   return true;
 }
 
-static int
-load_defs (logfmt_reader_t *r, uint64_t off, uint32_t nstreams,
-           logfmt_error_t *err)
+int
+logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
+                   logfmt_error_t *err)
 {
+  uint32_t nstreams = (uint32_t) r->nstreams;
   const uint8_t *p;
   uint64_t len;
   int rc = logfmt__chunk_at (r, off, LOGFMT__CHUNK_DEFS, true, &p, &len, err);
@@ -104,7 +105,19 @@ load_defs (logfmt_reader_t *r, uint64_t off, uint32_t nstreams,
         cnt[kind]++;
       c.p += rl;
     }
-  if (cnt[3] != nstreams)
+  if (tolerant && cnt[3] > nstreams)
+    {
+      /* A scanned file may define streams that logged nothing. */
+      logfmt__rstream_t *ns = realloc (r->streams,
+                                       (cnt[3] + 1) * sizeof *ns);
+      if (!ns)
+        return E (LOGFMT_ENOMEM, UINT64_MAX, "no memory");
+      memset (ns + nstreams, 0, (cnt[3] + 1 - nstreams) * sizeof *ns);
+      r->streams = ns;
+      r->nstreams = nstreams = (uint32_t) cnt[3];
+      r->info.nstreams = nstreams;
+    }
+  if (cnt[3] != nstreams && !tolerant)
     return E (LOGFMT_ECORRUPT, off, "%zu stream definitions but the index "
               "lists %u streams", cnt[3], nstreams);
   r->states = calloc (cnt[1] + 1, sizeof *r->states);
@@ -160,6 +173,8 @@ load_defs (logfmt_reader_t *r, uint64_t off, uint32_t nstreams,
           }
         case 3:
           {
+            if (si >= nstreams)
+              continue;
             logfmt_stream_def_t *d = &r->streams[si++].def;
             d->rank = (int32_t) cur_u32 (&b);
             d->thread = (int32_t) cur_u32 (&b);
@@ -289,8 +304,6 @@ load_index (logfmt_reader_t *r, uint64_t off, uint64_t *defs_off,
       s->summary_off = ld64 (q + 32);
       s->nblocks = ld32 (q + 40);
       s->blocks = all + bi;
-      if (i == 0)
-        s->blocks = all;  /* owner of the shared array */
       uint64_t cnt = 0, prev_last = 0;
       for (size_t k = 0; k < s->nblocks; k++, bi++, ep += IDX_ENTRY)
         {
@@ -303,7 +316,7 @@ load_index (logfmt_reader_t *r, uint64_t off, uint64_t *defs_off,
               || b->count == 0 || b->count > LOGFMT__MAX_BLOCK_EVENTS
               || b->offset >= r->size)
             {
-              r->streams[0].blocks = all;
+              r->blocks_all = all;
               return E (LOGFMT_ECORRUPT, off, "index entry %zu of stream %u "
                         "is inconsistent", k, i);
             }
@@ -315,7 +328,7 @@ load_index (logfmt_reader_t *r, uint64_t off, uint64_t *defs_off,
                              || s->t_last
                                 != s->blocks[s->nblocks - 1].t_last)))
         {
-          r->streams[0].blocks = all;
+          r->blocks_all = all;
           return E (LOGFMT_ECORRUPT, off, "stream %u totals disagree with "
                     "its blocks", i);
         }
@@ -329,10 +342,7 @@ load_index (logfmt_reader_t *r, uint64_t off, uint64_t *defs_off,
       total += cnt;
       lost += s->lost;
     }
-  if (ns == 0)
-    free (all);
-  else
-    r->streams[0].blocks = all;
+  r->blocks_all = all;
   r->nmrefs = nm;
   uint64_t msum = 0;
   for (uint32_t i = 0; i < nm; i++, ep += IDX_ENTRY)
@@ -392,8 +402,7 @@ logfmt_reader_close (logfmt_reader_t *r)
     {
       for (size_t i = 0; i < r->nstreams; i++)
         free ((char *) r->streams[i].def.host);
-      if (r->nstreams)
-        free (r->streams[0].blocks);
+      free (r->blocks_all);
     }
   free (r->states);
   free (r->events);
@@ -543,7 +552,7 @@ logfmt__reader_open_mem (const uint8_t *data, size_t len, const char *name,
       rc = load_index (r, idx, &defs, err);
       if (rc)
         goto fail;
-      rc = load_defs (r, defs, (uint32_t) r->nstreams, err);
+      rc = logfmt__load_defs (r, defs, false, err);
       if (rc)
         goto fail;
     }

@@ -57,6 +57,8 @@ struct logfmt_writer
   struct logfmt__matcher *matcher;
 };
 
+static int write_defs (logfmt_writer_t *w, uint64_t *at);
+
 struct logfmt__enc_user
 {
   logfmt_writer_t *w;
@@ -428,6 +430,14 @@ logfmt_writer_event (logfmt_writer_t *w, uint32_t stream,
     return w->err;
   if (stream >= w->nstreams)
     return LOGFMT_ERANGE;
+  if (!w->started)
+    {
+      /* Definitions known so far go out early, so a crashed run can be
+       * repaired with names and colours; finish writes the full set. */
+      int rc = write_defs (w, NULL);
+      if (rc)
+        return rc;
+    }
   w->started = true;
   wstream_t *s = &w->streams[stream];
   if (!s->enc)
