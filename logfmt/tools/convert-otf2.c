@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "clogtool-internal.h"
 #include "convert-internal.h"
@@ -469,6 +470,18 @@ convert__to_otf2 (convert_ctx_t *c, const logfmt_reader_t *r)
     path = "/";
   if (slash)
     *slash = '\0';
+  {
+    /* OTF2 never overwrites; say so before it prints its own errors. */
+    char arch[4200];
+    struct stat st;
+    snprintf (arch, sizeof arch, "%s/%s", slash ? path : ".", name);
+    if (stat (c->out, &st) == 0 || stat (arch, &st) == 0)
+      {
+        clogtool__error ("%s: an OTF2 archive (%s or %s/) exists already; "
+                         "remove it first", c->out, c->out, arch);
+        goto out;
+      }
+  }
   if (setup (&o))
     {
       clogtool__error ("out of memory");

@@ -7,13 +7,14 @@
  *       field by field; --local also marks it unfinalized and leaves the
  *       message records' comm unpatched (-999999999), as MPE2's per-process
  *       temp files are.
- *   clog2-util gen OUT RANKS ITERS [BLOCK_SIZE]
+ *   clog2-util gen OUT RANKS ITERS [BLOCK_SIZE [THREADS]]
  *       writes a synthetic merged big-endian file: per rank and iteration a
  *       "Compute" state (600/601, info cargo), a send to the next rank and
  *       a receive from the previous one inside MPI_Send (320/321) and
  *       MPI_Recv (308/309) states, and every 10th iteration a "Tick" solo
  *       event (5000).  Expected counts: RANKS*ITERS of each state and
- *       message end, RANKS*ceil(ITERS/10) ticks.
+ *       message end, RANKS*ceil(ITERS/10) ticks.  With THREADS > 1,
+ *       iteration i is logged by thread i % THREADS.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -199,13 +200,15 @@ bef64 (uint8_t *p, double v)
     p[i] = (uint8_t) (u >> (56 - 8 * i));
 }
 
+static int cur_thread;         /* thread field of the records made */
+
 static void
 put_hdr (uint8_t *p, double t, int icomm, int rank, int type)
 {
   bef64 (p, t);
   be32 (p + 8, icomm);
   be32 (p + 12, rank);
-  be32 (p + 16, 0);
+  be32 (p + 16, type <= 1 ? 0 : cur_thread);
   be32 (p + 20, type);
 }
 
@@ -276,7 +279,7 @@ statedef (gen_t *g, int id, int s, int e, const char *name,
 }
 
 static int
-do_gen (const char *out, int ranks, long iters, size_t bs)
+do_gen (const char *out, int ranks, long iters, size_t bs, int threads)
 {
   gen_t g = { 0 };
   g.bs = bs;
@@ -320,6 +323,7 @@ do_gen (const char *out, int ranks, long iters, size_t bs)
       {
         double t = 1e-3 + (double) i * 1e-4 + (double) r * 1e-6;
         uint8_t cargo[32] = { 0 };
+        cur_thread = (int) (i % threads);
         be32 (cargo, (int32_t) i);
         ev (&g, t, r, 600, NULL);
         ev (&g, t + 1e-5, r, 601, cargo);
@@ -333,6 +337,7 @@ do_gen (const char *out, int ranks, long iters, size_t bs)
         if (i % 10 == 0)
           ev (&g, t + 7e-5, r, 5000, NULL);
       }
+  cur_thread = 0;
   {
     uint8_t r[24] = { 0 };
     put_hdr (r, 1e8, 0, 0, 0);
@@ -364,12 +369,14 @@ do_gen (const char *out, int ranks, long iters, size_t bs)
                         "1", "known_solo_eventID_count=", "0",
                         "user_solo_eventID_count=", "1", "commtable_fptr=",
                         NULL, NULL, NULL };
-  char v[5][32];
+  char v[6][32];
   snprintf (v[0], 32, "%zu", bs);
   snprintf (v[1], 32, "%d", ranks);
   snprintf (v[2], 32, "%llu", (unsigned long long) (ct / 1073741824u));
   snprintf (v[3], 32, "%d", 1073741824);
   snprintf (v[4], 32, "%llu", (unsigned long long) (ct % 1073741824u));
+  snprintf (v[5], 32, "%d", threads);
+  tok[12] = v[5];
   tok[6] = v[0];
   tok[10] = v[1];
   tok[30] = v[2];
@@ -400,9 +407,10 @@ main (int argc, char **argv)
                     argc > 4 && strcmp (argv[4], "--local") == 0);
   if (argc >= 5 && strcmp (argv[1], "gen") == 0)
     return do_gen (argv[2], atoi (argv[3]), atol (argv[4]),
-                   argc > 5 ? (size_t) atol (argv[5]) : 65536);
+                   argc > 5 ? (size_t) atol (argv[5]) : 65536,
+                   argc > 6 ? atoi (argv[6]) : 1);
   fprintf (stderr, "usage: clog2-util swap IN OUT [--local]\n"
-                   "       clog2-util gen OUT RANKS ITERS [BLOCK_SIZE]\n");
+                   "       clog2-util gen OUT RANKS ITERS [BLOCK_SIZE [THREADS]]\n");
   return 2;
 }
 #endif

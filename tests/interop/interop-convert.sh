@@ -134,7 +134,15 @@ sys.exit(0 if s["events"] == 8 * 2000 * 8 + 8 * 200
          and s["messages"]["count"] == 16000 else 1)'
 ok $? "all 129600 records and 16000 messages converted"
 
+"$CLOGTOOL" convert -q --format json "$DATA/cpilog.clog2" "$T/cpi.out" &&
+  "$PY" -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/cpi.out"
+ok $? "--format json overrides the extension"
+
 # Failures are clear.
+"$CLOGTOOL" convert -q "$DATA/cpilog.clog2" "$T/otf2-cpilog/cpilog.otf2" \
+  2> "$T/err"
+[ $? -eq 1 ] && grep -q 'exists already; remove it first' "$T/err"
+ok $? "an existing OTF2 archive is not overwritten, with a clear message"
 head -c 5000 "$DATA/srtest.clog2" > "$T/cut.clog2"
 "$CLOGTOOL" convert "$T/cut.clog2" "$T/cut.clog" 2> "$T/err"
 [ $? -eq 1 ] && grep -q 'cut.clog2: offset 5000: file is truncated' "$T/err"

@@ -95,9 +95,10 @@ tally_file (const char *path, tally_t *t, logfmt_reader_t **out)
             t->matched++;
           else
             t->unmatched++;
-          if (m.send_rank < 0 || m.send_rank >= (int32_t) info->world_size
+          /* Every rank in these files has a stream of its own. */
+          if (m.send_rank < 0 || m.send_rank >= (int32_t) info->nstreams
               || m.recv_rank < 0
-              || m.recv_rank >= (int32_t) info->world_size)
+              || m.recv_rank >= (int32_t) info->nstreams)
             t->bad_partner++;
         }
       logfmt_msg_iter_free (mi);
@@ -225,7 +226,7 @@ static void
 check_gen (const char *path)
 {
   const int ranks = 3, iters = 50;
-  if (do_gen (path, ranks, iters, 1024))
+  if (do_gen (path, ranks, iters, 1024, 1))
     {
       ok (0, "generate synthetic CLOG2");
       return;
@@ -285,6 +286,35 @@ check_gen (const char *path)
   logfmt_reader_close (r);
 }
 
+/* Threads: one stream per (rank, thread), in rank-major order. */
+static void
+check_threads (const char *path)
+{
+  if (do_gen (path, 2, 20, 512, 2))
+    {
+      ok (0, "generate threaded CLOG2");
+      return;
+    }
+  tally_t t;
+  logfmt_reader_t *r;
+  if (tally_file (path, &t, &r))
+    return;
+  const logfmt_info_t *info = logfmt_reader_info (r);
+  ASSERT_EQ (info->nstreams, 4, "2 ranks x 2 threads = 4 streams");
+  int order = 1;
+  for (uint32_t s = 0; s < 4; s++)
+    order &= logfmt_reader_stream (r, s)->rank == (int32_t) s / 2
+             && logfmt_reader_stream (r, s)->thread == (int32_t) s % 2;
+  ok (order, "streams are (0,0) (0,1) (1,0) (1,1)");
+  ASSERT_EQ (logfmt_reader_stream_events (r, 1), 10 * 8,
+             "thread 1 of rank 0 logged the odd iterations");
+  static const count_t st[] = { { "Compute", 40 }, { "MPI_Send", 40 },
+                                { "MPI_Recv", 40 } };
+  check_counts ("threaded states", t.states, t.nstates, st, N (st));
+  ASSERT_EQ (t.matched, 40, "threaded messages matched");
+  logfmt_reader_close (r);
+}
+
 int
 main (void)
 {
@@ -325,6 +355,8 @@ main (void)
 
   snprintf (q, sizeof q, "%s/gen.clog2", tmp);
   check_gen (q);
+  snprintf (q, sizeof q, "%s/threads.clog2", tmp);
+  check_threads (q);
 
   char cmd[4300];
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmp);
