@@ -179,6 +179,8 @@ draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l)
 {
   const MvLog *log = s->log;
   double sz = CLAMP (l->h * 0.35, 3, 6);
+  /* Crowded markers: small plain ticks, no stems or outlines. */
+  gboolean crowded = l->markers->len > s->p.width / 10.0;
   for (guint i = 0; i < l->markers->len; i++)
     {
       const MvMarker *m = &g_array_index (l->markers, MvMarker, i);
@@ -186,6 +188,16 @@ draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l)
                   : m->evdef >= 0 ? mv_log_evdef (log, m->evdef)->rgb
                   : 0x7f7f7f;
       double x = round (m->x) + 0.5, y = l->y + 1;
+      if (crowded)
+        {
+          cairo_move_to (cr, x - 2.5, y);
+          cairo_line_to (cr, x + 2.5, y);
+          cairo_line_to (cr, x, y + 4);
+          cairo_close_path (cr);
+          set_rgb (cr, c == 0xffffff ? C_TEXT : c);
+          cairo_fill (cr);
+          continue;
+        }
       /* A downward triangle with a stem: visible on any bar colour. */
       cairo_move_to (cr, x, y + l->h - 2);
       cairo_line_to (cr, x, y + sz);

@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The real window under Xvfb, driven with xdotool: it draws the states,
+# wheel/keys/drag change the view, Home restores it, Ctrl+T opens the
+# statistics, and a corrupt file gives an error dialog, not a crash.
+if [ -z "$MV_GUI_INNER" ]; then
+  MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24" sh "$0" "$@"
+fi
+. "$top_srcdir/tests/common/tap.sh"
+b=$top_builddir
+pids=""
+cleanup () { for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tap_tmp"; }
+trap cleanup EXIT
+shot () { import -window root "$tap_tmp/shot.png" 2>/dev/null; }
+red () { shot && "$b/tests/viewer/pngpix" "$tap_tmp/shot.png" --count ff0000; }
+# Polls (up to ~10 s) until the red pixel count satisfies "$1 $2".
+wait_red () {
+  i=0
+  while [ $i -lt 50 ]; do
+    n=$(red)
+    [ -n "$n" ] && [ "$n" "$1" "$2" ] && { echo "$n"; return 0; }
+    sleep 0.2; i=$((i + 1))
+  done
+  echo "${n:-none}"; return 1
+}
+
+"$b/tests/viewer/mklog" "$tap_tmp/t.clog" 1000
+ok $? "test log written"
+"$b/mpeview" "$tap_tmp/t.clog" 2>"$tap_tmp/err" &
+pids="$pids $!"
+win=$(timeout 15 xdotool search --sync --name '^t\.clog$' | head -n 1)
+test -n "$win"; ok $? "window titled t.clog"
+r0=$(wait_red -gt 1000); ok $? "states drawn: $r0 red pixels"
+
+# Focus the timeline (a click shows details), then zoom in with keys.
+xdotool mousemove 500 300 click 1
+sleep 0.3
+xdotool key w w w
+r1=$(wait_red -ne "$r0"); ok $? "W zooms in: red $r0 -> $r1"
+xdotool key d d d
+r2=$(wait_red -ne "$r1"); ok $? "D pans: red $r1 -> $r2"
+xdotool key Home
+r3=$(wait_red -eq "$r0"); ok $? "Home fits all again: red $r3"
+xdotool mousemove 300 300 click 4 click 4 click 4
+r4=$(wait_red -ne "$r0"); ok $? "wheel zooms at the pointer: red $r4"
+xdotool mousemove 600 300 mousedown 1 mousemove 400 300 mousemove 200 300 \
+  mouseup 1
+r5=$(wait_red -ne "$r4"); ok $? "drag pans: red $r4 -> $r5"
+xdotool key alt+Left
+r6=$(wait_red -ne "$r5"); ok $? "Alt+Left goes back in history: red $r6"
+
+xdotool key ctrl+t
+sw=$(timeout 15 xdotool search --sync --name '^Statistics$' | head -n 1)
+test -n "$sw"; ok $? "Ctrl+T opens the statistics window"
+kill -0 $(echo $pids | awk '{print $1}'); ok $? "viewer still running"
+
+# A corrupt file: an error dialog (a second window), no crash.
+printf 'CLOG but not really a log file at all' >"$tap_tmp/bad.clog"
+"$b/mpeview" "$tap_tmp/bad.clog" 2>"$tap_tmp/err2" &
+bad=$!
+pids="$pids $bad"
+i=0; n=0
+while [ $i -lt 50 ]; do
+  n=$(xdotool search --onlyvisible --pid $bad 2>/dev/null | wc -l)
+  [ "$n" -ge 2 ] && break
+  sleep 0.2; i=$((i + 1))
+done
+test "$n" -ge 2; ok $? "corrupt file: error dialog over the window ($n windows)"
+kill -0 $bad; ok $? "corrupt file: no crash"
+finish
