@@ -21,6 +21,7 @@
 #define V1_HDR       24u
 #define V1_MAXPROCS  (1 << 20)
 #define V1_BATCH     256
+#define V1_MAXIDS    65536
 
 enum
 {
@@ -236,6 +237,9 @@ pass1 (v1_t *c, const v1rec_t *r)
 {
   if (r->type == V1_STATEDEF)
     {
+      if (c->nsdefs >= V1_MAXIDS)
+        return fail (c, LOGFMT_ECORRUPT, r->off,
+                     "more than %d state definitions", V1_MAXIDS);
       if (c->nsdefs == c->capsdefs)
         {
           size_t n = c->capsdefs ? c->capsdefs * 2 : 16;
@@ -263,9 +267,22 @@ pass1 (v1_t *c, const v1rec_t *r)
     c->tmin = r->time, c->have_tmin = 1;
   if (et == -101 || et == -102)
     return 0;
-  for (size_t i = 0; i < c->nids; i++)
-    if (c->ids[i] == et)
-      return 0;
+  /* Distinct ids, kept sorted (binary search; MPE1 files use a few
+   * hundred, and the cap keeps hostile files cheap). */
+  size_t lo = 0, hi = c->nids;
+  while (lo < hi)
+    {
+      size_t mid = (lo + hi) / 2;
+      if (c->ids[mid] < et)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo < c->nids && c->ids[lo] == et)
+    return 0;
+  if (c->nids >= V1_MAXIDS)
+    return fail (c, LOGFMT_ECORRUPT, r->off,
+                 "more than %d distinct event ids", V1_MAXIDS);
   if (c->nids == c->capids)
     {
       size_t n = c->capids ? c->capids * 2 : 64;
@@ -275,7 +292,9 @@ pass1 (v1_t *c, const v1rec_t *r)
       c->ids = p;
       c->capids = n;
     }
-  c->ids[c->nids++] = et;
+  memmove (&c->ids[lo + 1], &c->ids[lo], (c->nids - lo) * sizeof *c->ids);
+  c->ids[lo] = et;
+  c->nids++;
   return 0;
 }
 
@@ -337,13 +356,6 @@ pass2 (v1_t *c, const v1rec_t *r)
 }
 
 static int
-cmp_i32 (const void *a, const void *b)
-{
-  int32_t x = *(const int32_t *) a, y = *(const int32_t *) b;
-  return (x > y) - (x < y);
-}
-
-static int
 write_defs (v1_t *c)
 {
   int rc;
@@ -355,8 +367,7 @@ write_defs (v1_t *c)
         return wfail (c, rc, "state definition");
     }
   /* Ids without a definition: MPE1 numbered MPI states in pairs from 1,
-   * user states in pairs from 500. */
-  qsort (c->ids, c->nids, sizeof *c->ids, cmp_i32);
+   * user states in pairs from 500.  c->ids is sorted. */
   int32_t last_start = INT32_MIN;
   for (size_t i = 0; i < c->nids; i++)
     {

@@ -845,17 +845,6 @@ out:
 /* Event ids seen in the file but covered by no definition get a made-up
  * state (known and user state ranges) so that they still show as states,
  * as MPE's own tools do. */
-static int
-id_defined (const clog2_t *c, int32_t id)
-{
-  for (size_t i = 0; i < c->nsdefs; i++)
-    if (c->sdefs[i].start == id || c->sdefs[i].end == id)
-      return 1;
-  for (size_t i = 0; i < c->nedefs; i++)
-    if (c->edefs[i].id == id)
-      return 1;
-  return 0;
-}
 
 static int
 cmp_i32 (const void *a, const void *b)
@@ -885,18 +874,38 @@ write_defs (clog2_t *c)
         return wfail (c, rc, "event definition");
     }
 
-  /* Undefined ids in the state ranges, in a stable order. */
+  /* Undefined ids in the state ranges, in a stable order.  A set of the
+   * defined ids keeps this linear even for hostile files. */
+  map_t defined = { 0 };
+  int created;
+  for (size_t i = 0; i < c->nsdefs; i++)
+    if (!map_put (&defined, c->sdefs[i].start, 0, 0, &created)
+        || !map_put (&defined, c->sdefs[i].end, 0, 0, &created))
+      {
+        free (defined.slots);
+        return nomem (c);
+      }
+  for (size_t i = 0; i < c->nedefs; i++)
+    if (!map_put (&defined, c->edefs[i].id, 0, 0, &created))
+      {
+        free (defined.slots);
+        return nomem (c);
+      }
   int32_t *und = malloc ((c->ids.n + 1) * sizeof *und);
   size_t nund = 0;
   if (!und)
-    return nomem (c);
+    {
+      free (defined.slots);
+      return nomem (c);
+    }
   for (size_t i = 0; i < c->ids.cap; i++)
     {
       const slot_t *s = &c->ids.slots[i];
       if (s->used && s->a >= c->known_event_start
-          && s->a < c->user_solo_start && !id_defined (c, s->a))
+          && s->a < c->user_solo_start && !map_find (&defined, s->a, 0, 0))
         und[nund++] = s->a;
     }
+  free (defined.slots);
   qsort (und, nund, sizeof *und, cmp_i32);
   rc = 0;
   for (size_t i = 0; i < nund && rc == 0; i++)
