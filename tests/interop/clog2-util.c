@@ -201,6 +201,7 @@ bef64 (uint8_t *p, double v)
 }
 
 static int cur_thread;         /* thread field of the records made */
+static int gen_backstep;       /* rank 0 iteration 1 ends before it starts */
 
 static void
 put_hdr (uint8_t *p, double t, int icomm, int rank, int type)
@@ -326,7 +327,8 @@ do_gen (const char *out, int ranks, long iters, size_t bs, int threads)
         cur_thread = (int) (i % threads);
         be32 (cargo, (int32_t) i);
         ev (&g, t, r, 600, NULL);
-        ev (&g, t + 1e-5, r, 601, cargo);
+        ev (&g, gen_backstep && i == 1 && r == 0 ? t - 5e-7 : t + 1e-5, r,
+            601, cargo);
         ev (&g, t + 2e-5, r, 320, NULL);
         msg (&g, t + 2.1e-5, r, 1, (r + 1) % ranks, (int) (i & 1023), 64);
         ev (&g, t + 2.2e-5, r, 321, NULL);

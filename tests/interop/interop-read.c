@@ -315,6 +315,41 @@ check_threads (const char *path)
   logfmt_reader_close (r);
 }
 
+/* A small step backwards in time within a stream is clamped. */
+static void
+check_backstep (const char *path)
+{
+  gen_backstep = 1;
+  int rc = do_gen (path, 2, 3, 1024, 1);
+  gen_backstep = 0;
+  logfmt_reader_t *r = NULL;
+  if (rc || logfmt_reader_open (path, 0, &r, NULL))
+    {
+      ok (0, "backstep file opens");
+      return;
+    }
+  logfmt_iter_t *it;
+  logfmt_event_t ev;
+  uint64_t prev = 0, start1 = 0, end1 = 0;
+  int mono = 1;
+  logfmt_iter_new (r, 0, 0, UINT64_MAX, &it);
+  while (logfmt_iter_next (it, &ev) == 1)
+    {
+      mono &= ev.time >= prev;
+      prev = ev.time;
+      if (ev.id == 600 && ev.time == 100000)
+        start1 = ev.time;
+      if (ev.id == 601 && start1 && !end1)
+        end1 = ev.time;
+    }
+  logfmt_iter_free (it);
+  ok (mono, "times never decrease within the stream");
+  ASSERT_EQ (start1, 100000, "iteration 1 starts at 100 us");
+  ASSERT_EQ (end1, 100000, "its end, logged 0.5 us earlier, is clamped to "
+             "the start");
+  logfmt_reader_close (r);
+}
+
 int
 main (void)
 {
@@ -357,6 +392,8 @@ main (void)
   check_gen (q);
   snprintf (q, sizeof q, "%s/threads.clog2", tmp);
   check_threads (q);
+  snprintf (q, sizeof q, "%s/backstep.clog2", tmp);
+  check_backstep (q);
 
   char cmd[4300];
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmp);
