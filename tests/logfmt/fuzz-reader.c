@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* libFuzzer target: open an image from memory (strict and tolerant),
+ * iterate every stream, summaries and messages. */
+#include "logfmt-reader-internal.h"
+
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+static void
+exercise (const uint8_t *data, size_t size, unsigned flags)
+{
+  logfmt_reader_t *r;
+  logfmt_error_t e;
+  if (logfmt__reader_open_mem (data, size, "fuzz", flags, &r, &e))
+    return;
+  const logfmt_info_t *inf = logfmt_reader_info (r);
+  size_t ns = logfmt_reader_n_states (r);
+  float *occ = malloc (16 * (ns + 1) * sizeof *occ);
+  uint32_t evc[16];
+  for (uint32_t s = 0; s < inf->nstreams && s < 64; s++)
+    {
+      logfmt_iter_t *it;
+      if (logfmt_iter_new (r, s, 0, UINT64_MAX, &it) == 0)
+        {
+          logfmt_event_t ev;
+          while (logfmt_iter_next (it, &ev) == 1)
+            ;
+          logfmt_iter_free (it);
+        }
+      if (occ)
+        logfmt_reader_summary (r, s, inf->t_first, inf->t_last + 1, 16, occ,
+                               evc, NULL, &e);
+    }
+  free (occ);
+  logfmt_msg_iter_t *mi;
+  if (logfmt_msg_iter_new (r, 0, UINT64_MAX, &mi) == 0)
+    {
+      logfmt_message_t m;
+      while (logfmt_msg_iter_next (mi, &m) == 1)
+        ;
+      logfmt_msg_iter_free (mi);
+    }
+  logfmt_reader_close (r);
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  exercise (data, size, 0);
+  exercise (data, size, LOGFMT_OPEN_TOLERANT);
+  return 0;
+}
