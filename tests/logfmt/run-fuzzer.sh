@@ -13,7 +13,7 @@ cp -n "$src"/tests/logfmt/corpus/* "$WORK/corpus/" 2>/dev/null || true
 printf '#define HAVE_CONFIG_H 1\n' > "$WORK/config.h"
 clang -O1 -g -fsanitize=fuzzer,address,undefined -std=gnu11 \
   -I"$WORK" -I"$src" -I"$src/logfmt/include" -I"$src/logfmt/src" \
-  -DLOGFMT_BUILDING $(pkg-config --cflags libzstd) \
+  -D_GNU_SOURCE -DLOGFMT_BUILDING $(pkg-config --cflags libzstd) \
   "$src"/tests/logfmt/fuzz-reader.c "$src"/logfmt/src/logfmt-*.c \
   "$src"/logfmt/src/import-clog1.c "$src"/logfmt/src/import-clog2.c \
   $(pkg-config --libs libzstd) -lm -o "$WORK/fuzz-reader"
