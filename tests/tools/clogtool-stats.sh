@@ -18,7 +18,7 @@ cp "$tap_tmp/out" "$tap_tmp/all.tsv"
 # plus figures fixed by the generator's parameters: 3 processes x 2
 # threads x 3000 events.
 $python "$top_srcdir/tests/tools/check-stats.py" "$tap_tmp/stats.json" \
-  "$tap_tmp/all.tsv" "$tap_n" ranks=3 threads=6 events=18000 \
+  "$tap_tmp/all.tsv" $((tap_n + 1)) ranks=3 threads=6 events=18000 \
   lost_events=0 messages.unmatched=0 >"$tap_tmp/py.out" 2>&1
 ok $? "stats comparison ran"
 sed '$d' "$tap_tmp/py.out"
