@@ -32,16 +32,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   int clog2 = size >= 8 && memcmp (data, "CLOG-02.", 8) == 0;
   int rc = (clog2 ? logfmt__import_clog2 : logfmt__import_clog1)
              (data, size, "fuzz", w, NULL, NULL, &err);
-  if (rc == 0)
-    {
-      logfmt_writer_finish (w, NULL);
-      unlink (path);
-    }
-  else
-    {
-      if (err.message[0] == '\0' || err.code != rc)
-        abort ();               /* every failure explains itself */
-      logfmt_writer_abort (w);
-    }
+  if (rc != 0 && (err.message[0] == '\0' || err.code != rc))
+    abort ();                   /* every failure explains itself */
+  /* Finishing would fsync; the importer is what is under test. */
+  logfmt_writer_abort (w);
   return 0;
 }
