@@ -69,13 +69,14 @@ now_ns (void)
 static inline void
 emit (int thread, int type, int id, int partner, int tag, uint64_t bytes)
 {
-  mpe_tap_cb cb = atomic_load_explicit (&tap_cb, memory_order_acquire);
-  if (!cb)
-    return;
+  /* The record is made either way, as the logging core does; only the
+   * tap call differs between --no-client and a client. */
   mpe_tap_record_t r = { .time_ns = now_ns (), .world_rank = my_rank,
                          .thread = thread, .type = type, .event_id = id,
                          .partner = partner, .tag = tag, .bytes = bytes };
-  cb (atomic_load (&tap_user), &r);
+  mpe_tap_cb cb = atomic_load_explicit (&tap_cb, memory_order_acquire);
+  if (cb)
+    cb (atomic_load (&tap_user), &r);
 }
 
 static void *

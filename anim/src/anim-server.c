@@ -102,7 +102,8 @@ conn_frame (Conn *c, const guint8 *f, size_t len)
         return "bad rank or size";
       c->hello = TRUE;
       c->rank = rank;
-      c->srv->nhello++;
+      if (c->srv->nhello++ == 0)
+        g_printerr ("mpeanim: a job of %d processes is connecting\n", size);
       if (c->timer)
         {
           g_source_remove (c->timer);
