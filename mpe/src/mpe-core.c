@@ -169,6 +169,8 @@ typedef struct
   uint64_t    lost;
   uint64_t    written;
   int         err;
+  int         nblocks;
+  int         first_failed;
 } spill_ctx_t;
 
 static int
@@ -177,6 +179,8 @@ spill_block_cb (void *user, const void *block, size_t len,
 {
   spill_ctx_t *c = user;
   int rc = mpe__spill_frame (MPE_SPILL_BLOCK, c->b->thread, block, len);
+  if (c->nblocks++ == 0)
+    c->first_failed = rc != 0;
   if (rc != 0)
     {
       /* Keep encoding: later blocks may still fit; count what is lost. */
@@ -196,7 +200,7 @@ static uint64_t
 spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to)
 {
   enum { BATCH = 2048 };
-  spill_ctx_t ctx = { b, 0, 0, 0 };
+  spill_ctx_t ctx = { b, 0, 0, 0, 0, 0 };
   logfmt_encoder_opts_t o = { sizeof o, (uint32_t) b->thread, 0, 0 };
   logfmt_encoder_t *enc = NULL;
   logfmt_event_t *ev = malloc (BATCH * sizeof *ev);
@@ -229,6 +233,21 @@ spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to)
     ctx.lost = total - ctx.written;
   logfmt_encoder_free (enc);
   free (ev);
+  /* The previous flush's LOSS record sits in the first block (after the
+   * 560 event): if that block is lost, carry its count forward instead of
+   * counting the record itself, so the LOSS records that survive always
+   * add up to the events lost. */
+  if (ctx.lost && (ctx.first_failed || ctx.nblocks == 0))
+    for (const mpe_rec_t *q = from; q < to && q < from + 4;
+         q += 1 + mpe_spill_rec_ext (q->aux))
+      if ((q->aux & 0xffu) == MPE_REC_LOSS)
+        {
+          uint64_t carried;
+          memcpy (&carried, q + 1, 8);
+          ctx.lost = ctx.lost - 1 + carried;
+          b->lost -= carried;  /* already counted in b->lost */
+          break;
+        }
   return ctx.lost;
 }
 

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Helpers for the mpe shell tests (sourced after tests/common/tap.sh).
+B=$top_builddir
+LOGCHECK=$B/tests/mpe/logcheck
+CLOGTOOL=$B/clogtool
+export MPE_TMPDIR="$tap_tmp/spill"
+mkdir -p "$MPE_TMPDIR"
+cd "$tap_tmp" || bail "no scratch dir"
+# run N PROG ARGS...: an MPI job with a time limit; stderr to err.txt.
+run () {
+  n=$1; shift
+  timeout 120 $MPIEXEC -n "$n" "$@" > out.txt 2> err.txt
+}
+# val FILE KEY...: the value of a logcheck line (e.g. val x.clog matched).
+val () {
+  f=$1; shift
+  $LOGCHECK "$f" | awk -v k="$*" '{ v = $NF; $NF = ""; sub(/ $/, "");
+    if ($0 == k) { print v; found = 1 } } END { if (!found) print "none" }'
+}
+# is WHAT GOT WANT: an exact comparison as one TAP line.
+is () {
+  [ "$2" = "$3" ]; r=$?
+  ok $r "$1"
+  [ $r -eq 0 ] || diag "  got '$2', want '$3'"
+}

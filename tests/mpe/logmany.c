@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * logmany N [THREADS] [CRASH_RANK] [SIGNAL]: each thread of each rank logs
+ * N "Work" states (2N events, ids 600/601) and one ring message on world;
+ * CRASH_RANK (if >= 0) then kills itself with SIGNAL (default SIGSEGV)
+ * instead of finishing.  Writes logmany.clog.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <mpi.h>
+#include "mpe.h"
+
+static long n;
+static int a, b;
+
+static void *
+work (void *arg)
+{
+  (void) arg;
+  for (long i = 0; i < n; i++)
+    {
+      MPE_Log_bare_event (a);
+      MPE_Log_bare_event (b);
+    }
+  return NULL;
+}
+
+int
+main (int argc, char **argv)
+{
+  int rank, size, provided;
+  n = argc > 1 ? atol (argv[1]) : 1000;
+  int nthreads = argc > 2 ? atoi (argv[2]) : 1;
+  int crash = argc > 3 ? atoi (argv[3]) : -1;
+  int sig = argc > 4 ? atoi (argv[4]) : SIGSEGV;
+  MPI_Init_thread (&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank (MPI_COMM_WORLD, &rank);
+  MPI_Comm_size (MPI_COMM_WORLD, &size);
+  MPE_Init_log ();
+  MPE_Log_get_state_eventIDs (&a, &b);
+  if (rank == 0)
+    MPE_Describe_state (a, b, "Work", "blue");
+  if (nthreads <= 1)
+    work (NULL);
+  else
+    {
+      pthread_t t[64];
+      for (int i = 0; i < nthreads && i < 64; i++)
+        pthread_create (&t[i], NULL, work, NULL);
+      for (int i = 0; i < nthreads && i < 64; i++)
+        pthread_join (t[i], NULL);
+    }
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size, v = rank;
+  MPE_Log_send (next, 7, 4);
+  MPI_Sendrecv_replace (&v, 1, MPI_INT, next, 7, prev, 7, MPI_COMM_WORLD,
+                        MPI_STATUS_IGNORE);
+  MPE_Log_receive (prev, 7, 4);
+  if (rank == crash)
+    {
+      fflush (stdout);
+      raise (sig);
+      _exit (99);
+    }
+  MPE_Finish_log ("logmany");
+  MPI_Finalize ();
+  return 0;
+}
