@@ -43,8 +43,10 @@ void clogtool__json_string (FILE *f, const char *s);
 /* Lower-case name of a logfmt_kind_t ("begin", ...), "?" if unknown. */
 const char *clogtool__kind_name (int kind);
 
-/* Opens a log for reading; prints the error and returns NULL on failure. */
+/* Opens a log for reading; prints the error and returns NULL on failure.
+ * _flags takes LOGFMT_OPEN_* flags. */
 logfmt_reader_t *clogtool__open (const char *path);
+logfmt_reader_t *clogtool__open_flags (const char *path, unsigned flags);
 
 /* Flushes stdout; prints an error (e.g. full disk) and returns -1 if any
  * output was lost. */

@@ -30,6 +30,8 @@ print_help (void)
     "                         msg = send,recv)\n"
     "  -n, --limit N          stop after N events\n"
     "      --tsv              tab-separated columns (for scripts)\n"
+    "      --tolerant         read an unfinished file (crashed run) by\n"
+    "                         scanning its blocks\n"
     "  -h, --help             show this help\n"
     "\n"
     "Times take a unit: 1.5s, 20ms, 300us, 100ns; a plain number is in\n"
@@ -413,6 +415,7 @@ clogtool_print_main (int argc, char **argv)
     { "kind", required_argument, NULL, 'k' },
     { "limit", required_argument, NULL, 'n' },
     { "tsv", no_argument, NULL, 'S' },
+    { "tolerant", no_argument, NULL, 'P' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
@@ -421,6 +424,7 @@ clogtool_print_main (int argc, char **argv)
   unsigned kinds = 0;
   long long limit = -1;
   int tsv = 0, c, status = CLOGTOOL_EXIT_OK;
+  unsigned open_flags = LOGFMT_OPEN_NOVERIFY;
   logfmt_reader_t *r = NULL;
   cursor_t *heap = NULL;
   size_t nheap = 0;
@@ -477,6 +481,9 @@ clogtool_print_main (int argc, char **argv)
         case 'S':
           tsv = 1;
           break;
+        case 'P':
+          open_flags |= LOGFMT_OPEN_TOLERANT;
+          break;
         case 'h':
           print_help ();
           status = clogtool__flush_stdout () == 0 ? CLOGTOOL_EXIT_OK
@@ -506,7 +513,7 @@ clogtool_print_main (int argc, char **argv)
   if (kinds == 0)
     kinds = ~0u;
 
-  r = clogtool__open (argv[optind]);
+  r = clogtool__open_flags (argv[optind], open_flags);
   if (r == NULL)
     {
       status = CLOGTOOL_EXIT_PROBLEM;

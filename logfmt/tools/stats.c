@@ -16,7 +16,7 @@ static void
 stats_help (void)
 {
   fputs (
-    "Usage: clogtool stats [--json] FILE\n"
+    "Usage: clogtool stats [--json] [--tolerant] FILE\n"
     "\n"
     "Prints statistics of a log: processes, threads, events by kind,\n"
     "time range, per-rank event counts, lost events, and per state the\n"
@@ -26,6 +26,8 @@ stats_help (void)
     "\n"
     "Options:\n"
     "  -j, --json   one JSON object instead of the table\n"
+    "  --tolerant   read an unfinished file (crashed run) by scanning its\n"
+    "               blocks\n"
     "  -h, --help   show this help\n"
     "\n"
     "JSON keys: file, format, version, creator, world_size, ranks,\n"
@@ -467,10 +469,12 @@ clogtool_stats_main (int argc, char **argv)
 {
   static const struct option longopts[] = {
     { "json", no_argument, NULL, 'j' },
+    { "tolerant", no_argument, NULL, 'P' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
   int json = 0, c, status = CLOGTOOL_EXIT_OK;
+  unsigned open_flags = LOGFMT_OPEN_NOVERIFY;
   stats_t st;
   solo_slot_t *solos = NULL;
 
@@ -483,6 +487,9 @@ clogtool_stats_main (int argc, char **argv)
         {
         case 'j':
           json = 1;
+          break;
+        case 'P':
+          open_flags |= LOGFMT_OPEN_TOLERANT;
           break;
         case 'h':
           stats_help ();
@@ -498,7 +505,7 @@ clogtool_stats_main (int argc, char **argv)
                                   ? "no FILE given" : "too many FILEs");
 
   st.path = argv[optind];
-  st.r = clogtool__open (st.path);
+  st.r = clogtool__open_flags (st.path, open_flags);
   if (st.r == NULL)
     return CLOGTOOL_EXIT_PROBLEM;
 

@@ -207,13 +207,23 @@ clogtool__kind_name (int kind)
 logfmt_reader_t *
 clogtool__open (const char *path)
 {
+  return clogtool__open_flags (path, LOGFMT_OPEN_NOVERIFY);
+}
+
+logfmt_reader_t *
+clogtool__open_flags (const char *path, unsigned flags)
+{
   logfmt_reader_t *r = NULL;
   logfmt_error_t err;
   memset (&err, 0, sizeof err);
-  int rc = logfmt_reader_open (path, LOGFMT_OPEN_NOVERIFY, &r, &err);
+  int rc = logfmt_reader_open (path, flags, &r, &err);
   if (rc < 0 || r == NULL)
     {
       clogtool__lib_error (path, rc < 0 ? rc : LOGFMT_EIO, &err);
+      if (rc == LOGFMT_EPARTIAL)
+        clogtool__error ("hint: --tolerant reads what the unfinished file "
+                         "holds; 'clogtool repair %s -o NEW.clog' rebuilds "
+                         "it", path);
       return NULL;
     }
   return r;

@@ -32,12 +32,20 @@ typedef struct
 {
   uint64_t problems;
   int quiet;
+  logfmt_error_t last;   /* the previous report, to drop repeats */
 } verify_ctx_t;
 
 static void
 report_cb (void *user, const logfmt_error_t *problem)
 {
   verify_ctx_t *v = user;
+  /* Several checks can trip over the same damaged chunk (framing, then
+   * decoding); one line per distinct problem. */
+  if (v->problems > 0 && v->last.code == problem->code
+      && v->last.offset == problem->offset
+      && strcmp (v->last.message, problem->message) == 0)
+    return;
+  v->last = *problem;
   v->problems++;
   if (v->quiet)
     return;
@@ -65,7 +73,9 @@ clogtool_verify_main (int argc, char **argv)
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
-  verify_ctx_t v = { 0, 0 };
+  verify_ctx_t v;
+
+  memset (&v, 0, sizeof v);
   int c;
 
   optind = 1;

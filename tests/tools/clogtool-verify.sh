@@ -49,6 +49,16 @@ head -c $((size * 6 / 10)) "$log" >"$tap_tmp/trunc.clog"
 run 1 "verify a truncated file" "$clogtool" verify "$tap_tmp/trunc.clog"
 run 1 "stats of a truncated file" "$clogtool" stats "$tap_tmp/trunc.clog"
 grep -q "^clogtool: .*trunc.clog" "$tap_tmp/err"; ok $? "names the truncated file"
+grep -q "^clogtool: hint: --tolerant" "$tap_tmp/err"; ok $? "hints at --tolerant"
+run 0 "stats --tolerant of the truncated file" \
+  "$clogtool" stats --json --tolerant "$tap_tmp/trunc.clog"
+tol=$($python -c 'import json,sys; print(json.load(sys.stdin)["events"])' <"$tap_tmp/out")
+[ "$tol" -gt 0 ] && [ "$tol" -lt 400000 ]
+ok $? "--tolerant reads part of the events ($tol)"
+"$clogtool" print --tsv --tolerant --rank 0 "$tap_tmp/trunc.clog" >"$tap_tmp/tol.0"
+n=$(wc -l <"$tap_tmp/tol.0")
+"$clogtool" print --tsv --rank 0 --limit "$n" "$log" | cmp -s - "$tap_tmp/tol.0"
+ok $? "print --tolerant: rank 0's first $n events, as in the original"
 
 run 0 "repair the truncated file" "$clogtool" repair "$tap_tmp/trunc.clog" -o "$tap_tmp/fixed.clog"
 grep -q "fixed.clog: kept [1-9][0-9]* blocks*, lost [0-9][0-9]* blocks*" "$tap_tmp/out"
