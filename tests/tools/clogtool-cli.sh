@@ -12,8 +12,7 @@ done
 run 0 "clogtool --version" "$clogtool" --version
 grep -q '^clogtool (mpetools) [0-9]' "$tap_tmp/out"; ok $? "version line"
 
-# recover (a stub owned by the mpe code) joins once it has a --help.
-for c in print stats verify repair gen convert; do
+for c in print stats verify repair gen convert recover; do
   run 0 "clogtool $c --help" "$clogtool" $c --help
   grep -qi 'usage' "$tap_tmp/out"; ok $? "$c --help prints a usage"
 done
