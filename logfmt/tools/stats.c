@@ -432,14 +432,14 @@ print_table (const stats_t *st, const solo_slot_t *solos, size_t nsolo)
   printf ("messages    %" PRIu64 " (%" PRIu64 " bytes, %" PRIu64
           " unmatched)\n", st->msg_count, st->msg_bytes, st->msg_unmatched);
 
-  printf ("\n%-24s %-12s %12s %18s %14s\n", "state", "color", "count",
+  printf ("\n%-24s %-18s %10s %18s %14s\n", "state", "color", "count",
           "total_s", "mean_us");
   for (size_t i = 0; i < st->nstates; i++)
     {
       const logfmt_state_def_t *d = logfmt_reader_state (st->r, i);
       const state_acc_t *a = &st->states[i];
       double mean_us = a->count ? (double) a->total_ns / a->count / 1e3 : 0;
-      printf ("%-24s %-12s %12" PRIu64 " %18s %14.3f\n",
+      printf ("%-24s %-18s %10" PRIu64 " %18s %14.3f\n",
               d->name ? d->name : "-", d->color ? d->color : "-", a->count,
               clogtool__fmt_time (a->total_ns, t), mean_us);
       if (a->unmatched_begins || a->unmatched_ends)
