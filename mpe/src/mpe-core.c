@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,12 +132,23 @@ mpe__tbuf_create (int want_thread0)
   if (bytes < 256 * 1024)
     bytes = 256 * 1024;
   b->cap = bytes / sizeof (mpe_rec_t);
-  b->base = aligned_alloc (64, b->cap * sizeof (mpe_rec_t));
-  if (!b->base)
+  /* Anonymous memory, huge pages where possible, faulted in now: a page
+   * fault on the event path costs far more than the event. */
+  size_t mapped = (b->cap * sizeof (mpe_rec_t) + (2u << 20) - 1)
+                  & ~(size_t) ((2u << 20) - 1);
+  void *m = mmap (NULL, mapped, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED)
     {
       free (b);
       return NULL;
     }
+#ifdef MADV_HUGEPAGE
+  madvise (m, mapped, MADV_HUGEPAGE);
+#endif
+  for (size_t o = 0; o < mapped; o += 4096)
+    ((volatile char *) m)[o] = 0;
+  b->base = m;
   atomic_fetch_add (&mpe__g.allocated, b->cap * sizeof (mpe_rec_t));
   b->pos = b->base;
   /* Room for the largest record (3 slots) plus the flush's own records

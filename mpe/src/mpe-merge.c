@@ -59,33 +59,42 @@ typedef struct
 /* Time correction                                                     */
 /* ------------------------------------------------------------------ */
 
+static int corr_seg;  /* last segment used: events come in time order */
+
 static int64_t
 corrected (uint64_t l)
 {
   int n = mpe__g.nsync;
   const int64_t *L = mpe__g.sync_l, *O = mpe__g.sync_off;
-  int64_t off = 0;
-  if (n == 1 || (n > 1 && (int64_t) l <= L[0]))
+  int64_t x = (int64_t) l, off;
+  if (n == 0)
+    off = 0;
+  else if (n == 1 || x <= L[0])
     off = O[0];
-  else if (n > 1 && (int64_t) l >= L[n - 1])
+  else if (x >= L[n - 1])
     off = O[n - 1];
-  else if (n > 1)
+  else
     {
-      int lo = 0, hi = n - 1;
-      while (hi - lo > 1)
+      int i = corr_seg;
+      if (i < 0 || i >= n - 1 || x < L[i] || x > L[i + 1])
         {
-          int mid = (lo + hi) / 2;
-          if (L[mid] <= (int64_t) l)
-            lo = mid;
-          else
-            hi = mid;
+          int lo = 0, hi = n - 1;
+          while (hi - lo > 1)
+            {
+              int mid = (lo + hi) / 2;
+              if (L[mid] <= x)
+                lo = mid;
+              else
+                hi = mid;
+            }
+          i = corr_seg = lo;
         }
-      int64_t span = L[hi] - L[lo];
-      off = span <= 0 ? O[hi]
-            : O[lo] + (int64_t) ((long double) (O[hi] - O[lo])
-                                 * (long double) ((int64_t) l - L[lo]) / span);
+      int64_t span = L[i + 1] - L[i];
+      off = span <= 0 ? O[i + 1]
+            : O[i] + (int64_t) ((double) (O[i + 1] - O[i])
+                                * ((double) (x - L[i]) / (double) span));
     }
-  return mpe__g.mono0 + (int64_t) l + off;
+  return mpe__g.mono0 + x + off;
 }
 
 /* ------------------------------------------------------------------ */
@@ -131,6 +140,9 @@ scan_spill (blocklist_t **lists, int nthreads)
   return 0;
 }
 
+static int scan_fast_marker (void *user, logfmt_event_t *ev, size_t n);
+static int scan_memory (void *user, const mpe_rec_t *p, const mpe_rec_t *end);
+
 /* Calls cb with batches of the thread's events, times in local ns. */
 static int
 for_each_event (mpe_tbuf_t *b, const blocklist_t *spilled, batch_cb cb,
@@ -175,6 +187,8 @@ for_each_event (mpe_tbuf_t *b, const blocklist_t *spilled, batch_cb cb,
     }
   free (buf);
   const mpe_rec_t *p = b->base, *end = b->pos;
+  if (cb == scan_fast_marker)
+    return scan_memory (user, p, end);
   while (p < end)
     {
       size_t n = mpe_spill_recs_decode (&p, end, mpe__g.tick0,
@@ -256,6 +270,41 @@ scan_cb (void *user, logfmt_event_t *ev, size_t n)
           if (push_mrec (&s->recvs, &s->nrecvs, &s->caprecvs, &m))
             return -1;
         }
+    }
+  return 0;
+}
+
+/* Pass 1 over memory records reads only what it needs. */
+static int
+scan_fast_marker (void *user, logfmt_event_t *ev, size_t n)
+{
+  return scan_cb (user, ev, n);
+}
+
+static int
+scan_memory (void *user, const mpe_rec_t *p, const mpe_rec_t *end)
+{
+  scan_t *s = user;
+  logfmt_event_t one;
+  const mpe_rec_t *first = p;
+  while (p < end)
+    {
+      unsigned kind = p->aux & 0xffu;
+      const mpe_rec_t *next = p + 1 + mpe_spill_rec_ext (p->aux);
+      if (next > end)
+        break;
+      s->events++;
+      if (kind == MPE_REC_SEND || kind == MPE_REC_RECV || p == first
+          || next == end)
+        {
+          const mpe_rec_t *q = p;
+          s->events--;
+          mpe_spill_recs_decode (&q, next, mpe__g.tick0, mpe__g.mult_fp,
+                                 &one, 1);
+          if (scan_cb (s, &one, 1))
+            return -1;
+        }
+      p = next;
     }
   return 0;
 }
@@ -819,7 +868,7 @@ mpe__merge (const char *prefix)
       {
         sc.stream = first_stream + (uint32_t) t;
         sc.seq = 0;
-        for_each_event (tb[t], &spilled[t], scan_cb, &sc, scratch);
+        for_each_event (tb[t], &spilled[t], scan_fast_marker, &sc, scratch);
       }
   phase ("pass 1", t_start);
   int64_t G = 0;
