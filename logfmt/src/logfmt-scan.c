@@ -137,7 +137,8 @@ scan (logfmt_reader_t *r, uint64_t start, uint64_t *bad,
     }
   (void) any;
   /* Per stream, blocks in file order; drop any that go back in time. */
-  qsort (f, nf, sizeof *f, cmp_found);
+  if (nf)
+    qsort (f, nf, sizeof *f, cmp_found);
   r->nstreams = maxstream;
   r->streams = calloc (maxstream + 1, sizeof *r->streams);
   r->blocks_all = malloc ((nf + 1) * sizeof *r->blocks_all);

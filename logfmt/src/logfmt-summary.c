@@ -131,7 +131,8 @@ coarsen (logfmt_summary_builder_t *b)
       sbin_t *y = i + 1 < b->nbins ? &b->bins[i + 1] : NULL;
       uint32_t nx = x->nent, ny = y ? y->nent : 0;
       uint32_t cnt = x->count + (y ? y->count : 0);
-      memcpy (b->scratch, b->ent + x->off, nx * sizeof (sent_t));
+      if (nx)
+        memcpy (b->scratch, b->ent + x->off, nx * sizeof (sent_t));
       if (ny)
         memcpy (b->scratch + nx, b->ent + y->off, ny * sizeof (sent_t));
       const sent_t *xa = b->scratch, *ya = b->scratch + nx;
