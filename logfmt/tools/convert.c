@@ -405,8 +405,12 @@ clogtool_convert_main (int argc, char **argv)
     }
 #endif
 
-  struct stat st;
+  struct stat st, ost;
   uint64_t in_bytes = stat (c.in, &st) == 0 ? (uint64_t) st.st_size : 0;
+  /* Writing over the input would truncate what is being read. */
+  if (in_bytes && stat (c.out, &ost) == 0 && ost.st_dev == st.st_dev
+      && ost.st_ino == st.st_ino)
+    return clogtool__usage_error ("convert", "OUT is the same file as IN");
   double t0 = now_s ();
   int status = CLOGTOOL_EXIT_OK;
 

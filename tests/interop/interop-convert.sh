@@ -150,4 +150,8 @@ ok $? "truncated input: exit 1 and a clear message"
 [ ! -e "$T/cut.clog" ]; ok $? "no partial output left behind"
 "$CLOGTOOL" convert "$DATA/srtest.clog2" "$T/x.txt" 2> "$T/err"
 [ $? -eq 2 ]; ok $? "unknown output extension is a usage error"
+cp "$T/srtest.clog" "$T/same.clog"
+"$CLOGTOOL" convert "$T/same.clog" "$T/same.clog" 2> "$T/err"
+[ $? -eq 2 ] && cmp -s "$T/srtest.clog" "$T/same.clog"
+ok $? "converting a file onto itself is refused and leaves it intact"
 finish
