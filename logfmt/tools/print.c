@@ -364,7 +364,11 @@ print_event (printer_t *p, uint32_t stream, const logfmt_event_t *ev)
         l_char (&l, ' ');
       start = l.n;
       l_clean (&l, name);
-      while (l.n < start + 20)
+      /* Pad by characters, not bytes: UTF-8 names stay aligned. */
+      size_t width = 0;
+      for (size_t i = start; i < l.n; i++)
+        width += ((unsigned char) l.buf[i] & 0xc0) != 0x80;
+      for (; width < 20; width++)
         l_char (&l, ' ');
       l_char (&l, ' ');
     }
