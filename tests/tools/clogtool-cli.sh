@@ -67,4 +67,13 @@ run 1 "verify of an empty file" "$clogtool" verify "$tap_tmp/empty.clog"
 # gen refuses an unwritable path.
 run 1 "gen into a missing directory" "$clogtool" gen -o "$tap_tmp/no/dir/x.clog" -n 10
 grep -q "^clogtool: " "$tap_tmp/err"; ok $? "gen error message"
+# A full disk on output: exit 1 with a message, not a silent loss.
+"$clogtool" gen -o "$tap_tmp/small.clog" -n 100 >/dev/null 2>&1
+for c in "print" "stats --json" "--help"; do
+  if [ "$c" = --help ]; then set -- --help; else set -- $c "$tap_tmp/small.clog"; fi
+  "$clogtool" "$@" >/dev/full 2>"$tap_tmp/err"
+  [ $? -eq 1 ]; ok $? "$c to a full disk exits 1"
+  grep -q "^clogtool: error writing output: " "$tap_tmp/err"
+  ok $? "$c to a full disk says so"
+done
 finish
