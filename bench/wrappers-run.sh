@@ -1,31 +1,43 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # usage: wrappers-run.sh MPIEXEC PINGPONG LIBLMPE_SO [ROUNDTRIPS] [RUNS]
-# Median round-trip time of an 8-byte ping-pong plain, with liblmpe
-# preloaded, and preloaded after MPI_Pcontrol(0); added ns per MPI call =
-# (round trip difference) / 2, as each rank makes 2 calls per round trip.
+# Medians over RUNS of: the 8-byte ping-pong on 2 ranks (round trip; added
+# ns per MPI call = round-trip difference / 2, each rank making 2 calls per
+# round trip) and the 1-rank Irecv/Send/Wait-to-self loop (ns per call),
+# each plain, with liblmpe preloaded, and preloaded after MPI_Pcontrol(0).
 mpiexec=$1 prog=$2 lib=$3 n=${4:-1000000} runs=${5:-5}
 libdirs=$(dirname "$lib")
-for d in ../../logfmt/.libs ../../anim/client/.libs; do
+for d in ../../logfmt/.libs; do
   [ -d "$libdirs/$d" ] && libdirs="$libdirs:$libdirs/$d"
 done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/wbench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 median () { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-run () {  # label, env...
-  label=$1; shift
+run () {  # label np mode env...
+  label=$1 np=$2 mode=$3; shift 3
   i=0
   while [ $i -lt "$runs" ]; do
-    env "$@" MPE_LOGFILE_PREFIX="$tmp/bench" timeout 600 \
-      "$mpiexec" -n 2 "$prog" "$n" | awk '/ns_per_roundtrip/ {print $2}'
+    env "$@" MPE_LOGFILE_PREFIX="$tmp/bench" timeout 900 \
+      "$mpiexec" -n "$np" "$prog" "$n" $mode 2>/dev/null \
+      | awk '/^ns_per/ {print $2}'
     i=$((i + 1))
   done > "$tmp/$label"
+  echo "# $label: $(tr '\n' ' ' < "$tmp/$label")" >&2
   median < "$tmp/$label"
 }
-plain=$(run plain X=1)
-wrap=$(run wrap LD_LIBRARY_PATH="$libdirs" LD_PRELOAD="$lib")
-off=$(run off LD_LIBRARY_PATH="$libdirs" LD_PRELOAD="$lib" MPE_BENCH_PCONTROL=0)
-echo "round trips: $n, runs: $runs (medians), load: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "plain:            $plain ns/roundtrip"
-echo "liblmpe:          $wrap ns/roundtrip  (+$(echo "$wrap $plain" | awk '{printf "%.1f", ($1-$2)/2}') ns/call)"
-echo "liblmpe+Pcontrol0: $off ns/roundtrip  (+$(echo "$off $plain" | awk '{printf "%.1f", ($1-$2)/2}') ns/call)"
+add () { echo "$1 $2 $3" | awk '{printf "%+.1f", ($1 - $2) / $3}'; }
+pre="LD_LIBRARY_PATH=$libdirs"
+echo "round trips/loops: $n, runs: $runs (medians), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+p0=$(run pp-plain 2 "" X=1)
+p1=$(run pp-lmpe 2 "" "$pre" LD_PRELOAD="$lib")
+p2=$(run pp-off 2 "" "$pre" LD_PRELOAD="$lib" MPE_BENCH_PCONTROL=0)
+s0=$(run self-plain 1 self X=1)
+s1=$(run self-lmpe 1 self "$pre" LD_PRELOAD="$lib")
+s2=$(run self-off 1 self "$pre" LD_PRELOAD="$lib" MPE_BENCH_PCONTROL=0)
+echo "ping-pong plain          $p0 ns/round trip"
+echo "ping-pong liblmpe        $p1 ns/round trip ($(add "$p1" "$p0" 2) ns/call)"
+echo "ping-pong Pcontrol(0)    $p2 ns/round trip ($(add "$p2" "$p0" 2) ns/call)"
+echo "self loop plain          $s0 ns/call"
+echo "self loop liblmpe        $s1 ns/call ($(add "$s1" "$s0" 1) ns/call)"
+echo "self loop Pcontrol(0)    $s2 ns/call ($(add "$s2" "$s0" 1) ns/call)"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
