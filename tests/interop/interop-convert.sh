@@ -62,6 +62,7 @@ check_otf2 () {  # input, expected counts, regions
   [ "$regions" = "$3" ]; ok $? "$name: $regions regions (one per state)"
 }
 mkdir -p "$T/otf2-cpilog" "$T/otf2-srtest" "$T/otf2-fpilog"
+if grep -q '^#define HAVE_OTF2 1' "$top_builddir/config.h"; then
 check_otf2 "$DATA/cpilog.clog2" \
   "ENTER=140 LEAVE=140 MPI_SEND=0 MPI_RECV=0 METRIC=68" 8
 check_otf2 "$DATA/srtest.clog2" \
@@ -75,6 +76,17 @@ ok $? "OTF2 clock runs in nanoseconds"
 ok $? "OTF2 has one location per stream"
 grep -q '^COMM .*"MPI_COMM_WORLD"' "$T/defs.txt"
 ok $? "OTF2 defines MPI_COMM_WORLD"
+"$CLOGTOOL" convert -q "$DATA/cpilog.clog2" "$T/otf2-cpilog/cpilog.otf2" \
+  2> "$T/err"
+[ $? -eq 1 ] && grep -q 'exists already; remove it first' "$T/err"
+ok $? "an existing OTF2 archive is not overwritten, with a clear message"
+else
+# Built --without-otf2: the request fails clearly.
+"$CLOGTOOL" convert -q "$DATA/cpilog.clog2" "$T/otf2-cpilog/cpilog.otf2" \
+  2> "$T/err"
+[ $? -eq 1 ] && grep -q 'built without OTF2' "$T/err"
+ok $? "without OTF2, .otf2 output is refused with a clear message"
+fi
 
 # JSON (Chrome trace event format).
 check_json () {  # file, python expectations
@@ -139,10 +151,6 @@ ok $? "all 129600 records and 16000 messages converted"
 ok $? "--format json overrides the extension"
 
 # Failures are clear.
-"$CLOGTOOL" convert -q "$DATA/cpilog.clog2" "$T/otf2-cpilog/cpilog.otf2" \
-  2> "$T/err"
-[ $? -eq 1 ] && grep -q 'exists already; remove it first' "$T/err"
-ok $? "an existing OTF2 archive is not overwritten, with a clear message"
 head -c 5000 "$DATA/srtest.clog2" > "$T/cut.clog2"
 "$CLOGTOOL" convert "$T/cut.clog2" "$T/cut.clog" 2> "$T/err"
 [ $? -eq 1 ] && grep -q 'cut.clog2: offset 5000: file is truncated' "$T/err"
