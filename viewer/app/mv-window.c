@@ -70,6 +70,8 @@ update_status (MvTimeline *tl, gpointer user)
                             : "decoded events");
   if (sc && sc->arrows_aggregated)
     g_string_append (s, ", arrows aggregated");
+  if (sc && sc->arrows_skipped)
+    g_string_append (s, ", too many messages for arrows: zoom in");
   gtk_label_set_text (GTK_LABEL (w->status), s->str);
   g_string_free (s, TRUE);
   const char *det = mv_timeline_details (tl);

@@ -98,38 +98,45 @@ mv_layout_fit_row_h (const MvLayout *l, const MvLog *log)
 static void
 draw_summary_lanes (cairo_t *cr, const MvScene *s, double w, double h)
 {
-  int iw = s->p.width, ih = (int) ceil (h);
-  if (iw <= 0 || ih <= 0)
+  /* One image row per lane (not per pixel row): small to fill, then
+   * each lane's row is stretched over the lane's height. */
+  int iw = s->p.width, n = (int) s->nlanes;
+  if (iw <= 0 || n <= 0)
     return;
   cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32,
-                                                     iw, ih);
+                                                     iw, n);
   cairo_surface_flush (img);
   guint8 *data = cairo_image_surface_get_data (img);
   int stride = cairo_image_surface_get_stride (img);
-  memset (data, 0, (gsize) stride * ih);
-  for (guint i = 0; i < s->nlanes; i++)
+  for (int i = 0; i < n; i++)
     {
       const MvLane *l = &s->lanes[i];
-      if (l->pixels == NULL)
-        continue;
-      double in = l->h >= 8 ? 3 : l->h >= 4 ? 1 : 0;
-      int y0 = (int) floor (l->y + in), y1 = (int) ceil (l->y + l->h - in);
-      y0 = MAX (y0, 0);
-      y1 = MIN (y1, ih);
-      for (int y = y0; y < y1; y++)
-        {
-          guint32 *row = (guint32 *) (data + (gsize) y * stride);
-          for (int x = 0; x < iw; x++)
-            if (l->pixels[x] != MV_SCENE_BG_RGB)
-              row[x] = 0xff000000u | l->pixels[x];
-        }
+      guint32 *row = (guint32 *) (data + (gsize) i * stride);
+      for (int x = 0; x < iw; x++)
+        row[x] = l->pixels == NULL || l->pixels[x] == MV_SCENE_BG_RGB
+                 ? 0 : 0xff000000u | l->pixels[x];
     }
   cairo_surface_mark_dirty (img);
   cairo_save (cr);
   cairo_scale (cr, w / iw, 1);
-  cairo_set_source_surface (cr, img, 0, 0);
-  cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
-  cairo_paint (cr);
+  cairo_pattern_t *pat = cairo_pattern_create_for_surface (img);
+  cairo_pattern_set_filter (pat, CAIRO_FILTER_NEAREST);
+  for (int i = 0; i < n; i++)
+    {
+      const MvLane *l = &s->lanes[i];
+      double in = l->h >= 8 ? 3 : l->h >= 4 ? 1 : 0;
+      double y0 = l->y + in, hh = l->h - 2 * in;
+      if (hh <= 0 || y0 > h || y0 + hh < 0)
+        continue;
+      /* Image row i stretched over [y0, y0 + hh). */
+      cairo_matrix_t m;
+      cairo_matrix_init (&m, 1, 0, 0, 1 / hh, 0, i - y0 / hh);
+      cairo_pattern_set_matrix (pat, &m);
+      cairo_set_source (cr, pat);
+      cairo_rectangle (cr, 0, y0, iw, hh);
+      cairo_fill (cr);
+    }
+  cairo_pattern_destroy (pat);
   cairo_restore (cr);
   cairo_surface_destroy (img);
 }

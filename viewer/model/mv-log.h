@@ -39,6 +39,14 @@ typedef struct
   guint                nevdefs;
   guint                max_threads; /* threads of the busiest process */
   GHashTable          *evdef_by_id; /* id -> index+1 */
+  /* Whole-run occupancy per stream at a fixed resolution, filled on
+   * first use (mv-scene.c): redrawing from it is much cheaper than
+   * decoding the file's summary chunk on every frame. */
+  GMutex               cache_lock;
+  guint                cache_bins;
+  guint8             **cache;       /* [stream]: per bin the innermost
+                                       state that dominates it (2 bytes,
+                                       0xffff none) and its share (1) */
 } MvLog;
 
 /* Progress in [0,1]; return TRUE to cancel. */

@@ -9,9 +9,22 @@
 
 /* Decode from the stream's start when that costs fewer events than this;
  * otherwise look back a few window widths for states opened earlier. */
-#define FULL_LOOKBACK_EVENTS 200000u
+#define FULL_LOOKBACK_EVENTS 4096u
 #define LOOKBACK_SPANS       4u
-#define MAX_MSGS_SCANNED     300000u
+/* Above this many messages in the window, arrows are not drawn (they
+ * would be a solid mass; the status says to zoom in). */
+#define MAX_MSGS_SCANNED     150000u
+
+/* The part of an event the drawing needs (24 bytes instead of 88). */
+typedef struct
+{
+  guint64 time;
+  gint32  a;         /* state (BEGIN/END) or event id (SOLO) */
+  guint8  kind;
+  guint8  flags;
+  guint16 pad;
+  guint32 cargo;     /* index into the cargo array, SOLO with cargo */
+} Ev;
 
 static double
 run_span (const MvLog *log)
@@ -91,6 +104,83 @@ hidden (const guint8 *flags, guint n, gint32 i)
 
 /* ---- summary lanes ---------------------------------------------------- */
 
+/* The stream's whole-run cache, filled on first use (empty if the
+ * summary cannot be read). */
+static const guint8 *
+cache_get (MvLog *log, guint32 stream)
+{
+  const guint8 *c;
+  g_mutex_lock (&log->cache_lock);
+  if (log->cache[stream] == NULL)
+    {
+      guint nb = log->cache_bins, ns = log->nstates;
+      float *occ = g_new (float, (gsize) nb * ns);
+      logfmt_error_t err = { 0 };
+      guint8 *q = g_new (guint8, (gsize) nb * 3);
+      memset (q, 0xff, (gsize) nb * 3);
+      if (logfmt_reader_summary (log->reader, stream, mv_log_t_first (log),
+                                 mv_log_t_last (log), nb, occ, NULL, NULL,
+                                 &err) == 0)
+        for (guint b = 0; b < nb; b++)
+          {
+            float best = 0;
+            guint dom = 0xffff;
+            for (guint k = 0; k < ns; k++)
+              if (occ[(gsize) b * ns + k] > best)
+                {
+                  best = occ[(gsize) b * ns + k];
+                  dom = k;
+                }
+            q[3 * b] = dom & 0xff;
+            q[3 * b + 1] = dom >> 8;
+            q[3 * b + 2] = (guint8) lround (CLAMP (best, 0, 1) * 255);
+          }
+      g_free (occ);
+      log->cache[stream] = q;
+    }
+  c = log->cache[stream];
+  g_mutex_unlock (&log->cache_lock);
+  return c;
+}
+
+/* Adds the stream's dominant-state occupancy per pixel to sum from the
+ * cache, if the cache is at least as fine as the pixels (or, for lanes
+ * that aggregate rows, at most 8 pixels wide).  FALSE: ask the file. */
+static gboolean
+cache_add (MvScene *s, guint32 stream, double *sum, gboolean aggregated)
+{
+  MvLog *log = s->log;
+  guint64 lo = mv_log_t_first (log), hi = mv_log_t_last (log);
+  guint nb = log->cache_bins, ns = log->nstates, w = s->p.width;
+  double cbin = (double) (hi - lo) / nb;
+  double pbin = (double) (s->p.t1 - s->p.t0) / w;
+  if (cbin > pbin * (aggregated ? 8 : 1))
+    return FALSE;
+  const guint8 *c = cache_get (log, stream);
+  /* Each cache bin spreads over the pixels it overlaps. */
+  double first = ((double) s->p.t0 - (double) lo) / cbin;
+  double last = ((double) s->p.t1 - (double) lo) / cbin;
+  gint64 b0 = MAX ((gint64) floor (first), 0);
+  gint64 b1 = MIN ((gint64) ceil (last), (gint64) nb);
+  double scale = cbin / pbin;  /* pixels per cache bin */
+  for (gint64 b = b0; b < b1; b++)
+    {
+      guint dom = c[3 * b] | (guint) c[3 * b + 1] << 8;
+      if (dom >= ns || c[3 * b + 2] == 0)
+        continue;
+      double xa = ((double) b - first) * scale;
+      double xb = xa + scale;
+      for (gint64 x = MAX ((gint64) floor (xa), 0); x < xb && x < (gint64) w;
+           x++)
+        {
+          double ov = MIN (xb, (double) x + 1) - MAX (xa, (double) x);
+          if (ov > 0)
+            sum[(gsize) x * ns + dom] += c[3 * b + 2] * MIN (ov, 1.0) / 255.0;
+        }
+    }
+  return TRUE;
+}
+
 static gboolean
 lane_summary (MvScene *s, MvLane *lane, float *occ, double *sum,
               GError **error)
@@ -103,8 +193,10 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, double *sum,
   memset (sum, 0, sizeof (double) * w * MAX (ns, 1));
   for (guint r = 0; r < lane->row_count && ns > 0; r++)
     {
-      logfmt_error_t err = { 0 };
       guint32 st = log->rows[lane->row_first + r].stream;
+      if (cache_add (s, st, sum, lane->row_count > 1))
+        continue;
+      logfmt_error_t err = { 0 };
       int rc = logfmt_reader_summary (log->reader, st, s->p.t0, s->p.t1, w,
                                       occ, NULL, NULL, &err);
       if (rc != 0)
@@ -239,15 +331,32 @@ lane_decode (MvScene *s, MvLane *lane, GArray *evs, GError **error)
       return FALSE;
     }
   logfmt_event_t ev;
+  GArray *cargo = g_array_new (FALSE, FALSE, LOGFMT_CARGO_SIZE);
+  guint64 nread = 0;
   while ((rc = logfmt_iter_next (it, &ev)) == 1)
-    g_array_append_val (evs, ev);
+    {
+      nread++;
+      if (ev.kind == LOGFMT_KIND_SEND || ev.kind == LOGFMT_KIND_RECV
+          || ((ev.kind == LOGFMT_KIND_SOLO || ev.kind == LOGFMT_KIND_LOSS)
+              && ev.time < t0))
+        continue;
+      Ev e = { ev.time, ev.kind == LOGFMT_KIND_BEGIN
+                        || ev.kind == LOGFMT_KIND_END ? ev.state : ev.id,
+               ev.kind, (guint8) ev.flags, 0, 0 };
+      if (ev.kind == LOGFMT_KIND_SOLO && (ev.flags & LOGFMT_EVF_CARGO))
+        {
+          e.cargo = cargo->len;
+          g_array_append_vals (cargo, ev.cargo, 1);
+        }
+      g_array_append_val (evs, e);
+    }
   if (rc < 0)
     {
       /* Show what decoded before the damage; the caller warns. */
       g_debug ("%s", logfmt_iter_error (it)->message);
     }
   logfmt_iter_free (it);
-  s->decoded += evs->len;
+  s->decoded += nread;
 
   /* Pass 1: ends without a begin are states opened before tstart,
    * innermost first. */
@@ -255,21 +364,21 @@ lane_decode (MvScene *s, MvLane *lane, GArray *evs, GError **error)
   GArray *pre = g_array_new (FALSE, FALSE, sizeof (gint32));
   for (guint i = 0; i < evs->len; i++)
     {
-      const logfmt_event_t *e = &g_array_index (evs, logfmt_event_t, i);
+      const Ev *e = &g_array_index (evs, Ev, i);
       if (e->kind == LOGFMT_KIND_BEGIN)
         {
-          Open o = { e->state, 0, e->time };
+          Open o = { e->a, 0, e->time };
           g_array_append_val (stack, o);
         }
       else if (e->kind == LOGFMT_KIND_END)
         {
           gint k = (gint) stack->len - 1;
-          while (k >= 0 && g_array_index (stack, Open, k).state != e->state)
+          while (k >= 0 && g_array_index (stack, Open, k).state != e->a)
             k--;
           if (k >= 0)
             g_array_set_size (stack, k);
           else
-            g_array_append_val (pre, e->state);
+            g_array_append_val (pre, e->a);
         }
     }
   g_array_set_size (stack, 0);
@@ -284,19 +393,19 @@ lane_decode (MvScene *s, MvLane *lane, GArray *evs, GError **error)
   double span_d = (double) span;
   for (guint i = 0; i < evs->len; i++)
     {
-      const logfmt_event_t *e = &g_array_index (evs, logfmt_event_t, i);
+      const Ev *e = &g_array_index (evs, Ev, i);
       switch (e->kind)
         {
         case LOGFMT_KIND_BEGIN:
           {
-            Open o = { e->state, 0, e->time };
+            Open o = { e->a, 0, e->time };
             g_array_append_val (stack, o);
             break;
           }
         case LOGFMT_KIND_END:
           {
             gint k = (gint) stack->len - 1;
-            while (k >= 0 && g_array_index (stack, Open, k).state != e->state)
+            while (k >= 0 && g_array_index (stack, Open, k).state != e->a)
               k--;
             if (k < 0)
               break;
@@ -313,7 +422,7 @@ lane_decode (MvScene *s, MvLane *lane, GArray *evs, GError **error)
             if (e->time < t0)
               break;
             int d = e->kind == LOGFMT_KIND_SOLO
-                    ? mv_log_find_evdef (log, e->id) : -1;
+                    ? mv_log_find_evdef (log, e->a) : -1;
             if (hidden (s->p.evdef_hidden, log->nevdefs, d))
               break;
             float x = (float) ((double) (e->time - t0) * s->p.width / span_d);
@@ -328,9 +437,13 @@ lane_decode (MvScene *s, MvLane *lane, GArray *evs, GError **error)
                   }
               }
             MvMarker m = { .x = x, .evdef = d,
-                           .id = e->kind == LOGFMT_KIND_SOLO ? e->id : -1,
+                           .id = e->kind == LOGFMT_KIND_SOLO ? e->a : -1,
                            .count = 1, .time = e->time, .flags = e->flags };
-            memcpy (m.cargo, e->cargo, sizeof m.cargo);
+            if (e->flags & LOGFMT_EVF_CARGO)
+              memcpy (m.cargo, &g_array_index (cargo, guint8,
+                                               (gsize) e->cargo
+                                               * LOGFMT_CARGO_SIZE),
+                      sizeof m.cargo);
             g_array_append_val (lane->markers, m);
             break;
           }
@@ -342,6 +455,7 @@ lane_decode (MvScene *s, MvLane *lane, GArray *evs, GError **error)
     emit_span (s, lane, last, j, &g_array_index (stack, Open, j), t1,
                MV_SPAN_OPEN_RIGHT);
   g_array_sort (lane->spans, span_cmp);
+  g_array_unref (cargo);
   g_array_unref (last);
   g_array_unref (stack);
   g_array_unref (pre);
@@ -409,10 +523,22 @@ scene_arrows (MvScene *s, GCancellable *cancellable)
   logfmt_message_t m;
   double span = (double) (s->p.t1 - s->p.t0), w = s->p.width;
   guint64 scanned = 0;
+  double est = (double) log->info->nmessages * span / run_span (log);
+  if (est > MAX_MSGS_SCANNED)
+    {
+      s->arrows_skipped = TRUE;
+      logfmt_msg_iter_free (it);
+      return TRUE;
+    }
   while (logfmt_msg_iter_next (it, &m) == 1)
     {
-      if (++scanned > MAX_MSGS_SCANNED)
-        break;
+      if (++scanned > 2 * MAX_MSGS_SCANNED)
+        {
+          /* Messages bunched in this window: give up, as above. */
+          s->arrows_skipped = TRUE;
+          g_array_set_size (s->arrows, 0);
+          break;
+        }
       if ((scanned & 4095) == 0 && g_cancellable_is_cancelled (cancellable))
         break;
       if (m.send_stream == LOGFMT_NO_STREAM
@@ -519,7 +645,7 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
     }
   else
     {
-      GArray *evs = g_array_new (FALSE, FALSE, sizeof (logfmt_event_t));
+      GArray *evs = g_array_new (FALSE, FALSE, sizeof (Ev));
       for (guint i = 0; i < s->nlanes && okay; i++)
         {
           if (g_cancellable_set_error_if_cancelled (cancellable, error))

@@ -20,7 +20,7 @@
 G_BEGIN_DECLS
 
 #define MV_SCENE_MIN_DECODE_ROW_H 4.0
-#define MV_SCENE_DEFAULT_BUDGET   400000u  /* events decoded per frame */
+#define MV_SCENE_DEFAULT_BUDGET   250000u  /* events decoded per frame */
 #define MV_SCENE_MAX_ARROWS       2000u    /* more are aggregated */
 #define MV_SCENE_BG_RGB           0xffffffu
 
@@ -95,6 +95,7 @@ typedef struct
   MvLane  *lanes;
   GArray  *arrows;               /* MvArrow */
   gboolean arrows_aggregated;
+  gboolean arrows_skipped;       /* too many messages: zoom in */
   guint64  nmessages;            /* messages in the window (counted) */
   guint    max_depth;
   guint64  decoded;              /* events decoded for this scene */
