@@ -40,6 +40,11 @@ const char *clogtool__fmt_time (uint64_t ns, char *buf);
 /* Writes s as a JSON string literal (quotes included). */
 void clogtool__json_string (FILE *f, const char *s);
 
+/* Writes text from a file for a terminal: control bytes (escape
+ * sequences, newlines, tabs) become '?'; padded with blanks to `width`
+ * characters (UTF-8 aware). */
+void clogtool__put_text (FILE *f, const char *s, int width);
+
 /* Lower-case name of a logfmt_kind_t ("begin", ...), "?" if unknown. */
 const char *clogtool__kind_name (int kind);
 

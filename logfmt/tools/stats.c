@@ -410,12 +410,19 @@ print_table (const stats_t *st, const solo_slot_t *solos, size_t nsolo)
   const logfmt_info_t *info = logfmt_reader_info (st->r);
   char t[32], t2[32];
 
-  printf ("file        %s\n", st->path);
-  printf ("format      %s %u.%u, %" PRIu64 " bytes\n",
-          info->format_name ? info->format_name : "?", info->major,
-          info->minor, info->file_size);
+  fputs ("file        ", stdout);
+  clogtool__put_text (stdout, st->path, 0);
+  fputs ("\nformat      ", stdout);
+  clogtool__put_text (stdout, info->format_name ? info->format_name : "?",
+                      0);
+  printf (" %u.%u, %" PRIu64 " bytes\n", info->major, info->minor,
+          info->file_size);
   if (info->creator != NULL && info->creator[0])
-    printf ("creator     %s\n", info->creator);
+    {
+      fputs ("creator     ", stdout);
+      clogtool__put_text (stdout, info->creator, 0);
+      putchar ('\n');
+    }
   printf ("processes   %zu (world size %" PRIu32 "), threads %" PRIu32 "\n",
           st->nranks, info->world_size, info->nstreams);
   printf ("events      %" PRIu64 " (begin %" PRIu64 ", end %" PRIu64
@@ -439,8 +446,10 @@ print_table (const stats_t *st, const solo_slot_t *solos, size_t nsolo)
       const logfmt_state_def_t *d = logfmt_reader_state (st->r, i);
       const state_acc_t *a = &st->states[i];
       double mean_us = a->count ? (double) a->total_ns / a->count / 1e3 : 0;
-      printf ("%-24s %-18s %10" PRIu64 " %18s %14.3f\n",
-              d->name ? d->name : "-", d->color ? d->color : "-", a->count,
+      clogtool__put_text (stdout, d->name ? d->name : "-", 24);
+      putchar (' ');
+      clogtool__put_text (stdout, d->color ? d->color : "-", 18);
+      printf (" %10" PRIu64 " %18s %14.3f\n", a->count,
               clogtool__fmt_time (a->total_ns, t), mean_us);
       if (a->unmatched_begins || a->unmatched_ends)
         printf ("%-24s (%" PRIu64 " starts and %" PRIu64
@@ -452,8 +461,9 @@ print_table (const stats_t *st, const solo_slot_t *solos, size_t nsolo)
   for (size_t i = 0; i < nsolo; i++)
     {
       char nb[32];
-      printf ("%-24s %12" PRId32 " %12" PRIu64 "\n",
-              solo_name (st, solos[i].id, nb, sizeof nb), solos[i].id,
+      clogtool__put_text (stdout, solo_name (st, solos[i].id, nb, sizeof nb),
+                          24);
+      printf (" %12" PRId32 " %12" PRIu64 "\n", solos[i].id,
               solos[i].count);
     }
 

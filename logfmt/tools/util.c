@@ -189,6 +189,19 @@ clogtool__json_string (FILE *f, const char *s)
   putc ('"', f);
 }
 
+void
+clogtool__put_text (FILE *f, const char *s, int width)
+{
+  int w = 0;
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+    {
+      putc (*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+      w += (*p & 0xc0) != 0x80;
+    }
+  for (; w < width; w++)
+    putc (' ', f);
+}
+
 const char *
 clogtool__kind_name (int kind)
 {

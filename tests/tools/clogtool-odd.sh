@@ -88,4 +88,7 @@ run 0 "stats (table)" "$clogtool" stats "$log"
 grep -q "(1 starts and 1 ends without a partner)" "$tap_tmp/out"
 ok $? "table: unpaired starts and ends"
 grep -q '^lost events 7$' "$tap_tmp/out"; ok $? "table: lost events"
+grep -q '^tab?here?nl  *#00ff00  *1 ' "$tap_tmp/out"; ok $? "table: names cleaned"
+LC_ALL=C grep -q '[[:cntrl:]]' "$tap_tmp/out"
+[ $? -eq 1 ]; ok $? "table: no control bytes from the file reach the terminal"
 finish
