@@ -61,7 +61,7 @@ typedef struct
 
 static int corr_seg;  /* last segment used: events come in time order */
 
-static int64_t
+static inline __attribute__ ((always_inline)) int64_t
 corrected (uint64_t l)
 {
   int n = mpe__g.nsync;
@@ -92,7 +92,7 @@ corrected (uint64_t l)
       int64_t span = L[i + 1] - L[i];
       off = span <= 0 ? O[i + 1]
             : O[i] + (int64_t) ((double) (O[i + 1] - O[i])
-                                * ((double) (x - L[i]) / (double) span));
+                                * (double) (x - L[i]) / (double) span);
     }
   return mpe__g.mono0 + x + off;
 }
@@ -598,11 +598,18 @@ static int
 emit_cb (void *user, logfmt_event_t *ev, size_t n)
 {
   emit_t *e = user;
+  /* Ranks sharing rank 0's clock have all-zero offsets: no interpolation. */
+  int constant = 1;
+  for (int k = 1; k < mpe__g.nsync; k++)
+    constant &= mpe__g.sync_off[k] == mpe__g.sync_off[0];
+  int64_t base = mpe__g.mono0 + (mpe__g.nsync ? mpe__g.sync_off[0] : 0)
+                 + e->shift;
   for (size_t i = 0; i < n; i++)
     {
-      int64_t t = corrected (ev[i].time) + e->shift;
+      int64_t t = constant ? (int64_t) ev[i].time + base
+                           : corrected (ev[i].time) + e->shift;
       ev[i].time = t < 0 ? 0 : (uint64_t) t;
-      if (ev[i].type == LOGFMT_REC_LOSS)
+      if (MPE_UNLIKELY (ev[i].type == LOGFMT_REC_LOSS))
         e->lost += ev[i].size;
     }
   e->events += n;
