@@ -47,3 +47,31 @@ for i in 1 2 3; do
   tr '\n' ' ' < "$tmp/stats" | sed 's/.*messages=\([0-9]*\).*dropped=\([0-9]*\).*frames=\([0-9]*\).*latency_n=\([0-9]*\) latency_p50_ms=\([0-9.]*\) latency_p99_ms=\([0-9.]*\) latency_max_ms=\([0-9.]*\).*/messages \1, dropped \2, frames \3, dots timed \4: p50 \5 ms, p99 \6 ms, max \7 ms/'
   echo
 done
+
+echo "== MPI ring, mpiexec -n 4, libampe, 1000 messages per rank (median of 3 loop times, s)"
+ring=$b/tests/anim/anim-mpi-ring
+mpx=${MPIEXEC:-mpiexec}
+ring_run () {
+  for i in 1 2 3; do
+    MPE_LOGFILE_PREFIX=$tmp/ring timeout 300 $mpx -n 4 "$ring" 1000 2>/dev/null |
+      sed -n 's/^loop_s=//p'
+  done | median
+}
+unset MPEANIM_ADDR
+echo "window absent (MPEANIM_ADDR unset): $(ring_run)"
+export MPEANIM_ADDR=tcp://127.0.0.1:9/00000000000000000000000000000000
+echo "window gone (refused address):      $(ring_run)"
+unset MPEANIM_ADDR
+cat > "$tmp/ring.sh" <<'EOS'
+anim=$1 ring=$2 tmp=$3 mpx=$4
+for i in 1 2 3; do
+  rm -f "$tmp/addr"
+  "$anim" --exit-after-job --addr-file "$tmp/addr" > /dev/null 2>&1 &
+  j=0; while [ ! -s "$tmp/addr" ] && [ $j -lt 100 ]; do sleep 0.1; j=$((j+1)); done
+  . "$tmp/addr"; export MPEANIM_ADDR
+  MPE_LOGFILE_PREFIX=$tmp/ring timeout 300 $mpx -n 4 "$ring" 1000 2>/dev/null |
+    sed -n 's/^loop_s=//p'
+  wait
+done
+EOS
+echo "window attached (Xvfb):             $(xvfb-run -a sh "$tmp/ring.sh" "$anim" "$ring" "$tmp" "$mpx" | median)"

@@ -511,7 +511,10 @@ sender_main (void *arg)
       int stopping = atomic_load (&C.stopping);
       if (stopping && !stop_deadline)
         stop_deadline = now_ns () + STOP_DRAIN_MS * 1000000ull;
-      if (C.want_rescan || now_ns () - C.last_rescan > DEF_RESCAN_NS)
+      /* An unknown id asks for a rescan, at most every 10 ms: solo
+       * events have no state definition and must not cause one each. */
+      uint64_t since = now_ns () - C.last_rescan;
+      if ((C.want_rescan && since > 10000000ull) || since > DEF_RESCAN_NS)
         rescan_defs ();
       size_t moved = drain_ring ();
       uint64_t d = atomic_load_explicit (&C.dropped, memory_order_relaxed);

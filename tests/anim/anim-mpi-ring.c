@@ -57,6 +57,7 @@ main (int argc, char **argv)
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Comm_size (MPI_COMM_WORLD, &size);
   int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  double t0 = MPI_Wtime ();
   for (int i = 0; i < n; i++)
     {
       int len = 1 + i % 256;
@@ -75,9 +76,11 @@ main (int argc, char **argv)
       if (us)
         usleep ((useconds_t) us);
     }
+  double loop = MPI_Wtime () - t0;
   MPI_Finalize ();
   if (rank == 0)
     {
+      printf ("loop_s=%.6f\n", loop);
       const char *p = getenv ("MPE_LOGFILE_PREFIX");
       char path[4096];
       snprintf (path, sizeof path, "%s.clog", p ? p : "anim-mpi-ring");
