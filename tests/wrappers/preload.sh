@@ -19,6 +19,11 @@ for mode in ring iring wild; do
   [ $r -eq 0 ] || diff "$tap_tmp/sum.linked" "$tap_tmp/sum" | head -10 | sed 's/^/#   /'
   test "$(wc -l < "$tap_tmp/sum")" -gt 20; ok $? "$mode: log is not trivially empty"
 done
+wrun 2 env LD_PRELOAD="$top_builddir/mpe/.libs/libampe.so" "$wb/wprog-plain" ring
+ok $? "libampe preloaded, no animation window"
+test "$(grep -c 'MPEANIM_ADDR is not set' "$tap_tmp/run.err")" -eq 1; ok $? "libampe warns once that nothing is animated"
+wlog; ok $? "libampe still writes the log"
+has "messages 13 0" "with every arrow"
 wrun 2 "$wb/wprog-plain" ring; ok $? "without preload the binary logs nothing"
 test -z "$(ls "$tap_tmp"/log* 2>/dev/null)"; ok $? "no log file without liblmpe"
 finish
