@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <logfmt/logfmt.h>
@@ -165,8 +166,11 @@ along (int a, int b, double f, int *x, int *y)
   } while (0)
 
 int
-main (void)
+main (int argc, char **argv)
 {
+  /* --write-log PATH: only write the test log (for replay-window.sh). */
+  if (argc == 3 && strcmp (argv[1], "--write-log") == 0)
+    return write_log (argv[2]) < 0;
   builddir = getenv ("top_builddir");
   if (!builddir)
     builddir = ".";
