@@ -30,13 +30,13 @@ typedef struct
   MPI_Comm comm;
 } entry_t;
 
+/* One cache line per stripe, so threads on different stripes never
+ * share one. */
 typedef struct
 {
-  atomic_flag lock;
+  _Alignas (64) atomic_flag lock;
   entry_t    *tab;
   size_t      cap, n;
-  char        pad[64 - sizeof (atomic_flag) - sizeof (void *)
-                  - 2 * sizeof (size_t)];
 } stripe_t;
 
 typedef struct
@@ -432,34 +432,34 @@ complete (int which, int s, int n, MPI_Request *r, int *idx, int *flag,
     }
   fl = flag ? *flag : 1;
   switch (which)
-      {
-      case W_WAIT:
-      case W_TEST:
-        if (rc == MPI_SUCCESS && fl)
-          done (h[0], stv, on);
-        break;
-      case W_WAITANY:
-      case W_TESTANY:
-        if (rc == MPI_SUCCESS && fl && *idx != MPI_UNDEFINED
-            && *idx >= 0 && *idx < n)
-          done (h[*idx], stv, on);
-        break;
-      case W_WAITALL:
-      case W_TESTALL:
-        if ((rc == MPI_SUCCESS && fl) || rc == MPI_ERR_IN_STATUS)
-          for (int i = 0; i < n; i++)
-            if (rc == MPI_SUCCESS || stv[i].MPI_ERROR == MPI_SUCCESS)
-              done (h[i], &stv[i], on);
-        break;
-      default:
-        if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)
-            && *idx != MPI_UNDEFINED)
-          for (int j = 0; j < *idx; j++)
-            if ((rc == MPI_SUCCESS || stv[j].MPI_ERROR == MPI_SUCCESS)
-                && ind[j] >= 0 && ind[j] < n)
-              done (h[ind[j]], &stv[j], on);
-        break;
-      }
+    {
+    case W_WAIT:
+    case W_TEST:
+      if (rc == MPI_SUCCESS && fl)
+        done (h[0], stv, on);
+      break;
+    case W_WAITANY:
+    case W_TESTANY:
+      if (rc == MPI_SUCCESS && fl && *idx != MPI_UNDEFINED
+          && *idx >= 0 && *idx < n)
+        done (h[*idx], stv, on);
+      break;
+    case W_WAITALL:
+    case W_TESTALL:
+      if ((rc == MPI_SUCCESS && fl) || rc == MPI_ERR_IN_STATUS)
+        for (int i = 0; i < n; i++)
+          if (rc == MPI_SUCCESS || stv[i].MPI_ERROR == MPI_SUCCESS)
+            done (h[i], &stv[i], on);
+      break;
+    default:
+      if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)
+          && *idx != MPI_UNDEFINED)
+        for (int j = 0; j < *idx; j++)
+          if ((rc == MPI_SUCCESS || stv[j].MPI_ERROR == MPI_SUCCESS)
+              && ind[j] >= 0 && ind[j] < n)
+            done (h[ind[j]], &stv[j], on);
+      break;
+    }
   if (on)
     wrap_end (mpe__wrap_states[s].end_id);
   if (h != hl)
