@@ -308,6 +308,18 @@ dot_alloc (AnimLive *lv)
   return old;
 }
 
+/* Forgets a channel with nothing pending, so that tags that change with
+ * every message do not accumulate. */
+static void
+chan_release (AnimLive *lv, int src, int dst, int tag, Chan *c)
+{
+  if (c->early_recvs == 0 && g_queue_is_empty (&c->q))
+    {
+      ChanKey k = { src, dst, tag };
+      g_hash_table_remove (lv->chans, &k);
+    }
+}
+
 static Chan *
 chan_get (AnimLive *lv, int src, int dst, int tag)
 {
@@ -350,6 +362,7 @@ anim_live_msg (AnimLive *lv, int rank, gboolean is_send, guint64 t,
       if (slot < lv->ndots_cap && lv->dots[slot].active
           && lv->dots[slot].gen == gen)
         lv->dots[slot].matched = 1;
+      chan_release (lv, src, dst, tag, c);
       return;
     }
   lv->st.sends++;
@@ -358,7 +371,19 @@ anim_live_msg (AnimLive *lv, int rank, gboolean is_send, guint64 t,
   guint32 slot = dot_alloc (lv);
   if (slot == G_MAXUINT32)
     {
+      /* Not shown, but its receive must still pair with it. */
       lv->st.dots_dropped++;
+      if (c->early_recvs > 0)
+        {
+          c->early_recvs--;
+          lv->st.matched++;
+          chan_release (lv, src, dst, tag, c);
+        }
+      else if (lv->queued < QUEUED_MAX)
+        {
+          g_queue_push_tail (&c->q, GSIZE_TO_POINTER (G_MAXSIZE));
+          lv->queued++;
+        }
       return;
     }
   Dot *d = &lv->dots[slot];
@@ -377,6 +402,7 @@ anim_live_msg (AnimLive *lv, int rank, gboolean is_send, guint64 t,
       c->early_recvs--;
       lv->st.matched++;
       d->matched = 1;
+      chan_release (lv, src, dst, tag, c);
     }
   else if (lv->queued < QUEUED_MAX && sizeof (gpointer) >= 8)
     {

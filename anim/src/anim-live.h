@@ -12,7 +12,7 @@
 
 #include "anim-render.h"
 
-#define ANIM_MAX_PROCS   1048576
+#define ANIM_MAX_PROCS   65536   /* bounds what a client can make us allocate */
 #define ANIM_MAX_DOTS    100000
 #define ANIM_FLIGHT_S    0.4     /* time a dot takes from sender to receiver */
 #define ANIM_TIMEOUT_S   2.0     /* unmatched dots wait this long at the end */
