@@ -43,6 +43,7 @@ log_free (MvLog *log)
   for (guint i = 0; log->cache && i < log->nrows; i++)
     g_free (log->cache[i]);
   g_free (log->cache);
+  g_free (log->cache_exact);
   g_mutex_clear (&log->cache_lock);
 }
 
@@ -112,13 +113,15 @@ mv_log_open (const char *path, MvProgressFunc progress, gpointer user,
   log->nstates = logfmt_reader_n_states (r);
   log->nevdefs = logfmt_reader_n_event_defs (r);
   g_mutex_init (&log->cache_lock);
-  /* About 64 MB at most: 16384 bins for a few streams, fewer for many
-   * (2048 for 10,000 processes: still finer than a screen). */
+  /* About 64 MB at most: 65536 bins (the most a stored summary level
+   * has) for up to 340 streams, fewer for more (2048 for 10,000
+   * processes, still finer than a screen). */
   guint64 per = (64u << 20) / ((guint64) MAX (log->nrows, 1) * 3);
   log->cache_bins = 256;
-  while (log->cache_bins < 16384 && log->cache_bins * 2 <= per)
+  while (log->cache_bins < 65536 && log->cache_bins * 2 <= per)
     log->cache_bins *= 2;
   log->cache = g_new0 (guint8 *, MAX (log->nrows, 1));
+  log->cache_exact = g_new0 (guint8, MAX (log->nrows, 1));
   log->evdef_by_id = g_hash_table_new (NULL, NULL);
   for (guint i = 0; i < log->nevdefs; i++)
     g_hash_table_insert (log->evdef_by_id,

@@ -47,6 +47,8 @@ typedef struct
   guint8             **cache;       /* [stream]: per bin the innermost
                                        state that dominates it (2 bytes,
                                        0xffff none) and its share (1) */
+  guint8              *cache_exact; /* [stream]: as fine as the file's
+                                       finest summary level */
 } MvLog;
 
 /* Progress in [0,1]; return TRUE to cancel. */

@@ -118,8 +118,10 @@ cache_get (MvLog *log, guint32 stream)
       logfmt_error_t err = { 0 };
       guint8 *q = g_new (guint8, (gsize) nb * 3);
       memset (q, 0xff, (gsize) nb * 3);
+      guint64 level = 0;
+      double cbin = (double) (mv_log_t_last (log) - mv_log_t_first (log)) / nb;
       if (logfmt_reader_summary (log->reader, stream, mv_log_t_first (log),
-                                 mv_log_t_last (log), nb, occ, NULL, NULL,
+                                 mv_log_t_last (log), nb, occ, NULL, &level,
                                  &err) == 0)
         for (guint b = 0; b < nb; b++)
           {
@@ -136,6 +138,8 @@ cache_get (MvLog *log, guint32 stream)
             q[3 * b + 2] = (guint8) lround (CLAMP (best, 0, 1) * 255);
           }
       g_free (occ);
+      /* The file has nothing finer: the cache serves every zoom. */
+      log->cache_exact[stream] = level >= cbin;
       log->cache[stream] = q;
     }
   c = log->cache[stream];
@@ -147,16 +151,20 @@ cache_get (MvLog *log, guint32 stream)
  * cache, if the cache is at least as fine as the pixels (or, for lanes
  * that aggregate rows, at most 8 pixels wide).  FALSE: ask the file. */
 static gboolean
-cache_add (MvScene *s, guint32 stream, double *sum, gboolean aggregated)
+cache_add (MvScene *s, guint32 stream, double *sum, guint8 *touched,
+           gboolean aggregated)
 {
   MvLog *log = s->log;
   guint64 lo = mv_log_t_first (log), hi = mv_log_t_last (log);
   guint nb = log->cache_bins, ns = log->nstates, w = s->p.width;
   double cbin = (double) (hi - lo) / nb;
   double pbin = (double) (s->p.t1 - s->p.t0) / w;
-  if (cbin > pbin * (aggregated ? 8 : 1))
+  if (cbin > pbin * (aggregated ? 8 : 1) && log->cache[stream] != NULL
+      && !log->cache_exact[stream])
     return FALSE;
   const guint8 *c = cache_get (log, stream);
+  if (cbin > pbin * (aggregated ? 8 : 1) && !log->cache_exact[stream])
+    return FALSE;
   /* Each cache bin spreads over the pixels it overlaps. */
   double first = ((double) s->p.t0 - (double) lo) / cbin;
   double last = ((double) s->p.t1 - (double) lo) / cbin;
@@ -175,7 +183,11 @@ cache_add (MvScene *s, guint32 stream, double *sum, gboolean aggregated)
         {
           double ov = MIN (xb, (double) x + 1) - MAX (xa, (double) x);
           if (ov > 0)
-            sum[(gsize) x * ns + dom] += c[3 * b + 2] * MIN (ov, 1.0) / 255.0;
+            {
+              sum[(gsize) x * ns + dom] += c[3 * b + 2] * MIN (ov, 1.0)
+                                           / 255.0;
+              touched[x] = 1;
+            }
         }
     }
   return TRUE;
@@ -183,7 +195,7 @@ cache_add (MvScene *s, guint32 stream, double *sum, gboolean aggregated)
 
 static gboolean
 lane_summary (MvScene *s, MvLane *lane, float *occ, double *sum,
-              GError **error)
+              guint8 *touched, const guint32 *rgb, GError **error)
 {
   const MvLog *log = s->log;
   guint w = s->p.width, ns = log->nstates;
@@ -191,10 +203,11 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, double *sum,
   lane->dominant = g_new (gint16, w);
   lane->dom_pct = g_new0 (guint8, w);
   memset (sum, 0, sizeof (double) * w * MAX (ns, 1));
+  memset (touched, 0, w);
   for (guint r = 0; r < lane->row_count && ns > 0; r++)
     {
       guint32 st = log->rows[lane->row_first + r].stream;
-      if (cache_add (s, st, sum, lane->row_count > 1))
+      if (cache_add (s, st, sum, touched, lane->row_count > 1))
         continue;
       logfmt_error_t err = { 0 };
       int rc = logfmt_reader_summary (log->reader, st, s->p.t0, s->p.t1, w,
@@ -204,18 +217,25 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, double *sum,
       for (guint x = 0; x < w; x++)
         for (guint k = 0; k < ns; k++)
           sum[(gsize) x * ns + k] += occ[(gsize) x * ns + k];
+      memset (touched, 1, w);
     }
   /* Dominant state's colour, faded by how much of the pixel any state
    * covers: crisper than a blend of every colour. */
-  double n = MAX (lane->row_count, 1);
+  double inv = 1.0 / MAX (lane->row_count, 1);
+  const guint32 bg = MV_SCENE_BG_RGB;
   for (guint x = 0; x < w; x++)
     {
+      lane->pixels[x] = bg;
+      lane->dominant[x] = -1;
+      if (!touched[x])
+        continue;
       double cov = 0, best = 0;
       int dom = -1;
+      const double *row = sum + (gsize) x * ns;
       for (guint k = 0; k < ns; k++)
         {
-          double f = sum[(gsize) x * ns + k] / n;
-          if (f <= 0 || hidden (s->p.state_hidden, ns, k))
+          double f = row[k];
+          if (f <= 0 || (s->p.state_hidden && s->p.state_hidden[k]))
             continue;
           cov += f;
           if (f > best)
@@ -224,18 +244,19 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, double *sum,
               dom = k;
             }
         }
-      cov = MIN (cov, 1.0);
-      guint32 bg = MV_SCENE_BG_RGB;
-      guint32 c = dom >= 0 ? mv_log_state (log, dom)->rgb : bg;
-      guint32 out = 0;
+      cov = MIN (cov * inv, 1.0);
+      best *= inv;
+      if (dom < 0)
+        continue;
+      guint32 c = rgb[dom], out = 0;
       for (int sh = 16; sh >= 0; sh -= 8)
         {
           double v = cov * ((c >> sh) & 0xff) + (1 - cov) * ((bg >> sh) & 0xff);
-          out |= (guint32) lround (CLAMP (v, 0, 255)) << sh;
+          out |= (guint32) (CLAMP (v, 0, 255) + 0.5) << sh;
         }
       lane->pixels[x] = out;
       lane->dominant[x] = (gint16) dom;
-      lane->dom_pct[x] = (guint8) lround (CLAMP (best, 0, 1) * 100);
+      lane->dom_pct[x] = (guint8) (CLAMP (best, 0, 1) * 100 + 0.5);
     }
   (void) error;
   return TRUE;
@@ -633,15 +654,22 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
     {
       float *occ = g_new (float, (gsize) p->width * MAX (log->nstates, 1));
       double *sum = g_new (double, (gsize) p->width * MAX (log->nstates, 1));
+      guint8 *touched = g_new (guint8, p->width);
+      guint32 *rgb = g_new (guint32, MAX (log->nstates, 1));
+      for (guint k = 0; k < log->nstates; k++)
+        rgb[k] = mv_log_state (log, k)->rgb;
       for (guint i = 0; i < s->nlanes && okay; i++)
         {
           if (g_cancellable_set_error_if_cancelled (cancellable, error))
             okay = FALSE;
           else
-            okay = lane_summary (s, &s->lanes[i], occ, sum, error);
+            okay = lane_summary (s, &s->lanes[i], occ, sum, touched, rgb,
+                                 error);
         }
       g_free (occ);
       g_free (sum);
+      g_free (touched);
+      g_free (rgb);
     }
   else
     {
