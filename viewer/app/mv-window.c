@@ -30,6 +30,7 @@ typedef struct
   gint32       search_state;
   guint64      search_pos;
   gboolean     searching;
+  gboolean     dead;               /* window destroyed; late callbacks */
 } Win;
 
 static const char CSS[] =
@@ -203,6 +204,12 @@ stats_done (GObject *src, GAsyncResult *res, gpointer user)
   Win *w = user;
   GError *error = NULL;
   MvStats *st = g_task_propagate_pointer (G_TASK (res), &error);
+  if (w->dead)
+    {
+      mv_stats_free (st);
+      g_clear_error (&error);
+      return;
+    }
   if (st == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -282,15 +289,22 @@ load_done (GObject *src, GAsyncResult *res, gpointer user)
   GError *error = NULL;
   LoadJob *j = g_task_get_task_data (G_TASK (res));
   MvLog *log = g_task_propagate_pointer (G_TASK (res), &error);
+  if (w->dead)
+    {
+      mv_log_unref (log);
+      g_clear_error (&error);
+      return;
+    }
   g_clear_handle_id (&w->progress_source, g_source_remove);
   gtk_widget_hide (w->progress);
   if (log == NULL)
     {
-      char *title = g_strdup_printf ("Cannot open “%s”",
-                                     g_path_get_basename (j->path));
+      char *bn = g_path_get_basename (j->path);
+      char *title = g_strdup_printf ("Cannot open “%s”", bn);
       show_error (w, title, error->message);
       gtk_label_set_text (GTK_LABEL (w->status), error->message);
       g_free (title);
+      g_free (bn);
       g_error_free (error);
       return;
     }
@@ -452,6 +466,8 @@ search_done (GObject *src, GAsyncResult *res, gpointer user)
   SearchJob *j = g_task_get_task_data (G_TASK (res));
   Win *w = j->w;
   w->searching = FALSE;
+  if (w->dead)
+    return;
   const char *name = mv_log_state (j->log, j->state)->name;
   if (!g_task_propagate_boolean (G_TASK (res), NULL))
     {
@@ -562,6 +578,7 @@ icon_button (const char *icon, const char *tip, GCallback cb, Win *w)
 static void
 win_free (Win *w)
 {
+  w->dead = TRUE;
   if (w->load_cancel)
     g_cancellable_cancel (w->load_cancel);
   g_clear_object (&w->load_cancel);
@@ -570,7 +587,7 @@ win_free (Win *w)
   g_free (w->state_hidden);
   g_free (w->evdef_hidden);
   g_free (w->count_labels);
-  /* Async callbacks still in flight hold w: leak it rather than crash. */
+  /* Callbacks still in flight hold w and check `dead`: w stays. */
 }
 
 static Win *
