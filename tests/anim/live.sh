@@ -54,6 +54,17 @@ kill -9 $W
 wait $F
 echo $? > "$T/feed2.rc"
 echo $(( $(date +%s) - start )) > "$T/feed2.secs"
+# --- phase 3: a rank on "another node" (UNIX path absent) uses TCP ---
+timeout 60 "$anim" --addr-file "$T/addr3" --stats-out "$T/stats3" \
+  --exit-after-job > /dev/null 2>&1 &
+W=$!
+wait_file "$T/addr3"
+. "$T/addr3"
+tok=${MPEANIM_ADDR##*/}
+timeout 60 "$feed" --ranks 2 --msgs 100 --quiet \
+  --addr "unix:/nonexistent/sock#$tok,${MPEANIM_ADDR#*,}" > "$T/feed3.out" 2>&1
+echo $? > "$T/feed3.rc"
+wait $W
 EOS
 
 timeout 150 xvfb-run -a -s "-screen 0 1024x768x24" \
@@ -84,4 +95,9 @@ diag "blue pixels in the screenshot: $blue"
 test "${blue:-0}" -gt 500; ok $? "screenshot shows the ranks in Wait (blue)"
 test "$(cat "$T/feed2.rc")" = 0; ok $? "killed window: ranks still exit 0"
 test "$(cat "$T/feed2.secs")" -le 8; ok $? "killed window: job not slowed ($(cat "$T/feed2.secs") s for 3 s of work)"
+test "$(cat "$T/feed3.rc")" = 0; ok $? "ranks with an unusable UNIX path exit 0"
+test "$(sed -n 's/^messages=//p' "$T/stats3")" = 200; ok $? "... and reach the window over TCP (200 messages)"
+"$feed" --ranks 1 --msgs 10 --addr "tcp://nohost/xyz" > "$T/badaddr.out" 2>&1
+test $? = 1; ok $? "a malformed address makes anim_client_start fail"
+grep -q "bad address" "$T/badaddr.out"; ok $? "... with a clear message"
 finish
