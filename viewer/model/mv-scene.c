@@ -13,7 +13,7 @@
 #define LOOKBACK_SPANS       4u
 /* Above this many messages in the window, arrows are not drawn (they
  * would be a solid mass; the status says to zoom in). */
-#define MAX_MSGS_SCANNED     150000u
+#define MAX_MSGS_SCANNED     40000u
 
 /* The part of an event the drawing needs (24 bytes instead of 88). */
 typedef struct
@@ -109,42 +109,84 @@ hidden (const guint8 *flags, guint n, gint32 i)
 static const guint8 *
 cache_get (MvLog *log, guint32 stream)
 {
-  const guint8 *c;
+  g_mutex_lock (&log->cache_lock);
+  const guint8 *c = log->cache[stream];
+  g_mutex_unlock (&log->cache_lock);
+  if (c != NULL)
+    return c;
+  /* Read outside the lock so several threads can fill the cache. */
+  guint nb = log->cache_bins, ns = log->nstates;
+  float *occ = g_new (float, (gsize) nb * MAX (ns, 1));
+  logfmt_error_t err = { 0 };
+  guint8 *q = g_new (guint8, (gsize) nb * 3);
+  memset (q, 0xff, (gsize) nb * 3);
+  guint64 level = 0;
+  double cbin = (double) (mv_log_t_last (log) - mv_log_t_first (log)) / nb;
+  if (ns > 0
+      && logfmt_reader_summary (log->reader, stream, mv_log_t_first (log),
+                                mv_log_t_last (log), nb, occ, NULL, &level,
+                                &err) == 0)
+    for (guint b = 0; b < nb; b++)
+      {
+        float best = 0;
+        guint dom = 0xffff;
+        for (guint k = 0; k < ns; k++)
+          if (occ[(gsize) b * ns + k] > best)
+            {
+              best = occ[(gsize) b * ns + k];
+              dom = k;
+            }
+        q[3 * b] = dom & 0xff;
+        q[3 * b + 1] = dom >> 8;
+        q[3 * b + 2] = (guint8) lround (CLAMP (best, 0, 1) * 255);
+      }
+  g_free (occ);
   g_mutex_lock (&log->cache_lock);
   if (log->cache[stream] == NULL)
     {
-      guint nb = log->cache_bins, ns = log->nstates;
-      float *occ = g_new (float, (gsize) nb * ns);
-      logfmt_error_t err = { 0 };
-      guint8 *q = g_new (guint8, (gsize) nb * 3);
-      memset (q, 0xff, (gsize) nb * 3);
-      guint64 level = 0;
-      double cbin = (double) (mv_log_t_last (log) - mv_log_t_first (log)) / nb;
-      if (logfmt_reader_summary (log->reader, stream, mv_log_t_first (log),
-                                 mv_log_t_last (log), nb, occ, NULL, &level,
-                                 &err) == 0)
-        for (guint b = 0; b < nb; b++)
-          {
-            float best = 0;
-            guint dom = 0xffff;
-            for (guint k = 0; k < ns; k++)
-              if (occ[(gsize) b * ns + k] > best)
-                {
-                  best = occ[(gsize) b * ns + k];
-                  dom = k;
-                }
-            q[3 * b] = dom & 0xff;
-            q[3 * b + 1] = dom >> 8;
-            q[3 * b + 2] = (guint8) lround (CLAMP (best, 0, 1) * 255);
-          }
-      g_free (occ);
       /* The file has nothing finer: the cache serves every zoom. */
       log->cache_exact[stream] = level >= cbin;
       log->cache[stream] = q;
+      q = NULL;
     }
   c = log->cache[stream];
   g_mutex_unlock (&log->cache_lock);
+  g_free (q);
   return c;
+}
+
+typedef struct
+{
+  MvLog *log;
+  guint  first, last, step;
+} Prefill;
+
+static gpointer
+prefill_thread (gpointer data)
+{
+  Prefill *pf = data;
+  for (guint r = pf->first; r < pf->last; r += pf->step)
+    cache_get (pf->log, pf->log->rows[r].stream);
+  return NULL;
+}
+
+/* Fills the cache for rows [first, last) on all cores (first frame of a
+ * many-process log: one summary read per stream). */
+static void
+cache_prefill (MvLog *log, guint first, guint last)
+{
+  guint n = MIN (MAX (g_get_num_processors (), 1), 8);
+  if (last - first < 64 || n < 2)
+    return;
+  GThread *th[8];
+  Prefill pf[8];
+  for (guint i = 0; i < n; i++)
+    {
+      pf[i] = (Prefill) { log, first + i, last, n };
+      th[i] = g_thread_new ("mv-cache", prefill_thread, &pf[i]);
+    }
+  for (guint i = 0; i < n; i++)
+    g_thread_join (th[i]);
 }
 
 /* Adds the stream's dominant-state occupancy per pixel to sum from the
@@ -655,6 +697,7 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
       float *occ = g_new (float, (gsize) p->width * MAX (log->nstates, 1));
       double *sum = g_new (double, (gsize) p->width * MAX (log->nstates, 1));
       guint8 *touched = g_new (guint8, p->width);
+      cache_prefill (log, first, last);
       guint32 *rgb = g_new (guint32, MAX (log->nstates, 1));
       for (guint k = 0; k < log->nstates; k++)
         rgb[k] = mv_log_state (log, k)->rgb;
