@@ -104,8 +104,10 @@ draw_dots (cairo_t *cr, double w, double h, const double *pos,
   int n = s->nprocs, iw = (int) w, ih = (int) h;
   if (!s->ndots || iw <= 0 || ih <= 0)
     return;
-  cairo_surface_t *layer = cairo_image_surface_create (CAIRO_FORMAT_ARGB32,
-                                                       iw, ih);
+  /* A similar image of an X target can live in shared memory, which
+   * saves copying the layer to the X server each frame. */
+  cairo_surface_t *layer = cairo_surface_create_similar_image (
+    cairo_get_target (cr), CAIRO_FORMAT_ARGB32, iw, ih);
   if (cairo_surface_status (layer) != CAIRO_STATUS_SUCCESS)
     {
       cairo_surface_destroy (layer);

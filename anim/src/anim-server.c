@@ -254,8 +254,11 @@ accept_cb (gint lfd, GIOCondition cond, gpointer data)
       c->srv = srv;
       c->fd = fd;
       c->rank = -1;
-      c->src = g_unix_fd_add (fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
-                              conn_readable, c);
+      /* Below GTK's redraw priority: a flood of records must not starve
+       * the frames (the ranks drop what the window cannot take). */
+      c->src = g_unix_fd_add_full (G_PRIORITY_DEFAULT_IDLE, fd,
+                                   G_IO_IN | G_IO_HUP | G_IO_ERR,
+                                   conn_readable, c, NULL);
       c->timer = g_timeout_add_seconds (HELLO_TIMEOUT, conn_hello_timeout, c);
       srv->conns = g_list_prepend (srv->conns, c);
       srv->nopen++;

@@ -17,6 +17,7 @@ typedef struct
   gboolean   scrubbing;    /* scrub bar moved by code, not the user */
   gint64     done_since_us;
   gboolean   quitting;
+  gboolean   titled;
   int        status;
 } Win;
 
@@ -109,6 +110,14 @@ on_tick (GtkWidget *area, GdkFrameClock *clock, gpointer data)
     advance (w, dt);
   gtk_widget_queue_draw (area);
 
+  if (w->o.live && !w->titled && anim_server_n_hello (w->o.server) > 0)
+    {
+      char t[64];
+      g_snprintf (t, sizeof t, "mpeanim - live, %d processes",
+                  anim_live_nprocs (w->o.live));
+      gtk_window_set_title (GTK_WINDOW (w->win), t);
+      w->titled = TRUE;
+    }
   if (w->o.live && w->o.exit_after_job)
     {
       const AnimLiveStats *st = anim_live_stats (w->o.live);
