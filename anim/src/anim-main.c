@@ -46,6 +46,7 @@ static int
 do_export (const char *log)
 {
   int w = 800, h = 600;
+  g_autoptr (GError) err = NULL;
   if (opt_size)
     {
       char *end;
@@ -56,7 +57,6 @@ do_export (const char *log)
       if (*end || h < 16 || h > 16384)
         goto bad;
     }
-  g_autoptr (GError) err = NULL;
   AnimReplay *rp = anim_replay_open (log, &err);
   if (!rp)
     {

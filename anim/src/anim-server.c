@@ -373,12 +373,12 @@ bad:
 AnimServer *
 anim_server_new (AnimLive *live, const char *listen_spec, GError **error)
 {
+  g_autofree char *tcp = NULL;
   AnimServer *srv = g_new0 (AnimServer, 1);
   srv->live = live;
   srv->tcp_fd = srv->unix_fd = -1;
   if (!make_token (srv->token, error))
     goto fail;
-  g_autofree char *tcp = NULL;
   srv->tcp_fd = listen_tcp (listen_spec, &tcp, error);
   if (srv->tcp_fd < 0)
     goto fail;
