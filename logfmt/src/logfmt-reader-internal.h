@@ -46,6 +46,9 @@ int logfmt__reader_open_mem (const uint8_t *data, size_t len,
                              const char *name, unsigned flags,
                              logfmt_reader_t **out, logfmt_error_t *err);
 
+/* Frees a reader's loaded tables (not its path, mapping or itself). */
+void logfmt__reader_free_contents (logfmt_reader_t *r);
+
 /* Loads the DEFS chunk at off; tolerant allows a stream count that
  * differs from the index (scanned files). */
 int logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,

@@ -374,11 +374,11 @@ load_index (logfmt_reader_t *r, uint64_t off, uint64_t *defs_off,
 
 /* ---- Open / close ---------------------------------------------------- */
 
+/* Frees what loading definitions, the index and the message table
+ * allocated; not the path, the mapping or r itself. */
 void
-logfmt_reader_close (logfmt_reader_t *r)
+logfmt__reader_free_contents (logfmt_reader_t *r)
 {
-  if (!r)
-    return;
   for (size_t i = 0; i < r->nstates; i++)
     {
       free ((char *) r->states[i].name);
@@ -414,6 +414,14 @@ logfmt_reader_close (logfmt_reader_t *r)
   logfmt__classify_free (&r->cls);
   free (r->format_name);
   free (r->creator);
+}
+
+void
+logfmt_reader_close (logfmt_reader_t *r)
+{
+  if (!r)
+    return;
+  logfmt__reader_free_contents (r);
   free (r->path);
   if (r->map)
     munmap (r->map, r->map_len);
@@ -633,6 +641,15 @@ open_imported (const uint8_t *data, size_t len, const char *path,
     }
   (*out)->map = map;
   (*out)->map_len = (size_t) st.st_size;
+  /* The writer's header went out before the import knew how many ranks
+   * there are; the streams tell. */
+  if ((*out)->info.world_size == 0)
+    for (size_t i = 0; i < (*out)->nstreams; i++)
+      {
+        int32_t rank = (*out)->streams[i].def.rank;
+        if (rank >= 0 && (uint32_t) rank + 1 > (*out)->info.world_size)
+          (*out)->info.world_size = (uint32_t) rank + 1;
+      }
   (*out)->format_name = strdup (fmt == LOGFMT__FMT_CLOG2 ? "CLOG-02.44"
                                                          : "CLOG v1");
   if ((*out)->format_name)

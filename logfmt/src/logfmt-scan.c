@@ -394,32 +394,7 @@ logfmt_repair (const char *in_path, const char *out_path, uint64_t *kept,
     uint64_t hl = ld32 (r->data + 12);
     logfmt_error_t e2;
     scan (&tmp, hl, &nbad, &e2);
-    free (tmp.streams);
-    free (tmp.blocks_all);
-    free (tmp.mrefs);
-    for (size_t i = 0; i < tmp.nstates; i++)
-      {
-        free ((char *) tmp.states[i].name);
-        free ((char *) tmp.states[i].color);
-        free ((char *) tmp.states[i].format);
-      }
-    for (size_t i = 0; i < tmp.nevents; i++)
-      {
-        free ((char *) tmp.events[i].name);
-        free ((char *) tmp.events[i].color);
-        free ((char *) tmp.events[i].format);
-      }
-    for (size_t i = 0; i < tmp.ncomms; i++)
-      {
-        free ((char *) tmp.comms[i].name);
-        free ((int32_t *) tmp.comms[i].ranks);
-      }
-    for (size_t i = 0; i < tmp.nconsts; i++)
-      free ((char *) tmp.consts[i].name);
-    free (tmp.states);
-    free (tmp.events);
-    free (tmp.comms);
-    free (tmp.consts);
+    logfmt__reader_free_contents (&tmp);
   }
   const logfmt_info_t *inf = logfmt_reader_info (r);
   logfmt_writer_opts_t wo = {

@@ -339,8 +339,10 @@ typedef struct
 static match_t *
 match_messages (mrec_t *s, size_t ns, mrec_t *r, size_t nr, size_t *nout)
 {
-  qsort (s, ns, sizeof *s, mrec_cmp);
-  qsort (r, nr, sizeof *r, mrec_cmp);
+  if (ns > 1)  /* qsort must not see NULL, even with a count of 0 */
+    qsort (s, ns, sizeof *s, mrec_cmp);
+  if (nr > 1)
+    qsort (r, nr, sizeof *r, mrec_cmp);
   match_t *out = malloc ((ns + nr + 1) * sizeof *out);
   size_t n = 0, i = 0, j = 0;
   if (!out)
@@ -890,7 +892,8 @@ mpe__merge (const char *prefix)
   int *rdisp = calloc ((size_t) size, sizeof (int));
   mrec_t *bad = NULL;
   size_t nbad = 0, capbad = 0;
-  qsort (sc.sends, sc.nsends, sizeof (mrec_t), mrec_cmp);
+  if (sc.nsends > 1)
+    qsort (sc.sends, sc.nsends, sizeof (mrec_t), mrec_cmp);
   /* Group by destination (stable within a destination by key order). */
   mrec_t *sorted = malloc ((sc.nsends + 1) * sizeof (mrec_t));
   for (size_t i = 0; i < sc.nsends; i++)

@@ -34,6 +34,9 @@ skip_all (const char *why)
   exit (0);
 }
 
+static inline void diag (const char *fmt, ...)
+  __attribute__ ((format (printf, 1, 2)));
+
 static inline void
 diag (const char *fmt, ...)
 {
