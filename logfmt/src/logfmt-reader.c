@@ -567,6 +567,15 @@ logfmt__reader_open_mem (const uint8_t *data, size_t len, const char *name,
   rc = finish_open (r, err);
   if (rc)
     goto fail;
+  /* A streaming writer (an import, a conversion) may not know the number
+   * of ranks when its header goes out; the streams tell. */
+  if (r->info.world_size == 0)
+    for (size_t i = 0; i < r->nstreams; i++)
+      {
+        int32_t rank = r->streams[i].def.rank;
+        if (rank >= 0 && (uint32_t) rank + 1 > r->info.world_size)
+          r->info.world_size = (uint32_t) rank + 1;
+      }
   *out = r;
   return 0;
 fail:
@@ -641,15 +650,6 @@ open_imported (const uint8_t *data, size_t len, const char *path,
     }
   (*out)->map = map;
   (*out)->map_len = (size_t) st.st_size;
-  /* The writer's header went out before the import knew how many ranks
-   * there are; the streams tell. */
-  if ((*out)->info.world_size == 0)
-    for (size_t i = 0; i < (*out)->nstreams; i++)
-      {
-        int32_t rank = (*out)->streams[i].def.rank;
-        if (rank >= 0 && (uint32_t) rank + 1 > (*out)->info.world_size)
-          (*out)->info.world_size = (uint32_t) rank + 1;
-      }
   (*out)->format_name = strdup (fmt == LOGFMT__FMT_CLOG2 ? "CLOG-02.44"
                                                          : "CLOG v1");
   if ((*out)->format_name)
