@@ -329,30 +329,34 @@ logfmt__block_inflate (ZSTD_DCtx *dctx, const logfmt__block_hdr_t *h,
                        uint8_t **buf, size_t *cap, const uint8_t **raw,
                        const char *file, uint64_t off, logfmt_error_t *err)
 {
-  if (h->codec == LOGFMT__CODEC_RAW)
+  /* The decoder reads a few bytes past a column without checking, so the
+   * columns always sit in our buffer, followed by zeroed slack. */
+  size_t need = (size_t) h->raw_size + LOGFMT__RAW_SLACK;
+  if (*cap < need)
     {
-      *raw = h->body;
-      return 0;
-    }
-  if (*cap < h->raw_size)
-    {
-      uint8_t *p = realloc (*buf, h->raw_size);
+      uint8_t *p = realloc (*buf, need);
       if (!p)
         return logfmt__err (err, LOGFMT_ENOMEM, file, off,
-                            "cannot allocate %u bytes", h->raw_size);
+                            "cannot allocate %zu bytes", need);
       *buf = p;
-      *cap = h->raw_size;
+      *cap = need;
     }
-  size_t got = ZSTD_decompressDCtx (dctx, *buf, h->raw_size, h->body,
-                                    h->body_len);
-  if (ZSTD_isError (got))
-    return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
-                        "block does not decompress: %s",
-                        ZSTD_getErrorName (got));
-  if (got != h->raw_size)
-    return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
-                        "block decompressed to %zu bytes, header says %u",
-                        got, h->raw_size);
+  if (h->codec == LOGFMT__CODEC_RAW)
+    memcpy (*buf, h->body, h->raw_size);
+  else
+    {
+      size_t got = ZSTD_decompressDCtx (dctx, *buf, h->raw_size, h->body,
+                                        h->body_len);
+      if (ZSTD_isError (got))
+        return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                            "block does not decompress: %s",
+                            ZSTD_getErrorName (got));
+      if (got != h->raw_size)
+        return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                            "block decompressed to %zu bytes, header says %u",
+                            got, h->raw_size);
+    }
+  memset (*buf + h->raw_size, 0, LOGFMT__RAW_SLACK);
   *raw = *buf;
   return 0;
 }
@@ -383,72 +387,160 @@ logfmt__cols_init (logfmt__cols_t *c, const uint8_t *raw, size_t len,
   return 0;
 }
 
-int
-logfmt__cols_next (logfmt__cols_t *c, logfmt_event_t *ev)
+/* Varint with the one- and two-byte cases inline (time deltas and ids are
+ * almost always that short).  May read one byte past end, which the
+ * slack allows; the caller rejects *pp > end. */
+static inline __attribute__ ((always_inline)) bool
+get_uv_fast (const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
-  if (c->left == 0)
-    return 0;
-  c->left--;
-  uint64_t d, v;
-  if (!get_uv (&c->tp, c->tend, &d))
-    return LOGFMT_ECORRUPT;
-  c->time += d;
-  ev->time = c->time;
-  uint8_t tb = *c->ty++;
-  uint8_t type = tb & 7;
-  ev->type = type;
-  ev->flags = 0;
-  ev->state = -1;
-  switch (type)
+  const uint8_t *p = *pp;
+  uint8_t b0 = p[0];
+  if (LOGFMT_LIKELY (b0 < 0x80))
     {
-    case LOGFMT_REC_EVENT:
-      if (!get_uv (&c->ip, c->iend, &v))
-        return LOGFMT_ECORRUPT;
-      ev->id = (int32_t) unzz64 (v);
-      ev->partner = 0;
-      ev->tag = 0;
-      ev->comm = 0;
-      ev->size = 0;
-      break;
-    case LOGFMT_REC_SEND:
-    case LOGFMT_REC_RECV:
-      ev->id = 0;
-      if (!get_uv (&c->mp, c->mend, &v))
-        return LOGFMT_ECORRUPT;
-      ev->partner = (int32_t) unzz64 (v);
-      if (!get_uv (&c->mp, c->mend, &v))
-        return LOGFMT_ECORRUPT;
-      ev->tag = (int32_t) unzz64 (v);
-      if (!get_uv (&c->mp, c->mend, &v))
-        return LOGFMT_ECORRUPT;
-      ev->comm = (uint32_t) v;
-      if (!get_uv (&c->mp, c->mend, &v))
-        return LOGFMT_ECORRUPT;
-      ev->size = v;
-      break;
-    case LOGFMT_REC_LOSS:
-      ev->id = 0;
-      ev->partner = 0;
-      ev->tag = 0;
-      ev->comm = 0;
-      if (!get_uv (&c->mp, c->mend, &v))
-        return LOGFMT_ECORRUPT;
-      ev->size = v;
-      break;
-    default:
-      return LOGFMT_ECORRUPT;
+      *out = b0;
+      *pp = p + 1;
+      return true;
     }
-  if (tb & LOGFMT__TB_CARGO)
+  uint8_t b1 = p[1];
+  if (b1 < 0x80)
     {
-      if (c->cend - c->cp < LOGFMT_CARGO_SIZE)
-        return LOGFMT_ECORRUPT;
-      memcpy (ev->cargo, c->cp, LOGFMT_CARGO_SIZE);
-      c->cp += LOGFMT_CARGO_SIZE;
-      ev->flags = LOGFMT_EVF_CARGO;
+      *out = (uint64_t) (b0 & 0x7f) | ((uint64_t) b1 << 7);
+      *pp = p + 2;
+      return true;
     }
-  else if (tb & ~(LOGFMT__TB_CARGO | 7u))
+  return get_uv (pp, end, out);
+}
+
+int
+logfmt__cols_decode (logfmt__cols_t *c, logfmt_event_t *out, uint32_t max,
+                     const logfmt__classify_t *cls)
+{
+  uint32_t n = c->left < max ? c->left : max;
+  const uint8_t *tp = c->tp, *ty = c->ty, *ip = c->ip, *mp = c->mp,
+                *cp = c->cp;
+  const uint8_t *const tend = c->tend, *const iend = c->iend,
+                *const mend = c->mend, *const cend = c->cend;
+  uint64_t time = c->time;
+  /* Locals, so stores to out[] do not force reloads. */
+  static const int32_t no_state = -1;
+  const int32_t *tab = cls ? cls->tab : NULL;
+  int32_t tab_lo = 0;
+  uint32_t tab_span = 0;
+  if (tab && cls->hi >= cls->lo)
+    {
+      tab_lo = cls->lo;
+      tab_span = (uint32_t) cls->hi - (uint32_t) cls->lo;
+    }
+  else if (tab)
+    tab = &no_state;  /* no states defined */
+  for (uint32_t i = 0; i < n; i++)
+    {
+      logfmt_event_t *ev = &out[i];
+      uint64_t d, v;
+      /* Time deltas are one or two bytes in a mix no branch predictor
+       * guesses well: decode those two cases without a branch. */
+      {
+        uint32_t b0 = tp[0], b1 = tp[1];
+        uint32_t two = b0 >> 7;
+        if (LOGFMT_UNLIKELY (two & (b1 >> 7)))
+          {
+            if (!get_uv (&tp, tend, &d))
+              return LOGFMT_ECORRUPT;
+          }
+        else
+          {
+            uint32_t hi = two ? b1 : 0;
+            d = (b0 & 0x7f) | (hi << 7);
+            tp += 1 + two;
+          }
+        if (LOGFMT_UNLIKELY (tp > tend))
+          return LOGFMT_ECORRUPT;
+      }
+      time += d;
+      uint8_t tb = *ty++;
+      uint8_t type = tb & 7;
+      ev->time = time;
+      ev->type = type;
+      ev->flags = 0;
+      if (LOGFMT_LIKELY (type == LOGFMT_REC_EVENT))
+        {
+          if (LOGFMT_UNLIKELY (!get_uv_fast (&ip, iend, &v) || ip > iend))
+            return LOGFMT_ECORRUPT;
+          int32_t id = (int32_t) unzz64 (v);
+          /* k = state * 2 + end, or -1 (solo); begin and end are
+           * interleaved unpredictably, so no branch on them. */
+          int32_t k = -1;
+          if (LOGFMT_LIKELY (tab != NULL))
+            {
+              uint32_t o = (uint32_t) id - (uint32_t) tab_lo;
+              if (LOGFMT_LIKELY (o <= tab_span))
+                k = tab[o];
+            }
+          else if (cls)
+            k = logfmt__classify (cls, id);
+          ev->state = k >> 1;  /* -1 stays -1 */
+          ev->kind = !cls ? 0 : k < 0 ? LOGFMT_KIND_SOLO
+                                      : (uint8_t) (LOGFMT_KIND_BEGIN + (k & 1));
+          ev->id = id;
+          ev->partner = 0;
+          ev->tag = 0;
+          ev->comm = 0;
+          ev->size = 0;
+        }
+      else if (type == LOGFMT_REC_SEND || type == LOGFMT_REC_RECV)
+        {
+          ev->kind = cls ? (type == LOGFMT_REC_SEND ? LOGFMT_KIND_SEND
+                                                    : LOGFMT_KIND_RECV) : 0;
+          ev->id = 0;
+          ev->state = -1;
+          if (!get_uv (&mp, mend, &v))
+            return LOGFMT_ECORRUPT;
+          ev->partner = (int32_t) unzz64 (v);
+          if (!get_uv (&mp, mend, &v))
+            return LOGFMT_ECORRUPT;
+          ev->tag = (int32_t) unzz64 (v);
+          if (!get_uv (&mp, mend, &v))
+            return LOGFMT_ECORRUPT;
+          ev->comm = (uint32_t) v;
+          if (!get_uv (&mp, mend, &v))
+            return LOGFMT_ECORRUPT;
+          ev->size = v;
+        }
+      else if (type == LOGFMT_REC_LOSS)
+        {
+          ev->kind = cls ? LOGFMT_KIND_LOSS : 0;
+          ev->id = 0;
+          ev->state = -1;
+          ev->partner = 0;
+          ev->tag = 0;
+          ev->comm = 0;
+          if (!get_uv (&mp, mend, &v))
+            return LOGFMT_ECORRUPT;
+          ev->size = v;
+        }
+      else
+        return LOGFMT_ECORRUPT;
+      if (LOGFMT_UNLIKELY (tb & ~7u))
+        {
+          if (tb != (type | LOGFMT__TB_CARGO)
+              || cend - cp < LOGFMT_CARGO_SIZE)
+            return LOGFMT_ECORRUPT;
+          memcpy (ev->cargo, cp, LOGFMT_CARGO_SIZE);
+          cp += LOGFMT_CARGO_SIZE;
+          ev->flags = LOGFMT_EVF_CARGO;
+        }
+    }
+  c->tp = tp;
+  c->ty = ty;
+  c->ip = ip;
+  c->mp = mp;
+  c->cp = cp;
+  c->time = time;
+  c->left -= n;
+  if (c->left == 0
+      && (tp != tend || ip != iend || mp != mend || cp != cend))
     return LOGFMT_ECORRUPT;
-  return 1;
+  return (int) n;
 }
 
 int
@@ -507,17 +599,12 @@ logfmt_block_decode (const void *block, size_t len, logfmt_block_info_t *info,
       free (buf);
       return logfmt__err (err, LOGFMT_ENOMEM, NULL, UINT64_MAX, "no memory");
     }
-  for (uint32_t i = 0; i < h.count; i++)
-    {
-      ev[i].kind = 0;
-      if (logfmt__cols_next (&c, &ev[i]) != 1)
-        goto corrupt;
-      if (!(ev[i].flags & LOGFMT_EVF_CARGO))
-        memset (ev[i].cargo, 0, LOGFMT_CARGO_SIZE);
-    }
-  if (c.tp != c.tend || c.ip != c.iend || c.mp != c.mend || c.cp != c.cend
+  if (logfmt__cols_decode (&c, ev, h.count, NULL) != (int) h.count
       || ev[h.count - 1].time != h.t_last)
     goto corrupt;
+  for (uint32_t i = 0; i < h.count; i++)
+    if (!(ev[i].flags & LOGFMT_EVF_CARGO))
+      memset (ev[i].cargo, 0, LOGFMT_CARGO_SIZE);
   free (buf);
   if (info)
     *info = (logfmt_block_info_t) {

@@ -298,12 +298,20 @@ typedef struct
 
 int logfmt__cols_init (logfmt__cols_t *c, const uint8_t *raw, size_t len,
                        uint32_t count, uint64_t t_first);
-/* Decodes the next record into ev (type, flags, id, partner, tag, comm,
- * size, cargo, time).  Returns 1, 0 at end, or LOGFMT_ECORRUPT. */
-int logfmt__cols_next (logfmt__cols_t *c, logfmt_event_t *ev);
+/* Decodes up to max records into out: every field but cargo, which is
+ * written only for records that carry it (flags).  With cls, kind and
+ * state are classified; without, kind is 0 and state -1.  The column
+ * bytes must be followed by LOGFMT__RAW_SLACK readable bytes (as
+ * logfmt__block_inflate leaves them).  Returns the number decoded (0 at
+ * the end) or LOGFMT_ECORRUPT; after the last record it also checks that
+ * every column was used up exactly. */
+int logfmt__cols_decode (logfmt__cols_t *c, logfmt_event_t *out,
+                         uint32_t max, const logfmt__classify_t *cls);
 
-/* Decompresses a block body into *buf (grown as needed).  *buf_cap in
- * bytes.  Returns 0 or a code. */
+/* Decompresses (or copies) a block body into *buf (grown as needed),
+ * followed by LOGFMT__RAW_SLACK zero bytes; *cap in bytes.  Returns 0 or
+ * a code. */
+#define LOGFMT__RAW_SLACK 16
 struct ZSTD_DCtx_s;
 int logfmt__block_inflate (struct ZSTD_DCtx_s *dctx,
                            const logfmt__block_hdr_t *h,

@@ -815,18 +815,26 @@ logfmt_reader_stream_events (const logfmt_reader_t *r, uint32_t stream)
 
 /* ---- Event iteration ------------------------------------------------- */
 
+/* Records are decoded a chunk at a time into a small buffer that stays in
+ * L1, so logfmt_iter_next is a copy and the decoder runs in a tight
+ * loop. */
+#define ITER_CHUNK 256
+#define EV_HEAD offsetof (logfmt_event_t, cargo)
+
 struct logfmt_iter
 {
   const logfmt_reader_t *r;
   const logfmt__rstream_t *s;
   uint64_t t0, t1;
   size_t next_block;
+  uint32_t pos, n;          /* next and end of the records in ev[] */
   logfmt__cols_t cols;
   ZSTD_DCtx *dctx;
   uint8_t *buf;
   size_t cap;
   bool done;
   logfmt_error_t err;
+  logfmt_event_t ev[ITER_CHUNK];
 };
 
 int
@@ -840,9 +848,11 @@ logfmt_iter_new (const logfmt_reader_t *r, uint32_t stream, uint64_t t0,
     return LOGFMT_EINVAL;
   if (stream >= r->nstreams)
     return LOGFMT_ERANGE;
-  logfmt_iter_t *it = calloc (1, sizeof *it);
+  logfmt_iter_t *it = malloc (sizeof *it);
   if (!it)
     return LOGFMT_ENOMEM;
+  /* Everything but the event buffer starts zeroed. */
+  memset (it, 0, offsetof (logfmt_iter_t, ev));
   it->dctx = ZSTD_createDCtx ();
   if (!it->dctx)
     {
@@ -889,6 +899,7 @@ static int
 iter_fail (logfmt_iter_t *it, int code)
 {
   it->done = true;
+  it->pos = it->n = 0;
   return code;
 }
 
@@ -926,11 +937,13 @@ load_block (logfmt_iter_t *it)
   return 0;
 }
 
-int
-logfmt_iter_next (logfmt_iter_t *it, logfmt_event_t *ev)
+/* Refills ev[] with the next chunk of records inside [t0, t1].  Returns 1,
+ * 0 at the end, or a negative code. */
+static int
+iter_fill (logfmt_iter_t *it)
 {
-  if (!it || !ev)
-    return LOGFMT_EINVAL;
+  const logfmt_reader_t *r = it->r;
+  logfmt_error_t *err = &it->err;
   for (;;)
     {
       if (it->done)
@@ -947,60 +960,84 @@ logfmt_iter_next (logfmt_iter_t *it, logfmt_event_t *ev)
           if (rc)
             return iter_fail (it, rc);
         }
-      int rc = logfmt__cols_next (&it->cols, ev);
-      if (LOGFMT_UNLIKELY (rc != 1))
+      const logfmt__blockref_t *b = &it->s->blocks[it->next_block - 1];
+      int n = logfmt__cols_decode (&it->cols, it->ev, ITER_CHUNK, &r->cls);
+      if (LOGFMT_UNLIKELY (n <= 0))
         {
-          logfmt_error_t *err = &it->err;
-          const logfmt_reader_t *r = it->r;
-          E (LOGFMT_ECORRUPT, it->s->blocks[it->next_block - 1].offset,
-             "block columns are corrupt");
+          E (LOGFMT_ECORRUPT, b->offset, "block columns are corrupt");
           return iter_fail (it, LOGFMT_ECORRUPT);
         }
-      if (it->cols.left == 0
-          && (ev->time != it->s->blocks[it->next_block - 1].t_last
-              || it->cols.tp != it->cols.tend || it->cols.ip != it->cols.iend
-              || it->cols.mp != it->cols.mend
-              || it->cols.cp != it->cols.cend))
+      if (it->cols.left == 0 && it->ev[n - 1].time != b->t_last)
         {
-          logfmt_error_t *err = &it->err;
-          const logfmt_reader_t *r = it->r;
-          E (LOGFMT_ECORRUPT, it->s->blocks[it->next_block - 1].offset,
-             "block columns disagree with its header");
+          E (LOGFMT_ECORRUPT, b->offset, "block columns disagree with its "
+             "header");
           return iter_fail (it, LOGFMT_ECORRUPT);
         }
-      if (ev->time < it->t0)
-        continue;
-      if (ev->time > it->t1)
+      /* Times never decrease, so the window is a contiguous range. */
+      uint32_t lo = 0, hi = (uint32_t) n;
+      while (lo < hi && it->ev[lo].time < it->t0)
+        lo++;
+      if (it->ev[n - 1].time > it->t1)
         {
+          while (hi > lo && it->ev[hi - 1].time > it->t1)
+            hi--;
           it->done = true;
-          return 0;
         }
-      switch (ev->type)
-        {
-        case LOGFMT_REC_EVENT:
-          {
-            int32_t c = logfmt__classify (&it->r->cls, ev->id);
-            if (c < 0)
-              ev->kind = LOGFMT_KIND_SOLO;
-            else
-              {
-                ev->kind = (c & 1) ? LOGFMT_KIND_END : LOGFMT_KIND_BEGIN;
-                ev->state = c >> 1;
-              }
-            break;
-          }
-        case LOGFMT_REC_SEND:
-          ev->kind = LOGFMT_KIND_SEND;
-          break;
-        case LOGFMT_REC_RECV:
-          ev->kind = LOGFMT_KIND_RECV;
-          break;
-        default:
-          ev->kind = LOGFMT_KIND_LOSS;
-          break;
-        }
-      return 1;
+      it->pos = lo;
+      it->n = hi;
+      if (lo < hi)
+        return 1;
     }
+}
+
+static inline void
+ev_copy (logfmt_event_t *dst, const logfmt_event_t *src)
+{
+  memcpy (dst, src, EV_HEAD);
+  if (src->flags & LOGFMT_EVF_CARGO)
+    memcpy (dst->cargo, src->cargo, LOGFMT_CARGO_SIZE);
+}
+
+int
+logfmt_iter_next (logfmt_iter_t *it, logfmt_event_t *ev)
+{
+  if (LOGFMT_UNLIKELY (!it || !ev))
+    return LOGFMT_EINVAL;
+  if (LOGFMT_UNLIKELY (it->pos == it->n))
+    {
+      int rc = iter_fill (it);
+      if (rc <= 0)
+        return rc;
+    }
+  ev_copy (ev, &it->ev[it->pos++]);
+  return 1;
+}
+
+long
+logfmt_iter_next_batch (logfmt_iter_t *it, logfmt_event_t *ev, size_t max)
+{
+  if (!it || (!ev && max))
+    return LOGFMT_EINVAL;
+  size_t got = 0;
+  while (got < max)
+    {
+      if (it->pos == it->n)
+        {
+          int rc = iter_fill (it);
+          if (rc < 0 && got == 0)
+            return rc;
+          if (rc <= 0)
+            break;  /* an error is reported by the next call */
+        }
+      size_t k = it->n - it->pos;
+      if (k > max - got)
+        k = max - got;
+      for (size_t i = 0; i < k; i++)
+        ev_copy (&ev[got + i], &it->ev[it->pos + i]);
+      it->pos += (uint32_t) k;
+      got += k;
+    }
+  return (long) got;
 }
 
 /* ---- Messages -------------------------------------------------------- */
