@@ -1017,6 +1017,74 @@ mpe__log_recv (MPI_Comm comm, int partner, int tag, uint64_t bytes)
   log_msg (MPE_REC_RECV, comm, partner, tag, bytes);
 }
 
+/* Two records, one clock read: ev_id before (ev_first) or after the
+ * message record.  Falls back to two ordinary records when logging is not
+ * plainly on (off, or the live tap wants each record). */
+static inline __attribute__ ((always_inline)) void
+log_pair (int kind, int ev_first, int32_t ev_id, MPI_Comm comm, int partner,
+          int tag, uint64_t bytes)
+{
+  if (MPE_UNLIKELY (atomic_load_explicit (&mpe__mode,
+                                          memory_order_relaxed) != 1))
+    {
+      if (ev_first)
+        mpe__put (MPE_REC_BARE, ev_id, NULL);
+      log_msg (kind, comm, partner, tag, bytes);
+      if (!ev_first)
+        mpe__put (MPE_REC_BARE, ev_id, NULL);
+      return;
+    }
+  int wp = -1;
+  mpe_spill_msg_t m;
+  if (MPE_LIKELY (comm == MPI_COMM_WORLD))
+    {
+      wp = partner;
+      m.comm = 0;
+    }
+  else if (partner != MPI_PROC_NULL)
+    m.comm = mpe__comm_id (comm, partner, &wp);
+  if (MPE_UNLIKELY (wp < 0))
+    {
+      mpe__put_nocheck (MPE_REC_BARE, ev_id, NULL);
+      return;
+    }
+  m.tag = tag;
+  m.size = bytes;
+  mpe_tbuf_t *b = mpe__tls;
+  if (MPE_UNLIKELY (b == NULL))
+    b = mpe__tbuf_create (0);
+  if (MPE_UNLIKELY (b == NULL))
+    return;
+  /* b->end leaves 8 slots after the last start: room for these 3. */
+  mpe_rec_t *r = b->pos;
+  if (MPE_UNLIKELY (r >= b->end))
+    r = mpe__tbuf_full (b);
+  uint64_t t = mpe__ticks ();
+  mpe_rec_t *e = ev_first ? r : r + 2, *msg = ev_first ? r + 1 : r;
+  e->t = t;
+  e->id = ev_id;
+  e->aux = MPE_REC_BARE;
+  msg->t = t;
+  msg->id = wp;
+  msg->aux = (uint32_t) kind;
+  memcpy (msg + 1, &m, 16);
+  b->pos = r + 3;
+}
+
+void
+mpe__log_begin_send (int32_t begin_id, MPI_Comm comm, int partner, int tag,
+                     uint64_t bytes)
+{
+  log_pair (MPE_REC_SEND, 1, begin_id, comm, partner, tag, bytes);
+}
+
+void
+mpe__log_recv_end (MPI_Comm comm, int partner, int tag, uint64_t bytes,
+                   int32_t end_id)
+{
+  log_pair (MPE_REC_RECV, 0, end_id, comm, partner, tag, bytes);
+}
+
 static int
 msg_rc (int kind, MPI_Comm comm, int partner, int tag, int size)
 {

@@ -71,6 +71,17 @@ MPE_INTERNAL_API void mpe__log_send (MPI_Comm comm, int partner, int tag,
 MPE_INTERNAL_API void mpe__log_recv (MPI_Comm comm, int partner, int tag,
                                      uint64_t bytes);
 
+/* The same with the state's begin or end record sharing the message's
+ * clock read (one timestamp for two records): begin_id then the send,
+ * or the receive then end_id.  With MPI_PROC_NULL (or a partner outside
+ * comm) only the event record is written. */
+MPE_INTERNAL_API void mpe__log_begin_send (int32_t begin_id, MPI_Comm comm,
+                                           int partner, int tag,
+                                           uint64_t bytes);
+MPE_INTERNAL_API void mpe__log_recv_end (MPI_Comm comm, int partner,
+                                         int tag, uint64_t bytes,
+                                         int32_t end_id);
+
 /* Communicator tracking, called by wrappers whatever the Pcontrol level:
  * after a call that created newcomm (intra or inter), and before
  * MPI_Comm_free / MPI_Comm_disconnect releases a handle (handles are

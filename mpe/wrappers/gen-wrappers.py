@@ -273,8 +273,9 @@ def gen_lmpe(f, idx):
                 "  return rc;\n"]
     elif k == "send":
         need(f, ["count", "datatype", "dest", "tag", "comm"])
-        body = [fast, rdecl, "  wrap_begin (%s, %d);\n" % (S, s0),
-                "  wrap_send (comm, dest, tag, count, datatype);\n",
+        body = [fast, rdecl,
+                "  wrap_begin_send (%s, %d, comm, dest, tag, count, "
+                "datatype);\n" % (S, s0),
                 "  rc = %s;\n" % c, "  wrap_end (%d);\n" % s1,
                 "  return rc;\n"]
     elif k == "recv":
@@ -282,22 +283,23 @@ def gen_lmpe(f, idx):
         body = [fast, rdecl, status_sub(f),
                 "  wrap_begin (%s, %d);\n" % (S, s0),
                 "  rc = %s;\n" % c,
-                "  if (%s)\n    wrap_recv_status (comm, status);\n" % ok,
-                "  wrap_end (%d);\n" % s1, "  return rc;\n"]
+                "  wrap_recv_end (comm, status, %s, %d);\n" % (ok, s1),
+                "  return rc;\n"]
     elif k == "sendrecv":
         need(f, ["dest", "sendtag", "comm", "status"])
         cnt, dt = ("sendcount", "sendtype") if param(f, "sendtype") \
             else ("count", "datatype")
         body = [fast, rdecl, status_sub(f),
-                "  wrap_begin (%s, %d);\n" % (S, s0),
-                "  wrap_send (comm, dest, sendtag, %s, %s);\n" % (cnt, dt),
+                "  wrap_begin_send (%s, %d, comm, dest, sendtag, %s, %s);\n"
+                % (S, s0, cnt, dt),
                 "  rc = %s;\n" % c,
-                "  if (%s)\n    wrap_recv_status (comm, status);\n" % ok,
-                "  wrap_end (%d);\n" % s1, "  return rc;\n"]
+                "  wrap_recv_end (comm, status, %s, %d);\n" % (ok, s1),
+                "  return rc;\n"]
     elif k == "isend":
         need(f, ["count", "datatype", "dest", "tag", "comm", "request"])
-        body = [fast, rdecl, "  wrap_begin (%s, %d);\n" % (S, s0),
-                "  wrap_send (comm, dest, tag, count, datatype);\n",
+        body = [fast, rdecl,
+                "  wrap_begin_send (%s, %d, comm, dest, tag, count, "
+                "datatype);\n" % (S, s0),
                 "  rc = %s;\n" % c, "  wrap_end (%d);\n" % s1,
                 "  return rc;\n"]
     elif k in ("irecv", "isendrecv"):

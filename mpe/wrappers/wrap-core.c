@@ -194,16 +194,22 @@ mpe__wrap_type_size_slow (MPI_Datatype t)
   return (uint64_t) sz;
 }
 
-void
-mpe__wrap_recv_status (MPI_Comm comm, const MPI_Status *st)
+uint64_t
+mpe__wrap_status_bytes_slow (const MPI_Status *st)
 {
   MPI_Count n = 0;
-  if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
-    return;
   if (PMPI_Get_count_c (st, MPI_BYTE, &n) != MPI_SUCCESS
       || n == MPI_UNDEFINED || n < 0)
     n = 0;
-  mpe__log_recv (comm, st->MPI_SOURCE, st->MPI_TAG, (uint64_t) n);
+  return (uint64_t) n;
+}
+
+void
+mpe__wrap_recv_status (MPI_Comm comm, const MPI_Status *st)
+{
+  if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
+    return;
+  mpe__log_recv (comm, st->MPI_SOURCE, st->MPI_TAG, wrap_status_bytes (st));
 }
 
 void

@@ -96,9 +96,49 @@ wrap_send (MPI_Comm comm, int dest, int tag, int64_t count, MPI_Datatype t)
     mpe__log_send (comm, dest, tag, (uint64_t) count * wrap_type_size (t));
 }
 
+/* wrap_begin + wrap_send with one clock read for both records. */
+static inline void
+wrap_begin_send (int s, int32_t start_id, MPI_Comm comm, int dest, int tag,
+                 int64_t count, MPI_Datatype t)
+{
+  mpe__wrap_nest = 1;
+  if (!atomic_load_explicit (&mpe__wrap_used[s], memory_order_relaxed))
+    atomic_store_explicit (&mpe__wrap_used[s], 1, memory_order_relaxed);
+  mpe__log_begin_send (start_id, comm, dest, tag,
+                       dest == MPI_PROC_NULL
+                       ? 0 : (uint64_t) count * wrap_type_size (t));
+}
+
 void mpe__wrap_recv_status (MPI_Comm comm, const MPI_Status *st)
   MPE__WRAP_HIDDEN;
 #define wrap_recv_status(c, st) mpe__wrap_recv_status ((c), (st))
+uint64_t mpe__wrap_status_bytes_slow (const MPI_Status *st) MPE__WRAP_HIDDEN;
+
+/* Bytes received, as MPI_Get_count (st, MPI_BYTE) gives them. */
+static inline uint64_t
+wrap_status_bytes (const MPI_Status *st)
+{
+#if defined(MPICH) && !defined(MPE_WRAP_NO_HANDLE_TRICK)
+  /* MPICH keeps the byte count in the status (MPIR_STATUS_GET_COUNT). */
+  return ((uint64_t) ((unsigned) st->count_hi_and_cancelled >> 1) << 32)
+         + (unsigned) st->count_lo;
+#else
+  return mpe__wrap_status_bytes_slow (st);
+#endif
+}
+
+/* The receive (when ok and it matched a real source) and wrap_end, with
+ * one clock read for both records. */
+static inline void
+wrap_recv_end (MPI_Comm comm, const MPI_Status *st, int ok, int32_t end_id)
+{
+  if (ok && st->MPI_SOURCE >= 0)
+    mpe__log_recv_end (comm, st->MPI_SOURCE, st->MPI_TAG,
+                       wrap_status_bytes (st), end_id);
+  else
+    mpe__log_id (end_id);
+  mpe__wrap_nest = 0;
+}
 
 void wrap_comm_freed (MPI_Comm comm) MPE__WRAP_HIDDEN;
 
