@@ -114,6 +114,19 @@ mpe__clock_init (void)
 /* Thread buffers                                                      */
 /* ------------------------------------------------------------------ */
 
+/* Empty buffer, split in two halves when the background spill is on. */
+static void
+tbuf_layout (mpe_tbuf_t *b)
+{
+  b->mid = mpe__g.spill_async && b->cap >= 8192 ? b->base + b->cap / 2
+           : NULL;
+  b->seg = b->base;
+  b->pos = b->base;
+  /* Room for the largest record (3 slots) or a begin+message pair (3),
+   * plus the flush's own records (560, LOSS, 561: 4 slots). */
+  b->end = (b->mid ? b->mid : b->base + b->cap) - 8;
+}
+
 mpe_tbuf_t *
 mpe__tbuf_create (int want_thread0)
 {
@@ -150,10 +163,7 @@ mpe__tbuf_create (int want_thread0)
     ((volatile char *) m)[o] = 0;
   b->base = m;
   atomic_fetch_add (&mpe__g.allocated, b->cap * sizeof (mpe_rec_t));
-  b->pos = b->base;
-  /* Room for the largest record (3 slots) plus the flush's own records
-   * (560, LOSS, 561: 4 slots). */
-  b->end = b->base + b->cap - 8;
+  tbuf_layout (b);
   pthread_mutex_lock (&mpe__g.lock);
   b->thread = atomic_fetch_add (&mpe__g.nthreads, 1);
   b->next = mpe__g.tbufs;
@@ -166,10 +176,11 @@ mpe__tbuf_create (int want_thread0)
 void
 mpe__tbuf_reset_all (void)
 {
+  mpe__spill_drain ();
   pthread_mutex_lock (&mpe__g.lock);
   for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
     {
-      b->pos = b->base;
+      tbuf_layout (b);
       b->spilled = b->lost = b->flushes = 0;
     }
   pthread_mutex_unlock (&mpe__g.lock);
@@ -183,13 +194,50 @@ typedef struct
   int         err;
   int         nblocks;
   int         first_failed;
+  /* Burst mode (spill thread): frames gathered here, written at once. */
+  int         burst;
+  unsigned char *mem;
+  size_t      memlen, memcap;
+  uint64_t    pending;
 } spill_ctx_t;
+
+static int
+burst_add (spill_ctx_t *c, const void *block, size_t len, uint64_t count)
+{
+  size_t need = sizeof (mpe_spill_frame_t) + mpe_spill_pad8 (len);
+  if (c->memlen + need > c->memcap)
+    {
+      size_t nc = c->memcap ? c->memcap : 1u << 20;
+      while (nc < c->memlen + need)
+        nc *= 2;
+      unsigned char *nm = realloc (c->mem, nc);
+      if (!nm)
+        return -ENOMEM;
+      c->mem = nm;
+      c->memcap = nc;
+    }
+  mpe_spill_frame_t h = { MPE_SPILL_FRAME_MAGIC, MPE_SPILL_BLOCK,
+                          (uint16_t) c->b->thread, (uint32_t) len,
+                          mpe_spill_sum (block, len) };
+  unsigned char *p = c->mem + c->memlen;
+  memcpy (p, &h, sizeof h);
+  memcpy (p + sizeof h, block, len);
+  memset (p + sizeof h + len, 0, mpe_spill_pad8 (len) - len);
+  c->memlen += need;
+  c->pending += count;
+  return 0;
+}
 
 static int
 spill_block_cb (void *user, const void *block, size_t len,
                 const logfmt_block_info_t *info)
 {
   spill_ctx_t *c = user;
+  if (c->burst && burst_add (c, block, len, info->count) == 0)
+    {
+      c->nblocks++;
+      return 0;
+    }
   int rc = mpe__spill_frame (MPE_SPILL_BLOCK, c->b->thread, block, len);
   if (c->nblocks++ == 0)
     c->first_failed = rc != 0;
@@ -207,12 +255,17 @@ spill_block_cb (void *user, const void *block, size_t len,
   return 0;
 }
 
-/* Encodes [from, to) of b into the spill file; returns events lost. */
+static int spill_burst_write (spill_ctx_t *c);
+
+/* Encodes [from, to) of b into the spill file; returns events lost.
+ * burst (the spill thread): the blocks are written with one pwrite at the
+ * end, so that the crash path knows whether they are in the file. */
 static uint64_t
-spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to)
+spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to,
+               int burst)
 {
   enum { BATCH = 2048 };
-  spill_ctx_t ctx = { b, 0, 0, 0, 0, 0 };
+  spill_ctx_t ctx = { .b = b, .burst = burst };
   logfmt_encoder_opts_t o = { sizeof o, (uint32_t) b->thread, 0, 0 };
   logfmt_encoder_t *enc = NULL;
   logfmt_event_t *ev = malloc (BATCH * sizeof *ev);
@@ -241,10 +294,19 @@ spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to)
           break;
         }
     }
-  if (logfmt_encoder_flush (enc) != 0)
-    ctx.lost = total - ctx.written;
+  int flush_failed = logfmt_encoder_flush (enc) != 0;
   logfmt_encoder_free (enc);
   free (ev);
+  if (burst && spill_burst_write (&ctx) != 0)
+    {
+      /* Not written (full disk, or the crash path took the records). */
+      ctx.lost += ctx.pending;
+      if (ctx.nblocks)
+        ctx.first_failed = 1;
+    }
+  free (ctx.mem);
+  if (flush_failed)
+    ctx.lost = total - ctx.written;
   /* The previous flush's LOSS record sits in the first block (after the
    * 560 event): if that block is lost, carry its count forward instead of
    * counting the record itself, so the LOSS records that survive always
@@ -264,30 +326,212 @@ spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to)
 }
 
 static int warned_spill;
+static atomic_int crash_done;
 
-/* The buffer is full: spill it, log the flush as state 280 and any loss
- * as a LOSS record where it happened.  Returns the new write position. */
-mpe_rec_t *
-mpe__tbuf_full (mpe_tbuf_t *b)
+/* ------------------------------------------------------------------ */
+/* Background spill thread                                             */
+/* ------------------------------------------------------------------ */
+
+/* One thread per process encodes and writes full halves, in the order
+ * they were queued, while the loggers go on in their other halves.  A
+ * logger whose other half is still being spilled waits for it (bounded
+ * memory, nothing dropped). */
+static pthread_mutex_t sq_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sq_work = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t sq_done = PTHREAD_COND_INITIALIZER;
+static mpe_tbuf_t *sq_head, *sq_tail;
+static atomic_int sq_state;  /* 0 not started, 1 running, -1 failed */
+
+static void *
+spill_main (void *arg)
 {
-  uint64_t t0 = mpe__ticks ();
-  b->in_flush = 1;
-  uint64_t lost = 0;
-  if (mpe__g.spill_fd >= 0)
-    lost = spill_records (b, b->base, b->pos);
+  (void) arg;
+  pthread_mutex_lock (&sq_lock);
+  for (;;)
+    {
+      while (sq_head == NULL)
+        pthread_cond_wait (&sq_work, &sq_lock);
+      mpe_tbuf_t *b = sq_head;
+      sq_head = b->job_next;
+      if (sq_head == NULL)
+        sq_tail = NULL;
+      pthread_mutex_unlock (&sq_lock);
+      uint64_t lost = spill_records (b, b->job_from, b->job_to, 1);
+      pthread_mutex_lock (&sq_lock);
+      b->job_lost = lost;
+      if (atomic_load (&b->job) != MPE_JOB_ABANDONED)
+        atomic_store (&b->job, MPE_JOB_DONE);
+      pthread_cond_broadcast (&sq_done);
+    }
+  return NULL;
+}
+
+/* The frames gathered by the spill thread, in one write.  Returns 0 when
+ * they are in the file. */
+static int
+spill_burst_write (spill_ctx_t *c)
+{
+  /* Tell the crash path a write may be under way, then look whether it
+   * has already taken these records (seq_cst: one of the two sees the
+   * other). */
+  atomic_store (&c->b->job, MPE_JOB_WRITING);
+  if (atomic_load (&crash_done))
+    {
+      atomic_store (&c->b->job, MPE_JOB_ABANDONED);
+      return -1;
+    }
+  if (c->memlen == 0)
+    return 0;
+  if (mpe__g.spill_fail_hook || mpe__g.spill_fd < 0)
+    return -1;
+  uint64_t off = atomic_fetch_add (&mpe__g.spill_off, c->memlen);
+  const unsigned char *p = c->mem;
+  size_t len = c->memlen;
+  while (len)
+    {
+      ssize_t w = pwrite (mpe__g.spill_fd, p, len, (off_t) off);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return -1;  /* a frame scan stops at the torn frame */
+      p += w;
+      len -= (size_t) w;
+      off += (uint64_t) w;
+    }
+  c->b->spilled += c->pending;
+  c->written += c->pending;
+  c->pending = 0;
+  return 0;
+}
+
+static int
+spill_thread_start (void)
+{
+  int st = atomic_load (&sq_state);
+  if (st != 0)
+    return st == 1 ? 0 : -1;
+  pthread_mutex_lock (&sq_lock);
+  if ((st = atomic_load (&sq_state)) != 0)
+    {
+      pthread_mutex_unlock (&sq_lock);
+      return st == 1 ? 0 : -1;
+    }
+  pthread_t t;
+  pthread_attr_t a;
+  sigset_t all, old;
+  /* The spill thread never takes a signal: the crash handler runs on a
+   * logging thread, which can then wait for a write in progress. */
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &old);
+  pthread_attr_init (&a);
+  pthread_attr_setdetachstate (&a, PTHREAD_CREATE_DETACHED);
+  int rc = pthread_create (&t, &a, spill_main, NULL);
+  pthread_attr_destroy (&a);
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  atomic_store (&sq_state, rc == 0 ? 1 : -1);
+  pthread_mutex_unlock (&sq_lock);
+  return rc == 0 ? 0 : -1;
+}
+
+/* Waits for b's job, if any; returns the events it lost. */
+static uint64_t
+job_collect (mpe_tbuf_t *b)
+{
+  int st = atomic_load (&b->job);
+  if (st == MPE_JOB_IDLE)
+    return 0;
+  pthread_mutex_lock (&sq_lock);
+  while ((st = atomic_load (&b->job)) == MPE_JOB_QUEUED
+         || st == MPE_JOB_WRITING)
+    pthread_cond_wait (&sq_done, &sq_lock);
+  uint64_t lost = b->job_lost;
+  atomic_store (&b->job, MPE_JOB_IDLE);
+  pthread_mutex_unlock (&sq_lock);
+  return lost;
+}
+
+static void
+job_queue (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to)
+{
+  pthread_mutex_lock (&sq_lock);
+  b->job_from = from;
+  b->job_to = to;
+  b->job_lost = 0;
+  b->job_next = NULL;
+  atomic_store (&b->job, MPE_JOB_QUEUED);
+  if (sq_tail)
+    sq_tail->job_next = b;
   else
-    for (const mpe_rec_t *p = b->base; p < b->pos;
-         p += 1 + mpe_spill_rec_ext (p->aux))
-      lost++;
+    sq_head = b;
+  sq_tail = b;
+  pthread_cond_signal (&sq_work);
+  pthread_mutex_unlock (&sq_lock);
+}
+
+static void
+note_loss (uint64_t lost)
+{
   if (lost && !warned_spill)
     {
       warned_spill = 1;
       fprintf (stderr, "mpe: rank %d: cannot write the spill file %s; "
                "events are being lost\n", mpe__g.rank, mpe__g.spill_path);
     }
+}
+
+/* Every thread's spill in flight is written; a loss it reports goes into
+ * a LOSS record at the thread's current position. */
+void
+mpe__spill_drain (void)
+{
+  pthread_mutex_lock (&mpe__g.lock);
+  mpe_tbuf_t *list = mpe__g.tbufs;
+  pthread_mutex_unlock (&mpe__g.lock);
+  for (mpe_tbuf_t *b = list; b; b = b->next)
+    {
+      uint64_t lost = job_collect (b);
+      if (lost == 0)
+        continue;
+      note_loss (lost);
+      b->lost += lost;
+      /* end leaves 8 slots: always room for these 2. */
+      mpe_rec_t *r = b->pos;
+      r->t = mpe__ticks ();
+      r->id = 0;
+      r->aux = MPE_REC_LOSS;
+      uint64_t ext[2] = { lost, 0 };
+      memcpy (r + 1, ext, 16);
+      b->pos = r + 2;
+    }
+}
+
+/* The buffer (or half) is full: spill it, log the flush as state 280 and
+ * any loss as a LOSS record where it happened.  Returns the new write
+ * position. */
+mpe_rec_t *
+mpe__tbuf_full (mpe_tbuf_t *b)
+{
+  uint64_t t0 = mpe__ticks ();
+  b->in_flush = 1;
+  uint64_t lost = 0;
+  if (b->mid && mpe__g.spill_fd >= 0 && spill_thread_start () == 0)
+    {
+      /* The other half must be on disk before it is reused. */
+      lost = job_collect (b);
+      job_queue (b, b->seg, b->pos);
+      b->seg = b->seg == b->base ? b->mid : b->base;
+      b->end = (b->seg == b->base ? b->mid : b->base + b->cap) - 8;
+    }
+  else if (mpe__g.spill_fd >= 0)
+    lost = spill_records (b, b->seg, b->pos, 0);
+  else
+    for (const mpe_rec_t *p = b->seg; p < b->pos;
+         p += 1 + mpe_spill_rec_ext (p->aux))
+      lost++;
+  note_loss (lost);
   b->lost += lost;
   b->flushes++;
-  mpe_rec_t *r = b->base;
+  mpe_rec_t *r = b->seg;
   if (mpe__g.log_overhead)
     {
       r->t = t0;
@@ -450,7 +694,6 @@ static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGABRT, SIGTERM,
                                      SIGINT, SIGFPE };
 #define NCRASH ((int) (sizeof crash_signals / sizeof crash_signals[0]))
 static struct sigaction old_actions[NCRASH];
-static atomic_int crash_done;
 static int crash_installed;
 
 /* Writes what every thread holds in memory as RAW frames.  Only
@@ -465,10 +708,27 @@ mpe__crash_flush (void)
   atomic_store (&mpe__mode, 0);
   for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
     {
+      /* A half being spilled: wait (bounded) for a write under way, and
+       * write the records as RAW if they did not reach the file. */
+      int st = atomic_load (&b->job);
+      for (int i = 0; st == MPE_JOB_WRITING && i < 2000; i++)
+        {
+          struct timespec ts = { 0, 1000000 };
+          nanosleep (&ts, NULL);
+          st = atomic_load (&b->job);
+        }
+      if (st == MPE_JOB_QUEUED || st == MPE_JOB_ABANDONED)
+        {
+          atomic_store (&b->job, MPE_JOB_ABANDONED);
+          if (b->job_to > b->job_from)
+            mpe__spill_frame (MPE_SPILL_RAW, b->thread, b->job_from,
+                              (size_t) (b->job_to - b->job_from)
+                              * sizeof (mpe_rec_t));
+        }
       mpe_rec_t *end = b->pos;
-      if (end > b->base)
-        mpe__spill_frame (MPE_SPILL_RAW, b->thread, b->base,
-                          (size_t) (end - b->base) * sizeof (mpe_rec_t));
+      if (end > b->seg)
+        mpe__spill_frame (MPE_SPILL_RAW, b->thread, b->seg,
+                          (size_t) (end - b->seg) * sizeof (mpe_rec_t));
     }
   fsync (mpe__g.spill_fd);
 }

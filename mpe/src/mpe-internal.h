@@ -34,7 +34,22 @@ typedef struct mpe_tbuf
   uint64_t         lost;     /* events lost (spill failed) */
   uint64_t         flushes;
   struct mpe_tbuf *next;
+  /* Background spill: the buffer is two halves; the logger writes into
+   * [seg, pos) while the spill thread encodes [job_from, job_to), the
+   * other half.  mid is NULL when the buffer is one synchronous part. */
+  mpe_rec_t       *seg;
+  mpe_rec_t       *mid;
+  atomic_int       job;      /* MPE_JOB_* */
+  const mpe_rec_t *job_from, *job_to;
+  uint64_t         job_lost;
+  struct mpe_tbuf *job_next;
 } mpe_tbuf_t;
+
+enum
+{
+  MPE_JOB_IDLE, MPE_JOB_QUEUED, MPE_JOB_DONE, MPE_JOB_WRITING,
+  MPE_JOB_ABANDONED   /* the crash path took the records */
+};
 
 /* Logging mode: 0 off, 1 on, 2 on with the live tap. */
 extern atomic_int mpe__mode MPE_HIDDEN;
@@ -73,6 +88,7 @@ typedef struct
   atomic_uint_fast64_t spill_off;
   int         spill_fail_hook; /* MPE_TEST_SPILL_FAIL */
   int         delete_local;
+  int         spill_async;     /* MPE_SPILL_THREAD: background spill */
   /* Sync points (local ns since origin, offset). */
   int64_t    *sync_l, *sync_off;
   int         nsync;
@@ -111,6 +127,7 @@ MPE_HIDDEN int64_t     mpe__real_ns (void);
 MPE_HIDDEN mpe_tbuf_t *mpe__tbuf_create (int want_thread0);
 MPE_HIDDEN mpe_rec_t  *mpe__tbuf_full (mpe_tbuf_t *b);
 MPE_HIDDEN void        mpe__tbuf_reset_all (void);
+MPE_HIDDEN void        mpe__spill_drain (void);
 MPE_HIDDEN void        mpe__log_slow (int kind, int32_t id, const void *ext);
 MPE_HIDDEN int         mpe__spill_open (void);
 MPE_HIDDEN void        mpe__spill_close (int remove_file);

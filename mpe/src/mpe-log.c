@@ -531,11 +531,16 @@ mpe__log_slow (int kind, int32_t id, const void *ext)
 static inline int
 log_rc (int kind, int32_t id, const void *ext)
 {
-  if (MPE_UNLIKELY (atomic_load_explicit (&mpe__mode,
-                                          memory_order_relaxed) != 1))
-    return slow_rc (kind, id, ext);
-  mpe__put_nocheck (kind, id, ext);
-  return MPE_LOG_OK;
+  int mode = atomic_load_explicit (&mpe__mode, memory_order_relaxed);
+  if (MPE_LIKELY (mode == 1))
+    {
+      mpe__put_nocheck (kind, id, ext);
+      return MPE_LOG_OK;
+    }
+  /* Stopped: answer without a call (the < 2 ns path). */
+  if (mode == 0)
+    return mpe__g.state == 1 ? MPE_LOG_OK : MPE_LOG_NOT_INITIALIZED;
+  return slow_rc (kind, id, ext);
 }
 
 static void
@@ -651,6 +656,8 @@ MPE_Init_log (void)
     PMPI_Allgather (&mpe__g.sync_self, 1, MPI_INT, mpe__g.sync_peer, 1,
                     MPI_INT, mpe__comm);
   mpe__g.spill_fail_hook = mpe__env_bool ("MPE_TEST_SPILL_FAIL", 0);
+  mpe__spill_drain ();
+  mpe__g.spill_async = mpe__env_bool ("MPE_SPILL_THREAD", 1);
   mpe__g.budget = buffer_budget ();
 
   if (mpe__g.rank == 0)
@@ -898,19 +905,51 @@ MPE_Describe_known_event (const CLOG_CommIDs_t *commIDs, int thread,
 /* Events                                                              */
 /* ------------------------------------------------------------------ */
 
+/* The record writers, out of line so that the API entry points test the
+ * mode before any register is saved (a stopped log costs a load and a
+ * branch) and reach these by a tail jump. */
+static __attribute__ ((noinline)) int
+put_bare (int32_t id)
+{
+  mpe__put_nocheck (MPE_REC_BARE, id, NULL);
+  return MPE_LOG_OK;
+}
+
+static __attribute__ ((noinline)) int
+put_cargo (int32_t id, const char *bytebuf)
+{
+  mpe__put_nocheck (MPE_REC_CARGO, id, bytebuf);
+  return MPE_LOG_OK;
+}
+
+static __attribute__ ((noinline)) int
+log_not_on (int kind, int32_t id, const void *ext)
+{
+  return slow_rc (kind, id, ext);
+}
+
 int
 MPE_Log_event (int event_id, int data, const char *bytebuf)
 {
   (void) data;
-  if (bytebuf)
-    return log_rc (MPE_REC_CARGO, event_id, bytebuf);
-  return log_rc (MPE_REC_BARE, event_id, NULL);
+  int mode = atomic_load_explicit (&mpe__mode, memory_order_relaxed);
+  if (MPE_LIKELY (mode == 1))
+    return bytebuf ? put_cargo (event_id, bytebuf) : put_bare (event_id);
+  if (mode == 0)
+    return mpe__g.state == 1 ? MPE_LOG_OK : MPE_LOG_NOT_INITIALIZED;
+  return log_not_on (bytebuf ? MPE_REC_CARGO : MPE_REC_BARE, event_id,
+                     bytebuf);
 }
 
 int
 MPE_Log_bare_event (int event_id)
 {
-  return log_rc (MPE_REC_BARE, event_id, NULL);
+  int mode = atomic_load_explicit (&mpe__mode, memory_order_relaxed);
+  if (MPE_LIKELY (mode == 1))
+    return put_bare (event_id);
+  if (mode == 0)
+    return mpe__g.state == 1 ? MPE_LOG_OK : MPE_LOG_NOT_INITIALIZED;
+  return log_not_on (MPE_REC_BARE, event_id, NULL);
 }
 
 int

@@ -186,7 +186,7 @@ for_each_event (mpe_tbuf_t *b, const blocklist_t *spilled, batch_cb cb,
         }
     }
   free (buf);
-  const mpe_rec_t *p = b->base, *end = b->pos;
+  const mpe_rec_t *p = b->seg, *end = b->pos;
   if (cb == scan_fast_marker)
     return scan_memory (user, p, end);
   while (p < end)
@@ -839,6 +839,9 @@ mpe__merge (const char *prefix)
   atomic_store (&mpe__mode, 0);
   pthread_mutex_unlock (&mpe__g.lock);
   mpe__sync_run ();
+  /* Spills in flight finish first: the file then holds everything but
+   * [seg, pos) of each thread. */
+  mpe__spill_drain ();
 
   /* Output name: rank 0's prefix (or MPE_LOGFILE_PREFIX) wins. */
   char name[4096];

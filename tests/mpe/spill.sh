@@ -1,9 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # A 1 MiB buffer forces many spills; every event must survive.  With the
-# spill write failing (test hook), the loss is counted and marked.
+# spill write failing (test hook), the loss is counted and marked.  Both
+# with the background spill thread (default) and without it.
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/mpe/common.sh"
+for MPE_SPILL_THREAD in yes no; do
+export MPE_SPILL_THREAD
+diag "MPE_SPILL_THREAD=$MPE_SPILL_THREAD"
 MPE_BUFFER_MB=1 run 2 $B/tests/mpe/logmany 150000 2; ok $? "logmany spilling"
 for r in 0 1; do
   for t in 1 2; do
@@ -27,4 +31,5 @@ lost=$(sed -n 's/^mpe: rank 0 lost \([0-9]*\) events.*/\1/p' err.txt)
 is "LOSS records add up to the reported loss" "$(val logmany.clog lost)" "$lost"
 kept=$(val logmany.clog count 0 0 600)
 [ "$kept" -lt 150000 ] && [ "$kept" -gt 0 ]; ok $? "events after the loss kept ($kept)"
+done
 finish
