@@ -129,6 +129,38 @@ MPE_API int MPE_Log_commIDs_event (const CLOG_CommIDs_t *commIDs,
 
 MPE_API extern CLOG_CommSet_t *CLOG_CommSet;
 
+/* A stopped log costs a load and a branch at the call site: while
+ * mpe__log_active is 0 (before MPE_Init_log, after MPE_Stop_log or
+ * MPE_Finish_log) MPE_Log_event and MPE_Log_bare_event return
+ * mpe__log_off_rc without a call.  The functions themselves are still
+ * exported (function pointers, other languages); define
+ * MPE_NO_INLINE_CHECK to call them always. */
+MPE_API extern int mpe__log_active;
+MPE_API extern int mpe__log_off_rc;
+
+#if defined(__GNUC__) && !defined(MPE_NO_INLINE_CHECK)
+static inline int
+mpe__log_event_inline (int event_id, int data, const char *bytebuf)
+{
+  if (__builtin_expect (__atomic_load_n (&mpe__log_active,
+                                         __ATOMIC_RELAXED), 1))
+    return (MPE_Log_event) (event_id, data, bytebuf);
+  return __atomic_load_n (&mpe__log_off_rc, __ATOMIC_RELAXED);
+}
+
+static inline int
+mpe__log_bare_event_inline (int event_id)
+{
+  if (__builtin_expect (__atomic_load_n (&mpe__log_active,
+                                         __ATOMIC_RELAXED), 1))
+    return (MPE_Log_bare_event) (event_id);
+  return __atomic_load_n (&mpe__log_off_rc, __ATOMIC_RELAXED);
+}
+
+# define MPE_Log_event(e, d, b)  mpe__log_event_inline ((e), (d), (b))
+# define MPE_Log_bare_event(e)   mpe__log_bare_event_inline ((e))
+#endif
+
 #ifdef __cplusplus
 }
 #endif

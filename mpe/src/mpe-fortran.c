@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MPE_NO_INLINE_CHECK 1
 #include "mpe_log.h"
 
 #define FAPI __attribute__ ((visibility ("default")))

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#define MPE_NO_INLINE_CHECK 1  /* the library defines the functions */
 #include "mpe_log.h"
 #include "mpe-wrap-internal.h"
 #include "mpe-spill.h"

@@ -2,6 +2,8 @@
 /* The MPE2 API, definitions, communicators and the wrapper contract. */
 #include "config.h"
 
+#include <sched.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -543,11 +545,18 @@ log_rc (int kind, int32_t id, const void *ext)
   return slow_rc (kind, id, ext);
 }
 
+int mpe__log_active;
+int mpe__log_off_rc = MPE_LOG_NOT_INITIALIZED;
+
 static void
 set_mode (void)
 {
   int on = mpe__g.state == 1 && !mpe__g.stopped;
   atomic_store (&mpe__mode, on ? (atomic_load (&tap_fn) ? 2 : 1) : 0);
+  /* For the inline check in mpe_log.h. */
+  __atomic_store_n (&mpe__log_off_rc, mpe__g.state == 1 ? MPE_LOG_OK
+                    : MPE_LOG_NOT_INITIALIZED, __ATOMIC_RELAXED);
+  __atomic_store_n (&mpe__log_active, on, __ATOMIC_RELAXED);
 }
 
 void
@@ -594,6 +603,32 @@ buffer_budget (void)
       return (size_t) (b * n);
     }
   return (size_t) 64 * 1048576;
+}
+
+/* MPE_SPILL_THREAD yes/no; by default the background spill thread is
+ * used only when this node has a core to spare for it (fewer ranks here
+ * than CPUs this process may run on): with every core busy, e.g. ranks
+ * polling in MPI, it would take a core from a rank.  Collective. */
+static int
+spill_thread_wanted (void)
+{
+  MPI_Comm node;
+  int local = 1, ncpu = 1;
+  const char *v = getenv ("MPE_SPILL_THREAD");
+  if (v && *v && strcmp (v, "auto") != 0)
+    return mpe__env_bool ("MPE_SPILL_THREAD", 1);
+  if (PMPI_Comm_split_type (mpe__comm, MPI_COMM_TYPE_SHARED, 0,
+                            MPI_INFO_NULL, &node) == MPI_SUCCESS)
+    {
+      PMPI_Comm_size (node, &local);
+      PMPI_Comm_free (&node);
+    }
+  cpu_set_t set;
+  if (sched_getaffinity (0, sizeof set, &set) == 0)
+    ncpu = CPU_COUNT (&set);
+  else
+    ncpu = (int) sysconf (_SC_NPROCESSORS_ONLN);
+  return local < ncpu;
 }
 
 int
@@ -657,7 +692,7 @@ MPE_Init_log (void)
                     MPI_INT, mpe__comm);
   mpe__g.spill_fail_hook = mpe__env_bool ("MPE_TEST_SPILL_FAIL", 0);
   mpe__spill_drain ();
-  mpe__g.spill_async = mpe__env_bool ("MPE_SPILL_THREAD", 1);
+  mpe__g.spill_async = spill_thread_wanted ();
   mpe__g.budget = buffer_budget ();
 
   if (mpe__g.rank == 0)

@@ -18,7 +18,7 @@ ${MPICC:-mpicc} -std=gnu11 -fsanitize=thread -O1 -g -pthread -I"$B" -I"$S" \
   "$S/mpe/src/mpe-misc.c" "$S"/logfmt/src/*.c -lzstd -lm > cc.txt 2>&1
 r=$?; ok $r "threads example builds with -fsanitize=thread"
 [ $r -eq 0 ] || sed 's/^/#   /' cc.txt | head -20
-TSAN_OPTIONS="halt_on_error=1 exitcode=66" MPE_BUFFER_MB=1 \
+TSAN_OPTIONS="halt_on_error=1 exitcode=66" MPE_BUFFER_MB=1 MPE_SPILL_THREAD=yes \
   run 2 ./threads-tsan tt 3 20000
 r=$?; ok $r "runs on 2 ranks under TSan (exit $r)"
 grep -q ThreadSanitizer err.txt; [ $? -ne 0 ]; r=$?
