@@ -73,6 +73,7 @@ frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
       g_error_free (error);
       return FALSE;
     }
+  double am = now_ms ();
   cairo_surface_t *plot = cairo_image_surface_create (CAIRO_FORMAT_RGB24,
                                                       p.width,
                                                       (int) ceil (p.height));
@@ -90,6 +91,11 @@ frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
   cairo_surface_flush (cairo_get_target (cr));
   double c = now_ms ();
   *scene_ms = b - a;
+  if (g_getenv ("MV_BENCH_VERBOSE"))
+    g_print ("  compute %.2f ms, render %.2f ms, %u arrows%s%s\n", am - a,
+             b - am, s->arrows ? s->arrows->len : 0,
+             s->arrows_aggregated ? " (aggregated)" : "",
+             s->arrows_skipped ? " (skipped)" : "");
   *paint_ms = c - b;
   *cpu = cpu_ms () - ca;
   *summary = s->summary;
@@ -141,6 +147,7 @@ mv_bench_run (const char *input, int width, int height)
   /* Zoom in x2 per step around a point at 37% of the run down to ~1 us,
    * panning a few steps at each scale, then zoom back out. */
   guint steps = 0;
+  gboolean verbose = g_getenv ("MV_BENCH_VERBOSE") != NULL;
   for (int dir = 0; dir < 2; dir++)
     for (int k = 0; k < 64; k++)
       {
@@ -156,6 +163,10 @@ mv_bench_run (const char *input, int width, int height)
               mv_view_pan (&v, l.plot_w * 0.25);
             if (!frame (log, &l, &v, cr, &sm, &pm, &cm, &summary))
               return 1;
+            if (verbose)
+              g_print ("  frame %3u: span %.3g s, %s, scene %.2f ms, "
+                       "cpu %.2f ms\n", steps, (v.t1 - v.t0) / 1e9,
+                       summary ? "summ" : "dec", sm, cm);
             g_array_append_val (cpu, cm);
             g_array_append_val (summary ? cpu_s : cpu_d, cm);
             g_array_append_val (summary ? scene_s : scene_d, sm);

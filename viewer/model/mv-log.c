@@ -44,6 +44,10 @@ log_free (MvLog *log)
     g_free (log->cache[i]);
   g_free (log->cache);
   g_free (log->cache_exact);
+  g_clear_pointer (&log->lane_cache, g_hash_table_unref);
+  for (guint i = 0; log->dec && i < log->nrows; i++)
+    mv__dec_cache_free (log->dec[i]);
+  g_free (log->dec);
   g_mutex_clear (&log->cache_lock);
 }
 
@@ -113,13 +117,21 @@ mv_log_open (const char *path, MvProgressFunc progress, gpointer user,
   log->nstates = logfmt_reader_n_states (r);
   log->nevdefs = logfmt_reader_n_event_defs (r);
   g_mutex_init (&log->cache_lock);
-  /* About 64 MB at most: 65536 bins (the most a stored summary level
-   * has) for up to 340 streams, fewer for more (2048 for 10,000
-   * processes, still finer than a screen). */
-  guint64 per = (64u << 20) / ((guint64) MAX (log->nrows, 1) * 3);
+  /* About 64 MB at most with the pyramid levels (twice the base): 65536
+   * bins (the most a stored summary level has) for up to 170 streams,
+   * fewer for more (1024 for 10,000 processes, still about as fine as
+   * the file's own summaries of such streams). */
+  guint64 per = (32u << 20) / ((guint64) MAX (log->nrows, 1) * 3);
   log->cache_bins = 256;
   while (log->cache_bins < 65536 && log->cache_bins * 2 <= per)
     log->cache_bins *= 2;
+  log->cache_levels = 1;
+  while ((log->cache_bins >> log->cache_levels) >= 16)
+    log->cache_levels++;
+  log->lane_cache = g_hash_table_new_full (g_int64_hash, g_int64_equal,
+                                           g_free,
+                                           (GDestroyNotify) g_bytes_unref);
+  log->dec = g_new0 (MvDecCache *, MAX (log->nrows, 1));
   log->cache = g_new0 (guint8 *, MAX (log->nrows, 1));
   log->cache_exact = g_new0 (guint8, MAX (log->nrows, 1));
   log->evdef_by_id = g_hash_table_new (NULL, NULL);
@@ -128,6 +140,16 @@ mv_log_open (const char *path, MvProgressFunc progress, gpointer user,
                          GINT_TO_POINTER (logfmt_reader_event_def (r, i)->id),
                          GUINT_TO_POINTER (i + 1));
   return log;
+}
+
+void
+mv__dec_cache_free (MvDecCache *d)
+{
+  if (d == NULL)
+    return;
+  g_array_unref (d->evs);
+  g_array_unref (d->cargo);
+  g_free (d);
 }
 
 MvLog *

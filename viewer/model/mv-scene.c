@@ -104,8 +104,51 @@ hidden (const guint8 *flags, guint n, gint32 i)
 
 /* ---- summary lanes ---------------------------------------------------- */
 
-/* The stream's whole-run cache, filled on first use (empty if the
- * summary cannot be read). */
+/* Bytes of a pyramid of nb base bins and nlev levels, and the offset
+ * of level k in it. */
+static gsize
+pyr_offset (guint nb, guint k)
+{
+  gsize n = 0;
+  for (guint i = 0; i < k; i++)
+    n += nb >> i;
+  return 3 * n;
+}
+
+/* Fills a pyramid from occupancy fractions (nb bins x ns states), which
+ * are averaged pairwise in place for each coarser level. */
+static void
+pyr_build (float *occ, guint nb, guint ns, guint nlev, guint8 *q)
+{
+  for (guint k = 0; k < nlev; k++)
+    {
+      guint n = nb >> k;
+      if (k > 0)
+        for (guint b = 0; b < n; b++)
+          for (guint j = 0; j < ns; j++)
+            occ[(gsize) b * ns + j] = 0.5f * (occ[(gsize) 2 * b * ns + j]
+                                              + occ[(gsize) (2 * b + 1) * ns
+                                                    + j]);
+      for (guint b = 0; b < n; b++, q += 3)
+        {
+          float best = 0;
+          guint dom = 0xffff;
+          const float *o = occ + (gsize) b * ns;
+          for (guint j = 0; j < ns; j++)
+            if (o[j] > best)
+              {
+                best = o[j];
+                dom = j;
+              }
+          q[0] = dom & 0xff;
+          q[1] = dom >> 8;
+          q[2] = (guint8) lround (CLAMP (best, 0, 1) * 255);
+        }
+    }
+}
+
+/* The stream's whole-run cache pyramid, filled on first use (empty if
+ * the summary cannot be read). */
 static const guint8 *
 cache_get (MvLog *log, guint32 stream)
 {
@@ -116,30 +159,20 @@ cache_get (MvLog *log, guint32 stream)
     return c;
   /* Read outside the lock so several threads can fill the cache. */
   guint nb = log->cache_bins, ns = log->nstates;
+  gsize bytes = pyr_offset (nb, log->cache_levels);
   float *occ = g_new (float, (gsize) nb * MAX (ns, 1));
   logfmt_error_t err = { 0 };
-  guint8 *q = g_new (guint8, (gsize) nb * 3);
-  memset (q, 0xff, (gsize) nb * 3);
+  guint8 *q = g_malloc (bytes);
+  memset (q, 0xff, bytes);
+  for (gsize i = 2; i < bytes; i += 3)
+    q[i] = 0;
   guint64 level = 0;
   double cbin = (double) (mv_log_t_last (log) - mv_log_t_first (log)) / nb;
   if (ns > 0
       && logfmt_reader_summary (log->reader, stream, mv_log_t_first (log),
                                 mv_log_t_last (log), nb, occ, NULL, &level,
                                 &err) == 0)
-    for (guint b = 0; b < nb; b++)
-      {
-        float best = 0;
-        guint dom = 0xffff;
-        for (guint k = 0; k < ns; k++)
-          if (occ[(gsize) b * ns + k] > best)
-            {
-              best = occ[(gsize) b * ns + k];
-              dom = k;
-            }
-        q[3 * b] = dom & 0xff;
-        q[3 * b + 1] = dom >> 8;
-        q[3 * b + 2] = (guint8) lround (CLAMP (best, 0, 1) * 255);
-      }
+    pyr_build (occ, nb, ns, log->cache_levels, q);
   g_free (occ);
   g_mutex_lock (&log->cache_lock);
   if (log->cache[stream] == NULL)
@@ -189,91 +222,200 @@ cache_prefill (MvLog *log, guint first, guint last)
     g_thread_join (th[i]);
 }
 
-/* Adds the stream's dominant-state occupancy per pixel to sum from the
- * cache, if the cache is at least as fine as the pixels (or, for lanes
- * that aggregate rows, at most 8 pixels wide).  FALSE: ask the file. */
-static gboolean
-cache_add (MvScene *s, guint32 stream, double *sum, guint8 *touched,
-           gboolean aggregated)
+/* Lane cache bound: pyramids of aggregated lanes (pixel rows). */
+#define LANE_CACHE_MAX_BYTES (32u << 20)
+
+/* Per pixel of [t0, t1) over w pixels, the dominant state and its share
+ * (0-255) from a pyramid: the coarsest level with at least one bin per
+ * pixel, so a frame costs about two bin reads per pixel. */
+static void
+pyr_sample (const MvScene *s, const guint8 *pyr, const guint32 *lut,
+            MvLane *lane)
+{
+  const MvLog *log = s->log;
+  guint nb = log->cache_bins, ns = log->nstates, w = s->p.width;
+  guint64 lo = mv_log_t_first (log), hi = mv_log_t_last (log);
+  double cbin = (double) (hi - lo) / nb;
+  double first = ((double) s->p.t0 - (double) lo) / cbin;
+  double per = (double) (s->p.t1 - s->p.t0) / w / cbin;  /* bins/pixel */
+  guint k = 0;
+  while (k + 1 < log->cache_levels && per >= 2.0)
+    {
+      per /= 2;
+      first /= 2;
+      k++;
+    }
+  guint n = nb >> k;
+  const guint8 *q = pyr + pyr_offset (nb, k);
+  const guint32 bg = MV_SCENE_BG_RGB;
+  for (guint x = 0; x < w; x++)
+    {
+      double xa = first + x * per, xb = xa + per;
+      gint64 b0 = MAX ((gint64) floor (xa), 0);
+      gint64 b1 = MIN ((gint64) ceil (xb), (gint64) n);
+      /* A pixel spans at most a few bins: merge equal states by hand. */
+      guint dstate[4];
+      double dw[4];
+      guint nd = 0;
+      double cov = 0;
+      for (gint64 b = b0; b < b1; b++)
+        {
+          const guint8 *e = q + 3 * b;
+          guint dom = e[0] | (guint) e[1] << 8;
+          if (dom >= ns || e[2] == 0
+              || (s->p.state_hidden && s->p.state_hidden[dom]))
+            continue;
+          double ov = MIN (xb, (double) b + 1) - MAX (xa, (double) b);
+          if (ov <= 0)
+            continue;
+          double v = ov * e[2];
+          cov += v;
+          guint j = 0;
+          while (j < nd && dstate[j] != dom)
+            j++;
+          if (j == nd)
+            {
+              if (nd == G_N_ELEMENTS (dstate))
+                j = 0;  /* many bins: the first slot absorbs the rest */
+              else
+                {
+                  dstate[nd] = dom;
+                  dw[nd++] = 0;
+                }
+            }
+          dw[j] += v;
+        }
+      lane->pixels[x] = bg;
+      lane->dominant[x] = -1;
+      lane->dom_pct[x] = 0;
+      if (nd == 0)
+        continue;
+      guint bj = 0;
+      for (guint j = 1; j < nd; j++)
+        if (dw[j] > dw[bj])
+          bj = j;
+      double span = xb - xa;
+      double c = MIN (cov / span / 255.0, 1.0);
+      double best = MIN (dw[bj] / span / 255.0, 1.0);
+      guint32 out = lut[(gsize) dstate[bj] * 256 + (guint) (c * 255 + 0.5)];
+      lane->pixels[x] = out;
+      lane->dominant[x] = (gint16) dstate[bj];
+      lane->dom_pct[x] = (guint8) (best * 100 + 0.5);
+    }
+}
+
+static guint
+hidden_hash (const MvScene *s)
+{
+  guint h = 0;
+  for (guint k = 0; s->p.state_hidden && k < s->log->nstates; k++)
+    h = h * 31 + (s->p.state_hidden[k] ? k + 1 : 0);
+  return h;
+}
+
+/* The pyramid of a lane holding several rows (the dominant state of
+ * each row's bins, summed over the rows), built once and kept: pans and
+ * zooms then cost one pass over the pixels per lane. */
+static GBytes *
+lane_pyr (MvScene *s, const MvLane *lane, guint hid)
 {
   MvLog *log = s->log;
-  guint64 lo = mv_log_t_first (log), hi = mv_log_t_last (log);
-  guint nb = log->cache_bins, ns = log->nstates, w = s->p.width;
-  double cbin = (double) (hi - lo) / nb;
-  double pbin = (double) (s->p.t1 - s->p.t0) / w;
-  if (cbin > pbin * (aggregated ? 8 : 1) && log->cache[stream] != NULL
-      && !log->cache_exact[stream])
-    return FALSE;
-  const guint8 *c = cache_get (log, stream);
-  if (cbin > pbin * (aggregated ? 8 : 1) && !log->cache_exact[stream])
-    return FALSE;
-  /* Each cache bin spreads over the pixels it overlaps. */
-  double first = ((double) s->p.t0 - (double) lo) / cbin;
-  double last = ((double) s->p.t1 - (double) lo) / cbin;
-  gint64 b0 = MAX ((gint64) floor (first), 0);
-  gint64 b1 = MIN ((gint64) ceil (last), (gint64) nb);
-  double scale = cbin / pbin;  /* pixels per cache bin */
-  for (gint64 b = b0; b < b1; b++)
+  gint64 key = (gint64) lane->row_first << 32 | lane->row_count;
+  g_mutex_lock (&log->cache_lock);
+  if (log->lane_cache_hidden != hid)
     {
-      guint dom = c[3 * b] | (guint) c[3 * b + 1] << 8;
-      if (dom >= ns || c[3 * b + 2] == 0)
-        continue;
-      double xa = ((double) b - first) * scale;
-      double xb = xa + scale;
-      for (gint64 x = MAX ((gint64) floor (xa), 0); x < xb && x < (gint64) w;
-           x++)
+      g_hash_table_remove_all (log->lane_cache);
+      log->lane_cache_bytes = 0;
+      log->lane_cache_hidden = hid;
+    }
+  GBytes *b = g_hash_table_lookup (log->lane_cache, &key);
+  if (b)
+    g_bytes_ref (b);
+  g_mutex_unlock (&log->cache_lock);
+  if (b)
+    return b;
+  guint nb = log->cache_bins, ns = log->nstates;
+  float *acc = g_new0 (float, (gsize) nb * ns);
+  float inv = 1.0f / (255.0f * lane->row_count);
+  for (guint r = 0; r < lane->row_count; r++)
+    {
+      const guint8 *c = cache_get (log, log->rows[lane->row_first + r].stream);
+      for (guint i = 0; i < nb; i++, c += 3)
         {
-          double ov = MIN (xb, (double) x + 1) - MAX (xa, (double) x);
-          if (ov > 0)
-            {
-              sum[(gsize) x * ns + dom] += c[3 * b + 2] * MIN (ov, 1.0)
-                                           / 255.0;
-              touched[x] = 1;
-            }
+          guint dom = c[0] | (guint) c[1] << 8;
+          if (dom < ns && c[2] != 0
+              && !(s->p.state_hidden && s->p.state_hidden[dom]))
+            acc[(gsize) i * ns + dom] += c[2] * inv;
         }
     }
-  return TRUE;
+  gsize bytes = pyr_offset (nb, log->cache_levels);
+  guint8 *q = g_malloc (bytes);
+  pyr_build (acc, nb, ns, log->cache_levels, q);
+  g_free (acc);
+  b = g_bytes_new_take (q, bytes);
+  g_mutex_lock (&log->cache_lock);
+  if (log->lane_cache_hidden == hid)
+    {
+      if (log->lane_cache_bytes + bytes > LANE_CACHE_MAX_BYTES)
+        {
+          g_hash_table_remove_all (log->lane_cache);
+          log->lane_cache_bytes = 0;
+        }
+      if (!g_hash_table_contains (log->lane_cache, &key))
+        {
+          g_hash_table_insert (log->lane_cache, g_memdup2 (&key, sizeof key),
+                               g_bytes_ref (b));
+          log->lane_cache_bytes += bytes;
+        }
+    }
+  g_mutex_unlock (&log->cache_lock);
+  return b;
 }
 
 static gboolean
-lane_summary (MvScene *s, MvLane *lane, float *occ, double *sum,
-              guint8 *touched, const guint32 *rgb, GError **error)
+lane_summary (MvScene *s, MvLane *lane, float *occ, guint hid,
+              const guint32 *rgb, const guint32 *lut, GError **error)
 {
-  const MvLog *log = s->log;
+  MvLog *log = s->log;
   guint w = s->p.width, ns = log->nstates;
   lane->pixels = g_new (guint32, w);
   lane->dominant = g_new (gint16, w);
   lane->dom_pct = g_new0 (guint8, w);
-  memset (sum, 0, sizeof (double) * w * MAX (ns, 1));
-  memset (touched, 0, w);
-  for (guint r = 0; r < lane->row_count && ns > 0; r++)
+  for (guint x = 0; x < w; x++)
     {
-      guint32 st = log->rows[lane->row_first + r].stream;
-      if (cache_add (s, st, sum, touched, lane->row_count > 1))
-        continue;
-      logfmt_error_t err = { 0 };
-      int rc = logfmt_reader_summary (log->reader, st, s->p.t0, s->p.t1, w,
-                                      occ, NULL, NULL, &err);
-      if (rc != 0)
-        continue;  /* a damaged summary shows as empty */
-      for (guint x = 0; x < w; x++)
-        for (guint k = 0; k < ns; k++)
-          sum[(gsize) x * ns + k] += occ[(gsize) x * ns + k];
-      memset (touched, 1, w);
+      lane->pixels[x] = MV_SCENE_BG_RGB;
+      lane->dominant[x] = -1;
     }
-  /* Dominant state's colour, faded by how much of the pixel any state
-   * covers: crisper than a blend of every colour. */
-  double inv = 1.0 / MAX (lane->row_count, 1);
+  if (ns == 0)
+    return TRUE;
+  if (lane->row_count > 1)
+    {
+      GBytes *b = lane_pyr (s, lane, hid);
+      pyr_sample (s, g_bytes_get_data (b, NULL), lut, lane);
+      g_bytes_unref (b);
+      return TRUE;
+    }
+  guint32 st = log->rows[lane->row_first].stream;
+  double cbin = (double) (mv_log_t_last (log) - mv_log_t_first (log))
+                / log->cache_bins;
+  double pbin = (double) (s->p.t1 - s->p.t0) / w;
+  const guint8 *c = cache_get (log, st);
+  if (cbin <= pbin || log->cache_exact[st])
+    {
+      pyr_sample (s, c, lut, lane);
+      return TRUE;
+    }
+  /* Finer than the cache: ask the file. */
+  logfmt_error_t err = { 0 };
+  if (logfmt_reader_summary (log->reader, st, s->p.t0, s->p.t1, w, occ,
+                             NULL, NULL, &err) != 0)
+    return TRUE;  /* a damaged summary shows as empty */
   const guint32 bg = MV_SCENE_BG_RGB;
   for (guint x = 0; x < w; x++)
     {
-      lane->pixels[x] = bg;
-      lane->dominant[x] = -1;
-      if (!touched[x])
-        continue;
       double cov = 0, best = 0;
       int dom = -1;
-      const double *row = sum + (gsize) x * ns;
+      const float *row = occ + (gsize) x * ns;
       for (guint k = 0; k < ns; k++)
         {
           double f = row[k];
@@ -286,14 +428,13 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, double *sum,
               dom = k;
             }
         }
-      cov = MIN (cov * inv, 1.0);
-      best *= inv;
       if (dom < 0)
         continue;
-      guint32 c = rgb[dom], out = 0;
+      cov = MIN (cov, 1.0);
+      guint32 col = rgb[dom], out = 0;
       for (int sh = 16; sh >= 0; sh -= 8)
         {
-          double v = cov * ((c >> sh) & 0xff) + (1 - cov) * ((bg >> sh) & 0xff);
+          double v = cov * ((col >> sh) & 0xff) + (1 - cov) * ((bg >> sh) & 0xff);
           out |= (guint32) (CLAMP (v, 0, 255) + 0.5) << sh;
         }
       lane->pixels[x] = out;
@@ -356,7 +497,6 @@ emit_span (MvScene *s, MvLane *lane, GArray *last_at_depth, guint depth,
   };
   g_array_append_val (lane->spans, sp);
   g_array_index (last_at_depth, gint, depth) = lane->spans->len - 1;
-  s->max_depth = MAX (s->max_depth, depth);
 }
 
 static int
@@ -368,10 +508,131 @@ span_cmp (gconstpointer a, gconstpointer b)
   return x->x0 < y->x0 ? -1 : x->x0 > y->x0;
 }
 
-static gboolean
-lane_decode (MvScene *s, MvLane *lane, GArray *evs, GError **error)
+/* Decoded events kept across frames, at most this many in all. */
+#define DEC_CACHE_MAX_EVENTS 3000000u
+/* Decoded beyond the window on each side, in window widths, so that
+ * pans and zooms in are served from the cache. */
+#define DEC_MARGIN_SPANS     2u
+
+/* Decodes the events of a stream in [ta, tb] (all but messages). */
+static MvDecCache *
+dec_decode (const MvLog *log, guint32 stream, guint64 ta, guint64 tb,
+            guint64 *nread, GError **error)
 {
-  const MvLog *log = s->log;
+  logfmt_iter_t *it = NULL;
+  int rc = logfmt_iter_new (log->reader, stream, ta, tb, &it);
+  if (rc != 0)
+    {
+      g_set_error (error, MV_LOG_ERROR, -rc, "stream %u: %s", stream,
+                   logfmt_strerror (rc));
+      return NULL;
+    }
+  MvDecCache *d = g_new0 (MvDecCache, 1);
+  d->ta = ta;
+  d->tb = tb;
+  d->evs = g_array_new (FALSE, FALSE, sizeof (Ev));
+  d->cargo = g_array_new (FALSE, FALSE, LOGFMT_CARGO_SIZE);
+  logfmt_event_t buf[128];
+  long got;
+  while ((got = logfmt_iter_next_batch (it, buf, G_N_ELEMENTS (buf))) > 0)
+    {
+      *nread += (guint64) got;
+      for (long i = 0; i < got; i++)
+        {
+          const logfmt_event_t *ev = &buf[i];
+          if (ev->kind == LOGFMT_KIND_SEND || ev->kind == LOGFMT_KIND_RECV)
+            continue;
+          Ev e = { ev->time, ev->kind == LOGFMT_KIND_BEGIN
+                             || ev->kind == LOGFMT_KIND_END ? ev->state
+                                                            : ev->id,
+                   ev->kind, (guint8) ev->flags, 0, 0 };
+          if (ev->kind == LOGFMT_KIND_SOLO && (ev->flags & LOGFMT_EVF_CARGO))
+            {
+              e.cargo = d->cargo->len;
+              g_array_append_vals (d->cargo, ev->cargo, 1);
+            }
+          g_array_append_val (d->evs, e);
+        }
+    }
+  if (got < 0)
+    {
+      /* Show what decoded before the damage; not kept for later. */
+      g_debug ("%s", logfmt_iter_error (it)->message);
+      d->used = G_MAXUINT64;
+    }
+  logfmt_iter_free (it);
+  return d;
+}
+
+/* The stream's cached events covering [tstart, t1], decoding them (with
+ * a margin) if the cache does not hold them.  Returns with the cache
+ * lock held (dec_release drops it) so the entry cannot go away. */
+static MvDecCache *
+dec_get (MvLog *log, guint32 stream, guint64 tstart, guint64 t1,
+         guint64 span, guint64 *nread, GError **error)
+{
+  g_mutex_lock (&log->cache_lock);
+  MvDecCache *d = log->dec[stream];
+  if (d != NULL && d->ta <= tstart && d->tb >= t1)
+    {
+      d->used = ++log->dec_clock;
+      return d;
+    }
+  g_mutex_unlock (&log->cache_lock);
+  guint64 m = (guint64) DEC_MARGIN_SPANS * span;
+  guint64 ta = tstart == 0 ? 0 : tstart - MIN (tstart, m);
+  guint64 tb = t1 > G_MAXUINT64 - m ? G_MAXUINT64 : t1 + m;
+  d = dec_decode (log, stream, ta, tb, nread, error);
+  if (d == NULL)
+    return NULL;
+  gboolean damaged = d->used == G_MAXUINT64;
+  g_mutex_lock (&log->cache_lock);
+  if (damaged)
+    {
+      d->used = 0;
+      d->ta = G_MAXUINT64;  /* marks "not in the cache" for dec_release */
+      return d;
+    }
+  if (log->dec[stream] != NULL)
+    {
+      log->dec_events -= log->dec[stream]->evs->len;
+      mv__dec_cache_free (log->dec[stream]);
+    }
+  log->dec[stream] = d;
+  d->used = ++log->dec_clock;
+  log->dec_events += d->evs->len;
+  /* Over the bound: drop the least recently used streams. */
+  while (log->dec_events > DEC_CACHE_MAX_EVENTS)
+    {
+      guint victim = G_MAXUINT;
+      for (guint i = 0; i < log->nrows; i++)
+        if (log->dec[i] != NULL && log->dec[i] != d
+            && (victim == G_MAXUINT || log->dec[i]->used
+                                       < log->dec[victim]->used))
+          victim = i;
+      if (victim == G_MAXUINT)
+        break;
+      log->dec_events -= log->dec[victim]->evs->len;
+      mv__dec_cache_free (log->dec[victim]);
+      log->dec[victim] = NULL;
+    }
+  return d;
+}
+
+static void
+dec_release (MvLog *log, MvDecCache *d)
+{
+  gboolean own = d->ta == G_MAXUINT64;
+  g_mutex_unlock (&log->cache_lock);
+  if (own)
+    mv__dec_cache_free (d);
+}
+
+static gboolean
+lane_decode (MvScene *s, MvLane *lane, GArray *evs, guint64 *nread,
+             GError **error)
+{
+  MvLog *log = s->log;
   guint32 stream = log->rows[lane->row_first].stream;
   guint64 t0 = s->p.t0, t1 = s->p.t1, span = t1 - t0;
   guint64 lo = mv_log_t_first (log);
@@ -385,41 +646,41 @@ lane_decode (MvScene *s, MvLane *lane, GArray *evs, GError **error)
   lane->markers = g_array_new (FALSE, FALSE, sizeof (MvMarker));
   g_array_set_size (evs, 0);
 
-  logfmt_iter_t *it = NULL;
-  int rc = logfmt_iter_new (log->reader, stream, tstart, t1, &it);
-  if (rc != 0)
+  GArray *cargo = g_array_new (FALSE, FALSE, LOGFMT_CARGO_SIZE);
+  MvDecCache *d = dec_get (s->log, stream, tstart, t1, span, nread, error);
+  if (d == NULL)
     {
-      g_set_error (error, MV_LOG_ERROR, -rc, "stream %u: %s", stream,
-                   logfmt_strerror (rc));
+      g_array_unref (cargo);
       return FALSE;
     }
-  logfmt_event_t ev;
-  GArray *cargo = g_array_new (FALSE, FALSE, LOGFMT_CARGO_SIZE);
-  guint64 nread = 0;
-  while ((rc = logfmt_iter_next (it, &ev)) == 1)
+  /* Copy this window's part out of the cached events. */
+  const Ev *all = (const Ev *) d->evs->data;
+  guint lo_i = 0, hi_i = d->evs->len;
+  while (lo_i < hi_i)
     {
-      nread++;
-      if (ev.kind == LOGFMT_KIND_SEND || ev.kind == LOGFMT_KIND_RECV
-          || ((ev.kind == LOGFMT_KIND_SOLO || ev.kind == LOGFMT_KIND_LOSS)
-              && ev.time < t0))
+      guint mid = lo_i + (hi_i - lo_i) / 2;
+      if (all[mid].time < tstart)
+        lo_i = mid + 1;
+      else
+        hi_i = mid;
+    }
+  for (guint i = lo_i; i < d->evs->len && all[i].time <= t1; i++)
+    {
+      Ev e = all[i];
+      if ((e.kind == LOGFMT_KIND_SOLO || e.kind == LOGFMT_KIND_LOSS)
+          && e.time < t0)
         continue;
-      Ev e = { ev.time, ev.kind == LOGFMT_KIND_BEGIN
-                        || ev.kind == LOGFMT_KIND_END ? ev.state : ev.id,
-               ev.kind, (guint8) ev.flags, 0, 0 };
-      if (ev.kind == LOGFMT_KIND_SOLO && (ev.flags & LOGFMT_EVF_CARGO))
+      if (e.kind == LOGFMT_KIND_SOLO && (e.flags & LOGFMT_EVF_CARGO))
         {
-          e.cargo = cargo->len;
-          g_array_append_vals (cargo, ev.cargo, 1);
+          g_array_append_vals (cargo, &g_array_index (d->cargo, guint8,
+                                                      (gsize) e.cargo
+                                                      * LOGFMT_CARGO_SIZE),
+                               1);
+          e.cargo = cargo->len - 1;
         }
       g_array_append_val (evs, e);
     }
-  if (rc < 0)
-    {
-      /* Show what decoded before the damage; the caller warns. */
-      g_debug ("%s", logfmt_iter_error (it)->message);
-    }
-  logfmt_iter_free (it);
-  s->decoded += nread;
+  dec_release (s->log, d);
 
   /* Pass 1: ends without a begin are states opened before tstart,
    * innermost first. */
@@ -484,22 +745,22 @@ lane_decode (MvScene *s, MvLane *lane, GArray *evs, GError **error)
           {
             if (e->time < t0)
               break;
-            int d = e->kind == LOGFMT_KIND_SOLO
+            int dd = e->kind == LOGFMT_KIND_SOLO
                     ? mv_log_find_evdef (log, e->a) : -1;
-            if (hidden (s->p.evdef_hidden, log->nevdefs, d))
+            if (hidden (s->p.evdef_hidden, log->nevdefs, dd))
               break;
             float x = (float) ((double) (e->time - t0) * s->p.width / span_d);
             if (lane->markers->len > 0)
               {
                 MvMarker *m = &g_array_index (lane->markers, MvMarker,
                                               lane->markers->len - 1);
-                if (x - m->x < 1.0f && m->evdef == d)
+                if (x - m->x < 1.0f && m->evdef == dd)
                   {
                     m->count++;
                     break;
                   }
               }
-            MvMarker m = { .x = x, .evdef = d,
+            MvMarker m = { .x = x, .evdef = dd,
                            .id = e->kind == LOGFMT_KIND_SOLO ? e->a : -1,
                            .count = 1, .time = e->time, .flags = e->flags };
             if (e->flags & LOGFMT_EVF_CARGO)
@@ -643,6 +904,46 @@ scene_arrows (MvScene *s, GCancellable *cancellable)
 
 /* ---- scene ------------------------------------------------------------- */
 
+typedef struct
+{
+  MvScene        *s;
+  guint           first, step;   /* lanes first, first + step, ... */
+  GCancellable   *cancellable;
+  const guint32  *rgb, *lut;
+  guint           hid;
+  gboolean        okay;
+  GError         *error;
+  guint64         decoded;
+} LaneJob;
+
+static gpointer
+lane_job (gpointer data)
+{
+  LaneJob *j = data;
+  MvScene *s = j->s;
+  float *occ = NULL;
+  GArray *evs = NULL;
+  if (s->summary)
+    occ = g_new (float, (gsize) s->p.width * MAX (s->log->nstates, 1));
+  else
+    evs = g_array_new (FALSE, FALSE, sizeof (Ev));
+  for (guint i = j->first; i < s->nlanes && j->okay; i += j->step)
+    {
+      if (g_cancellable_set_error_if_cancelled (j->cancellable, &j->error))
+        j->okay = FALSE;
+      else if (s->summary)
+        j->okay = lane_summary (s, &s->lanes[i], occ, j->hid, j->rgb,
+                                j->lut, &j->error);
+      else
+        j->okay = lane_decode (s, &s->lanes[i], evs, &j->decoded,
+                               &j->error);
+    }
+  g_free (occ);
+  if (evs)
+    g_array_unref (evs);
+  return NULL;
+}
+
 MvScene *
 mv_scene_compute (MvLog *log, const MvSceneParams *p,
                   GCancellable *cancellable, GError **error)
@@ -691,41 +992,65 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
         }
     }
 
-  gboolean okay = TRUE;
+  /* Lanes are independent: split them over (at most 2) threads. */
+  guint nth = MIN (MAX (g_get_num_processors (), 1), 2);
+  if (s->nlanes < 8)
+    nth = 1;
+  LaneJob jobs[2];
+  GThread *th[2] = { NULL, NULL };
+  guint32 *rgb = NULL, *lut = NULL;
   if (s->summary)
     {
-      float *occ = g_new (float, (gsize) p->width * MAX (log->nstates, 1));
-      double *sum = g_new (double, (gsize) p->width * MAX (log->nstates, 1));
-      guint8 *touched = g_new (guint8, p->width);
       cache_prefill (log, first, last);
-      guint32 *rgb = g_new (guint32, MAX (log->nstates, 1));
+      guint ns = MAX (log->nstates, 1);
+      rgb = g_new (guint32, ns);
+      lut = g_new (guint32, (gsize) ns * 256);
       for (guint k = 0; k < log->nstates; k++)
-        rgb[k] = mv_log_state (log, k)->rgb;
-      for (guint i = 0; i < s->nlanes && okay; i++)
         {
-          if (g_cancellable_set_error_if_cancelled (cancellable, error))
-            okay = FALSE;
-          else
-            okay = lane_summary (s, &s->lanes[i], occ, sum, touched, rgb,
-                                 error);
+          rgb[k] = mv_log_state (log, k)->rgb;
+          for (guint c = 0; c < 256; c++)
+            {
+              guint32 out = 0;
+              for (int sh = 16; sh >= 0; sh -= 8)
+                {
+                  guint v = (c * ((rgb[k] >> sh) & 0xff)
+                             + (255 - c) * ((MV_SCENE_BG_RGB >> sh) & 0xff)
+                             + 127) / 255;
+                  out |= (guint32) v << sh;
+                }
+              lut[(gsize) k * 256 + c] = out;
+            }
         }
-      g_free (occ);
-      g_free (sum);
-      g_free (touched);
-      g_free (rgb);
     }
-  else
+  for (guint j = 0; j < nth; j++)
     {
-      GArray *evs = g_array_new (FALSE, FALSE, sizeof (Ev));
-      for (guint i = 0; i < s->nlanes && okay; i++)
-        {
-          if (g_cancellable_set_error_if_cancelled (cancellable, error))
-            okay = FALSE;
-          else
-            okay = lane_decode (s, &s->lanes[i], evs, error);
-        }
-      g_array_unref (evs);
+      jobs[j] = (LaneJob) { .s = s, .first = j, .step = nth,
+                            .cancellable = cancellable, .rgb = rgb,
+                            .lut = lut, .hid = hidden_hash (s), .okay = TRUE };
+      if (j > 0)
+        th[j] = g_thread_new ("mv-lanes", lane_job, &jobs[j]);
     }
+  lane_job (&jobs[0]);
+  gboolean okay = TRUE;
+  for (guint j = 0; j < nth; j++)
+    {
+      if (th[j])
+        g_thread_join (th[j]);
+      s->decoded += jobs[j].decoded;
+      if (!jobs[j].okay && okay)
+        {
+          okay = FALSE;
+          g_propagate_error (error, jobs[j].error);
+        }
+      else if (jobs[j].error)
+        g_error_free (jobs[j].error);
+    }
+  g_free (rgb);
+  g_free (lut);
+  for (guint i = 0; i < s->nlanes; i++)
+    for (guint k = 0; s->lanes[i].spans && k < s->lanes[i].spans->len; k++)
+      s->max_depth = MAX (s->max_depth,
+                          g_array_index (s->lanes[i].spans, MvSpan, k).depth);
   if (okay)
     scene_arrows (s, cancellable);
   if (okay && g_cancellable_set_error_if_cancelled (cancellable, error))
