@@ -380,6 +380,10 @@ comm_register (MPI_Comm comm)
   return e;
 }
 
+/* MPI_COMM_SELF's id, once known: it never changes (the id comes from
+ * the members) and the handle is never freed, so no lock is needed. */
+static _Atomic uint32_t self_id;
+
 uint32_t
 mpe__comm_id (MPI_Comm comm, int partner, int *world_partner)
 {
@@ -387,6 +391,15 @@ mpe__comm_id (MPI_Comm comm, int partner, int *world_partner)
     {
       *world_partner = partner;
       return 0;
+    }
+  if (comm == MPI_COMM_SELF)
+    {
+      uint32_t id = atomic_load_explicit (&self_id, memory_order_relaxed);
+      if (id != 0)
+        {
+          *world_partner = partner == 0 ? mpe__g.rank : -1;
+          return id;
+        }
     }
   pthread_mutex_lock (&comm_lock);
   centry_t *e = ctab_find (comm);
@@ -404,6 +417,8 @@ mpe__comm_id (MPI_Comm comm, int partner, int *world_partner)
         }
       else if (partner >= 0 && partner < e->lsize)
         *world_partner = e->lworld[partner];
+      if (comm == MPI_COMM_SELF)
+        atomic_store_explicit (&self_id, id, memory_order_relaxed);
     }
   pthread_mutex_unlock (&comm_lock);
   return id;

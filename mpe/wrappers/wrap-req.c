@@ -294,9 +294,14 @@ done (MPI_Request r, const MPI_Status *st, int log)
       if (c)
         return;
     }
+  /* The receive and the state's end share one clock read. */
   internal_state (1, 1);
-  mpe__wrap_recv_status (e.comm, st);
-  internal_state (1, 0);
+  if (st->MPI_SOURCE >= 0)
+    mpe__log_recv_end (e.comm, st->MPI_SOURCE, st->MPI_TAG,
+                       wrap_status_bytes (st),
+                       MPE_KNOWN_STATE_END (MPE__ST_IRECV_WAITED));
+  else
+    internal_state (1, 0);
 }
 
 static void
@@ -307,8 +312,12 @@ started (MPI_Request r, int log)
     return;
   if (log && (e.flags & MPE__REQ_SEND) && e.partner != MPI_PROC_NULL)
     {
-      internal_state (0, 1);
-      mpe__log_send (e.comm, e.partner, e.tag, e.bytes);
+      /* The state's begin and the send share one clock read. */
+      if (!atomic_load_explicit (&mpe__wrap_internal_used[0],
+                                 memory_order_relaxed))
+        atomic_store (&mpe__wrap_internal_used[0], 1);
+      mpe__log_begin_send (MPE_KNOWN_STATE_START (MPE__ST_ISEND_WAITED),
+                           e.comm, e.partner, e.tag, e.bytes);
       internal_state (0, 0);
     }
 }
