@@ -141,44 +141,103 @@ draw_summary_lanes (cairo_t *cr, const MvScene *s, double w, double h)
   cairo_surface_destroy (img);
 }
 
+typedef struct
+{
+  double   x, y, w, h;
+  gboolean outline;
+} Rect;
+
+/* All lanes' spans, depth by depth (nested ones on top), one fill per
+ * state and depth: a few cairo calls instead of several per span. */
 static void
-draw_spans (cairo_t *cr, const MvScene *s, const MvLane *l,
-            const MvDrawOpts *o)
+draw_spans (cairo_t *cr, const MvScene *s, const MvDrawOpts *o)
 {
   const MvLog *log = s->log;
-  for (guint i = 0; i < l->spans->len; i++)
+  guint ns = log->nstates;
+  GArray **rects = g_new0 (GArray *, ns + 1);
+  guint *cur = g_new0 (guint, MAX (s->nlanes, 1));
+  cairo_set_line_width (cr, 1);
+  for (guint d = 0; d <= s->max_depth; d++)
     {
-      const MvSpan *sp = &g_array_index (l->spans, MvSpan, i);
-      const logfmt_state_def_t *d = mv_log_state (log, sp->state);
-      guint32 c = d ? d->rgb : 0x888888;
-      double in = mv_scene_depth_inset (l->h, sp->depth);
-      double x0 = sp->x0, x1 = MAX (sp->x1, sp->x0 + 1.0);
-      double y = l->y + in, hh = l->h - 2 * in;
-      if (hh <= 0)
-        continue;
-      cairo_rectangle (cr, x0, y, x1 - x0, hh);
-      set_rgb (cr, c);
-      if ((x1 - x0) >= 4 && hh >= 6)
+      for (guint i = 0; i < s->nlanes; i++)
         {
-          cairo_fill_preserve (cr);
-          set_rgb (cr, darker (c));
-          cairo_set_line_width (cr, 1);
-          cairo_save (cr);
-          cairo_new_path (cr);
-          cairo_rectangle (cr, x0 + 0.5, y + 0.5, x1 - x0 - 1, hh - 1);
-          cairo_stroke (cr);
-          cairo_restore (cr);
+          const MvLane *l = &s->lanes[i];
+          if (l->spans == NULL)
+            continue;
+          double in = mv_scene_depth_inset (l->h, d);
+          double y = l->y + in, hh = l->h - 2 * in;
+          for (; cur[i] < l->spans->len; cur[i]++)
+            {
+              const MvSpan *sp = &g_array_index (l->spans, MvSpan, cur[i]);
+              if (sp->depth != d)
+                break;
+              if (hh <= 0)
+                continue;
+              guint k = sp->state >= 0 && (guint) sp->state < ns
+                        ? (guint) sp->state : ns;
+              double x0 = sp->x0, x1 = MAX (sp->x1, sp->x0 + 1.0);
+              Rect r = { x0, y, x1 - x0, hh, (x1 - x0) >= 4 && hh >= 6 };
+              if (rects[k] == NULL)
+                rects[k] = g_array_new (FALSE, FALSE, sizeof (Rect));
+              g_array_append_val (rects[k], r);
+            }
         }
-      else
-        cairo_fill (cr);
-      if (o && o->highlight_state == sp->state)
+      for (guint k = 0; k <= ns; k++)
         {
-          set_rgb (cr, C_SEL);
-          cairo_set_line_width (cr, 2);
-          cairo_rectangle (cr, x0 - 1, y - 1, x1 - x0 + 2, hh + 2);
-          cairo_stroke (cr);
+          if (rects[k] == NULL || rects[k]->len == 0)
+            continue;
+          const logfmt_state_def_t *def = k < ns ? mv_log_state (log, k)
+                                                 : NULL;
+          guint32 c = def ? def->rgb : 0x888888;
+          gboolean outline = FALSE;
+          for (guint j = 0; j < rects[k]->len; j++)
+            {
+              const Rect *r = &g_array_index (rects[k], Rect, j);
+              cairo_rectangle (cr, r->x, r->y, r->w, r->h);
+              outline |= r->outline;
+            }
+          set_rgb (cr, c);
+          cairo_fill (cr);
+          if (outline)
+            {
+              for (guint j = 0; j < rects[k]->len; j++)
+                {
+                  const Rect *r = &g_array_index (rects[k], Rect, j);
+                  if (r->outline)
+                    cairo_rectangle (cr, r->x + 0.5, r->y + 0.5, r->w - 1,
+                                     r->h - 1);
+                }
+              set_rgb (cr, darker (c));
+              cairo_stroke (cr);
+            }
+          g_array_set_size (rects[k], 0);
         }
     }
+  for (guint k = 0; k <= ns; k++)
+    if (rects[k])
+      g_array_unref (rects[k]);
+  g_free (rects);
+  g_free (cur);
+  if (o == NULL || o->highlight_state < 0)
+    return;
+  set_rgb (cr, C_SEL);
+  cairo_set_line_width (cr, 2);
+  for (guint i = 0; i < s->nlanes; i++)
+    {
+      const MvLane *l = &s->lanes[i];
+      for (guint j = 0; l->spans && j < l->spans->len; j++)
+        {
+          const MvSpan *sp = &g_array_index (l->spans, MvSpan, j);
+          if (sp->state != o->highlight_state)
+            continue;
+          double in = mv_scene_depth_inset (l->h, sp->depth);
+          double x0 = sp->x0, x1 = MAX (sp->x1, sp->x0 + 1.0);
+          double y = l->y + in, hh = l->h - 2 * in;
+          if (hh > 0)
+            cairo_rectangle (cr, x0 - 1, y - 1, x1 - x0 + 2, hh + 2);
+        }
+    }
+  cairo_stroke (cr);
 }
 
 static void
@@ -222,8 +281,99 @@ draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l)
     }
 }
 
+/* Many arrows: each adds its message count to the pixels of a 1-px
+ * line in a density image, shown with alpha growing with log(count).
+ * Overlaps darken (count-weighted) and the cost is one pass per line,
+ * where thousands of anti-aliased cairo strokes would take 100s of ms. */
 static void
-draw_arrows (cairo_t *cr, const MvScene *s)
+draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
+{
+  int iw = (int) ceil (w), ih = (int) ceil (h);
+  if (iw <= 0 || ih <= 0)
+    return;
+  float *acc = g_new0 (float, (gsize) iw * ih);
+  for (guint i = 0; i < s->arrows->len; i++)
+    {
+      const MvArrow *a = &g_array_index (s->arrows, MvArrow, i);
+      double dx = a->x1 - a->x0, dy = a->y1 - a->y0;
+      /* Clip to the image first (Liang-Barsky): messages that cross the
+       * window start or end far off screen. */
+      double u0 = 0, u1 = 1;
+      const double pp[4] = { -dx, dx, -dy, dy };
+      const double qq[4] = { a->x0, iw - a->x0, a->y0, ih - a->y0 };
+      gboolean out = FALSE;
+      for (int e = 0; e < 4 && !out; e++)
+        {
+          if (pp[e] == 0)
+            out = qq[e] < 0;
+          else
+            {
+              double u = qq[e] / pp[e];
+              if (pp[e] < 0)
+                u0 = MAX (u0, u);
+              else
+                u1 = MIN (u1, u);
+              out = u0 > u1;
+            }
+        }
+      if (out)
+        continue;
+      double x = a->x0 + u0 * dx, y = a->y0 + u0 * dy;
+      double cdx = (u1 - u0) * dx, cdy = (u1 - u0) * dy;
+      double n = MAX (ceil (MAX (fabs (cdx), fabs (cdy))), 1);
+      double sx = cdx / n, sy = cdy / n;
+      for (int k = 0; k <= (int) n; k++, x += sx, y += sy)
+        {
+          int px = (int) floor (x), py = (int) floor (y);
+          /* Column-major: most message lines are near vertical. */
+          if (px >= 0 && px < iw && py >= 0 && py < ih)
+            acc[(gsize) px * ih + py] += a->count;
+        }
+    }
+  float vmax = 1;
+  for (gsize i = 0; i < (gsize) iw * ih; i++)
+    vmax = MAX (vmax, acc[i]);
+  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32,
+                                                     iw, ih);
+  cairo_surface_flush (img);
+  guint8 *data = cairo_image_surface_get_data (img);
+  int stride = cairo_image_surface_get_stride (img);
+  double lmax = log1p (vmax);
+  guint32 lut[256];
+  for (int k = 0; k < 256; k++)
+    {
+      /* Premultiplied C_ARROW at alpha 0.15 .. 0.85. */
+      double al = k == 0 ? 0 : 0.15 + 0.7 * (k / 255.0);
+      guint r = (guint) (((C_ARROW >> 16) & 0xff) * al + 0.5);
+      guint g = (guint) (((C_ARROW >> 8) & 0xff) * al + 0.5);
+      guint b = (guint) ((C_ARROW & 0xff) * al + 0.5);
+      lut[k] = (guint32) (al * 255 + 0.5) << 24 | r << 16 | g << 8 | b;
+    }
+  /* Counts are whole numbers: their levels come from a table. */
+  guint nlev = (guint) MIN (vmax, 65535.0f) + 1;
+  guint8 *level = g_new (guint8, nlev);
+  for (guint v = 0; v < nlev; v++)
+    level[v] = (guint8) MAX (1, (int) (log1p (v) / lmax * 255));
+  /* The new image is transparent: write only the pixels lines touch. */
+  for (int x = 0; x < iw; x++)
+    {
+      const float *src = acc + (gsize) x * ih;
+      for (int y = 0; y < ih; y++)
+        if (src[y] > 0)
+          ((guint32 *) (data + (gsize) y * stride))[x]
+            = lut[src[y] < nlev ? level[(guint) src[y]]
+                  : MAX (1, (int) (log1p (src[y]) / lmax * 255))];
+    }
+  g_free (level);
+  g_free (acc);
+  cairo_surface_mark_dirty (img);
+  cairo_set_source_surface (cr, img, 0, 0);
+  cairo_paint (cr);
+  cairo_surface_destroy (img);
+}
+
+static void
+draw_arrows (cairo_t *cr, const MvScene *s, double w, double h)
 {
   if (s->arrows == NULL)
     return;
@@ -234,16 +384,15 @@ draw_arrows (cairo_t *cr, const MvScene *s)
    * connections stay darkest (count-weighted). */
   gboolean dense = s->arrows_aggregated || s->arrows->len > 300;
   cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+  if (dense)
+    {
+      draw_arrow_density (cr, s, w, h);
+      return;
+    }
   for (guint i = 0; i < s->arrows->len; i++)
     {
       const MvArrow *a = &g_array_index (s->arrows, MvArrow, i);
       double lw = 1.2, alpha = 0.85;
-      if (dense)
-        {
-          double f = log1p (a->count) / log1p (maxc);
-          alpha = 0.04 + 0.36 * f;
-          lw = 0.8 + 1.2 * f;
-        }
       set_rgba (cr, C_ARROW, alpha);
       cairo_set_line_width (cr, lw);
       cairo_move_to (cr, a->x0, a->y0);
@@ -251,7 +400,7 @@ draw_arrows (cairo_t *cr, const MvScene *s)
       cairo_stroke (cr);
       double dx = a->x1 - a->x0, dy = a->y1 - a->y0;
       double len = sqrt (dx * dx + dy * dy);
-      if (len >= 10 && !dense)
+      if (len >= 10)
         {
           double ux = dx / len, uy = dy / len, hs = 6 + lw;
           cairo_move_to (cr, a->x1, a->y1);
@@ -289,15 +438,13 @@ mv_draw_plot (cairo_t *cr, const MvScene *s, double w, double h,
   if (s->summary)
     draw_summary_lanes (cr, s, w, h);
   else
-    for (guint i = 0; i < s->nlanes; i++)
-      {
-        const MvLane *l = &s->lanes[i];
-        if (l->spans)
-          draw_spans (cr, s, l, o);
-        if (l->markers)
-          draw_markers (cr, s, l);
-      }
-  draw_arrows (cr, s);
+    {
+      draw_spans (cr, s, o);
+      for (guint i = 0; i < s->nlanes; i++)
+        if (s->lanes[i].markers)
+          draw_markers (cr, s, &s->lanes[i]);
+    }
+  draw_arrows (cr, s, w, h);
   cairo_restore (cr);
 }
 

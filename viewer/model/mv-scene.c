@@ -225,15 +225,24 @@ cache_prefill (MvLog *log, guint first, guint last)
 /* Lane cache bound: pyramids of aggregated lanes (pixel rows). */
 #define LANE_CACHE_MAX_BYTES (32u << 20)
 
-/* Per pixel of [t0, t1) over w pixels, the dominant state and its share
- * (0-255) from a pyramid: the coarsest level with at least one bin per
- * pixel, so a frame costs about two bin reads per pixel. */
+/* Where each pixel of [t0, t1) falls in the pyramids: the coarsest
+ * level with at least one bin per pixel, and per pixel its first bin
+ * and the overlap of up to 4 bins.  Computed once per frame: every
+ * lane (10,000 processes: ~1,000 of them) shares it. */
+typedef struct
+{
+  guint    n;          /* bins of the level */
+  gsize    off;        /* level's offset in a pyramid */
+  gint32  *b0;         /* per pixel: first bin */
+  guint8  *nbins;      /* per pixel: bins overlapped (0..4) */
+  float   *w;          /* per pixel: 4 overlaps, in pixel fractions */
+} PyrGeom;
+
 static void
-pyr_sample (const MvScene *s, const guint8 *pyr, const guint32 *lut,
-            MvLane *lane)
+pyr_geom_init (PyrGeom *g, const MvScene *s)
 {
   const MvLog *log = s->log;
-  guint nb = log->cache_bins, ns = log->nstates, w = s->p.width;
+  guint nb = log->cache_bins, w = s->p.width;
   guint64 lo = mv_log_t_first (log), hi = mv_log_t_last (log);
   double cbin = (double) (hi - lo) / nb;
   double first = ((double) s->p.t0 - (double) lo) / cbin;
@@ -245,62 +254,80 @@ pyr_sample (const MvScene *s, const guint8 *pyr, const guint32 *lut,
       first /= 2;
       k++;
     }
-  guint n = nb >> k;
-  const guint8 *q = pyr + pyr_offset (nb, k);
-  const guint32 bg = MV_SCENE_BG_RGB;
+  g->n = nb >> k;
+  g->off = pyr_offset (nb, k);
+  g->b0 = g_new (gint32, w);
+  g->nbins = g_new0 (guint8, w);
+  g->w = g_new0 (float, (gsize) w * 4);
   for (guint x = 0; x < w; x++)
     {
       double xa = first + x * per, xb = xa + per;
       gint64 b0 = MAX ((gint64) floor (xa), 0);
-      gint64 b1 = MIN ((gint64) ceil (xb), (gint64) n);
-      /* A pixel spans at most a few bins: merge equal states by hand. */
-      guint dstate[4];
-      double dw[4];
-      guint nd = 0;
-      double cov = 0;
+      gint64 b1 = MIN ((gint64) ceil (xb), (gint64) g->n);
+      /* More than 4 bins only at the coarsest level: keep the 4 first
+       * (a zoomed-out view of a pyramid that stops early). */
+      b1 = MIN (b1, b0 + 4);
+      g->b0[x] = (gint32) b0;
       for (gint64 b = b0; b < b1; b++)
         {
-          const guint8 *e = q + 3 * b;
-          guint dom = e[0] | (guint) e[1] << 8;
-          if (dom >= ns || e[2] == 0
-              || (s->p.state_hidden && s->p.state_hidden[dom]))
-            continue;
           double ov = MIN (xb, (double) b + 1) - MAX (xa, (double) b);
-          if (ov <= 0)
-            continue;
-          double v = ov * e[2];
-          cov += v;
-          guint j = 0;
-          while (j < nd && dstate[j] != dom)
-            j++;
-          if (j == nd)
-            {
-              if (nd == G_N_ELEMENTS (dstate))
-                j = 0;  /* many bins: the first slot absorbs the rest */
-              else
-                {
-                  dstate[nd] = dom;
-                  dw[nd++] = 0;
-                }
-            }
-          dw[j] += v;
+          g->w[(gsize) x * 4 + g->nbins[x]++] = (float) (MAX (ov, 0) / per);
         }
-      lane->pixels[x] = bg;
-      lane->dominant[x] = -1;
-      lane->dom_pct[x] = 0;
+    }
+}
+
+static void
+pyr_geom_clear (PyrGeom *g)
+{
+  g_free (g->b0);
+  g_free (g->nbins);
+  g_free (g->w);
+}
+
+/* Per pixel, the dominant state and its share from a pyramid, coloured
+ * through lut (state x coverage 0-255). */
+static void
+pyr_sample (const MvScene *s, const PyrGeom *g, const guint8 *pyr,
+            const guint32 *lut, MvLane *lane)
+{
+  guint ns = s->log->nstates, w = s->p.width;
+  const guint8 *q = pyr + g->off;
+  const guint8 *hid = s->p.state_hidden;
+  for (guint x = 0; x < w; x++)
+    {
+      const guint8 *e = q + 3 * (gsize) g->b0[x];
+      const float *wx = g->w + (gsize) x * 4;
+      guint dstate[4];
+      float dw[4];
+      guint nd = 0;
+      float cov = 0;
+      for (guint j = 0; j < g->nbins[x]; j++, e += 3)
+        {
+          guint dom = e[0] | (guint) e[1] << 8;
+          if (dom >= ns || e[2] == 0 || (hid && hid[dom]))
+            continue;
+          float v = wx[j] * e[2];
+          cov += v;
+          guint i = 0;
+          while (i < nd && dstate[i] != dom)
+            i++;
+          if (i == nd)
+            {
+              dstate[nd] = dom;
+              dw[nd++] = 0;
+            }
+          dw[i] += v;
+        }
       if (nd == 0)
-        continue;
+        continue;  /* lane_summary cleared the pixel */
       guint bj = 0;
-      for (guint j = 1; j < nd; j++)
-        if (dw[j] > dw[bj])
-          bj = j;
-      double span = xb - xa;
-      double c = MIN (cov / span / 255.0, 1.0);
-      double best = MIN (dw[bj] / span / 255.0, 1.0);
-      guint32 out = lut[(gsize) dstate[bj] * 256 + (guint) (c * 255 + 0.5)];
-      lane->pixels[x] = out;
+      for (guint i = 1; i < nd; i++)
+        if (dw[i] > dw[bj])
+          bj = i;
+      guint c = (guint) MIN (cov + 0.5f, 255.0f);
+      lane->pixels[x] = lut[(gsize) dstate[bj] * 256 + c];
       lane->dominant[x] = (gint16) dstate[bj];
-      lane->dom_pct[x] = (guint8) (best * 100 + 0.5);
+      lane->dom_pct[x] = (guint8) MIN (dw[bj] * (100.0f / 255) + 0.5f, 100);
     }
 }
 
@@ -374,7 +401,8 @@ lane_pyr (MvScene *s, const MvLane *lane, guint hid)
 
 static gboolean
 lane_summary (MvScene *s, MvLane *lane, float *occ, guint hid,
-              const guint32 *rgb, const guint32 *lut, GError **error)
+              const guint32 *rgb, const guint32 *lut, const PyrGeom *g,
+              GError **error)
 {
   MvLog *log = s->log;
   guint w = s->p.width, ns = log->nstates;
@@ -391,7 +419,7 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, guint hid,
   if (lane->row_count > 1)
     {
       GBytes *b = lane_pyr (s, lane, hid);
-      pyr_sample (s, g_bytes_get_data (b, NULL), lut, lane);
+      pyr_sample (s, g, g_bytes_get_data (b, NULL), lut, lane);
       g_bytes_unref (b);
       return TRUE;
     }
@@ -402,7 +430,7 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, guint hid,
   const guint8 *c = cache_get (log, st);
   if (cbin <= pbin || log->cache_exact[st])
     {
-      pyr_sample (s, c, lut, lane);
+      pyr_sample (s, g, c, lut, lane);
       return TRUE;
     }
   /* Finer than the cache: ask the file. */
@@ -910,6 +938,7 @@ typedef struct
   guint           first, step;   /* lanes first, first + step, ... */
   GCancellable   *cancellable;
   const guint32  *rgb, *lut;
+  const PyrGeom  *geom;
   guint           hid;
   gboolean        okay;
   GError         *error;
@@ -933,7 +962,7 @@ lane_job (gpointer data)
         j->okay = FALSE;
       else if (s->summary)
         j->okay = lane_summary (s, &s->lanes[i], occ, j->hid, j->rgb,
-                                j->lut, &j->error);
+                                j->lut, j->geom, &j->error);
       else
         j->okay = lane_decode (s, &s->lanes[i], evs, &j->decoded,
                                &j->error);
@@ -999,8 +1028,10 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
   LaneJob jobs[2];
   GThread *th[2] = { NULL, NULL };
   guint32 *rgb = NULL, *lut = NULL;
+  PyrGeom geom = { 0 };
   if (s->summary)
     {
+      pyr_geom_init (&geom, s);
       cache_prefill (log, first, last);
       guint ns = MAX (log->nstates, 1);
       rgb = g_new (guint32, ns);
@@ -1026,7 +1057,7 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
     {
       jobs[j] = (LaneJob) { .s = s, .first = j, .step = nth,
                             .cancellable = cancellable, .rgb = rgb,
-                            .lut = lut, .hid = hidden_hash (s), .okay = TRUE };
+                            .lut = lut, .geom = &geom, .hid = hidden_hash (s), .okay = TRUE };
       if (j > 0)
         th[j] = g_thread_new ("mv-lanes", lane_job, &jobs[j]);
     }
@@ -1047,6 +1078,7 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
     }
   g_free (rgb);
   g_free (lut);
+  pyr_geom_clear (&geom);
   for (guint i = 0; i < s->nlanes; i++)
     for (guint k = 0; s->lanes[i].spans && k < s->lanes[i].spans->len; k++)
       s->max_depth = MAX (s->max_depth,
