@@ -39,5 +39,15 @@ hasnt "^(send|recv) [0-9]+ -?[0-9]+ 7 " "PROC_NULL traffic draws nothing"
 has "total MPI_Send 16"
 has "total MPI_Barrier 4"
 has "messages 23 0" "3x4 ring + 8 Sendrecv + 3 between 0 and 1, all matched"
+# One clock read stamps a state's begin and its send, and a receive and
+# its state's end: every send and receive here shares its time.
+has "sametime send 0 8" "rank 0: 3 Send, Sendrecv(_replace), S/B/Rsend"
+has "sametime recv 0 5" "rank 0: 3 Recv, Sendrecv(_replace)"
+has "sametime send 1 5"
+has "sametime recv 1 8" "rank 1: also Ssend/Bsend receives, Irecv waited"
+for r in 2 3; do
+  has "sametime send $r 5"
+  has "sametime recv $r 5"
+done
 nesting_ok
 finish

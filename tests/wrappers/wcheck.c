@@ -11,6 +11,9 @@
  *   cargo NAME RANK TEXT        formatted info of end events with cargo
  *   messages MATCHED UNMATCHED
  *   nesting RANK.THREAD OK/BAD  begins and ends pair up per stream
+ *   sametime send|recv RANK COUNT  sends with the same time as the begin
+ *                               before them, receives with the same time
+ *                               as the end after them (one clock read)
  * usage: wcheck FILE
  */
 #include <inttypes.h>
@@ -85,7 +88,8 @@ main (int argc, char **argv)
       const logfmt_stream_def_t *sd = logfmt_reader_stream (r, s);
       logfmt_iter_t *it = NULL;
       logfmt_event_t ev;
-      int depth = 0, bad = 0, rc;
+      int depth = 0, bad = 0, rc, have_prev = 0, prev_kind = 0;
+      uint64_t prev_time = 0;
       if (logfmt_iter_new (r, s, 0, UINT64_MAX, &it) != 0)
         {
           fprintf (stderr, "wcheck: cannot iterate stream %u\n", s);
@@ -109,6 +113,13 @@ main (int argc, char **argv)
             case LOGFMT_KIND_END:
               if (--depth < 0)
                 bad = 1;
+              /* A receive stamped with its state's end. */
+              if (have_prev && prev_kind == LOGFMT_KIND_RECV
+                  && prev_time == ev.time)
+                {
+                  snprintf (buf, sizeof buf, "sametime recv %d", sd->rank);
+                  add_line (&counted, buf);
+                }
               if ((ev.flags & LOGFMT_EVF_CARGO) && st && st->format)
                 {
                   char txt[256];
@@ -133,6 +144,13 @@ main (int argc, char **argv)
               break;
             case LOGFMT_KIND_SEND:
             case LOGFMT_KIND_RECV:
+              /* A send stamped with its state's begin (one clock read). */
+              if (ev.kind == LOGFMT_KIND_SEND && have_prev
+                  && prev_kind == LOGFMT_KIND_BEGIN && prev_time == ev.time)
+                {
+                  snprintf (buf, sizeof buf, "sametime send %d", sd->rank);
+                  add_line (&counted, buf);
+                }
               snprintf (buf, sizeof buf, "%s %d %d %d %" PRIu64,
                         ev.kind == LOGFMT_KIND_SEND ? "send" : "recv",
                         sd->rank, ev.partner, ev.tag, ev.size);
@@ -141,6 +159,9 @@ main (int argc, char **argv)
             default:
               break;
             }
+          have_prev = 1;
+          prev_kind = ev.kind;
+          prev_time = ev.time;
         }
       if (rc < 0)
         {
