@@ -175,8 +175,12 @@ draw_spans (cairo_t *cr, const MvScene *s, const MvDrawOpts *o)
                 continue;
               guint k = sp->state >= 0 && (guint) sp->state < ns
                         ? (guint) sp->state : ns;
-              double x0 = sp->x0, x1 = MAX (sp->x1, sp->x0 + 1.0);
-              Rect r = { x0, y, x1 - x0, hh, (x1 - x0) >= 4 && hh >= 6 };
+              /* Whole pixels: cairo fills aligned boxes without
+               * rasterising polygons (several times faster). */
+              double x0 = floor (sp->x0 + 0.5);
+              double x1 = MAX (floor (sp->x1 + 0.5), x0 + 1.0);
+              Rect r = { x0, round (y), x1 - x0, round (y + hh) - round (y),
+                         (x1 - x0) >= 4 && hh >= 6 };
               if (rects[k] == NULL)
                 rects[k] = g_array_new (FALSE, FALSE, sizeof (Rect));
               g_array_append_val (rects[k], r);
@@ -247,6 +251,7 @@ draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l)
   double sz = CLAMP (l->h * 0.35, 3, 6);
   /* Crowded markers: small plain ticks, no stems or outlines. */
   gboolean crowded = l->markers->len > s->p.width / 10.0;
+  guint32 pending = G_MAXUINT32;
   for (guint i = 0; i < l->markers->len; i++)
     {
       const MvMarker *m = &g_array_index (l->markers, MvMarker, i);
@@ -256,12 +261,18 @@ draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l)
       double x = round (m->x) + 0.5, y = l->y + 1;
       if (crowded)
         {
+          /* One fill per run of markers of a colour. */
+          c = c == 0xffffff ? C_TEXT : c;
+          if (c != pending && pending != G_MAXUINT32)
+            {
+              set_rgb (cr, pending);
+              cairo_fill (cr);
+            }
+          pending = c;
           cairo_move_to (cr, x - 2.5, y);
           cairo_line_to (cr, x + 2.5, y);
           cairo_line_to (cr, x, y + 4);
           cairo_close_path (cr);
-          set_rgb (cr, c == 0xffffff ? C_TEXT : c);
-          cairo_fill (cr);
           continue;
         }
       /* A downward triangle with a stem: visible on any bar colour. */
@@ -278,6 +289,11 @@ draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l)
       cairo_fill_preserve (cr);
       set_rgb (cr, C_TEXT);
       cairo_stroke (cr);
+    }
+  if (pending != G_MAXUINT32)
+    {
+      set_rgb (cr, pending);
+      cairo_fill (cr);
     }
 }
 

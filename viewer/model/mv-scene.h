@@ -20,7 +20,7 @@
 G_BEGIN_DECLS
 
 #define MV_SCENE_MIN_DECODE_ROW_H 4.0
-#define MV_SCENE_DEFAULT_BUDGET   250000u  /* events decoded per frame */
+#define MV_SCENE_DEFAULT_BUDGET   50000u   /* events decoded per frame */
 #define MV_SCENE_MAX_ARROWS       2000u    /* more are aggregated */
 #define MV_SCENE_BG_RGB           0xffffffu
 
