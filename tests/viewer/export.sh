@@ -59,8 +59,20 @@ size=$(wc -c <"$tap_tmp/t.clog")
 head -c $((size / 2)) "$tap_tmp/t.clog" >"$tap_tmp/half.clog"
 "$mpeview" --export "$tap_tmp/half.png" "$tap_tmp/half.clog" 2>"$tap_tmp/err"
 rc=$?
-{ [ $rc -eq 0 ] || [ $rc -eq 1 ]; } && [ -s "$tap_tmp/err" ]
-ok $? "truncated file: message, no crash (status $rc: $(head -c 120 "$tap_tmp/err"))"
+[ $rc -eq 0 ] && grep -q "warning: .*did not finish" "$tap_tmp/err" &&
+  [ -s "$tap_tmp/half.png" ]
+ok $? "truncated file: exported with a warning (status $rc: $(head -c 120 "$tap_tmp/err"))"
+# The image says what is missing: a note on a pale amber box.
+n=$(pix "$tap_tmp/half.png" --count fff4d6)
+[ "${n:-0}" -gt 1000 ]
+ok $? "truncated file: visible note in the image ($n note pixels)"
+# A damaged block (checksum): what can be read is drawn, the error names
+# the problem, the status is 1.
+cp "$tap_tmp/t.clog" "$tap_tmp/bad.clog"
+printf '\336\255\276\357' | dd of="$tap_tmp/bad.clog" bs=1 seek=400 \
+  conv=notrunc 2>/dev/null
+fails 1 "checksum mismatch" --export "$tap_tmp/bad.png" "$tap_tmp/bad.clog"
+ok $? "damaged block: error names it, status 1 ($(head -c 120 "$tap_tmp/err"))"
 fails 1 "unknown output format" --export "$tap_tmp/x.bmp" "$tap_tmp/t.clog"
 ok $? "unknown output format"
 fails 2 "bad time" --export "$tap_tmp/x.png" --from 1parsec "$tap_tmp/t.clog"

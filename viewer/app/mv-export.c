@@ -163,6 +163,15 @@ mv_export_run (const MvExportOpts *o, GError **error)
   gboolean ok = st == CAIRO_STATUS_SUCCESS;
   if (fp != NULL && fclose (fp) != 0)
     ok = FALSE;
+  fp = NULL;
+  if (ok && scene->problem)
+    {
+      /* The image shows what could be read; the exit status says the
+       * file is damaged. */
+      g_set_error (error, MV_LOG_ERROR, 1, "%s: damaged: %s", o->input,
+                   scene->problem);
+      return FALSE;
+    }
   if (!ok)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,

@@ -73,6 +73,8 @@ update_status (MvTimeline *tl, gpointer user)
     g_string_append (s, ", arrows aggregated");
   if (sc && sc->arrows_skipped)
     g_string_append (s, ", too many messages for arrows: zoom in");
+  if (sc && sc->problem)
+    g_string_append_printf (s, "   ·   damaged: %s", sc->problem);
   gtk_label_set_text (GTK_LABEL (w->status), s->str);
   g_string_free (s, TRUE);
   const char *det = mv_timeline_details (tl);

@@ -17,6 +17,8 @@
 #define C_TEXT_DIM  0x6a737d
 #define C_ARROW     0x1f2937
 #define C_SEL       0x2f6fde
+#define C_NOTE      0x7a4b00
+#define C_NOTE_BG   0xfff4d6
 
 static void
 set_rgb (cairo_t *cr, guint32 c)
@@ -661,6 +663,29 @@ mv_draw_timeline (cairo_t *cr, const MvScene *s, const MvLayout *l,
       set_rgba (cr, C_SEL, 0.15);
       cairo_rectangle (cr, a, 0, b - a, l->plot_h);
       cairo_fill (cr);
+    }
+  if (s->log->warning || s->problem)
+    {
+      /* What is missing, over the plot's bottom left corner. */
+      char *msg = g_strdup_printf ("%s%s%s", s->problem ? s->problem : "",
+                                   s->problem && s->log->warning ? " · " : "",
+                                   s->log->warning ? s->log->warning : "");
+      PangoLayout *pl = make_layout (cr, "Sans 9");
+      pango_layout_set_width (pl, (int) (MAX (l->plot_w - 24, 50))
+                                  * PANGO_SCALE);
+      pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_END);
+      pango_layout_set_text (pl, msg, -1);
+      int tw, th;
+      pango_layout_get_pixel_size (pl, &tw, &th);
+      double y = MAX (l->plot_h - th - 14, 0);
+      set_rgb (cr, C_NOTE_BG);
+      cairo_rectangle (cr, 6, y, tw + 12, th + 8);
+      cairo_fill (cr);
+      set_rgb (cr, C_NOTE);
+      cairo_move_to (cr, 12, y + 4);
+      pango_cairo_show_layout (cr, pl);
+      g_object_unref (pl);
+      g_free (msg);
     }
   cairo_restore (cr);
   mv_draw_frame (cr, s, l, o);

@@ -93,6 +93,7 @@ mv_scene_free (MvScene *s)
   if (s->arrows)
     g_array_unref (s->arrows);
   mv_log_unref (s->log);
+  g_free (s->problem);
   g_free (s);
 }
 
@@ -100,6 +101,21 @@ static gboolean
 hidden (const guint8 *flags, guint n, gint32 i)
 {
   return flags != NULL && i >= 0 && (guint) i < n && flags[i];
+}
+
+/* Keeps the first problem met (lanes run on several threads). */
+static void
+scene_problem (MvScene *s, char *msg)
+{
+  static GMutex lock;
+  g_mutex_lock (&lock);
+  if (s->problem == NULL)
+    {
+      s->problem = msg;
+      msg = NULL;
+    }
+  g_mutex_unlock (&lock);
+  g_free (msg);
 }
 
 /* ---- summary lanes ---------------------------------------------------- */
@@ -168,17 +184,22 @@ cache_get (MvLog *log, guint32 stream)
     q[i] = 0;
   guint64 level = 0;
   double cbin = (double) (mv_log_t_last (log) - mv_log_t_first (log)) / nb;
-  if (ns > 0
-      && logfmt_reader_summary (log->reader, stream, mv_log_t_first (log),
-                                mv_log_t_last (log), nb, occ, NULL, &level,
-                                &err) == 0)
-    pyr_build (occ, nb, ns, log->cache_levels, q);
+  gboolean bad = FALSE;
+  if (ns > 0)
+    {
+      if (logfmt_reader_summary (log->reader, stream, mv_log_t_first (log),
+                                 mv_log_t_last (log), nb, occ, NULL, &level,
+                                 &err) == 0)
+        pyr_build (occ, nb, ns, log->cache_levels, q);
+      else
+        bad = TRUE;
+    }
   g_free (occ);
   g_mutex_lock (&log->cache_lock);
   if (log->cache[stream] == NULL)
     {
       /* The file has nothing finer: the cache serves every zoom. */
-      log->cache_exact[stream] = level >= cbin;
+      log->cache_exact[stream] = bad ? 2 : level >= cbin;
       log->cache[stream] = q;
       q = NULL;
     }
@@ -416,6 +437,15 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, guint hid,
     }
   if (ns == 0)
     return TRUE;
+  for (guint r = 0; r < lane->row_count; r++)
+    {
+      guint32 st = log->rows[lane->row_first + r].stream;
+      cache_get (log, st);
+      if (log->cache_exact[st] == 2)
+        scene_problem (s, g_strdup_printf ("rank %d: the summary is damaged "
+                                           "(empty where it cannot be read)",
+                                           log->rows[lane->row_first + r].rank));
+    }
   if (lane->row_count > 1)
     {
       GBytes *b = lane_pyr (s, lane, hid);
@@ -437,7 +467,11 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, guint hid,
   logfmt_error_t err = { 0 };
   if (logfmt_reader_summary (log->reader, st, s->p.t0, s->p.t1, w, occ,
                              NULL, NULL, &err) != 0)
-    return TRUE;  /* a damaged summary shows as empty */
+    {
+      /* A damaged summary shows as empty, with a note. */
+      scene_problem (s, g_strdup (err.message));
+      return TRUE;
+    }
   const guint32 bg = MV_SCENE_BG_RGB;
   for (guint x = 0; x < w; x++)
     {
@@ -545,7 +579,7 @@ span_cmp (gconstpointer a, gconstpointer b)
 /* Decodes the events of a stream in [ta, tb] (all but messages). */
 static MvDecCache *
 dec_decode (const MvLog *log, guint32 stream, guint64 ta, guint64 tb,
-            guint64 *nread, GError **error)
+            guint64 *nread, char **problem, GError **error)
 {
   logfmt_iter_t *it = NULL;
   int rc = logfmt_iter_new (log->reader, stream, ta, tb, &it);
@@ -585,7 +619,7 @@ dec_decode (const MvLog *log, guint32 stream, guint64 ta, guint64 tb,
   if (got < 0)
     {
       /* Show what decoded before the damage; not kept for later. */
-      g_debug ("%s", logfmt_iter_error (it)->message);
+      *problem = g_strdup (logfmt_iter_error (it)->message);
       d->used = G_MAXUINT64;
     }
   logfmt_iter_free (it);
@@ -597,7 +631,7 @@ dec_decode (const MvLog *log, guint32 stream, guint64 ta, guint64 tb,
  * lock held (dec_release drops it) so the entry cannot go away. */
 static MvDecCache *
 dec_get (MvLog *log, guint32 stream, guint64 tstart, guint64 t1,
-         guint64 span, guint64 *nread, GError **error)
+         guint64 span, guint64 *nread, char **problem, GError **error)
 {
   g_mutex_lock (&log->cache_lock);
   MvDecCache *d = log->dec[stream];
@@ -610,7 +644,7 @@ dec_get (MvLog *log, guint32 stream, guint64 tstart, guint64 t1,
   guint64 m = (guint64) DEC_MARGIN_SPANS * span;
   guint64 ta = tstart == 0 ? 0 : tstart - MIN (tstart, m);
   guint64 tb = t1 > G_MAXUINT64 - m ? G_MAXUINT64 : t1 + m;
-  d = dec_decode (log, stream, ta, tb, nread, error);
+  d = dec_decode (log, stream, ta, tb, nread, problem, error);
   if (d == NULL)
     return NULL;
   gboolean damaged = d->used == G_MAXUINT64;
@@ -675,7 +709,11 @@ lane_decode (MvScene *s, MvLane *lane, GArray *evs, guint64 *nread,
   g_array_set_size (evs, 0);
 
   GArray *cargo = g_array_new (FALSE, FALSE, LOGFMT_CARGO_SIZE);
-  MvDecCache *d = dec_get (s->log, stream, tstart, t1, span, nread, error);
+  char *problem = NULL;
+  MvDecCache *d = dec_get (s->log, stream, tstart, t1, span, nread,
+                           &problem, error);
+  if (problem)
+    scene_problem (s, problem);
   if (d == NULL)
     {
       g_array_unref (cargo);
@@ -882,7 +920,8 @@ scene_arrows (MvScene *s, GCancellable *cancellable)
       logfmt_msg_iter_free (it);
       return TRUE;
     }
-  while (logfmt_msg_iter_next (it, &m) == 1)
+  int mrc;
+  while ((mrc = logfmt_msg_iter_next (it, &m)) == 1)
     {
       if (++scanned > 2 * MAX_MSGS_SCANNED)
         {
@@ -924,6 +963,8 @@ scene_arrows (MvScene *s, GCancellable *cancellable)
             }
         }
     }
+  if (mrc < 0)
+    scene_problem (s, g_strdup (logfmt_msg_iter_error (it)->message));
   logfmt_msg_iter_free (it);
   if (cells)
     g_hash_table_unref (cells);

@@ -99,6 +99,7 @@ typedef struct
   guint64  nmessages;            /* messages in the window (counted) */
   guint    max_depth;
   guint64  decoded;              /* events decoded for this scene */
+  char    *problem;              /* damage met while reading, or NULL */
 } MvScene;
 
 /* TRUE if this window should be drawn from summaries. */
