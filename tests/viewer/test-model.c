@@ -146,6 +146,19 @@ test_scene (MvLog *log)
   b = span_at (&s->lanes[0], 1);
   ok (b && b->state == 1 && b->depth == 1 && b->x0 == -1 && b->x1 == 50,
       "B clipped to x -1..50");
+  /* That window lies inside the first one's decoded range (plus its
+   * margin): served from the event cache, nothing decoded again. */
+  ASSERT_EQ (s->decoded, 0, "inner window: events from the cache");
+  mv_scene_free (s);
+  /* The first window again: from the cache, with the same spans. */
+  MvSceneParams far = p;
+  far.t0 = 0;
+  far.t1 = 1000;
+  far.width = 1000;
+  s = mv_scene_compute (log, &far, NULL, &error);
+  ok (s->decoded == 0 && s->lanes[0].spans->len == 3
+      && span_at (&s->lanes[0], 0)->t_end == 600,
+      "first window again: cached, same 3 spans on rank 0");
   mv_scene_free (s);
 
   /* Hidden state: A disappears, B stays. */
