@@ -48,6 +48,8 @@ log_free (MvLog *log)
   for (guint i = 0; log->dec && i < log->nrows; i++)
     mv__dec_cache_free (log->dec[i]);
   g_free (log->dec);
+  if (log->msgs)
+    g_array_unref (log->msgs);
   g_mutex_clear (&log->cache_lock);
 }
 

@@ -70,6 +70,9 @@ typedef struct
   /* Decoded events per stream, reused across frames (mv-scene.c). */
   struct MvDecCache_  **dec;        /* [stream], NULL if none */
   guint64              dec_events, dec_clock;
+  /* Messages (logfmt_message_t) meeting [msg_ta, msg_tb], or NULL. */
+  GArray              *msgs;
+  guint64              msg_ta, msg_tb;
 } MvLog;
 
 /* Progress in [0,1]; return TRUE to cancel. */

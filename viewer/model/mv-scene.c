@@ -900,29 +900,105 @@ cell_add (MvScene *s, GHashTable *cells, const MvArrow *a)
     }
 }
 
+/* Messages kept across frames: at most this many. */
+#define MSG_CACHE_MAX (10 * MAX_MSGS_SCANNED)
+
+/* Messages meeting [ta, tb], at most max (NULL if more, or damaged:
+ * *problem then says why). */
+static GArray *
+msgs_read (const MvLog *log, guint64 ta, guint64 tb, guint64 max,
+           GCancellable *cancellable, char **problem)
+{
+  logfmt_msg_iter_t *it = NULL;
+  if (logfmt_msg_iter_new (log->reader, ta, tb, &it) != 0)
+    return NULL;
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (logfmt_message_t));
+  logfmt_message_t m;
+  int rc;
+  while ((rc = logfmt_msg_iter_next (it, &m)) == 1)
+    {
+      if (a->len >= max
+          || ((a->len & 4095) == 0 && g_cancellable_is_cancelled (cancellable)))
+        {
+          g_array_unref (a);
+          a = NULL;
+          break;
+        }
+      g_array_append_val (a, m);
+    }
+  if (rc < 0)
+    *problem = g_strdup (logfmt_msg_iter_error (it)->message);
+  logfmt_msg_iter_free (it);
+  return a;
+}
+
+/* The window's messages, from the cache if it holds them, else read
+ * with a margin of two window widths each side and kept. */
+static GArray *
+msgs_get (MvLog *log, guint64 t0, guint64 t1, GCancellable *cancellable,
+          char **problem)
+{
+  g_mutex_lock (&log->cache_lock);
+  GArray *a = NULL;
+  if (log->msgs && log->msg_ta <= t0 && log->msg_tb >= t1)
+    a = g_array_ref (log->msgs);
+  g_mutex_unlock (&log->cache_lock);
+  if (a)
+    return a;
+  guint64 m = 2 * (t1 - t0);
+  guint64 ta = t0 - MIN (t0, m);
+  guint64 tb = t1 > G_MAXUINT64 - m ? G_MAXUINT64 : t1 + m;
+  a = msgs_read (log, ta, tb, MSG_CACHE_MAX, cancellable, problem);
+  if (a == NULL && *problem == NULL)
+    return msgs_read (log, t0, t1, 2 * MAX_MSGS_SCANNED, cancellable,
+                      problem);
+  if (a && *problem == NULL)
+    {
+      g_mutex_lock (&log->cache_lock);
+      if (log->msgs)
+        g_array_unref (log->msgs);
+      log->msgs = g_array_ref (a);
+      log->msg_ta = ta;
+      log->msg_tb = tb;
+      g_mutex_unlock (&log->cache_lock);
+    }
+  return a;
+}
+
 static gboolean
 scene_arrows (MvScene *s, GCancellable *cancellable)
 {
-  const MvLog *log = s->log;
-  logfmt_msg_iter_t *it = NULL;
+  MvLog *log = s->log;
   GHashTable *cells = NULL;
   s->arrows = g_array_new (FALSE, FALSE, sizeof (MvArrow));
-  if (s->p.hide_arrows
-      || logfmt_msg_iter_new (log->reader, s->p.t0, s->p.t1, &it) != 0)
+  if (s->p.hide_arrows)
     return TRUE;
-  logfmt_message_t m;
   double span = (double) (s->p.t1 - s->p.t0), w = s->p.width;
   guint64 scanned = 0;
   double est = (double) log->info->nmessages * span / run_span (log);
   if (est > MAX_MSGS_SCANNED)
     {
       s->arrows_skipped = TRUE;
-      logfmt_msg_iter_free (it);
       return TRUE;
     }
-  int mrc;
-  while ((mrc = logfmt_msg_iter_next (it, &m)) == 1)
+  char *problem = NULL;
+  GArray *msgs = msgs_get (log, s->p.t0, s->p.t1, cancellable, &problem);
+  if (problem)
+    scene_problem (s, problem);
+  if (msgs == NULL)
     {
+      /* Messages bunched in this window: too many to draw. */
+      s->arrows_skipped = !g_cancellable_is_cancelled (cancellable);
+      return TRUE;
+    }
+  for (guint mi = 0; mi < msgs->len; mi++)
+    {
+      const logfmt_message_t m = g_array_index (msgs, logfmt_message_t, mi);
+      if (m.send_stream != LOGFMT_NO_STREAM
+          && m.recv_stream != LOGFMT_NO_STREAM
+          && (MIN (m.send_time, m.recv_time) > s->p.t1
+              || MAX (m.send_time, m.recv_time) < s->p.t0))
+        continue;
       if (++scanned > 2 * MAX_MSGS_SCANNED)
         {
           /* Messages bunched in this window: give up, as above. */
@@ -930,8 +1006,6 @@ scene_arrows (MvScene *s, GCancellable *cancellable)
           g_array_set_size (s->arrows, 0);
           break;
         }
-      if ((scanned & 4095) == 0 && g_cancellable_is_cancelled (cancellable))
-        break;
       if (m.send_stream == LOGFMT_NO_STREAM
           || m.recv_stream == LOGFMT_NO_STREAM
           || m.send_stream >= log->nrows || m.recv_stream >= log->nrows)
@@ -963,9 +1037,7 @@ scene_arrows (MvScene *s, GCancellable *cancellable)
             }
         }
     }
-  if (mrc < 0)
-    scene_problem (s, g_strdup (logfmt_msg_iter_error (it)->message));
-  logfmt_msg_iter_free (it);
+  g_array_unref (msgs);
   if (cells)
     g_hash_table_unref (cells);
   return TRUE;
