@@ -147,18 +147,24 @@ pyr_build (float *occ, guint nb, guint ns, guint nlev, guint8 *q)
                                                     + j]);
       for (guint b = 0; b < n; b++, q += 3)
         {
-          float best = 0;
+          /* The dominant state, and how much of the bin any state
+           * covers: a busy bin stays a strong colour even when several
+           * states share it. */
+          float best = 0, total = 0;
           guint dom = 0xffff;
           const float *o = occ + (gsize) b * ns;
           for (guint j = 0; j < ns; j++)
-            if (o[j] > best)
-              {
-                best = o[j];
-                dom = j;
-              }
+            {
+              total += o[j];
+              if (o[j] > best)
+                {
+                  best = o[j];
+                  dom = j;
+                }
+            }
           q[0] = dom & 0xff;
           q[1] = dom >> 8;
-          q[2] = (guint8) lround (CLAMP (best, 0, 1) * 255);
+          q[2] = (guint8) lround (CLAMP (total, 0, 1) * 255);
         }
     }
 }
@@ -305,7 +311,7 @@ pyr_geom_clear (PyrGeom *g)
   g_free (g->w);
 }
 
-/* Per pixel, the dominant state and its share from a pyramid, coloured
+/* Per pixel, the dominant state and the coverage from a pyramid, coloured
  * through lut (state x coverage 0-255). */
 static void
 pyr_sample (const MvScene *s, const PyrGeom *g, const guint8 *pyr,
@@ -348,7 +354,7 @@ pyr_sample (const MvScene *s, const PyrGeom *g, const guint8 *pyr,
       guint c = (guint) MIN (cov + 0.5f, 255.0f);
       lane->pixels[x] = lut[(gsize) dstate[bj] * 256 + c];
       lane->dominant[x] = (gint16) dstate[bj];
-      lane->dom_pct[x] = (guint8) MIN (dw[bj] * (100.0f / 255) + 0.5f, 100);
+      lane->dom_pct[x] = (guint8) MIN (cov * (100.0f / 255) + 0.5f, 100);
     }
 }
 
@@ -501,7 +507,7 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, guint hid,
         }
       lane->pixels[x] = out;
       lane->dominant[x] = (gint16) dom;
-      lane->dom_pct[x] = (guint8) (CLAMP (best, 0, 1) * 100 + 0.5);
+      lane->dom_pct[x] = (guint8) (CLAMP (cov, 0, 1) * 100 + 0.5);
     }
   (void) error;
   return TRUE;
@@ -1390,8 +1396,8 @@ mv_scene_describe (const MvScene *s, const MvHit *hit)
         int dom = hit->lane->dominant[hit->px];
         const logfmt_state_def_t *d = dom >= 0 ? mv_log_state (log, dom)
                                                : NULL;
-        g_string_append_printf (str, "mostly %s (%u%% of this pixel)",
-                                d && d->name ? d->name : "?",
+        g_string_append_printf (str, "mostly %s (states cover %u%% of "
+                                "this pixel)", d && d->name ? d->name : "?",
                                 hit->lane->dom_pct[hit->px]);
         if (hit->lane->row_count > 1)
           g_string_append_printf (str, "\nranks %d .. %d",

@@ -69,7 +69,7 @@ typedef struct
   GArray  *markers;     /* MvMarker, decode mode */
   guint32 *pixels;      /* summary mode: 0xRRGGBB per pixel column */
   gint16  *dominant;    /* summary mode: innermost state, -1 none */
-  guint8  *dom_pct;     /* its share of the pixel, percent */
+  guint8  *dom_pct;     /* how much of the pixel states cover, percent */
 } MvLane;
 
 typedef struct
