@@ -348,7 +348,8 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
       double sx = cdx / n, sy = cdy / n;
       for (int k = 0; k <= (int) n; k++, x += sx, y += sy)
         {
-          int px = (int) floor (x), py = (int) floor (y);
+          /* Clipped, so x, y >= 0 (up to rounding): a cast floors. */
+          int px = (int) x, py = (int) y;
           /* Column-major: most message lines are near vertical. */
           if (px >= 0 && px < iw && py >= 0 && py < ih)
             acc[(gsize) px * ih + py] += a->count;
