@@ -217,6 +217,33 @@ test_summary (MvLog *log)
         "t=650us: A on one of two ranks blends 50%%: %06x",
         s->lanes[0].pixels[650]);
   mv_scene_free (s);
+  /* The aggregated lane's cached pyramid follows the hidden states. */
+  guint8 hide_a[2] = { 1, 0 };
+  p.state_hidden = hide_a;
+  s = mv_scene_compute (log, &p, NULL, &error);
+  if (s)
+    ok (s->lanes[0].pixels[650] == 0xffffff && near (s->lanes[0].pixels[250],
+                                                     0x00ff00),
+        "A hidden: t=650us empty (%06x), t=250us still B (%06x)",
+        s->lanes[0].pixels[650], s->lanes[0].pixels[250]);
+  mv_scene_free (s);
+  p.state_hidden = NULL;
+  s = mv_scene_compute (log, &p, NULL, &error);
+  if (s)
+    ok (near (s->lanes[0].pixels[650], 0xff8080),
+        "A shown again: t=650us blends 50%% again (%06x)",
+        s->lanes[0].pixels[650]);
+  /* Zoomed out 4x: a coarser pyramid level, same picture. */
+  mv_scene_free (s);
+  p.t1 = 4000000;
+  p.width = 1000;
+  s = mv_scene_compute (log, &p, NULL, &error);
+  if (s)
+    ok (near (s->lanes[0].pixels[40], 0xff0000)
+        && s->lanes[0].pixels[400] == 0xffffff,
+        "4x zoomed out: t=160us A (%06x), t=1600us empty (%06x)",
+        s->lanes[0].pixels[40], s->lanes[0].pixels[400]);
+  mv_scene_free (s);
 }
 
 static void
