@@ -789,11 +789,22 @@ MPE_Log_sync_clocks (void)
   return MPE_LOG_OK;
 }
 
+static _Atomic (mpe_finish_hook) finish_hook;
+
+void
+mpe__set_finish_hook (mpe_finish_hook hook)
+{
+  atomic_store (&finish_hook, hook);
+}
+
 int
 MPE_Finish_log (const char *filename)
 {
   if (mpe__g.state != 1)
     return MPE_LOG_OK;
+  mpe_finish_hook hook = atomic_exchange (&finish_hook, NULL);
+  if (hook)
+    hook ();
   const char *prefix = filename && *filename ? filename
                        : mpe__g.default_prefix[0] ? mpe__g.default_prefix
                        : "Unknown";

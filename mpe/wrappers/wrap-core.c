@@ -67,6 +67,8 @@ choose_classes (uint8_t on[MPE__NCLASSES], int rank)
     }
 }
 
+static void wrap_describe_used (void);
+
 static void
 wrap_start (int *argc, char ***argv)
 {
@@ -80,6 +82,7 @@ wrap_start (int *argc, char ***argv)
       return;
     }
   mpe__wrap_init (argc, argv);
+  mpe__set_finish_hook (wrap_describe_used);
   PMPI_Comm_rank (MPI_COMM_WORLD, &rank);
   PMPI_Comm_size (MPI_COMM_WORLD, &size);
   choose_classes (cls_on, rank);
@@ -123,18 +126,15 @@ MPI_Init_thread (int *argc, char ***argv, int required, int *provided)
   return rc;
 }
 
+/* The finish hook: defines only the states some rank used, as MPE2 does.
+ * Runs inside MPE_Finish_log, so a user's own MPE_Finish_log before
+ * MPI_Finalize gets the MPI state names too. */
 static void
-wrap_stop (void)
+wrap_describe_used (void)
 {
   int n = mpe__wrap_nstates;
   uint8_t mine[MAX_STATES + 2], all[MAX_STATES + 2];
 
-  if (atomic_load (&mpe__wrap_on) && !mpe__wrap_nest)
-    mpe__log_id (MPE_KNOWN_SOLO_COMM_FINALIZE);
-  atomic_store (&mpe__wrap_on, 0);
-  anim_client_stop ();
-
-  /* Define only the states some rank used, as MPE2 does. */
   for (int s = 0; s < n; s++)
     mine[s] = atomic_load (&mpe__wrap_used[s]);
   mine[n] = atomic_load (&mpe__wrap_internal_used[0]);
@@ -161,7 +161,17 @@ wrap_stop (void)
                              "red", NULL);
   mpe__describe_known_event (MPE_KNOWN_SOLO_COMM_FINALIZE,
                              "MPE_Comm_finalize", "orange", NULL);
-  mpe__wrap_finalize ();
+}
+
+static void
+wrap_stop (void)
+{
+  if (atomic_load (&mpe__wrap_on) && !mpe__wrap_nest)
+    mpe__log_id (MPE_KNOWN_SOLO_COMM_FINALIZE);
+  atomic_store (&mpe__wrap_on, 0);
+  anim_client_stop ();
+  mpe__wrap_finalize ();        /* runs wrap_describe_used unless done */
+  mpe__set_finish_hook (NULL);
   mpe__wrap_inited = 0;
   mpe__req_reset ();
 }

@@ -16,6 +16,9 @@
 
 static int rank, size;
 
+/* Present in wprog-log only (libmpe is linked there). */
+extern int MPE_Finish_log (const char *) __attribute__ ((weak));
+
 #define CHECK(x)                                                        \
   do {                                                                  \
     if ((x) != MPI_SUCCESS)                                             \
@@ -342,6 +345,21 @@ mode_threads (void)
     pthread_join (th[t], NULL);
 }
 
+/* As cpilog does: the user writes the log before MPI_Finalize, so the
+ * MPI states must be defined by then.  The calls after it are not
+ * logged, and MPI_Finalize must neither fail nor write a second log. */
+static void
+mode_userfinish (void)
+{
+  int v = rank;
+  CHECK (MPI_Bcast (&v, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  CHECK (MPI_Allreduce (MPI_IN_PLACE, &v, 1, MPI_INT, MPI_SUM,
+                        MPI_COMM_WORLD));
+  if (MPE_Finish_log && MPE_Finish_log ("log") != 0)
+    MPI_Abort (MPI_COMM_WORLD, 3);
+  CHECK (MPI_Barrier (MPI_COMM_WORLD));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -378,6 +396,8 @@ main (int argc, char **argv)
     mode_subcoll ();
   else if (strcmp (mode, "threads") == 0)
     mode_threads ();
+  else if (strcmp (mode, "userfinish") == 0)
+    mode_userfinish ();
   else
     {
       fprintf (stderr, "wprog: unknown mode %s\n", mode);
