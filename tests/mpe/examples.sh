@@ -27,6 +27,17 @@ is "cargo of a solo event" "$($LOGCHECK cpilog.clog | grep '^cargo 5000 ')" \
 is "state definitions" "$($LOGCHECK cpilog.clog | grep '^state ' | tr '\n' ,)" \
   "state Broadcast red,state Compute blue,state Reduce green,"
 
+# The demo's program: cpilog relinked with liblmpe (it calls MPE_Finish_log
+# itself before MPI_Finalize): user states plus named MPI states.
+rm -f cpilog.clog
+run 4 $EX/cpilog/cpilog-auto; ok $? "cpilog-auto -n 4 runs"
+is "cpilog-auto: MPI and user states" \
+  "$($LOGCHECK cpilog.clog | grep '^state ' | sort | tr '\n' ,)" \
+  "state Broadcast red,state Compute blue,state MPI_Bcast cyan,state MPI_Comm_rank LightPink,state MPI_Comm_size LightPink,state MPI_Reduce MediumOrchid,state Reduce green,"
+is "cpilog-auto: records" "$(val cpilog.clog events)" 300
+is "cpilog-auto: matched messages" "$(val cpilog.clog matched)" 30
+is "cpilog-auto: nesting" "$(val cpilog.clog badnest)" 0
+
 rm -f *.clog
 MPE_LOGFILE_PREFIX=fromenv run 2 $EX/cpilog/cpilog; ok $? "cpilog with MPE_LOGFILE_PREFIX"
 test -f fromenv.clog && ! test -f cpilog.clog; ok $? "MPE_LOGFILE_PREFIX names the file"
