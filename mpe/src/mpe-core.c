@@ -697,9 +697,11 @@ static struct sigaction old_actions[NCRASH];
 static int crash_installed;
 
 /* Writes what every thread holds in memory as RAW frames.  Only
- * async-signal-safe calls; runs at most once per log. */
-void
-mpe__crash_flush (void)
+ * async-signal-safe calls; runs at most once per log.  sync: fsync the
+ * file too (the crash path; the page cache already outlives a killed
+ * process, fsync only guards against the node going down). */
+static void
+save_memory (int sync)
 {
   if (mpe__g.state != 1 || mpe__g.spill_fd < 0)
     return;
@@ -730,7 +732,20 @@ mpe__crash_flush (void)
         mpe__spill_frame (MPE_SPILL_RAW, b->thread, b->seg,
                           (size_t) (end - b->seg) * sizeof (mpe_rec_t));
     }
-  fsync (mpe__g.spill_fd);
+  if (sync)
+    fsync (mpe__g.spill_fd);
+}
+
+void
+mpe__crash_flush (void)
+{
+  save_memory (1);
+}
+
+void
+mpe__save_memory (void)
+{
+  save_memory (0);
 }
 
 static void

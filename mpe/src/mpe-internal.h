@@ -89,6 +89,7 @@ typedef struct
   atomic_uint_fast64_t spill_off;
   int         spill_fail_hook; /* MPE_TEST_SPILL_FAIL */
   int         delete_local;
+  int         save_on_wait;  /* MPE_SAVE_ON_WAIT */
   int         spill_async;     /* MPE_SPILL_THREAD: background spill */
   /* Sync points (local ns since origin, offset). */
   int64_t    *sync_l, *sync_off;
@@ -137,6 +138,8 @@ MPE_HIDDEN int         mpe__spill_frame (int type, int thread,
 MPE_HIDDEN void        mpe__spill_meta (void);
 MPE_HIDDEN void        mpe__crash_install (void);
 MPE_HIDDEN void        mpe__crash_flush (void);
+/* The same without fsync, outside a signal handler (see arrival_guard). */
+MPE_HIDDEN void        mpe__save_memory (void);
 MPE_HIDDEN int         mpe__sync_run (void);
 MPE_HIDDEN int         mpe__merge (const char *prefix);
 MPE_HIDDEN uint32_t    mpe__comm_id (MPI_Comm comm, int partner,

@@ -620,30 +620,33 @@ buffer_budget (void)
   return (size_t) 64 * 1048576;
 }
 
-/* MPE_SPILL_THREAD yes/no; by default the background spill thread is
- * used only when this node has a core to spare for it (fewer ranks here
- * than CPUs this process may run on): with every core busy, e.g. ranks
- * polling in MPI, it would take a core from a rank.  Collective. */
-static int
-spill_thread_wanted (void)
+/* Ranks on this node and CPUs this process may run on.  Collective. */
+static void
+node_load (int *local, int *ncpu)
 {
   MPI_Comm node;
-  int local = 1, ncpu = 1;
-  const char *v = getenv ("MPE_SPILL_THREAD");
-  if (v && *v && strcmp (v, "auto") != 0)
-    return mpe__env_bool ("MPE_SPILL_THREAD", 1);
+  *local = 1;
   if (PMPI_Comm_split_type (mpe__comm, MPI_COMM_TYPE_SHARED, 0,
                             MPI_INFO_NULL, &node) == MPI_SUCCESS)
     {
-      PMPI_Comm_size (node, &local);
+      PMPI_Comm_size (node, local);
       PMPI_Comm_free (&node);
     }
   cpu_set_t set;
   if (sched_getaffinity (0, sizeof set, &set) == 0)
-    ncpu = CPU_COUNT (&set);
+    *ncpu = CPU_COUNT (&set);
   else
-    ncpu = (int) sysconf (_SC_NPROCESSORS_ONLN);
-  return local < ncpu;
+    *ncpu = (int) sysconf (_SC_NPROCESSORS_ONLN);
+}
+
+/* yes/no from the environment, else the automatic choice. */
+static int
+env_auto (const char *name, int automatic)
+{
+  const char *v = getenv (name);
+  if (v && *v && strcmp (v, "auto") != 0)
+    return mpe__env_bool (name, automatic);
+  return automatic;
 }
 
 int
@@ -707,7 +710,16 @@ MPE_Init_log (void)
                     MPI_INT, mpe__comm);
   mpe__g.spill_fail_hook = mpe__env_bool ("MPE_TEST_SPILL_FAIL", 0);
   mpe__spill_drain ();
-  mpe__g.spill_async = spill_thread_wanted ();
+  int local, ncpu;
+  node_load (&local, &ncpu);
+  /* MPE_SPILL_THREAD: by default the background spill thread is used only
+   * when this node has a core to spare for it: with every core busy, e.g.
+   * ranks polling in MPI, it would take a core from a rank. */
+  mpe__g.spill_async = env_auto ("MPE_SPILL_THREAD", local < ncpu);
+  /* MPE_SAVE_ON_WAIT (see arrival_guard in mpe-merge.c): by default not on
+   * an oversubscribed node, where every rank waits at the finish only
+   * because it is not scheduled, and saving would cost them all. */
+  mpe__g.save_on_wait = env_auto ("MPE_SAVE_ON_WAIT", local <= ncpu);
   mpe__g.budget = buffer_budget ();
 
   if (mpe__g.rank == 0)

@@ -828,6 +828,27 @@ phase (const char *what, double t0)
     fprintf (stderr, "mpe: %8.4f s  %s\n", PMPI_Wtime () - t0, what);
 }
 
+/* If another rank dies while this one waits for it here, the launcher
+ * kills this one too, with SIGKILL, which no handler sees.  So a rank that
+ * has to wait (more than a moment: the last one to arrive never does)
+ * first saves what memory holds to its local file, as the crash path
+ * would, where `clogtool recover` finds it; the merge reads memory as
+ * usual and the file is removed at the end.  MPE_SAVE_ON_WAIT. */
+static void
+arrival_guard (int size)
+{
+  MPI_Request rq;
+  int done = 0;
+  if (size < 2 || PMPI_Ibarrier (mpe__comm, &rq) != MPI_SUCCESS)
+    return;
+  double t0 = PMPI_Wtime ();
+  while (!done && PMPI_Wtime () - t0 < 0.002)
+    PMPI_Test (&rq, &done, MPI_STATUS_IGNORE);
+  if (!done && mpe__g.save_on_wait)   /* a local choice: no collective */
+    mpe__save_memory ();
+  PMPI_Wait (&rq, MPI_STATUS_IGNORE);
+}
+
 int
 mpe__merge (const char *prefix)
 {
@@ -838,10 +859,11 @@ mpe__merge (const char *prefix)
   pthread_mutex_lock (&mpe__g.lock);
   atomic_store (&mpe__mode, 0);
   pthread_mutex_unlock (&mpe__g.lock);
-  mpe__sync_run ();
   /* Spills in flight finish first: the file then holds everything but
    * [seg, pos) of each thread. */
   mpe__spill_drain ();
+  arrival_guard (size);
+  mpe__sync_run ();
 
   /* Output name: rank 0's prefix (or MPE_LOGFILE_PREFIX) wins. */
   char name[4096];

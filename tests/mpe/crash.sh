@@ -16,6 +16,10 @@ grep -q '^rank 1 .*did not finish' rec.txt; ok $? "recover reports the crash"
 n=$(val rec.clog count 1 0 600)
 [ "$n" != none ] && [ "$n" -ge 148500 ]; ok $? "rank 1: >= 99% of begins ($n of 150000)"
 is "rank 1: every begin recovered" "$n" 150000
+# Rank 0 was alive, waiting in MPE_Finish_log, when the launcher killed it
+# (SIGKILL): it saved its memory on arrival, so nothing of it is lost.
+is "rank 0 (alive, then killed): every begin recovered" \
+  "$(val rec.clog count 0 0 600)" 150000
 $B/clogtool verify rec.clog > /dev/null 2>&1; ok $? "recovered file verifies"
 done
 
