@@ -33,4 +33,13 @@ int logfmt__import_clog1 (const uint8_t *data, size_t len, const char *name,
                           logfmt_writer_t *w, logfmt_progress_cb progress,
                           void *user, logfmt_error_t *err);
 
+/* Imports a CLOG2 / CLOG v1 image into a new .clog at out_path and
+ * finishes it.  unlink_out: remove the path right after creating it (the
+ * caller holds a descriptor).  creator NULL: "imported CLOG2"/"... v1". */
+int logfmt__import_mem (const uint8_t *data, size_t len, const char *name,
+                        logfmt__file_format_t fmt, const char *out_path,
+                        int unlink_out, const char *creator,
+                        logfmt_progress_cb cb, void *user,
+                        logfmt_error_t *err);
+
 #endif

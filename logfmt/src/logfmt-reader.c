@@ -601,29 +601,8 @@ open_imported (const uint8_t *data, size_t len, const char *path,
     return logfmt__err (err, LOGFMT_EIO, path, UINT64_MAX,
                         "cannot create a temporary file in %s: %s", dir,
                         strerror (errno));
-  logfmt_writer_opts_t wo = { .size = sizeof wo, .match_messages = 1,
-                              .creator = fmt == LOGFMT__FMT_CLOG2
-                                           ? "imported CLOG2"
-                                           : "imported CLOG v1" };
-  logfmt_writer_t *w;
-  int rc = logfmt_writer_open (tmp, &wo, &w, err);
-  unlink (tmp);  /* fd keeps the data alive; w has its own descriptor */
-  if (rc)
-    {
-      close (fd);
-      return rc;
-    }
-  if (fmt == LOGFMT__FMT_CLOG2)
-    rc = logfmt__import_clog2 (data, len, path, w, cb, user, err);
-  else
-    rc = logfmt__import_clog1 (data, len, path, w, cb, user, err);
-  if (rc)
-    {
-      logfmt_writer_abort (w);
-      close (fd);
-      return rc;
-    }
-  rc = logfmt_writer_finish (w, err);
+  int rc = logfmt__import_mem (data, len, path, fmt, tmp, 1, NULL, cb, user,
+                               err);
   if (rc)
     {
       close (fd);

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,7 +23,6 @@
 #include "clogtool.h"
 #include "clogtool-internal.h"
 #include "convert-internal.h"
-#include "logfmt/src/logfmt-import-internal.h"
 
 #define BATCH 4096
 
@@ -231,93 +229,23 @@ fail:
 /* MPE2 input straight to .clog                                     */
 /* --------------------------------------------------------------- */
 
-/* The importers' own checks decide; this only picks which one to try.
- * CLOG v1 has no magic: a BE f64 time then a record type in -2..8, in a
- * file made of 64 KiB blocks. */
-static logfmt__file_format_t
-guess_mpe2 (const uint8_t *d, size_t len)
-{
-  if (len >= 8 && memcmp (d, "CLOG-02.", 8) == 0)
-    return LOGFMT__FMT_CLOG2;
-  if (len >= 24 && len % 65536 == 0)
-    {
-      int32_t type = (int32_t) ((uint32_t) d[8] << 24 | (uint32_t) d[9] << 16
-                                | (uint32_t) d[10] << 8 | d[11]);
-      if (type >= -2 && type <= 8 && type != 0)
-        return LOGFMT__FMT_CLOG1;
-    }
-  return LOGFMT__FMT_UNKNOWN;
-}
-
-/* max_comm_world_size from a CLOG2 preamble, 0 if absent. */
-static uint32_t
-clog2_world_size (const uint8_t *d, size_t len)
-{
-  static const char key[] = "max_comm_world_size=";
-  size_t n = len < 1024 ? len : 1024;
-  for (size_t i = 0; i + sizeof key < n; i++)
-    if (memcmp (d + i, key, sizeof key - 1) == 0)
-      {
-        size_t j = i + sizeof key;     /* past the key's NUL */
-        unsigned long v = 0;
-        while (j < n && d[j] == ' ')
-          j++;
-        while (j < n && d[j] >= '0' && d[j] <= '9' && v < (1ul << 30))
-          v = v * 10 + (unsigned long) (d[j++] - '0');
-        return (uint32_t) v;
-      }
-  return 0;
-}
-
 /* Returns 1 if IN was an MPE2 file and has been handled (*status set),
  * 0 if the reader should take it. */
 static int
 direct_import (convert_ctx_t *c, int *status)
 {
-  int fd = open (c->in, O_RDONLY);
-  if (fd < 0)
-    return 0;                   /* the reader reports it */
-  struct stat st;
-  if (fstat (fd, &st) || !S_ISREG (st.st_mode) || st.st_size < 24)
-    {
-      close (fd);
-      return 0;
-    }
-  size_t len = (size_t) st.st_size;
-  uint8_t *d = mmap (NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-  close (fd);
-  if (d == MAP_FAILED)
-    return 0;
-  logfmt__file_format_t fmt = guess_mpe2 (d, len);
-  if (fmt == LOGFMT__FMT_UNKNOWN)
-    {
-      munmap (d, len);
-      return 0;
-    }
-  madvise (d, len, MADV_SEQUENTIAL);
-
-  logfmt_writer_opts_t o = { 0 };
-  o.size = sizeof o;
-  o.match_messages = 1;
-  o.creator = fmt == LOGFMT__FMT_CLOG2 ? "MPE2 (CLOG-02.44), via clogtool"
-                                       : "MPE (CLOG v1), via clogtool";
-  o.world_size = fmt == LOGFMT__FMT_CLOG2 ? clog2_world_size (d, len) : 0;
-  logfmt_writer_t *w = NULL;
+  logfmt_file_kind_t kind;
   logfmt_error_t err = { 0 };
-  int rc = logfmt_writer_open (c->out, &o, &w, &err);
-  if (rc == 0)
-    {
-      c->prog_lo = 0.0;
-      c->prog_hi = 0.95;
-      rc = (fmt == LOGFMT__FMT_CLOG2 ? logfmt__import_clog2
-                                     : logfmt__import_clog1)
-             (d, len, c->in, w, convert__progress_cb, c, &err);
-      if (rc)
-        logfmt_writer_abort (w);
-      else
-        rc = logfmt_writer_finish (w, &err);
-    }
-  munmap (d, len);
+  if (logfmt_file_kind (c->in, &kind, &err) != 0
+      || (kind != LOGFMT_FILE_CLOG2 && kind != LOGFMT_FILE_CLOG1))
+    return 0;                   /* the reader reports it */
+  c->prog_lo = 0.0;
+  c->prog_hi = 0.95;
+  int rc = logfmt_import_mpe2 (c->in, c->out,
+                               kind == LOGFMT_FILE_CLOG2
+                                 ? "MPE2 (CLOG-02.44), via clogtool"
+                                 : "MPE (CLOG v1), via clogtool",
+                               convert__progress_cb, c, &err);
   c->prog_lo = 0.0;
   c->prog_hi = 1.0;
   convert__progress_cb (c, 1.0);

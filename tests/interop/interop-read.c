@@ -5,6 +5,7 @@
  * in both byte orders, as a local (unfinalized) file, and for a synthetic
  * CLOG2 file whose every time and partner is known.
  */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,6 +351,66 @@ check_backstep (const char *path)
   logfmt_reader_close (r);
 }
 
+/* logfmt_file_kind by content, and logfmt_import_mpe2: the converted file
+ * has what the import on open gives, and a non-MPE2 input is refused. */
+static void
+check_kind_and_import (const char *dir, const char *tmp)
+{
+  char p[4200], q[4200], bad[4200];
+  logfmt_file_kind_t k = LOGFMT_FILE_UNKNOWN;
+  logfmt_error_t err = { 0 };
+
+  snprintf (p, sizeof p, "%s/cpilog.clog2", dir);
+  ok (logfmt_file_kind (p, &k, &err) == 0 && k == LOGFMT_FILE_CLOG2,
+      "file kind: CLOG2");
+  snprintf (q, sizeof q, "%s/fpilog.clog", dir);
+  ok (logfmt_file_kind (q, &k, &err) == 0 && k == LOGFMT_FILE_CLOG1,
+      "file kind: CLOG v1 despite its .clog name");
+  snprintf (bad, sizeof bad, "%s/garbage.clog2", tmp);
+  FILE *f = fopen (bad, "w");
+  if (f)
+    {
+      fputs ("this is not a log file at all, whatever its name says\n", f);
+      fclose (f);
+    }
+  ok (logfmt_file_kind (bad, &k, &err) == 0 && k == LOGFMT_FILE_UNKNOWN,
+      "file kind: garbage is unknown");
+
+  char out[4200];
+  snprintf (out, sizeof out, "%s/cpilog-converted.clog", tmp);
+  int rc = logfmt_import_mpe2 (p, out, "test", NULL, NULL, &err);
+  ok (rc == 0, "logfmt_import_mpe2 converts cpilog.clog2 (%d %s)", rc,
+      rc ? err.message : "");
+  ok (logfmt_file_kind (out, &k, &err) == 0 && k == LOGFMT_FILE_CLOG,
+      "the result is a .clog");
+  logfmt_reader_t *a = NULL, *b = NULL;
+  if (logfmt_reader_open (p, 0, &a, &err) == 0
+      && logfmt_reader_open (out, 0, &b, &err) == 0)
+    {
+      const logfmt_info_t *ia = logfmt_reader_info (a);
+      const logfmt_info_t *ib = logfmt_reader_info (b);
+      ok (ia->nevents == ib->nevents && ia->nmessages == ib->nmessages
+          && ia->nstreams == ib->nstreams && ib->world_size == 4,
+          "converted: %" PRIu64 " events, %" PRIu64 " messages, world %u"
+          " as imported on open", ib->nevents, ib->nmessages,
+          ib->world_size);
+    }
+  else
+    ok (0, "converted file opens");
+  logfmt_reader_close (a);
+  logfmt_reader_close (b);
+
+  snprintf (q, sizeof q, "%s/not-converted.clog", tmp);
+  rc = logfmt_import_mpe2 (out, q, NULL, NULL, NULL, &err);
+  ok (rc == LOGFMT_EBADMAGIC && access (q, F_OK) != 0,
+      "a .clog is not MPE2: refused, nothing written (%d)", rc);
+  rc = logfmt_import_mpe2 (bad, q, NULL, NULL, NULL, &err);
+  ok (rc == LOGFMT_EBADMAGIC && strstr (err.message, "MPE2") != NULL,
+      "garbage refused with a clear message: %s", err.message);
+  unlink (out);
+  unlink (bad);
+}
+
 int
 main (void)
 {
@@ -387,6 +448,8 @@ main (void)
   snprintf (p, sizeof p, "%s/fpilog.clog", dir);
   check_sample ("fpilog (CLOG v1)", p, fpi_states, N (fpi_states), NULL, 0,
                 39, 4);
+
+  check_kind_and_import (dir, tmp);
 
   snprintf (q, sizeof q, "%s/gen.clog2", tmp);
   check_gen (q);

@@ -360,6 +360,27 @@ LOGFMT_API int  logfmt_reader_open_progress (const char *path, unsigned flags,
                                              logfmt_error_t *err);
 LOGFMT_API void logfmt_reader_close (logfmt_reader_t *r);
 
+/* What a file is, by its content (not its name). */
+typedef enum
+{
+  LOGFMT_FILE_UNKNOWN = 0,
+  LOGFMT_FILE_CLOG,       /* this library's indexed format */
+  LOGFMT_FILE_CLOG2,      /* MPE2's CLOG-02.44, either byte order */
+  LOGFMT_FILE_CLOG1       /* old MPE's CLOG v1 */
+} logfmt_file_kind_t;
+LOGFMT_API int  logfmt_file_kind (const char *path, logfmt_file_kind_t *kind,
+                                  logfmt_error_t *err);
+
+/* Converts an MPE2 log (CLOG2 or CLOG v1) to a .clog at out_path, so that
+ * it opens instantly afterwards (the reader imports MPE2 files on every
+ * open).  Streams through the writer: memory stays bounded whatever the
+ * size; the input is mapped, not read into memory.  creator: free text
+ * for the header, or NULL.  LOGFMT_EBADMAGIC if in_path is not MPE2's. */
+LOGFMT_API int  logfmt_import_mpe2 (const char *in_path, const char *out_path,
+                                    const char *creator,
+                                    logfmt_progress_cb cb, void *user,
+                                    logfmt_error_t *err);
+
 LOGFMT_API const logfmt_info_t *logfmt_reader_info (const logfmt_reader_t *r);
 
 /* Definitions; returned pointers live as long as the reader. */
