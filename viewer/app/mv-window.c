@@ -6,9 +6,13 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
+#include <logfmt/logfmt.h>
 
 #include "mv-window.h"
 #include "../model/mv-stats.h"
@@ -349,7 +353,7 @@ load_done (GObject *src, GAsyncResult *res, gpointer user)
 }
 
 static void
-open_path (Win *w, const char *path)
+load_path (Win *w, const char *path)
 {
   char *abs = g_canonicalize_filename (path, NULL);
   if (w->load_cancel)
@@ -368,6 +372,225 @@ open_path (Win *w, const char *path)
   g_task_set_task_data (t, j, (GDestroyNotify) load_job_free);
   g_task_run_in_thread (t, load_thread);
   g_object_unref (t);
+}
+
+/* ---- MPE2 files: offer an indexed copy ---------------------------------- */
+
+/* MPE2 logs (CLOG2, CLOG v1) are imported into memory on every open.
+ * From MPEVIEW_CONVERT_MB (default 64) MB on, the window offers to
+ * convert one once to an indexed .clog next to it, which then opens
+ * instantly; MPEVIEW_CONVERT=ask (default), always or never. */
+enum { RESP_ORIGINAL = 1, RESP_CONVERT, RESP_COPY };
+
+typedef struct
+{
+  Win  *w;
+  char *src, *dst;
+} ConvJob;
+
+static void
+conv_job_free (ConvJob *j)
+{
+  g_free (j->src);
+  g_free (j->dst);
+  g_free (j);
+}
+
+/* x.clog2 -> x.clog; x.clog (CLOG v1) -> x.indexed.clog; next to the
+ * input, or in the user's cache directory if that is not writable. */
+static char *
+converted_path (const char *path)
+{
+  char *dir = g_path_get_dirname (path);
+  char *base = g_path_get_basename (path);
+  size_t n = strlen (base);
+  char *name;
+  if (g_str_has_suffix (base, ".clog2"))
+    name = g_strdup_printf ("%.*s.clog", (int) (n - 6), base);
+  else if (g_str_has_suffix (base, ".clog"))
+    name = g_strdup_printf ("%.*s.indexed.clog", (int) (n - 5), base);
+  else
+    name = g_strdup_printf ("%s.clog", base);
+  if (access (dir, W_OK) != 0)
+    {
+      g_free (dir);
+      dir = g_build_filename (g_get_user_cache_dir (), "mpeview", NULL);
+      g_mkdir_with_parents (dir, 0700);
+    }
+  char *out = g_build_filename (dir, name, NULL);
+  g_free (dir);
+  g_free (base);
+  g_free (name);
+  return out;
+}
+
+static int
+convert_progress (void *user, double f)
+{
+  Win *w = user;
+  g_atomic_int_set (&w->progress_permille, (gint) (f * 1000));
+  return g_cancellable_is_cancelled (w->load_cancel);
+}
+
+static void
+convert_thread (GTask *task, gpointer src, gpointer data, GCancellable *c)
+{
+  ConvJob *j = data;
+  /* Written aside and renamed: a stopped conversion never leaves a
+   * half-written file under the name a later open would trust. */
+  char *part = g_strconcat (j->dst, ".part", NULL);
+  logfmt_error_t err = { 0 };
+  int rc = logfmt_import_mpe2 (j->src, part, "MPE2 log, converted by mpeview",
+                               convert_progress, j->w, &err);
+  if (rc == 0 && g_rename (part, j->dst) != 0)
+    {
+      g_snprintf (err.message, sizeof err.message, "%s: %s", j->dst,
+                  g_strerror (errno));
+      rc = -1;
+    }
+  if (rc)
+    {
+      g_unlink (part);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s",
+                               err.message);
+    }
+  else
+    g_task_return_boolean (task, TRUE);
+  g_free (part);
+}
+
+static void
+convert_done (GObject *srcobj, GAsyncResult *res, gpointer user)
+{
+  Win *w = user;
+  GError *error = NULL;
+  ConvJob *j = g_task_get_task_data (G_TASK (res));
+  gboolean okay = g_task_propagate_boolean (G_TASK (res), &error);
+  if (w->dead)
+    {
+      g_clear_error (&error);
+      return;
+    }
+  g_clear_handle_id (&w->progress_source, g_source_remove);
+  gtk_widget_hide (w->progress);
+  if (okay)
+    load_path (w, j->dst);
+  else
+    {
+      /* Still show the log: the import on open needs no disk space. */
+      show_error (w, "Conversion failed; opening the original",
+                  error->message);
+      g_error_free (error);
+      load_path (w, j->src);
+    }
+}
+
+static void
+start_convert (Win *w, ConvJob *j)
+{
+  if (w->load_cancel)
+    g_cancellable_cancel (w->load_cancel);
+  g_clear_object (&w->load_cancel);
+  w->load_cancel = g_cancellable_new ();
+  g_atomic_int_set (&w->progress_permille, 0);
+  char *a = g_path_get_basename (j->src), *b = g_path_get_basename (j->dst);
+  char *msg = g_strdup_printf ("Converting %s to %s…", a, b);
+  gtk_label_set_text (GTK_LABEL (w->status), msg);
+  g_free (msg);
+  g_free (a);
+  g_free (b);
+  if (w->progress_source == 0)
+    w->progress_source = g_timeout_add (150, progress_tick, w);
+  GTask *t = g_task_new (NULL, w->load_cancel, convert_done, w);
+  g_task_set_task_data (t, j, (GDestroyNotify) conv_job_free);
+  g_task_run_in_thread (t, convert_thread);
+  g_object_unref (t);
+}
+
+static void
+offer_response (GtkDialog *dlg, int resp, gpointer user)
+{
+  ConvJob *j = user;
+  gtk_widget_destroy (GTK_WIDGET (dlg));
+  if (resp == RESP_CONVERT)
+    {
+      start_convert (j->w, j);
+      return;
+    }
+  load_path (j->w, resp == RESP_COPY ? j->dst : j->src);
+  conv_job_free (j);
+}
+
+/* Newer than the input and a finished .clog: a copy made before. */
+static gboolean
+copy_is_current (const char *src, const char *dst)
+{
+  GStatBuf a, b;
+  logfmt_file_kind_t k;
+  if (g_stat (src, &a) != 0 || g_stat (dst, &b) != 0 || b.st_mtime < a.st_mtime)
+    return FALSE;
+  return logfmt_file_kind (dst, &k, NULL) == 0 && k == LOGFMT_FILE_CLOG;
+}
+
+static void
+open_path (Win *w, const char *path)
+{
+  logfmt_file_kind_t kind = LOGFMT_FILE_UNKNOWN;
+  GStatBuf st;
+  const char *mb = g_getenv ("MPEVIEW_CONVERT_MB");
+  const char *mode = g_getenv ("MPEVIEW_CONVERT");
+  guint64 limit = (mb && *mb ? g_ascii_strtoull (mb, NULL, 10) : 64) << 20;
+  if ((mode && strcmp (mode, "never") == 0)
+      || g_stat (path, &st) != 0 || (guint64) st.st_size < limit
+      || logfmt_file_kind (path, &kind, NULL) != 0
+      || (kind != LOGFMT_FILE_CLOG2 && kind != LOGFMT_FILE_CLOG1))
+    {
+      load_path (w, path);
+      return;
+    }
+  ConvJob *j = g_new0 (ConvJob, 1);
+  j->w = w;
+  j->src = g_canonicalize_filename (path, NULL);
+  j->dst = converted_path (j->src);
+  gboolean have = copy_is_current (j->src, j->dst);
+  if (mode && strcmp (mode, "always") == 0)
+    {
+      if (!have)
+        {
+          start_convert (w, j);
+          return;
+        }
+      load_path (w, j->dst);
+      conv_job_free (j);
+      return;
+    }
+  char *a = g_path_get_basename (j->src), *b = g_path_get_basename (j->dst);
+  GtkWidget *dlg = gtk_message_dialog_new (
+      GTK_WINDOW (w->win), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+      GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
+      have ? "Open the indexed copy of “%s”?" : "Convert “%s” to an indexed log?",
+      a);
+  if (have)
+    gtk_message_dialog_format_secondary_text (
+        GTK_MESSAGE_DIALOG (dlg),
+        "“%s” was converted before to “%s”, which opens instantly.", a,
+        j->dst);
+  else
+    gtk_message_dialog_format_secondary_text (
+        GTK_MESSAGE_DIALOG (dlg),
+        "This MPE2 log (%.1f MB) is imported into memory each time it opens. "
+        "Converted once to “%s”, it opens instantly and stays fluid at any "
+        "size.", st.st_size / 1048576.0, j->dst);
+  gtk_dialog_add_buttons (GTK_DIALOG (dlg), "Open _Original", RESP_ORIGINAL,
+                          have ? "Open _Copy" : "_Convert",
+                          have ? RESP_COPY : RESP_CONVERT, NULL);
+  gtk_dialog_set_default_response (GTK_DIALOG (dlg),
+                                   have ? RESP_COPY : RESP_CONVERT);
+  gtk_window_set_title (GTK_WINDOW (dlg), "Convert MPE2 log");
+  g_signal_connect (dlg, "response", G_CALLBACK (offer_response), j);
+  gtk_widget_show (dlg);
+  g_free (a);
+  g_free (b);
 }
 
 /* ---- actions ------------------------------------------------------------ */
