@@ -228,22 +228,10 @@ fail (clog2_t *c, int code, uint64_t off, const char *fmt, ...)
 static int
 fail (clog2_t *c, int code, uint64_t off, const char *fmt, ...)
 {
-  if (c->err)
-    {
-      char what[400];
-      va_list ap;
-      va_start (ap, fmt);
-      vsnprintf (what, sizeof what, fmt, ap);
-      va_end (ap);
-      c->err->code = code;
-      c->err->offset = off;
-      if (off == UINT64_MAX)
-        snprintf (c->err->message, sizeof c->err->message, "%s: %s",
-                  c->name, what);
-      else
-        snprintf (c->err->message, sizeof c->err->message,
-                  "%s: offset %" PRIu64 ": %s", c->name, off, what);
-    }
+  va_list ap;
+  va_start (ap, fmt);
+  logfmt__verr (c->err, code, c->name, off, fmt, ap);
+  va_end (ap);
   return code;
 }
 

@@ -8,6 +8,8 @@
 #ifndef LOGFMT_IMPORT_INTERNAL_H
 #define LOGFMT_IMPORT_INTERNAL_H
 
+#include <stdarg.h>
+
 #include "logfmt/logfmt.h"
 
 typedef enum
@@ -17,6 +19,12 @@ typedef enum
   LOGFMT__FMT_CLOG2,
   LOGFMT__FMT_CLOG1,
 } logfmt__file_format_t;
+
+/* Fills err (may be NULL) with "FILE: [offset N: ]message"; returns code.
+ * (logfmt-util.c; logfmt__err is the variadic form.) */
+int logfmt__verr (logfmt_error_t *err, int code, const char *file,
+                  uint64_t offset, const char *fmt, va_list ap)
+  __attribute__ ((format (printf, 5, 0)));
 
 /* Recognises a file by its first bytes (len may be short). */
 logfmt__file_format_t logfmt__sniff (const uint8_t *data, size_t len,

@@ -23,8 +23,8 @@ logfmt_strerror (int code)
 }
 
 int
-logfmt__err (logfmt_error_t *err, int code, const char *file,
-             uint64_t offset, const char *fmt, ...)
+logfmt__verr (logfmt_error_t *err, int code, const char *file,
+              uint64_t offset, const char *fmt, va_list ap)
 {
   if (!err)
     return code;
@@ -39,9 +39,17 @@ logfmt__err (logfmt_error_t *err, int code, const char *file,
                   file ? file : "(memory)");
   if (n < 0 || (size_t) n >= sizeof err->message)
     return code;
+  vsnprintf (err->message + n, sizeof err->message - (size_t) n, fmt, ap);
+  return code;
+}
+
+int
+logfmt__err (logfmt_error_t *err, int code, const char *file,
+             uint64_t offset, const char *fmt, ...)
+{
   va_list ap;
   va_start (ap, fmt);
-  vsnprintf (err->message + n, sizeof err->message - (size_t) n, fmt, ap);
+  logfmt__verr (err, code, file, offset, fmt, ap);
   va_end (ap);
   return code;
 }
