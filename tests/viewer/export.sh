@@ -30,6 +30,21 @@ shift 9
 r=$(printf '%d' "0x$(echo "$1" | cut -c1-2)")
 test "$r" -lt 128; ok $? "arrow 400 -> 500 crosses (546,52) dark ($1)"
 
+# A given height is shared among few rows (96 px at most): rows at
+# y=30..126 and 126..222, nesting inset in proportion, nothing below.
+"$mpeview" --export "$tap_tmp/tall.png" --from 0 --to 1000ns --width 1108 \
+  --height 700 "$tap_tmp/t.clog"
+ok $? "export 1108x700"
+set -- $(pix "$tap_tmp/tall.png" 346 40  346 78  346 174  746 174  346 232 \
+             546 126)
+test "$1" = ff0000; ok $? "tall rows: A around B near row 0's top ($1)"
+test "$2" = 00ff00; ok $? "tall rows: B at row 0's centre, y=78 ($2)"
+test "$3" = 00ff00; ok $? "tall rows: row 1 is 96 px lower, B at y=174 ($3)"
+test "$4" = ff0000; ok $? "tall rows: row 1's A at y=174 ($4)"
+test "$5" = ffffff; ok $? "tall rows: nothing below the last row ($5)"
+r=$(printf '%d' "0x$(echo "$6" | cut -c1-2)")
+test "$r" -lt 128; ok $? "tall rows: the arrow joins the row centres ($6)"
+
 # The whole run (default window and size) also renders.
 "$mpeview" --export "$tap_tmp/all.png" "$tap_tmp/t.clog"
 ok $? "export the whole run"

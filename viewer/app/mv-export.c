@@ -122,9 +122,14 @@ mv_export_run (const MvExportOpts *o, GError **error)
   mv_view_init (&v, MIN (lo, t0), MAX (hi, t1), l.plot_w);
   v.t0 = t0;
   v.t1 = t1;
+  /* A given height is shared among the rows (few rows grow); the
+   * default height gives each row the default. */
+  double row_h = mv_layout_fit_row_h (&l, log);
+  if (o->height == 0)
+    row_h = MIN (row_h, MV_DRAW_ROW_H);
   MvSceneParams p = {
     .t0 = t0, .t1 = t1, .width = (int) l.plot_w, .height = l.plot_h,
-    .row_h = mv_layout_fit_row_h (&l, log), .y0 = 0, .force_lod = -1,
+    .row_h = row_h, .y0 = 0, .force_lod = -1,
   };
   mv_view_clear (&v);
   g_autoptr (MvScene) scene = mv_scene_compute (log, &p, NULL, error);

@@ -88,11 +88,17 @@ mv_layout_compute (MvLayout *l, const MvLog *log, double w, double h,
 }
 
 double
-mv_layout_fit_row_h (const MvLayout *l, const MvLog *log)
+mv_layout_fit_row_h_for (double plot_h, const MvLog *log)
 {
   if (log == NULL || log->nrows == 0)
     return MV_DRAW_ROW_H;
-  return MIN (MV_DRAW_ROW_H, l->plot_h / log->nrows);
+  return MIN (MV_DRAW_ROW_MAX_H, plot_h / log->nrows);
+}
+
+double
+mv_layout_fit_row_h (const MvLayout *l, const MvLog *log)
+{
+  return mv_layout_fit_row_h_for (l->plot_h, log);
 }
 
 /* ---- plot -------------------------------------------------------------- */

@@ -25,10 +25,13 @@ typedef struct
 /* Sizes for a drawing of w x h; legend adds a bottom legend strip. */
 void   mv_layout_compute (MvLayout *l, const MvLog *log, double w, double h,
                           gboolean legend);
-/* Row height that fits every row in the plot (at most the default). */
+/* Row height that shares the plot's height among all rows, at most
+ * MV_DRAW_ROW_MAX_H: few processes fill the plot, many get thin rows. */
 double mv_layout_fit_row_h (const MvLayout *l, const MvLog *log);
+double mv_layout_fit_row_h_for (double plot_h, const MvLog *log);
 
-#define MV_DRAW_ROW_H 22.0
+#define MV_DRAW_ROW_H 22.0       /* export's default height per row */
+#define MV_DRAW_ROW_MAX_H 96.0
 
 typedef struct
 {

@@ -64,8 +64,9 @@ mv_scene_choose_summary (const MvLog *log, const MvSceneParams *p)
 double
 mv_scene_depth_inset (double h, guint depth)
 {
-  /* Each nesting level is 3 px smaller on both sides, keeping 4 px. */
-  double inset = 2.0 + 3.0 * depth;
+  /* Each nesting level is 3 px (in tall rows 12% of the row) smaller on
+   * both sides, keeping 4 px. */
+  double inset = MAX (2.0, 0.06 * h) + MAX (3.0, 0.12 * h) * depth;
   double max = MAX ((h - 4.0) / 2.0, 0.0);
   return MIN (inset, max);
 }

@@ -218,10 +218,12 @@ on_size_allocate (GtkWidget *w, GdkRectangle *a, MvTimeline *tl)
   double old_h = tl->layout.plot_h;
   mv_layout_compute (&tl->layout, tl->log, a->width, a->height, FALSE);
   tl->view.width = tl->layout.plot_w;
+  /* Rows that filled the old height fill the new one (unless the user
+   * changed the row height since). */
   if (tl->log && old_h != tl->layout.plot_h
-      && tl->view.row_h < MV_DRAW_ROW_H
-      && tl->view.row_h * tl->log->nrows <= old_h + 0.5)
-    fit_rows (tl);  /* keep "all rows" all rows */
+      && fabs (tl->view.row_h - mv_layout_fit_row_h_for (old_h, tl->log))
+         < 1e-6)
+    fit_rows (tl);
   view_changed (tl);
 }
 
