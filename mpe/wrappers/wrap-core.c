@@ -68,6 +68,7 @@ choose_classes (uint8_t on[MPE__NCLASSES], int rank)
 }
 
 static void wrap_describe_used (void);
+static int wrap_stopping;   /* inside MPI_Finalize */
 
 static void
 wrap_start (int *argc, char ***argv)
@@ -159,8 +160,9 @@ wrap_describe_used (void)
                                "MPE_Irecv_waited", "DarkOrange", NULL);
   mpe__describe_known_event (MPE_KNOWN_SOLO_COMM_INIT, "MPE_Comm_init",
                              "red", NULL);
-  mpe__describe_known_event (MPE_KNOWN_SOLO_COMM_FINALIZE,
-                             "MPE_Comm_finalize", "orange", NULL);
+  if (wrap_stopping)   /* not when the user finishes the log earlier */
+    mpe__describe_known_event (MPE_KNOWN_SOLO_COMM_FINALIZE,
+                               "MPE_Comm_finalize", "orange", NULL);
 }
 
 static void
@@ -170,7 +172,9 @@ wrap_stop (void)
     mpe__log_id (MPE_KNOWN_SOLO_COMM_FINALIZE);
   atomic_store (&mpe__wrap_on, 0);
   anim_client_stop ();
+  wrap_stopping = 1;
   mpe__wrap_finalize ();        /* runs wrap_describe_used unless done */
+  wrap_stopping = 0;
   mpe__set_finish_hook (NULL);
   mpe__wrap_inited = 0;
   mpe__req_reset ();

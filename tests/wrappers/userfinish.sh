@@ -17,5 +17,8 @@ hasnt "^total MPI_Barrier" "the Barrier after MPE_Finish_log is not logged"
 for r in 0 1 2 3; do
   has "solo MPE_Comm_init $r 1"
 done
+"$top_builddir/clogtool" stats "$(ls "$tap_tmp"/log*)" > "$tap_tmp/stats"
+! grep -q MPE_Comm_finalize "$tap_tmp/stats"
+ok $? "no MPE_Comm_finalize definition (it is never logged here)"
 nesting_ok
 finish
