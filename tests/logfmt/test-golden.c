@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The golden file: tests/logfmt/golden/v1.0.clog was written once by this
+ * program (`test-golden --write FILE`) with format 1.0.  Every later
+ * reader must read it exactly as below, so that no change to the reader
+ * or the writer silently breaks the files users already have.  And the
+ * writer must still produce it byte for byte: the content is fixed and the
+ * writer is deterministic (no clock, host or pid in the file).  If the
+ * format changes on purpose, bump the minor or major version, keep this
+ * file and add the new one next to it.
+ */
+#include "tests/common/tap.h"
+#include "logfmt/logfmt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static int
+write_golden (const char *path)
+{
+  logfmt_writer_opts_t o = { .size = sizeof o, .block_events = 16,
+                             .match_messages = 1,
+                             .creator = "golden file, format 1.0",
+                             .world_size = 2,
+                             .origin_unix_ns = 1763800000000000000LL };
+  logfmt_writer_t *w = NULL;
+  logfmt_error_t err = { 0 };
+  if (logfmt_writer_open (path, &o, &w, &err) != 0)
+    {
+      fprintf (stderr, "%s\n", err.message);
+      return -1;
+    }
+  logfmt_state_def_t sa = { 600, 601, "Compute", "blue", "n=%d", 0 };
+  logfmt_state_def_t sb = { 602, 603, "MPI_Send", "#ff8000", NULL, 0 };
+  logfmt_event_def_t ed = { 5000, "Round done", "LightGoldenrod", "r=%d", 0 };
+  logfmt_writer_add_state (w, &sa);
+  logfmt_writer_add_state (w, &sb);
+  logfmt_writer_add_event_def (w, &ed);
+  logfmt_stream_def_t s0 = { 0, 0, "node-a" }, s1 = { 1, 0, "node-b" };
+  uint32_t id;
+  logfmt_writer_add_stream (w, &s0, &id);
+  logfmt_writer_add_stream (w, &s1, &id);
+  logfmt_comm_def_t world = { 0, 1, "MPI_COMM_WORLD", 0, NULL };
+  logfmt_writer_add_comm (w, &world);
+
+  /* Each stream: 20 rounds of Compute (cargo on the end) with a nested
+   * MPI_Send to the other rank, then a solo event. */
+  for (uint32_t s = 0; s < 2; s++)
+    {
+      logfmt_event_t e[20 * 7];
+      int n = 0;
+      for (int i = 0; i < 20; i++)
+        {
+          uint64_t t = 1000 + (uint64_t) i * 1000 + s * 100;
+          logfmt_event_t x;
+          memset (&x, 0, sizeof x);
+          x.type = LOGFMT_REC_EVENT;
+          x.time = t, x.id = 600, e[n++] = x;
+          x.time = t + 300, x.id = 602, e[n++] = x;
+          x.type = LOGFMT_REC_SEND, x.id = 0, x.time = t + 310;
+          x.partner = (int32_t) (1 - s), x.tag = i, x.size = 8 * (i + 1);
+          e[n++] = x;
+          memset (&x, 0, sizeof x);
+          x.type = LOGFMT_REC_EVENT;
+          x.time = t + 320, x.id = 603, e[n++] = x;
+          x.type = LOGFMT_REC_RECV, x.id = 0, x.time = t + 700;
+          x.partner = (int32_t) (1 - s), x.tag = i, x.size = 8 * (i + 1);
+          e[n++] = x;
+          memset (&x, 0, sizeof x);
+          x.type = LOGFMT_REC_EVENT;
+          x.time = t + 800, x.id = 601, x.flags = LOGFMT_EVF_CARGO;
+          x.cargo[3] = (uint8_t) i;     /* n=%d: 4 bytes, big-endian */
+          e[n++] = x;
+          memset (&x, 0, sizeof x);
+          x.type = LOGFMT_REC_EVENT;
+          x.time = t + 900, x.id = 5000, e[n++] = x;
+        }
+      if (logfmt_writer_event (w, s, e, (size_t) n) != 0)
+        return -1;
+    }
+  return logfmt_writer_finish (w, &err);
+}
+
+static void
+check_contents (const char *path)
+{
+  logfmt_reader_t *r = NULL;
+  logfmt_error_t err = { 0 };
+  if (logfmt_reader_open (path, 0, &r, &err) != 0)
+    {
+      ok (0, "golden file opens: %s", err.message);
+      return;
+    }
+  ok (1, "golden file opens");
+  const logfmt_info_t *in = logfmt_reader_info (r);
+  ASSERT_EQ (in->major, 1, "major 1");
+  ASSERT_EQ (in->minor, 0, "minor 0");
+  ASSERT_STREQ (in->creator, "golden file, format 1.0", "creator");
+  ASSERT_EQ (in->origin_unix_ns, 1763800000000000000LL, "origin");
+  ASSERT_EQ (in->world_size, 2, "world size");
+  ASSERT_EQ (in->nstreams, 2, "streams");
+  ASSERT_EQ (in->nevents, 280, "events");
+  ASSERT_EQ (in->nmessages, 40, "messages");
+  ASSERT_EQ (logfmt_reader_n_states (r), 2, "states");
+  const logfmt_state_def_t *a = logfmt_reader_state (r, 0);
+  ok (strcmp (a->name, "Compute") == 0 && strcmp (a->color, "blue") == 0
+      && a->rgb == 0x0000ff && a->start_id == 600 && a->end_id == 601
+      && a->format && strcmp (a->format, "n=%d") == 0,
+      "state 0: Compute, blue (0000ff), 600/601, n=%%d");
+  const logfmt_state_def_t *b = logfmt_reader_state (r, 1);
+  ok (strcmp (b->name, "MPI_Send") == 0 && b->rgb == 0xff8000,
+      "state 1: MPI_Send, #ff8000");
+  const logfmt_event_def_t *ed = logfmt_reader_event_def (r, 0);
+  ok (ed && ed->id == 5000 && strcmp (ed->name, "Round done") == 0
+      && ed->rgb == 0xeedd82, "event def: Round done, LightGoldenrod");
+  ok (strcmp (logfmt_reader_stream (r, 1)->host, "node-b") == 0
+      && logfmt_reader_stream (r, 1)->rank == 1, "stream 1: rank 1 on node-b");
+
+  for (uint32_t s = 0; s < 2; s++)
+    {
+      logfmt_iter_t *it = NULL;
+      logfmt_event_t e;
+      int n = 0, begins = 0, ends = 0, cargo_ok = 0, first_ok = 0;
+      logfmt_iter_new (r, s, 0, UINT64_MAX, &it);
+      while (it && logfmt_iter_next (it, &e) == 1)
+        {
+          if (n == 0)
+            first_ok = e.time == 1000 + s * 100 && e.id == 600
+                       && e.kind == LOGFMT_KIND_BEGIN && e.state == 0;
+          begins += e.kind == LOGFMT_KIND_BEGIN;
+          ends += e.kind == LOGFMT_KIND_END;
+          if (e.id == 601 && (e.flags & LOGFMT_EVF_CARGO)
+              && e.cargo[3] == (uint8_t) ((e.time - 1800 - s * 100) / 1000))
+            cargo_ok++;
+          n++;
+        }
+      logfmt_iter_free (it);
+      ok (n == 140 && begins == 40 && ends == 40 && cargo_ok == 20
+          && first_ok, "stream %u: 140 records, 40 begins, 40 ends, cargo"
+          " of every round, first at %u ns", s, 1000 + s * 100);
+    }
+
+  logfmt_msg_iter_t *mi = NULL;
+  logfmt_message_t m;
+  int n = 0, good = 0;
+  logfmt_msg_iter_new (r, 0, UINT64_MAX, &mi);
+  while (mi && logfmt_msg_iter_next (mi, &m) == 1)
+    {
+      n++;
+      uint64_t t = m.send_time - 310 - (uint64_t) m.send_rank * 100;
+      int i = (int) (t / 1000) - 1;
+      good += m.send_stream != LOGFMT_NO_STREAM
+              && m.recv_stream != LOGFMT_NO_STREAM && m.tag == i
+              && m.size == 8u * (unsigned) (i + 1)
+              && m.recv_time == 1000 + (uint64_t) i * 1000
+                                + (uint64_t) m.recv_rank * 100 + 700;
+    }
+  logfmt_msg_iter_free (mi);
+  ok (n == 40 && good == 40, "40 matched messages, tags, sizes and times"
+      " (%d of %d)", good, n);
+
+  float occ[2];
+  uint32_t cnt;
+  ASSERT_OK (logfmt_reader_summary (r, 0, in->t_first, in->t_last + 1, 1,
+                                    occ, &cnt, NULL, &err),
+             "whole-run summary");
+  ASSERT_EQ (cnt, 140, "summary counts every record of stream 0");
+  logfmt_reader_close (r);
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc == 3 && strcmp (argv[1], "--write") == 0)
+    return write_golden (argv[2]) ? 1 : 0;
+  const char *src = getenv ("top_srcdir");
+  char golden[4096];
+  snprintf (golden, sizeof golden, "%s/tests/logfmt/golden/v1.0.clog",
+            src ? src : ".");
+  check_contents (golden);
+
+  /* Today's writer, same content: the same bytes. */
+  char path[] = "/tmp/logfmt-golden-XXXXXX";
+  int fd = mkstemp (path);
+  if (fd < 0)
+    return 1;
+  close (fd);
+  ASSERT_OK (write_golden (path), "write the content again");
+  FILE *a = fopen (golden, "rb"), *b = fopen (path, "rb");
+  long off = -1, pos = 0;
+  int ca = 0, cb = 0;
+  while (a && b)
+    {
+      ca = getc (a);
+      cb = getc (b);
+      if (ca != cb)
+        {
+          off = pos;
+          break;
+        }
+      if (ca == EOF)
+        break;
+      pos++;
+    }
+  ok (a && b && off < 0, "today's writer gives the golden bytes (first"
+      " difference at %ld)", off);
+  if (a)
+    fclose (a);
+  if (b)
+    fclose (b);
+  unlink (path);
+  return exit_status ();
+}
