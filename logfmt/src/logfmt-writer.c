@@ -510,6 +510,14 @@ logfmt_writer_put_block (logfmt_writer_t *w, uint32_t stream,
   wstream_t *s = &w->streams[stream];
   if (s->have_time && h.t_first < s->t_last)
     return LOGFMT_ERANGE;
+  if (!w->started)
+    {
+      /* As for logfmt_writer_event: early definitions for repair. */
+      int rc = write_defs (w, NULL);
+      if (rc)
+        return rc;
+      w->started = true;
+    }
   /* Only the stream id and its check word change; the CRC skips them. */
   uint8_t patch[8];
   st32 (patch, stream);

@@ -438,6 +438,14 @@ print_table (const stats_t *st, const solo_slot_t *solos, size_t nsolo)
           clogtool__fmt_time (st->t_last - st->t_first, t2 + 0));
   printf ("messages    %" PRIu64 " (%" PRIu64 " bytes, %" PRIu64
           " unmatched)\n", st->msg_count, st->msg_bytes, st->msg_unmatched);
+  /* A partial file read tolerantly may have lost its message table (it
+   * is written at the end): say so rather than report no messages. */
+  uint64_t ends = st->kinds[LOGFMT_KIND_SEND] + st->kinds[LOGFMT_KIND_RECV];
+  if (ends && st->msg_count == 0)
+    printf ("            (the message table is missing: %" PRIu64 " sends "
+            "and %" PRIu64 " receives are not paired; 'clogtool repair' "
+            "rebuilds it)\n", st->kinds[LOGFMT_KIND_SEND],
+            st->kinds[LOGFMT_KIND_RECV]);
 
   printf ("\n%-24s %-18s %10s %18s %14s\n", "state", "color", "count",
           "total_s", "mean_us");

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * logmany N [THREADS] [CRASH_RANK] [SIGNAL]: each thread of each rank logs
- * N "Work" states (2N events, ids 600/601) and one ring message on world;
- * CRASH_RANK (if >= 0) then kills itself with SIGNAL (default SIGSEGV)
- * instead of finishing.  Writes logmany.clog.
+ * logmany N [THREADS] [CRASH_RANK] [SIGNAL] [DELAY_MS]: each thread of
+ * each rank logs N "Work" states (2N events, ids 600/601) and one ring
+ * message on world; CRASH_RANK (if >= 0) then kills itself with SIGNAL
+ * (default SIGSEGV), DELAY_MS after the others went on to finish, instead
+ * of finishing.  Writes logmany.clog.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -37,6 +38,7 @@ main (int argc, char **argv)
   int nthreads = argc > 2 ? atoi (argv[2]) : 1;
   int crash = argc > 3 ? atoi (argv[3]) : -1;
   int sig = argc > 4 ? atoi (argv[4]) : SIGSEGV;
+  int delay_ms = argc > 5 ? atoi (argv[5]) : 0;
   MPI_Init_thread (&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Comm_size (MPI_COMM_WORLD, &size);
@@ -62,6 +64,8 @@ main (int argc, char **argv)
   if (rank == crash)
     {
       fflush (stdout);
+      if (delay_ms > 0)
+        usleep ((useconds_t) delay_ms * 1000);
       raise (sig);
       _exit (99);
     }

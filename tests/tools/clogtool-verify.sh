@@ -55,6 +55,9 @@ run 0 "stats --tolerant of the truncated file" \
 tol=$($python -c 'import json,sys; print(json.load(sys.stdin)["events"])' <"$tap_tmp/out")
 [ "$tol" -gt 0 ] && [ "$tol" -lt 400000 ]
 ok $? "--tolerant reads part of the events ($tol)"
+run 0 "stats --tolerant (table)" "$clogtool" stats --tolerant "$tap_tmp/trunc.clog"
+grep -q "the message table is missing: [1-9][0-9]* sends and [1-9][0-9]* receives" "$tap_tmp/out"
+ok $? "--tolerant says the message table was lost"
 "$clogtool" print --tsv --tolerant --rank 0 "$tap_tmp/trunc.clog" >"$tap_tmp/tol.0"
 n=$(wc -l <"$tap_tmp/tol.0")
 "$clogtool" print --tsv --rank 0 --limit "$n" "$log" | cmp -s - "$tap_tmp/tol.0"
