@@ -44,6 +44,10 @@ test "$4" = ff0000; ok $? "tall rows: row 1's A at y=174 ($4)"
 test "$5" = ffffff; ok $? "tall rows: nothing below the last row ($5)"
 r=$(printf '%d' "0x$(echo "$6" | cut -c1-2)")
 test "$r" -lt 128; ok $? "tall rows: the arrow joins the row centres ($6)"
+# Bars have a 1-px darker border inside their box: A starts at x=196.
+test "$(pix "$tap_tmp/tall.png" 195 78 196 78 197 78 346 36 346 37 | tr '\n' ' ')" \
+  = "ffffff 990000 ff0000 990000 ff0000 "
+ok $? "tall rows: A's border is dark red, 1 px, inside its box"
 
 # The whole run (default window and size) also renders.
 "$mpeview" --export "$tap_tmp/all.png" "$tap_tmp/t.clog"

@@ -155,11 +155,95 @@ typedef struct
   gboolean outline;
 } Rect;
 
+/* Direct pixel access for opaque, pixel-aligned boxes on an image
+ * surface: 10,000 spans cost cairo's box path several ms, plain stores a
+ * fraction of that.  Only when user space is the device space shifted by
+ * whole pixels and the clip is one rectangle; else cairo draws. */
+typedef struct
+{
+  guint32 *px;
+  int      stride;              /* in pixels */
+  int      dx, dy;              /* user -> device offset */
+  int      cx0, cy0, cx1, cy1;  /* clip, device pixels */
+} Pixels;
+
+static gboolean
+pixels_get (cairo_t *cr, Pixels *p)
+{
+  cairo_surface_t *t = cairo_get_target (cr);
+  if (cairo_surface_get_type (t) != CAIRO_SURFACE_TYPE_IMAGE)
+    return FALSE;
+  cairo_format_t f = cairo_image_surface_get_format (t);
+  if (f != CAIRO_FORMAT_ARGB32 && f != CAIRO_FORMAT_RGB24)
+    return FALSE;
+  cairo_matrix_t m;
+  cairo_get_matrix (cr, &m);
+  double ox, oy;
+  cairo_surface_get_device_offset (t, &ox, &oy);
+  double tx = m.x0 + ox, ty = m.y0 + oy;
+  if (m.xx != 1 || m.yy != 1 || m.xy != 0 || m.yx != 0
+      || tx != floor (tx) || ty != floor (ty))
+    return FALSE;
+  cairo_rectangle_list_t *cl = cairo_copy_clip_rectangle_list (cr);
+  gboolean okay = cl->status == CAIRO_STATUS_SUCCESS && cl->num_rectangles == 1;
+  if (okay)
+    {
+      const cairo_rectangle_t *c = &cl->rectangles[0];
+      p->cx0 = (int) floor (c->x + tx);
+      p->cy0 = (int) floor (c->y + ty);
+      p->cx1 = (int) ceil (c->x + c->width + tx);
+      p->cy1 = (int) ceil (c->y + c->height + ty);
+    }
+  cairo_rectangle_list_destroy (cl);
+  if (!okay)
+    return FALSE;
+  cairo_surface_flush (t);
+  p->px = (guint32 *) cairo_image_surface_get_data (t);
+  p->stride = cairo_image_surface_get_stride (t) / 4;
+  p->dx = (int) tx;
+  p->dy = (int) ty;
+  p->cx0 = MAX (p->cx0, 0);
+  p->cy0 = MAX (p->cy0, 0);
+  p->cx1 = MIN (p->cx1, cairo_image_surface_get_width (t));
+  p->cy1 = MIN (p->cy1, cairo_image_surface_get_height (t));
+  return p->px != NULL && p->cx0 < p->cx1 && p->cy0 < p->cy1;
+}
+
+static void
+pixels_fill (const Pixels *p, double x, double y, double w, double h,
+             guint32 rgb)
+{
+  int x0 = MAX ((int) x + p->dx, p->cx0), x1 = MIN ((int) (x + w) + p->dx,
+                                                    p->cx1);
+  int y0 = MAX ((int) y + p->dy, p->cy0), y1 = MIN ((int) (y + h) + p->dy,
+                                                    p->cy1);
+  guint32 v = 0xff000000u | rgb;
+  for (int yy = y0; yy < y1; yy++)
+    {
+      guint32 *row = p->px + (size_t) yy * p->stride;
+      for (int xx = x0; xx < x1; xx++)
+        row[xx] = v;
+    }
+}
+
+/* The 1-px border just inside the box, as cairo strokes it. */
+static void
+pixels_outline (const Pixels *p, double x, double y, double w, double h,
+                guint32 rgb)
+{
+  pixels_fill (p, x, y, w, 1, rgb);
+  pixels_fill (p, x, y + h - 1, w, 1, rgb);
+  pixels_fill (p, x, y + 1, 1, h - 2, rgb);
+  pixels_fill (p, x + w - 1, y + 1, 1, h - 2, rgb);
+}
+
 /* All lanes' spans, depth by depth (nested ones on top), one fill per
  * state and depth: a few cairo calls instead of several per span. */
 static void
 draw_spans (cairo_t *cr, const MvScene *s, const MvDrawOpts *o)
 {
+  Pixels px;
+  gboolean direct = pixels_get (cr, &px);
   const MvLog *log = s->log;
   guint ns = log->nstates;
   GArray **rects = g_new0 (GArray *, ns + 1);
@@ -202,6 +286,19 @@ draw_spans (cairo_t *cr, const MvScene *s, const MvDrawOpts *o)
                                                  : NULL;
           guint32 c = def ? def->rgb : 0x888888;
           gboolean outline = FALSE;
+          if (direct)
+            {
+              for (guint j = 0; j < rects[k]->len; j++)
+                {
+                  const Rect *r = &g_array_index (rects[k], Rect, j);
+                  pixels_fill (&px, r->x, r->y, r->w, r->h, c);
+                  if (r->outline)
+                    pixels_outline (&px, r->x, r->y, r->w, r->h,
+                                    darker (c));
+                }
+              g_array_set_size (rects[k], 0);
+              continue;
+            }
           for (guint j = 0; j < rects[k]->len; j++)
             {
               const Rect *r = &g_array_index (rects[k], Rect, j);
@@ -225,6 +322,8 @@ draw_spans (cairo_t *cr, const MvScene *s, const MvDrawOpts *o)
           g_array_set_size (rects[k], 0);
         }
     }
+  if (direct)
+    cairo_surface_mark_dirty (cairo_get_target (cr));
   for (guint k = 0; k <= ns; k++)
     if (rects[k])
       g_array_unref (rects[k]);
