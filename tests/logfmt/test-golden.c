@@ -12,6 +12,7 @@
 #include "tests/common/tap.h"
 #include "logfmt/logfmt.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -169,6 +170,86 @@ check_contents (const char *path)
   logfmt_reader_close (r);
 }
 
+/* Concurrent readers of one open file: every thread iterates both
+ * streams, the messages and the summaries many times over and must see
+ * the same as one thread alone. */
+typedef struct
+{
+  const logfmt_reader_t *r;
+  uint64_t sum;
+  int      bad;
+} reader_job_t;
+
+static uint64_t
+read_all (const logfmt_reader_t *r)
+{
+  uint64_t sum = 0;
+  for (uint32_t st = 0; st < 2; st++)
+    {
+      logfmt_iter_t *it = NULL;
+      logfmt_event_t e;
+      if (logfmt_iter_new (r, st, 0, UINT64_MAX, &it) != 0)
+        return 0;
+      while (logfmt_iter_next (it, &e) == 1)
+        sum += e.time * (uint64_t) (e.kind + 1);
+      logfmt_iter_free (it);
+    }
+  logfmt_msg_iter_t *mi = NULL;
+  logfmt_message_t m;
+  if (logfmt_msg_iter_new (r, 0, UINT64_MAX, &mi) == 0)
+    while (logfmt_msg_iter_next (mi, &m) == 1)
+      sum += m.recv_time - m.send_time;
+  logfmt_msg_iter_free (mi);
+  float occ[64 * 2];
+  uint32_t cnt[64];
+  const logfmt_info_t *in = logfmt_reader_info (r);
+  if (logfmt_reader_summary (r, 1, in->t_first, in->t_last + 1, 64, occ, cnt,
+                             NULL, NULL) == 0)
+    for (int i = 0; i < 64; i++)
+      sum += cnt[i] + (uint64_t) (occ[2 * i] * 1000);
+  return sum;
+}
+
+static void *
+reader_thread (void *arg)
+{
+  reader_job_t *j = arg;
+  for (int k = 0; k < 200; k++)
+    if (read_all (j->r) != j->sum)
+      j->bad++;
+  return NULL;
+}
+
+static void
+check_threads (const char *path)
+{
+  logfmt_reader_t *r = NULL;
+  if (logfmt_reader_open (path, 0, &r, NULL) != 0)
+    {
+      ok (0, "golden file opens for the thread test");
+      return;
+    }
+  uint64_t want = read_all (r);
+  reader_job_t jobs[4];
+  pthread_t th[4];
+  int started = 0, bad = 0;
+  for (int i = 0; i < 4; i++)
+    {
+      jobs[i] = (reader_job_t) { r, want, 0 };
+      if (pthread_create (&th[i], NULL, reader_thread, &jobs[i]) == 0)
+        started++;
+    }
+  for (int i = 0; i < started; i++)
+    {
+      pthread_join (th[i], NULL);
+      bad += jobs[i].bad;
+    }
+  ok (started == 4 && bad == 0 && want != 0,
+      "4 threads x 200 passes over one reader: all as one thread saw"
+      " (%d differed)", bad);
+  logfmt_reader_close (r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -179,6 +260,7 @@ main (int argc, char **argv)
   snprintf (golden, sizeof golden, "%s/tests/logfmt/golden/v1.0.clog",
             src ? src : ".");
   check_contents (golden);
+  check_threads (golden);
 
   /* Today's writer, same content: the same bytes. */
   char path[] = "/tmp/logfmt-golden-XXXXXX";
