@@ -814,7 +814,7 @@ MPE_Finish_log (const char *filename)
 {
   if (mpe__g.state != 1)
     return MPE_LOG_OK;
-  mpe_finish_hook hook = atomic_exchange (&finish_hook, NULL);
+  mpe_finish_hook hook = atomic_load (&finish_hook);
   if (hook)
     hook ();
   const char *prefix = filename && *filename ? filename

@@ -45,10 +45,10 @@ MPE_INTERNAL_API int  mpe__wrap_init (int *argc, char ***argv);
  * MPE_Finish_log (then it does nothing). */
 MPE_INTERNAL_API int  mpe__wrap_finalize (void);
 
-/* Runs once inside MPE_Finish_log, on every rank, before the merge,
- * whoever calls it (the MPI_Finalize wrapper or the user): the wrappers
- * use it to define the MPI states some rank used.  May make collective
- * PMPI calls on MPI_COMM_WORLD.  NULL removes it. */
+/* Runs inside every MPE_Finish_log that writes a log, on every rank,
+ * before the merge, whoever calls it (the MPI_Finalize wrapper or the
+ * user): the wrappers use it to define the MPI states some rank used.
+ * May make collective PMPI calls on MPI_COMM_WORLD.  NULL removes it. */
 typedef void (*mpe_finish_hook) (void);
 MPE_INTERNAL_API void mpe__set_finish_hook (mpe_finish_hook hook);
 
