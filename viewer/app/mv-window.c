@@ -466,8 +466,10 @@ convert_done (GObject *srcobj, GAsyncResult *res, gpointer user)
   GError *error = NULL;
   ConvJob *j = g_task_get_task_data (G_TASK (res));
   gboolean okay = g_task_propagate_boolean (G_TASK (res), &error);
-  if (w->dead)
+  GCancellable *c = g_task_get_cancellable (G_TASK (res));
+  if (w->dead || (c && g_cancellable_is_cancelled (c)))
     {
+      /* Closed, or another file was opened meanwhile. */
       g_clear_error (&error);
       return;
     }
