@@ -352,26 +352,34 @@ load_done (GObject *src, GAsyncResult *res, gpointer user)
   gtk_widget_grab_focus (mv_timeline_widget (w->tl));
 }
 
+/* Starts a worker job that replaces whatever job ran (cancelling it),
+ * with a progress bar that appears only if it takes more than a blink. */
 static void
-load_path (Win *w, const char *path)
+run_job (Win *w, const char *status, gpointer data, GDestroyNotify free_data,
+         GTaskThreadFunc func, GAsyncReadyCallback done)
 {
-  char *abs = g_canonicalize_filename (path, NULL);
   if (w->load_cancel)
     g_cancellable_cancel (w->load_cancel);
   g_clear_object (&w->load_cancel);
   w->load_cancel = g_cancellable_new ();
-  LoadJob *j = g_new0 (LoadJob, 1);
-  j->w = w;
-  j->path = abs;
   g_atomic_int_set (&w->progress_permille, 0);
-  gtk_label_set_text (GTK_LABEL (w->status), "Loading…");
-  /* The bar appears only if loading takes more than a blink. */
+  gtk_label_set_text (GTK_LABEL (w->status), status);
   if (w->progress_source == 0)
     w->progress_source = g_timeout_add (150, progress_tick, w);
-  GTask *t = g_task_new (NULL, w->load_cancel, load_done, w);
-  g_task_set_task_data (t, j, (GDestroyNotify) load_job_free);
-  g_task_run_in_thread (t, load_thread);
+  GTask *t = g_task_new (NULL, w->load_cancel, done, w);
+  g_task_set_task_data (t, data, free_data);
+  g_task_run_in_thread (t, func);
   g_object_unref (t);
+}
+
+static void
+load_path (Win *w, const char *path)
+{
+  LoadJob *j = g_new0 (LoadJob, 1);
+  j->w = w;
+  j->path = g_canonicalize_filename (path, NULL);
+  run_job (w, "Loading…", j, (GDestroyNotify) load_job_free, load_thread,
+           load_done);
 }
 
 /* ---- MPE2 files: offer an indexed copy ---------------------------------- */
@@ -424,14 +432,6 @@ converted_path (const char *path)
   return out;
 }
 
-static int
-convert_progress (void *user, double f)
-{
-  Win *w = user;
-  g_atomic_int_set (&w->progress_permille, (gint) (f * 1000));
-  return g_cancellable_is_cancelled (w->load_cancel);
-}
-
 static void
 convert_thread (GTask *task, gpointer src, gpointer data, GCancellable *c)
 {
@@ -441,7 +441,7 @@ convert_thread (GTask *task, gpointer src, gpointer data, GCancellable *c)
   char *part = g_strconcat (j->dst, ".part", NULL);
   logfmt_error_t err = { 0 };
   int rc = logfmt_import_mpe2 (j->src, part, "MPE2 log, converted by mpeview",
-                               convert_progress, j->w, &err);
+                               load_progress, j->w, &err);
   if (rc == 0 && g_rename (part, j->dst) != 0)
     {
       g_snprintf (err.message, sizeof err.message, "%s: %s", j->dst,
@@ -490,23 +490,13 @@ convert_done (GObject *srcobj, GAsyncResult *res, gpointer user)
 static void
 start_convert (Win *w, ConvJob *j)
 {
-  if (w->load_cancel)
-    g_cancellable_cancel (w->load_cancel);
-  g_clear_object (&w->load_cancel);
-  w->load_cancel = g_cancellable_new ();
-  g_atomic_int_set (&w->progress_permille, 0);
   char *a = g_path_get_basename (j->src), *b = g_path_get_basename (j->dst);
   char *msg = g_strdup_printf ("Converting %s to %s…", a, b);
-  gtk_label_set_text (GTK_LABEL (w->status), msg);
+  run_job (w, msg, j, (GDestroyNotify) conv_job_free, convert_thread,
+           convert_done);
   g_free (msg);
   g_free (a);
   g_free (b);
-  if (w->progress_source == 0)
-    w->progress_source = g_timeout_add (150, progress_tick, w);
-  GTask *t = g_task_new (NULL, w->load_cancel, convert_done, w);
-  g_task_set_task_data (t, j, (GDestroyNotify) conv_job_free);
-  g_task_run_in_thread (t, convert_thread);
-  g_object_unref (t);
 }
 
 static void
