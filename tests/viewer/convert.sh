@@ -3,7 +3,8 @@
 # The real window under Xvfb: opening a large MPE2 log offers to convert it
 # to an indexed .clog next to it (threshold lowered here); Return accepts,
 # the copy is written and opened; the next open offers the copy; Escape
-# opens the original; MPEVIEW_CONVERT=never opens it without asking.
+# opens the original; an unrelated file of the copy's name is never
+# replaced; MPEVIEW_CONVERT=never opens it without asking.
 if [ -z "$MV_GUI_INNER" ]; then
   MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24" sh "$0" "$@"
 fi
@@ -52,6 +53,17 @@ ok $? "and is not converted again"
 start
 answer Escape; ok $? "offer dismissed with Escape"
 titled 'cpilog\.clog2'; ok $? "the original opens"
+
+# Another file already named cpilog.clog (not a conversion) is never
+# replaced: the copy gets another name.
+rm -f "$tap_tmp/cpilog.clog"
+"$b/tests/viewer/mklog" "$tap_tmp/cpilog.clog" || exit 1
+cp "$tap_tmp/cpilog.clog" "$tap_tmp/theirs.clog"
+start
+answer Return; ok $? "offer again (the cpilog.clog there is not a copy)"
+titled 'cpilog\.converted\.clog'; ok $? "converted to cpilog.converted.clog"
+cmp -s "$tap_tmp/cpilog.clog" "$tap_tmp/theirs.clog"
+ok $? "the other cpilog.clog is untouched"
 
 start MPEVIEW_CONVERT=never
 titled 'cpilog\.clog2'; ok $? "MPEVIEW_CONVERT=never: the original opens"

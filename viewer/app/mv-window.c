@@ -404,31 +404,61 @@ conv_job_free (ConvJob *j)
   g_free (j);
 }
 
+#define MV_CONVERTED_BY "MPE2 log, converted by mpeview"
+
+/* A finished .clog made from an MPE2 log (by mpeview or clogtool), as
+ * its header's creator says: only such a file may be offered as the copy
+ * or replaced by a new conversion. */
+static gboolean
+is_converted_copy (const char *path)
+{
+  logfmt_reader_t *r = NULL;
+  if (logfmt_reader_open (path, 0, &r, NULL) != 0)
+    return FALSE;
+  const char *c = logfmt_reader_info (r)->creator;
+  gboolean yes = c && (strcmp (c, MV_CONVERTED_BY) == 0
+                       || strstr (c, "via clogtool") != NULL);
+  logfmt_reader_close (r);
+  return yes;
+}
+
 /* x.clog2 -> x.clog; x.clog (CLOG v1) -> x.indexed.clog; next to the
- * input, or in the user's cache directory if that is not writable. */
+ * input, or in the user's cache directory if that is not writable.  A
+ * file of that name that is not a conversion (say, another run's log) is
+ * never replaced: the copy is then named x.converted[-N].clog. */
 static char *
 converted_path (const char *path)
 {
   char *dir = g_path_get_dirname (path);
   char *base = g_path_get_basename (path);
   size_t n = strlen (base);
-  char *name;
+  char *stem;
   if (g_str_has_suffix (base, ".clog2"))
-    name = g_strdup_printf ("%.*s.clog", (int) (n - 6), base);
+    stem = g_strndup (base, n - 6);
   else if (g_str_has_suffix (base, ".clog"))
-    name = g_strdup_printf ("%.*s.indexed.clog", (int) (n - 5), base);
+    stem = g_strdup_printf ("%.*s.indexed", (int) (n - 5), base);
   else
-    name = g_strdup_printf ("%s.clog", base);
+    stem = g_strdup (base);
   if (access (dir, W_OK) != 0)
     {
       g_free (dir);
       dir = g_build_filename (g_get_user_cache_dir (), "mpeview", NULL);
       g_mkdir_with_parents (dir, 0700);
     }
-  char *out = g_build_filename (dir, name, NULL);
+  char *out = NULL;
+  for (int i = 0; out == NULL; i++)
+    {
+      char *name = i == 0 ? g_strdup_printf ("%s.clog", stem)
+                   : i == 1 ? g_strdup_printf ("%s.converted.clog", stem)
+                   : g_strdup_printf ("%s.converted-%d.clog", stem, i);
+      out = g_build_filename (dir, name, NULL);
+      g_free (name);
+      if (g_file_test (out, G_FILE_TEST_EXISTS) && !is_converted_copy (out))
+        g_clear_pointer (&out, g_free);
+    }
   g_free (dir);
   g_free (base);
-  g_free (name);
+  g_free (stem);
   return out;
 }
 
@@ -440,7 +470,7 @@ convert_thread (GTask *task, gpointer src, gpointer data, GCancellable *c)
    * half-written file under the name a later open would trust. */
   char *part = g_strconcat (j->dst, ".part", NULL);
   logfmt_error_t err = { 0 };
-  int rc = logfmt_import_mpe2 (j->src, part, "MPE2 log, converted by mpeview",
+  int rc = logfmt_import_mpe2 (j->src, part, MV_CONVERTED_BY,
                                load_progress, j->w, &err);
   if (rc == 0 && g_rename (part, j->dst) != 0)
     {
@@ -513,15 +543,14 @@ offer_response (GtkDialog *dlg, int resp, gpointer user)
   conv_job_free (j);
 }
 
-/* Newer than the input and a finished .clog: a copy made before. */
+/* A conversion made before, newer than the input. */
 static gboolean
 copy_is_current (const char *src, const char *dst)
 {
   GStatBuf a, b;
-  logfmt_file_kind_t k;
   if (g_stat (src, &a) != 0 || g_stat (dst, &b) != 0 || b.st_mtime < a.st_mtime)
     return FALSE;
-  return logfmt_file_kind (dst, &k, NULL) == 0 && k == LOGFMT_FILE_CLOG;
+  return is_converted_copy (dst);
 }
 
 static void
