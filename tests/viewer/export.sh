@@ -49,6 +49,41 @@ test "$(pix "$tap_tmp/tall.png" 195 78 196 78 197 78 346 36 346 37 | tr '\n' ' '
   = "ffffff 990000 ff0000 990000 ff0000 "
 ok $? "tall rows: A's border is dark red, 1 px, inside its box"
 
+# Four processes in 1108x600 use most of the height: the plot is
+# y=30..566 (legend below), 4 rows of 96 px (not 22) at y=30, 126, 222,
+# 318; ranks 2 and 3 repeat ranks 0 and 1.
+"$b/tests/viewer/mklog" "$tap_tmp/r4.clog" 1 4
+ok $? "4-rank test log written"
+"$mpeview" --export "$tap_tmp/r4.png" --from 0 --to 1000ns --width 1108 \
+  --height 600 "$tap_tmp/r4.clog"
+ok $? "export 4 ranks 1108x600"
+set -- $(pix "$tap_tmp/r4.png" 346 270  246 270  346 366  746 366  746 405 \
+             746 418  746 440  546 318  1046 366)
+test "$1" = 00ff00; ok $? "4 ranks: rank 2's B at its row centre, y=270 ($1)"
+test "$2" = ff0000; ok $? "4 ranks: rank 2's A around it ($2)"
+test "$3" = 00ff00; ok $? "4 ranks: bottom row (rank 3) B at y=366 ($3)"
+test "$4" = ff0000; ok $? "4 ranks: bottom row A at y=366 ($4)"
+test "$5" = ff0000; ok $? "4 ranks: bottom row A still at y=405 ($5)"
+test "$6" = ffffff; ok $? "4 ranks: background just below the last row ($6)"
+test "$7" = ffffff; ok $? "4 ranks: no bars further down ($7)"
+r=$(printf '%d' "0x$(echo "$8" | cut -c1-2)")
+test "$r" -lt 128; ok $? "4 ranks: arrow 2 -> 3 crosses (546,318) dark ($8)"
+test "$9" = f5f6f8; ok $? "4 ranks: rank 3 empty at t=950 is a zebra row ($9)"
+
+# 64 processes in the same image keep thin rows (536/64 = 8.4 px each):
+# rank 0 at the top, rank 63 at the plot's bottom, nothing past it.
+"$b/tests/viewer/mklog" "$tap_tmp/r64.clog" 1 64
+ok $? "64-rank test log written"
+"$mpeview" --export "$tap_tmp/r64.png" --from 0 --to 1000ns --width 1108 \
+  --height 600 "$tap_tmp/r64.clog"
+ok $? "export 64 ranks 1108x600"
+set -- $(pix "$tap_tmp/r64.png" 246 34  746 42  146 42  746 562  746 570)
+test "$1" = ff0000; ok $? "64 ranks: rank 0's A at y=34 ($1)"
+test "$2" = ff0000; ok $? "64 ranks: rank 1's A 8 px lower, y=42 ($2)"
+test "$3" = f5f6f8; ok $? "64 ranks: rank 1 empty at t=50 ($3)"
+test "$4" = ff0000; ok $? "64 ranks: rank 63's A at y=562 ($4)"
+test "$5" = ffffff; ok $? "64 ranks: nothing below rank 63 ($5)"
+
 # The whole run (default window and size) also renders.
 "$mpeview" --export "$tap_tmp/all.png" "$tap_tmp/t.clog"
 ok $? "export the whole run"

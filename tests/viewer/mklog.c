@@ -8,11 +8,12 @@
 int
 main (int argc, char **argv)
 {
-  if (argc != 2 && argc != 3)
+  if (argc < 2 || argc > 4)
     {
-      fprintf (stderr, "usage: mklog OUT.clog [SCALE]\n");
+      fprintf (stderr, "usage: mklog OUT.clog [SCALE [RANKS]]\n");
       return 2;
     }
-  return mv_testlog_write (argv[1], argc == 3 ? strtoull (argv[2], NULL, 10)
-                                              : 1) == 0 ? 0 : 1;
+  unsigned long long scale = argc >= 3 ? strtoull (argv[2], NULL, 10) : 1;
+  int nranks = argc == 4 ? atoi (argv[3]) : 2;
+  return mv_testlog_write_n (argv[1], scale, nranks) == 0 ? 0 : 1;
 }

@@ -34,10 +34,21 @@ msg (int type, unsigned long long t, int partner)
 int
 mv_testlog_write (const char *path, unsigned long long scale)
 {
+  return mv_testlog_write_n (path, scale, 2);
+}
+
+int
+mv_testlog_write_n (const char *path, unsigned long long scale, int nranks)
+{
   scale_ = scale ? scale : 1;
+  if (nranks < 2 || nranks % 2 != 0 || nranks > 4096)
+    {
+      fprintf (stderr, "mv-testlog: ranks must be even, 2..4096\n");
+      return -1;
+    }
   logfmt_writer_opts_t o = { sizeof o };
   o.match_messages = 1;
-  o.world_size = 2;
+  o.world_size = nranks;
   o.creator = "mv-testlog";
   logfmt_writer_t *w = NULL;
   logfmt_error_t err = { 0 };
@@ -50,16 +61,30 @@ mv_testlog_write (const char *path, unsigned long long scale)
   logfmt_state_def_t a = { 1, 2, "A", "#ff0000", "x=%d", 0 };
   logfmt_state_def_t b = { 3, 4, "B", "#00ff00", NULL, 0 };
   logfmt_event_def_t e = { 10, "E", "#0000ff", NULL, 0 };
-  logfmt_stream_def_t s0 = { 0, 0, "node0" }, s1 = { 1, 0, "node1" };
-  int32_t ranks[2] = { 0, 1 };
-  logfmt_comm_def_t world = { 0, 1, "MPI_COMM_WORLD", 2, ranks };
-  uint32_t st0, st1;
+  static int32_t ranks[4096];
+  static uint32_t st[4096];
+  static char hosts[4096][16];
+  for (int r = 0; r < nranks; r++)
+    ranks[r] = r;
+  logfmt_comm_def_t world = { 0, 1, "MPI_COMM_WORLD", nranks, ranks };
   if ((rc = logfmt_writer_add_state (w, &a)) != 0
       || (rc = logfmt_writer_add_state (w, &b)) != 0
-      || (rc = logfmt_writer_add_event_def (w, &e)) != 0
-      || (rc = logfmt_writer_add_stream (w, &s0, &st0)) != 0
-      || (rc = logfmt_writer_add_stream (w, &s1, &st1)) != 0
-      || (rc = logfmt_writer_add_comm (w, &world)) != 0)
+      || (rc = logfmt_writer_add_event_def (w, &e)) != 0)
+    {
+      logfmt_writer_abort (w);
+      return rc;
+    }
+  for (int r = 0; r < nranks; r++)
+    {
+      snprintf (hosts[r], sizeof hosts[r], "node%d", r);
+      logfmt_stream_def_t sd = { r, 0, hosts[r] };
+      if ((rc = logfmt_writer_add_stream (w, &sd, &st[r])) != 0)
+        {
+          logfmt_writer_abort (w);
+          return rc;
+        }
+    }
+  if ((rc = logfmt_writer_add_comm (w, &world)) != 0)
     {
       logfmt_writer_abort (w);
       return rc;
@@ -78,9 +103,17 @@ mv_testlog_write (const char *path, unsigned long long scale)
     msg (LOGFMT_REC_RECV, 500, 0), ev (LOGFMT_REC_EVENT, 520, 1),
     ev (LOGFMT_REC_EVENT, 900, 2),
   };
-  if ((rc = logfmt_writer_event (w, st0, r0, sizeof r0 / sizeof r0[0])) != 0
-      || (rc = logfmt_writer_event (w, st1, r1, sizeof r1 / sizeof r1[0]))
-         != 0)
+  /* Each pair (2k, 2k+1) repeats ranks 0 and 1, messaging each other. */
+  for (int r = 0; r < nranks && rc == 0; r += 2)
+    {
+      r0[3].partner = r + 1;
+      r1[2].partner = r;
+      if ((rc = logfmt_writer_event (w, st[r], r0, sizeof r0 / sizeof r0[0]))
+          == 0)
+        rc = logfmt_writer_event (w, st[r + 1], r1,
+                                  sizeof r1 / sizeof r1[0]);
+    }
+  if (rc != 0)
     {
       logfmt_writer_abort (w);
       return rc;

@@ -7,10 +7,14 @@
  *           send to 1 at 400 (tag 5, 64 bytes); E at 700; A [800,1000]
  *   rank 1: B [150,350]; recv from 0 at 500; A [520,900]
  * Times are multiplied by `scale` (1: nanoseconds as above).
+ * mv_testlog_write_n writes `nranks` (even) ranks: each pair 2k, 2k+1
+ * repeats ranks 0 and 1, rank 2k sending to 2k+1.
  */
 #ifndef MV_TESTLOG_H
 #define MV_TESTLOG_H
 
 int mv_testlog_write (const char *path, unsigned long long scale);
+int mv_testlog_write_n (const char *path, unsigned long long scale,
+                        int nranks);
 
 #endif

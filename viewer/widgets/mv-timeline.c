@@ -444,10 +444,13 @@ on_scroll (GtkWidget *w, GdkEventScroll *ev, MvTimeline *tl)
       /* Row height: anchor the row under the pointer. */
       double y = ev->y - tl->layout.plot_y;
       double row = (y + tl->view.y0) / tl->view.row_h;
-      double rh = CLAMP (tl->view.row_h * pow (1.25, -dy),
-                         tl->layout.plot_h / MAX (tl->log->nrows, 1) * 0.999,
-                         120);
-      tl->view.row_h = MIN (rh, MAX (rh, 1e-3));
+      /* From "every row fits" (or the tall fit of few rows) to 120 px. */
+      double fit = mv_layout_fit_row_h (&tl->layout, tl->log);
+      double lo = MIN (fit, tl->layout.plot_h / MAX (tl->log->nrows, 1)
+                            * 0.999);
+      double rh = CLAMP (tl->view.row_h * pow (1.25, -dy), MAX (lo, 1e-3),
+                         MAX (120, fit));
+      tl->view.row_h = rh;
       tl->view.y0 = row * tl->view.row_h - y;
     }
   else
