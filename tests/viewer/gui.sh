@@ -67,4 +67,43 @@ while [ $i -lt 50 ]; do
 done
 test "$n" -ge 2; ok $? "corrupt file: error dialog over the window ($n windows)"
 kill -0 $bad; ok $? "corrupt file: no crash"
+
+# Four processes: rows grow to fill the window (96 px at most), and a
+# resize recomputes them.  Red (A) spans from rank 0's top to rank 3's
+# bottom.  The other windows go first so that only this one is seen.
+for p in $pids; do kill "$p" 2>/dev/null; done
+pids=""
+"$b/tests/viewer/mklog" "$tap_tmp/r4.clog" 1000 4
+ok $? "4-rank test log written"
+"$b/mpeview" "$tap_tmp/r4.clog" 2>"$tap_tmp/err4" &
+pids="$pids $!"
+w4=$(timeout 15 xdotool search --sync --name '^r4\.clog$' | head -n 1)
+test -n "$w4"; ok $? "window titled r4.clog"
+xdotool mousemove 1279 799
+# Polls until red spans more ($1 -gt) or less ($1 -lt) than $2 rows.
+wait_span () {
+  i=0
+  while [ $i -lt 50 ]; do
+    shot
+    set -- "$1" "$2" $("$b/tests/viewer/pngpix" "$tap_tmp/shot.png" \
+                         --rows ff0000)
+    if [ $# -eq 4 ]; then
+      span=$(($4 - $3))
+      [ "$span" "$1" "$2" ] && { echo "$span ($3..$4)"; return 0; }
+    fi
+    sleep 0.2; i=$((i + 1))
+  done
+  echo "${span:-none}"; return 1
+}
+s0=$(wait_span -gt 300); ok $? "4 ranks fill the window: red spans $s0 px"
+xdotool windowsize "$w4" 900 400
+s1=$(wait_span -lt 300); ok $? "smaller window, thinner rows: $s1 px"
+case $s1 in
+  none*) false ;;
+  *) test "${s1%% *}" -gt 150 ;;
+esac
+ok $? "smaller window: the rows still fill it ($s1 px)"
+xdotool windowsize "$w4" 1200 760
+s2=$(wait_span -gt 300); ok $? "taller again, rows grow back: $s2 px"
+test "$s2" = "$s0"; ok $? "same rows as at first ($s0, $s2)"
 finish

@@ -2,7 +2,8 @@
 /*
  * pngpix FILE X Y [X Y ...]: prints the colour of each pixel as rrggbb,
  * one per line.  pngpix FILE --count rrggbb: number of pixels of exactly
- * that colour.  Reads PNGs through cairo.
+ * that colour.  pngpix FILE --rows rrggbb: the first and last pixel row
+ * (y) holding that colour, or "none".  Reads PNGs through cairo.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@ main (int argc, char **argv)
 {
   if (argc < 3)
     {
-      fprintf (stderr, "usage: pngpix FILE X Y ... | FILE --count RRGGBB\n");
+      fprintf (stderr, "usage: pngpix FILE X Y ... | FILE --count|--rows RRGGBB\n");
       return 2;
     }
   cairo_surface_t *s = cairo_image_surface_create_from_png (argv[1]);
@@ -39,6 +40,26 @@ main (int argc, char **argv)
                & 0xffffff) == want)
             n++;
       printf ("%lu\n", n);
+      return 0;
+    }
+  if (strcmp (argv[2], "--rows") == 0 && argc == 4)
+    {
+      unsigned long want = strtoul (argv[3], NULL, 16);
+      int first = -1, last = -1;
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          if ((*(const unsigned *) (d + (size_t) y * stride + 4 * x)
+               & 0xffffff) == want)
+            {
+              if (first < 0)
+                first = y;
+              last = y;
+              break;
+            }
+      if (first < 0)
+        printf ("none\n");
+      else
+        printf ("%d %d\n", first, last);
       return 0;
     }
   for (int i = 2; i + 1 < argc; i += 2)
