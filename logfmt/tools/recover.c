@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <logfmt/logfmt.h>
 #include "clogtool.h"
@@ -48,19 +49,23 @@ typedef struct
   int       nsync;
   int       nthreads;
   uint32_t  first_stream;
-  uint64_t  events, raw_events, bad_frames;
+  uint64_t  events, raw_events, ring_events, bad_frames;
+  char      ring[4096];   /* ring file prefix, "" when none */
 } spill_t;
 
 static void
 usage (FILE *out)
 {
   fprintf (out,
-           "usage: clogtool recover [-o OUT.clog] [--run ID] DIR|PREFIX\n"
+           "usage: clogtool recover [-o OUT.clog] [--run ID] [--clean] "
+           "DIR|PREFIX\n"
            "Rebuilds a .clog from the local spill files of a crashed MPE run.\n"
            "  DIR     directory holding mpe-<run>-<rank>-<pid>.spill files\n"
            "          (the newest run, or the one given with --run)\n"
            "  PREFIX  every spill file whose path starts with PREFIX\n"
-           "  -o FILE output (default: recovered.clog)\n");
+           "  -o FILE output (default: recovered.clog)\n"
+           "  --clean once OUT is written, remove the spill files and the\n"
+           "          ring files (in /dev/shm by default) they point to\n");
 }
 
 static int
@@ -90,6 +95,8 @@ parse_meta (spill_t *s, char *text)
       else if (!strcmp (line, "mult_fp")) s->mult_fp = strtoull (v, NULL, 10);
       else if (!strcmp (line, "mono0")) s->mono0 = strtoll (v, NULL, 10);
       else if (!strcmp (line, "real0")) s->real0 = strtoll (v, NULL, 10);
+      else if (!strcmp (line, "ring") && strcmp (v, "none") != 0)
+        snprintf (s->ring, sizeof s->ring, "%s", v);
     }
   s->have_meta = 1;
 }
@@ -194,6 +201,15 @@ scan_file (spill_t *s)
       fprintf (stderr, "clogtool recover: %s: no metadata frame\n", s->path);
       return -1;
     }
+  /* Threads that never spilled have only a ring file. */
+  if (!s->ended && s->ring[0])
+    for (int t = 0; t < s->nthreads + 64; t++)
+      {
+        char rp[8192];
+        snprintf (rp, sizeof rp, "%s.t%d%s", s->ring, t, MPE_RING_SUFFIX);
+        if (access (rp, R_OK) == 0 && t + 1 > s->nthreads)
+          s->nthreads = t + 1;
+      }
   if (s->nthreads == 0)
     s->nthreads = 1;
   return 0;
@@ -313,9 +329,125 @@ emit (logfmt_writer_t *w, spill_t *s, uint32_t stream, logfmt_event_t *ev,
   return logfmt_writer_event (w, stream, ev, n);
 }
 
+/* What a thread's spilled events end with: the ring's copies of them are
+ * skipped (a spill cut short, or the crash handler's RAW frames). */
+typedef struct
+{
+  int      any;
+  uint64_t last;      /* local ns of the last event */
+  uint64_t at_last;   /* events with that time */
+} spilled_t;
+
+static void
+note_spilled (spilled_t *sp, const logfmt_event_t *ev, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!sp->any || ev[i].time > sp->last)
+      {
+        sp->any = 1;
+        sp->last = ev[i].time;
+        sp->at_last = 1;
+      }
+    else if (ev[i].time == sp->last)
+      sp->at_last++;
+}
+
+/* The records of one part of a ring that belong to its current round. */
+static size_t
+ring_part_valid (const mpe_spill_rec_t *r, size_t n, uint32_t tag)
+{
+  size_t i = 0;
+  uint64_t prev = 0;
+  while (i < n)
+    {
+      uint32_t kind = r[i].aux & 0xffu;
+      if ((r[i].aux & ~0xffu) != tag || kind > MPE_REC_LOSS || r[i].t < prev)
+        break;
+      size_t next = i + 1 + mpe_spill_rec_ext (r[i].aux);
+      if (next > n)
+        break;
+      prev = r[i].t;
+      i = next;
+    }
+  return i;
+}
+
+/* Adds what thread's ring file holds beyond the spilled events. */
+static int
+emit_ring (logfmt_writer_t *w, spill_t *s, int thread, uint32_t stream,
+           int64_t G, spilled_t *sp, logfmt_event_t *batch)
+{
+  if (s->ended || !s->ring[0])
+    return 0;
+  char path[8192];
+  snprintf (path, sizeof path, "%s.t%d%s", s->ring, thread, MPE_RING_SUFFIX);
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    return 0;
+  mpe_ring_header_t h;
+  struct stat st;
+  if (fstat (fileno (f), &st) != 0 || read_at (f, 0, &h, sizeof h) != 0
+      || memcmp (h.magic, MPE_RING_MAGIC, 8) != 0
+      || h.version != MPE_RING_VERSION || h.split > h.cap
+      || h.cap > ((uint64_t) st.st_size - MPE_RING_HEADER_SIZE)
+                 / sizeof (mpe_spill_rec_t)
+      || (uint64_t) st.st_size < MPE_RING_HEADER_SIZE)
+    {
+      fprintf (stderr, "clogtool recover: %s: not a usable ring file\n", path);
+      s->bad_frames++;
+      fclose (f);
+      return 0;
+    }
+  /* Live parts, oldest first (by their first record). */
+  mpe_spill_rec_t *part[2] = { NULL, NULL };
+  size_t len[2] = { 0, 0 };
+  for (int p = 0; p < 2; p++)
+    {
+      uint64_t from = p ? h.split : 0, to = p ? h.cap : h.split;
+      if (!h.live[p] || to <= from)
+        continue;
+      part[p] = malloc ((size_t) (to - from) * sizeof (mpe_spill_rec_t));
+      if (!part[p] || read_at (f, MPE_RING_HEADER_SIZE + from
+                                    * sizeof (mpe_spill_rec_t),
+                               part[p], (size_t) (to - from)
+                                        * sizeof (mpe_spill_rec_t)) != 0)
+        continue;
+      len[p] = ring_part_valid (part[p], (size_t) (to - from), h.tag[p]);
+    }
+  fclose (f);
+  int first = len[1] && (!len[0] || part[1][0].t < part[0][0].t);
+  int rc = 0;
+  uint64_t skipped_at_last = 0;
+  for (int k = 0; k < 2 && rc == 0; k++)
+    {
+      int p = k ? !first : first;
+      const mpe_spill_rec_t *r = part[p], *end = part[p] + len[p];
+      while (r && r < end && rc == 0)
+        {
+          size_t n = mpe_spill_recs_decode (&r, end, s->tick0, s->mult_fp,
+                                            batch, 4096);
+          size_t keep = 0;
+          for (size_t i = 0; i < n; i++)
+            {
+              if (sp->any && (batch[i].time < sp->last
+                              || (batch[i].time == sp->last
+                                  && skipped_at_last++ < sp->at_last)))
+                continue;
+              batch[keep++] = batch[i];
+            }
+          s->ring_events += keep;
+          rc = emit (w, s, stream, batch, keep, G);
+        }
+    }
+  free (part[0]);
+  free (part[1]);
+  return rc;
+}
+
 static int
 emit_thread (logfmt_writer_t *w, spill_t *s, int thread, int64_t G)
 {
+  spilled_t sp = { 0, 0, 0 };
   uint32_t stream = s->first_stream + (uint32_t) thread;
   logfmt_event_t *batch = malloc (4096 * sizeof *batch);
   if (!batch)
@@ -340,7 +472,10 @@ emit_thread (logfmt_writer_t *w, spill_t *s, int thread, int64_t G)
           size_t n = 0;
           logfmt_error_t err;
           if (logfmt_block_decode (buf, fr->len, &info, &ev, &n, &err) == 0)
-            rc = emit (w, s, stream, ev, n, G);
+            {
+              note_spilled (&sp, ev, n);
+              rc = emit (w, s, stream, ev, n, G);
+            }
           else
             {
               fprintf (stderr, "clogtool recover: %s: block skipped: %s\n",
@@ -358,11 +493,14 @@ emit_thread (logfmt_writer_t *w, spill_t *s, int thread, int64_t G)
               size_t n = mpe_spill_recs_decode (&p, end, s->tick0, s->mult_fp,
                                                 batch, 4096);
               s->raw_events += n;
+              note_spilled (&sp, batch, n);
               rc = emit (w, s, stream, batch, n, G);
             }
         }
       free (buf);
     }
+  if (rc == 0)
+    rc = emit_ring (w, s, thread, stream, G, &sp, batch);
   free (batch);
   return rc;
 }
@@ -396,6 +534,7 @@ int
 clogtool_recover_main (int argc, char **argv)
 {
   const char *out = "recovered.clog", *src = NULL, *want_run = NULL;
+  int clean = 0;
   for (int i = 1; i < argc; i++)
     {
       if (!strcmp (argv[i], "-h") || !strcmp (argv[i], "--help"))
@@ -407,6 +546,8 @@ clogtool_recover_main (int argc, char **argv)
         out = argv[++i];
       else if (!strcmp (argv[i], "--run") && i + 1 < argc)
         want_run = argv[++i];
+      else if (!strcmp (argv[i], "--clean"))
+        clean = 1;
       else if (argv[i][0] == '-' && argv[i][1])
         {
           fprintf (stderr, "clogtool recover: unknown option %s\n", argv[i]);
@@ -571,6 +712,8 @@ clogtool_recover_main (int argc, char **argv)
               s->ended ? ", finished normally"
                        : ", did not finish (crashed or killed)",
               s->raw_events ? " - in-memory events saved at exit" : "");
+      if (s->ring_events)
+        printf (", %" PRIu64 " taken from its ring file(s)", s->ring_events);
       if (s->bad_frames)
         printf (", %" PRIu64 " damaged frame(s) skipped", s->bad_frames);
       printf ("\n");
@@ -587,6 +730,18 @@ clogtool_recover_main (int argc, char **argv)
     }
   printf ("wrote %s: %" PRIu64 " events from %zu of %d ranks\n", out, total,
           nfiles, world);
+  if (clean)
+    for (size_t i = 0; i < nfiles; i++)
+      {
+        unlink (files[i].path);
+        for (int t = 0; files[i].ring[0] && t < files[i].nthreads + 64; t++)
+          {
+            char rp[8192];
+            snprintf (rp, sizeof rp, "%s.t%d%s", files[i].ring, t,
+                      MPE_RING_SUFFIX);
+            unlink (rp);
+          }
+      }
   for (size_t i = 0; i < nfiles; i++)
     {
       free (files[i].path);

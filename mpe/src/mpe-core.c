@@ -114,6 +114,31 @@ mpe__clock_init (void)
 /* Thread buffers                                                      */
 /* ------------------------------------------------------------------ */
 
+/* Part p of b (0, or 1 = the half from mid) starts a new round: its
+ * records get a new tag, published in the ring header before any of them
+ * is written. */
+static void
+part_new_round (mpe_tbuf_t *b, int p)
+{
+  b->next_tag = (b->next_tag + 1) & 0xffffffu;
+  if (b->next_tag == 0)
+    b->next_tag = 1;
+  b->tag = b->next_tag << 8;
+  if (b->ring)
+    {
+      __atomic_store_n (&b->ring->tag[p], b->tag, __ATOMIC_RELEASE);
+      __atomic_store_n (&b->ring->live[p], 1, __ATOMIC_RELEASE);
+    }
+}
+
+/* Part p's records are in the spill file (or counted lost). */
+static void
+part_spilled (mpe_tbuf_t *b, int p)
+{
+  if (b->ring)
+    __atomic_store_n (&b->ring->live[p], 0, __ATOMIC_RELEASE);
+}
+
 /* Empty buffer, split in two halves when the background spill is on. */
 static void
 tbuf_layout (mpe_tbuf_t *b)
@@ -125,6 +150,70 @@ tbuf_layout (mpe_tbuf_t *b)
   /* Room for the largest record (3 slots) or a begin+message pair (3),
    * plus the flush's own records (560, LOSS, 561: 4 slots). */
   b->end = (b->mid ? b->mid : b->base + b->cap) - 8;
+  if (b->ring)
+    {
+      b->ring->split = b->mid ? (uint64_t) (b->mid - b->base) : b->cap;
+      part_spilled (b, 1);
+    }
+  part_new_round (b, 0);
+}
+
+/* Ring files (mpe-spill.h). */
+static void
+ring_path (char *out, size_t len, int thread)
+{
+  snprintf (out, len, "%s.t%d" MPE_RING_SUFFIX, mpe__g.ring_prefix, thread);
+}
+
+/* Creates thread's ring file for cap slots and maps it, at `at` (MAP_FIXED,
+ * replacing the mapping there) or anywhere.  Returns the mapping or NULL;
+ * *len gets its length. */
+static void *
+ring_map (int thread, size_t cap, void *at, size_t *len)
+{
+  if (mpe__g.ring_off || !mpe__g.ring_prefix[0])
+    return NULL;
+  char path[4200];
+  ring_path (path, sizeof path, thread);
+  size_t bytes = MPE_RING_HEADER_SIZE + cap * sizeof (mpe_rec_t);
+  bytes = (bytes + 4095) & ~(size_t) 4095;
+  int fd = open (path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return NULL;
+  /* Reserve the pages now: a full tmpfs must fail here, not raise SIGBUS
+   * on the event path. */
+  void *m = MAP_FAILED;
+  if (posix_fallocate (fd, 0, (off_t) bytes) == 0)
+    m = mmap (at, bytes, PROT_READ | PROT_WRITE,
+              MAP_SHARED | (at ? MAP_FIXED : 0), fd, 0);
+  close (fd);
+  if (m == MAP_FAILED)
+    {
+      unlink (path);
+      return NULL;
+    }
+  mpe_ring_header_t *h = m;
+  memset (h, 0, sizeof *h);
+  memcpy (h->magic, MPE_RING_MAGIC, 8);
+  h->version = MPE_RING_VERSION;
+  h->thread = (uint32_t) thread;
+  h->cap = cap;
+  h->split = cap;
+  *len = bytes;
+  return m;
+}
+
+static int ring_warned;
+
+static void
+ring_warn (void)
+{
+  if (mpe__g.ring_off || !mpe__g.ring_prefix[0] || ring_warned)
+    return;
+  ring_warned = 1;
+  fprintf (stderr, "mpe: rank %d: cannot create the ring file %s.t*%s; "
+           "records not yet spilled are lost if this process is killed\n",
+           mpe__g.rank, mpe__g.ring_prefix, MPE_RING_SUFFIX);
 }
 
 mpe_tbuf_t *
@@ -145,32 +234,83 @@ mpe__tbuf_create (int want_thread0)
   if (bytes < 256 * 1024)
     bytes = 256 * 1024;
   b->cap = bytes / sizeof (mpe_rec_t);
-  /* Anonymous memory, huge pages where possible, faulted in now: a page
-   * fault on the event path costs far more than the event. */
-  size_t mapped = (b->cap * sizeof (mpe_rec_t) + (2u << 20) - 1)
-                  & ~(size_t) ((2u << 20) - 1);
-  void *m = mmap (NULL, mapped, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED)
+  b->thread = atomic_fetch_add (&mpe__g.nthreads, 1);
+  /* A ring file where possible, else anonymous memory with huge pages.
+   * Either way faulted in now: a page fault on the event path costs far
+   * more than the event. */
+  void *m = ring_map (b->thread, b->cap, NULL, &b->map_len);
+  if (m)
     {
-      free (b);
-      return NULL;
+      b->ring = m;
+      b->ring_linked = 1;
+      b->base = (mpe_rec_t *) (void *) ((char *) m + MPE_RING_HEADER_SIZE);
     }
+  else
+    {
+      ring_warn ();
+      b->map_len = (b->cap * sizeof (mpe_rec_t) + (2u << 20) - 1)
+                   & ~(size_t) ((2u << 20) - 1);
+      m = mmap (NULL, b->map_len, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m == MAP_FAILED)
+        {
+          free (b);
+          return NULL;
+        }
 #ifdef MADV_HUGEPAGE
-  madvise (m, mapped, MADV_HUGEPAGE);
+      madvise (m, b->map_len, MADV_HUGEPAGE);
 #endif
-  for (size_t o = 0; o < mapped; o += 4096)
-    ((volatile char *) m)[o] = 0;
-  b->base = m;
+      b->base = m;
+    }
+  for (size_t o = 0; o < b->map_len; o += 4096)
+    ((volatile char *) m)[o] = ((volatile char *) m)[o];
   atomic_fetch_add (&mpe__g.allocated, b->cap * sizeof (mpe_rec_t));
   tbuf_layout (b);
   pthread_mutex_lock (&mpe__g.lock);
-  b->thread = atomic_fetch_add (&mpe__g.nthreads, 1);
   b->next = mpe__g.tbufs;
   mpe__g.tbufs = b;
   pthread_mutex_unlock (&mpe__g.lock);
   mpe__tls = b;
   return b;
+}
+
+/* The log is finished: its ring files go (the mappings stay, as the
+ * buffers' memory, until a new log gives them new files). */
+void
+mpe__ring_detach_all (void)
+{
+  pthread_mutex_lock (&mpe__g.lock);
+  for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
+    if (b->ring && b->ring_linked)
+      {
+        char path[4200];
+        ring_path (path, sizeof path, b->thread);
+        unlink (path);
+        b->ring_linked = 0;
+      }
+  pthread_mutex_unlock (&mpe__g.lock);
+}
+
+/* A new log: buffers kept from the last one get ring files again. */
+void
+mpe__ring_attach_all (void)
+{
+  pthread_mutex_lock (&mpe__g.lock);
+  for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
+    if (b->ring && !b->ring_linked)
+      {
+        size_t len;
+        if (ring_map (b->thread, b->cap, b->ring, &len))
+          {
+            b->ring_linked = 1;
+            for (size_t o = 0; o < len; o += 4096)
+              ((volatile char *) b->ring)[o] = 0;
+            tbuf_layout (b);
+          }
+        else
+          ring_warn ();
+      }
+  pthread_mutex_unlock (&mpe__g.lock);
 }
 
 void
@@ -228,6 +368,18 @@ burst_add (spill_ctx_t *c, const void *block, size_t len, uint64_t count)
   return 0;
 }
 
+/* Test hook: the process dies as the launcher would kill it, in the
+ * middle of a spill, after a given number of blocks reached the file. */
+static void
+test_kill_point (int nblocks)
+{
+  static atomic_long written;
+  if (mpe__g.kill_in_spill > 0
+      && atomic_fetch_add (&written, nblocks) + nblocks
+         >= mpe__g.kill_in_spill)
+    kill (getpid (), SIGKILL);
+}
+
 static int
 spill_block_cb (void *user, const void *block, size_t len,
                 const logfmt_block_info_t *info)
@@ -251,11 +403,13 @@ spill_block_cb (void *user, const void *block, size_t len,
     {
       c->b->spilled += info->count;
       c->written += info->count;
+      test_kill_point (1);
     }
   return 0;
 }
 
 static int spill_burst_write (spill_ctx_t *c);
+
 
 /* Encodes [from, to) of b into the spill file; returns events lost.
  * burst (the spill thread): the blocks are written with one pwrite at the
@@ -360,7 +514,10 @@ spill_main (void *arg)
       pthread_mutex_lock (&sq_lock);
       b->job_lost = lost;
       if (atomic_load (&b->job) != MPE_JOB_ABANDONED)
-        atomic_store (&b->job, MPE_JOB_DONE);
+        {
+          part_spilled (b, b->job_from != b->base);
+          atomic_store (&b->job, MPE_JOB_DONE);
+        }
       pthread_cond_broadcast (&sq_done);
     }
   return NULL;
@@ -401,6 +558,7 @@ spill_burst_write (spill_ctx_t *c)
   c->b->spilled += c->pending;
   c->written += c->pending;
   c->pending = 0;
+  test_kill_point (c->nblocks);
   return 0;
 }
 
@@ -498,7 +656,7 @@ mpe__spill_drain (void)
       mpe_rec_t *r = b->pos;
       r->t = mpe__ticks ();
       r->id = 0;
-      r->aux = MPE_REC_LOSS;
+      r->aux = MPE_REC_LOSS | b->tag;
       uint64_t ext[2] = { lost, 0 };
       memcpy (r + 1, ext, 16);
       b->pos = r + 2;
@@ -521,13 +679,18 @@ mpe__tbuf_full (mpe_tbuf_t *b)
       job_queue (b, b->seg, b->pos);
       b->seg = b->seg == b->base ? b->mid : b->base;
       b->end = (b->seg == b->base ? b->mid : b->base + b->cap) - 8;
+      part_new_round (b, b->seg != b->base);
     }
-  else if (mpe__g.spill_fd >= 0)
-    lost = spill_records (b, b->seg, b->pos, 0);
   else
-    for (const mpe_rec_t *p = b->seg; p < b->pos;
-         p += 1 + mpe_spill_rec_ext (p->aux))
-      lost++;
+    {
+      if (mpe__g.spill_fd >= 0)
+        lost = spill_records (b, b->seg, b->pos, 0);
+      else
+        for (const mpe_rec_t *p = b->seg; p < b->pos;
+             p += 1 + mpe_spill_rec_ext (p->aux))
+          lost++;
+      part_new_round (b, 0);
+    }
   note_loss (lost);
   b->lost += lost;
   b->flushes++;
@@ -536,7 +699,7 @@ mpe__tbuf_full (mpe_tbuf_t *b)
     {
       r->t = t0;
       r->id = MPE_KNOWN_STATE_START (280);
-      r->aux = MPE_REC_BARE;
+      r->aux = MPE_REC_BARE | b->tag;
       r++;
       if (!atomic_exchange (&mpe__g.flush_defined, 1))
         mpe__add_def (1, MPE_KNOWN_STATE_START (280), MPE_KNOWN_STATE_END (280),
@@ -546,7 +709,7 @@ mpe__tbuf_full (mpe_tbuf_t *b)
     {
       r->t = t0;
       r->id = 0;
-      r->aux = MPE_REC_LOSS;
+      r->aux = MPE_REC_LOSS | b->tag;
       uint64_t ext[2] = { lost, 0 };
       memcpy (r + 1, ext, 16);
       r += 2;
@@ -555,7 +718,7 @@ mpe__tbuf_full (mpe_tbuf_t *b)
     {
       r->t = mpe__ticks ();
       r->id = MPE_KNOWN_STATE_END (280);
-      r->aux = MPE_REC_BARE;
+      r->aux = MPE_REC_BARE | b->tag;
       r++;
     }
   b->pos = r;
@@ -580,18 +743,39 @@ tmp_dir (void)
   return "/tmp";
 }
 
+/* MPE_RING_DIR: where the ring files go; "none" keeps the buffers in
+ * anonymous memory.  Default /dev/shm (memory: nothing is written to a
+ * disk during the run), else the spill directory. */
+static void
+ring_setup (void)
+{
+  const char *d = getenv ("MPE_RING_DIR");
+  mpe__g.ring_off = d && (!strcmp (d, "none") || !strcmp (d, "no")
+                          || !strcmp (d, "off"));
+  if (!d || !*d)
+    d = access ("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : tmp_dir ();
+  if (mpe__g.ring_off)
+    mpe__g.ring_prefix[0] = '\0';
+  else
+    snprintf (mpe__g.ring_prefix, sizeof mpe__g.ring_prefix,
+              "%s/" MPE_SPILL_NAME_PREFIX "%s-%06d-%ld", d, mpe__g.runid,
+              mpe__g.rank, (long) getpid ());
+}
+
 int
 mpe__spill_open (void)
 {
   snprintf (mpe__g.spill_path, sizeof mpe__g.spill_path,
             "%s/" MPE_SPILL_NAME_PREFIX "%s-%06d-%ld" MPE_SPILL_NAME_SUFFIX,
             tmp_dir (), mpe__g.runid, mpe__g.rank, (long) getpid ());
+  ring_setup ();
   int fd = open (mpe__g.spill_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
                  0600);
   if (fd < 0)
     {
       fprintf (stderr, "mpe: rank %d: cannot create %s: %s\n", mpe__g.rank,
                mpe__g.spill_path, strerror (errno));
+      mpe__g.ring_prefix[0] = '\0';  /* nothing could tell where it is */
       return -1;
     }
   unsigned char hdr[MPE_SPILL_HEADER_SIZE] = { 0 };
@@ -603,6 +787,7 @@ mpe__spill_open (void)
     {
       close (fd);
       unlink (mpe__g.spill_path);
+      mpe__g.ring_prefix[0] = '\0';
       return -1;
     }
   atomic_store (&mpe__g.spill_off, MPE_SPILL_HEADER_SIZE);
@@ -613,6 +798,7 @@ mpe__spill_open (void)
 void
 mpe__spill_close (int remove_file)
 {
+  mpe__ring_detach_all ();
   if (mpe__g.spill_fd < 0)
     return;
   close (mpe__g.spill_fd);
@@ -676,12 +862,14 @@ mpe__spill_meta (void)
   int n = snprintf (buf, sizeof buf,
                     "rank %d\nsize %d\npid %ld\nhost %s\nrunid %s\n"
                     "clock %s\ntick0 %llu\nmult %.17g\nmult_fp %llu\n"
-                    "mono0 %lld\nreal0 %lld\ncreator mpe " PACKAGE_VERSION "\n",
+                    "mono0 %lld\nreal0 %lld\nring %s\n"
+                    "creator mpe " PACKAGE_VERSION "\n",
                     mpe__g.rank, mpe__g.size, (long) getpid (), mpe__g.host,
                     mpe__g.runid, mpe__use_tsc ? "tsc" : "mono",
                     (unsigned long long) mpe__g.tick0, mpe__g.mult,
                     (unsigned long long) mpe__g.mult_fp,
-                    (long long) mpe__g.mono0, (long long) mpe__g.real0);
+                    (long long) mpe__g.mono0, (long long) mpe__g.real0,
+                    mpe__g.ring_prefix[0] ? mpe__g.ring_prefix : "none");
   if (n > 0)
     mpe__spill_frame (MPE_SPILL_META, 0, buf, (size_t) n);
 }

@@ -31,6 +31,13 @@ typedef struct mpe_tbuf
   size_t           cap;      /* slots */
   int              thread;   /* index within the process */
   int              in_flush;
+  uint32_t         tag;      /* aux bits 8-31 of this round's records */
+  uint32_t         next_tag;
+  /* Ring file (mpe-spill.h): the buffer is a shared mapping of it, so
+   * unspilled records outlive a killed process.  NULL: anonymous memory. */
+  mpe_ring_header_t *ring;
+  size_t           map_len;
+  int              ring_linked;  /* the file still has its name */
   uint64_t         spilled;  /* events written to the spill file */
   uint64_t         lost;     /* events lost (spill failed) */
   uint64_t         flushes;
@@ -88,9 +95,13 @@ typedef struct
   char        runid[32];
   atomic_uint_fast64_t spill_off;
   int         spill_fail_hook; /* MPE_TEST_SPILL_FAIL */
+  long        kill_in_spill;   /* MPE_TEST_KILL_IN_SPILL: SIGKILL after
+                                  that many spilled blocks */
   int         delete_local;
   int         save_on_wait;  /* MPE_SAVE_ON_WAIT */
   int         spill_async;     /* MPE_SPILL_THREAD: background spill */
+  char        ring_prefix[4096]; /* ring files: PREFIX.t<thread>.ring */
+  int         ring_off;        /* MPE_RING_DIR=none */
   /* Sync points (local ns since origin, offset). */
   int64_t    *sync_l, *sync_off;
   int         nsync;
@@ -129,6 +140,8 @@ MPE_HIDDEN int64_t     mpe__real_ns (void);
 MPE_HIDDEN mpe_tbuf_t *mpe__tbuf_create (int want_thread0);
 MPE_HIDDEN mpe_rec_t  *mpe__tbuf_full (mpe_tbuf_t *b);
 MPE_HIDDEN void        mpe__tbuf_reset_all (void);
+MPE_HIDDEN void        mpe__ring_attach_all (void);
+MPE_HIDDEN void        mpe__ring_detach_all (void);
 MPE_HIDDEN void        mpe__spill_drain (void);
 MPE_HIDDEN void        mpe__log_slow (int kind, int32_t id, const void *ext);
 MPE_HIDDEN int         mpe__spill_open (void);
@@ -189,7 +202,7 @@ mpe__put_nocheck (int kind, int32_t id, const void *ext)
   uint64_t t = mpe__ticks ();
   r->t = t;
   r->id = id;
-  r->aux = (uint32_t) kind;
+  r->aux = (uint32_t) kind | b->tag;
   if (kind == MPE_REC_BARE)
     b->pos = r + 1;
   else if (kind == MPE_REC_CARGO)

@@ -709,6 +709,8 @@ MPE_Init_log (void)
     PMPI_Allgather (&mpe__g.sync_self, 1, MPI_INT, mpe__g.sync_peer, 1,
                     MPI_INT, mpe__comm);
   mpe__g.spill_fail_hook = mpe__env_bool ("MPE_TEST_SPILL_FAIL", 0);
+  const char *kis = getenv ("MPE_TEST_KILL_IN_SPILL");
+  mpe__g.kill_in_spill = kis ? atol (kis) : 0;
   mpe__spill_drain ();
   int local, ncpu;
   node_load (&local, &ncpu);
@@ -718,8 +720,9 @@ MPE_Init_log (void)
   mpe__g.spill_async = env_auto ("MPE_SPILL_THREAD", local < ncpu);
   /* MPE_SAVE_ON_WAIT (see arrival_guard in mpe-merge.c): by default not on
    * an oversubscribed node, where every rank waits at the finish only
-   * because it is not scheduled, and saving would cost them all. */
-  mpe__g.save_on_wait = env_auto ("MPE_SAVE_ON_WAIT", local <= ncpu);
+   * because it is not scheduled, and saving would cost them all; nor when
+   * the buffer is a ring file (decided below). */
+  mpe__g.save_on_wait = local <= ncpu;
   mpe__g.budget = buffer_budget ();
 
   if (mpe__g.rank == 0)
@@ -734,6 +737,7 @@ MPE_Init_log (void)
   mpe__tbuf_reset_all ();
   if (mpe__spill_open () == 0)
     {
+      mpe__ring_attach_all ();
       mpe__spill_meta ();
       defs_respill ();
       mpe__comms_reset ();
@@ -752,7 +756,11 @@ MPE_Init_log (void)
     }
   pthread_mutex_unlock (&comm_lock);
   mpe__crash_install ();
-  mpe__tbuf_create (1);
+  mpe_tbuf_t *b0 = mpe__tbuf_create (1);
+  /* With a ring file the buffer survives a kill anyway. */
+  if (b0 && b0->ring && b0->ring_linked)
+    mpe__g.save_on_wait = 0;
+  mpe__g.save_on_wait = env_auto ("MPE_SAVE_ON_WAIT", mpe__g.save_on_wait);
   mpe__g.stopped = 0;
   mpe__g.state = 1;
   mpe__sync_run ();
@@ -1175,10 +1183,10 @@ log_pair (int kind, int ev_first, int32_t ev_id, MPI_Comm comm, int partner,
   mpe_rec_t *e = ev_first ? r : r + 2, *msg = ev_first ? r + 1 : r;
   e->t = t;
   e->id = ev_id;
-  e->aux = MPE_REC_BARE;
+  e->aux = MPE_REC_BARE | b->tag;
   msg->t = t;
   msg->id = wp;
-  msg->aux = (uint32_t) kind;
+  msg->aux = (uint32_t) kind | b->tag;
   memcpy (msg + 1, &m, 16);
   b->pos = r + 3;
 }

@@ -32,6 +32,24 @@
  *         encoded when the process died): mpe_spill_rec_t, times in clock
  *         ticks to convert with META's tick0/mult.
  *  END    the run finished normally (payload: nothing).
+ *
+ * Ring files.  Each thread's record buffer is a file mapped MAP_SHARED
+ * (on /dev/shm by default), so what a thread had not yet spilled is still
+ * there when its process is killed without a chance to save it (SIGKILL
+ * from the launcher while blocked in MPI, say).  META's "ring" line gives
+ * the path prefix; thread t's file is PREFIX.t<t>.ring:
+ *
+ *   mpe_ring_header_t, zero-padded to MPE_RING_HEADER_SIZE, then `cap`
+ *   16-byte record slots.  The buffer is one part [0, cap), or two parts
+ *   [0, split) and [split, cap) when a spill thread drains one part while
+ *   the thread writes the other.  Records of a part's current round carry
+ *   the part's tag in aux bits 8-31; a part is read from its first slot up
+ *   to the first record with another tag, an unknown kind or a time that
+ *   goes backwards (what follows is an older round, already spilled).
+ *   live[p] = 0 once part p's records are known to be in the spill file.
+ *   Records may also be in the spill file (a spill cut short, or RAW
+ *   frames of the crash handler): a reader keeps from the ring only what
+ *   is newer than the thread's last spilled event.
  */
 #ifndef MPE_SPILL_H
 #define MPE_SPILL_H
@@ -88,6 +106,22 @@ typedef struct
   uint32_t comm;
   uint64_t size;
 } mpe_spill_msg_t;
+
+#define MPE_RING_MAGIC        "MPERING1"
+#define MPE_RING_VERSION      1u
+#define MPE_RING_HEADER_SIZE  4096u
+#define MPE_RING_SUFFIX       ".ring"
+
+typedef struct
+{
+  char     magic[8];
+  uint32_t version;
+  uint32_t thread;
+  uint64_t cap;        /* record slots after the header */
+  uint64_t split;      /* first slot of part 1; cap when there is one part */
+  uint32_t tag[2];     /* aux & ~0xff of each part's current round */
+  uint32_t live[2];
+} mpe_ring_header_t;
 
 enum
 {

@@ -13,22 +13,74 @@ rm -rf "$MPE_TMPDIR"/*
 MPE_SPILL_THREAD=$th MPE_BUFFER_MB=1 run 2 $B/tests/mpe/logmany 150000 1 1 11 300
 test $? -ne 0; ok $? "spill thread $th: job fails when rank 1 gets SIGSEGV"
 ls "$MPE_TMPDIR"/mpe-*-000001-*.spill > /dev/null 2>&1; ok $? "rank 1 left a spill file"
-$CLOGTOOL recover "$MPE_TMPDIR" -o rec.clog > rec.txt 2>&1; ok $? "clogtool recover"
+$CLOGTOOL recover --clean "$MPE_TMPDIR" -o rec.clog > rec.txt 2>&1; ok $? "clogtool recover"
 grep -q '^rank 1 .*did not finish' rec.txt; ok $? "recover reports the crash"
 n=$(val rec.clog count 1 0 600)
 [ "$n" != none ] && [ "$n" -ge 148500 ]; ok $? "rank 1: >= 99% of begins ($n of 150000)"
 is "rank 1: every begin recovered" "$n" 150000
 # Rank 0 was alive, waiting in MPE_Finish_log, when the launcher killed it
-# (SIGKILL): it saved its memory while waiting, so nothing of it is lost.
+# (SIGKILL): its ring file kept what it had not spilled.
 is "rank 0 (alive, then killed): every begin recovered" \
   "$(val rec.clog count 0 0 600)" 150000
 $B/clogtool verify rec.clog > /dev/null 2>&1; ok $? "recovered file verifies"
 done
 
+# A rank that is alive but blocked in MPI_Recv from the rank that dies is
+# SIGKILLed by the launcher: no handler runs.  Its buffers are ring files
+# in /dev/shm, so what it had not spilled is still there.
+for th in yes no; do
+rm -rf "$MPE_TMPDIR"/*
+MPE_SPILL_THREAD=$th MPE_BUFFER_MB=1 run 2 $B/tests/mpe/logmany 150000 3 1 11 300 1
+test $? -ne 0; ok $? "spill thread $th: rank 0 blocked in MPI_Recv, rank 1 dies"
+run0=$(ls "$MPE_TMPDIR" | sed -n 's/^mpe-\([0-9a-f]*\)-000000-.*/\1/p')
+ls /dev/shm/mpe-$run0-000000-*.t0.ring > /dev/null 2>&1
+ok $? "rank 0's ring file is in /dev/shm"
+$CLOGTOOL recover --clean "$MPE_TMPDIR" -o blk.clog > rec.txt 2>&1; ok $? "recover"
+grep -q '^rank 0 .*taken from its ring file' rec.txt; ok $? "recover reports ring events"
+for t in 1 2 3; do
+  is "spill thread $th: blocked rank 0 thread $t: every begin" \
+    "$(val blk.clog count 0 $t 600)" 150000
+  is "spill thread $th: blocked rank 0 thread $t: every end" \
+    "$(val blk.clog count 0 $t 601)" 150000
+done
+is "spill thread $th: no begin recovered twice (nesting)" "$(val blk.clog badnest)" 0
+test -z "$(ls "$MPE_TMPDIR")" && ! ls /dev/shm/mpe-$run0-* > /dev/null 2>&1
+ok $? "recover --clean removed the spill and ring files"
+done
+# The same without ring files: the blocked rank loses what it had not
+# spilled (the case above is not saved by anything else).
+rm -rf "$MPE_TMPDIR"/*
+MPE_RING_DIR=none MPE_SPILL_THREAD=no MPE_BUFFER_MB=1 run 2 $B/tests/mpe/logmany 150000 1 1 11 300 1
+$CLOGTOOL recover --clean "$MPE_TMPDIR" -o none.clog > rec.txt 2>&1; ok $? "recover (no ring)"
+n=$(val none.clog count 0 0 600)
+[ "$n" != none ] && [ "$n" -lt 150000 ]; ok $? "MPE_RING_DIR=none: blocked rank 0 keeps only its spills ($n)"
+
+# Killed in the middle of a spill (a test hook sends SIGKILL after the
+# second block reached the file): the records are both in the spill file
+# and in the ring; each must be taken once.
+for th in no yes; do
+rm -rf "$MPE_TMPDIR"/*
+MPE_TEST_KILL_IN_SPILL=2 MPE_SPILL_THREAD=$th MPE_BUFFER_MB=8 run 1 $B/tests/mpe/logmany 300000
+test $? -ne 0; ok $? "spill thread $th: killed in a spill"
+$CLOGTOOL recover --clean "$MPE_TMPDIR" -o mid.clog > rec.txt 2>&1; ok $? "recover"
+grep -q 'taken from its ring file' rec.txt; ok $? "spill thread $th: ring used"
+b=$(val mid.clog count 0 0 600); e=$(val mid.clog count 0 0 601)
+[ "$b" != none ] && [ "$b" -ge 131000 ]; ok $? "spill thread $th: begins from blocks and ring ($b)"
+is "spill thread $th: as many ends as begins" "$e" "$b"
+is "spill thread $th: nothing twice (nesting)" "$(val mid.clog badnest)" 0
+done
+
+# A run that finishes leaves no ring file.
+rm -rf "$MPE_TMPDIR"/*
+MPE_DELETE_LOCALFILE=no run 2 $B/tests/mpe/logmany 1000; ok $? "normal run"
+run0=$(ls "$MPE_TMPDIR" | sed -n 's/^mpe-\([0-9a-f]*\)-000000-.*/\1/p')
+test -n "$run0" && ! ls /dev/shm/mpe-$run0-* > /dev/null 2>&1
+ok $? "no ring file left after MPE_Finish_log"
+
 rm -rf "$MPE_TMPDIR"/*
 MPE_SPILL_THREAD=yes MPE_BUFFER_MB=1 run 1 $B/tests/mpe/logmany 100000 1 0 15
 test $? -ne 0; ok $? "job fails on SIGTERM"
-$CLOGTOOL recover "$MPE_TMPDIR" -o term.clog > rec.txt 2>&1; ok $? "recover after SIGTERM"
+$CLOGTOOL recover --clean "$MPE_TMPDIR" -o term.clog > rec.txt 2>&1; ok $? "recover after SIGTERM"
 is "SIGTERM: every begin recovered" "$(val term.clog count 0 0 600)" 100000
 is "SIGTERM: every end recovered" "$(val term.clog count 0 0 601)" 100000
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * logmany N [THREADS] [CRASH_RANK] [SIGNAL] [DELAY_MS]: each thread of
- * each rank logs N "Work" states (2N events, ids 600/601) and one ring
- * message on world; CRASH_RANK (if >= 0) then kills itself with SIGNAL
- * (default SIGSEGV), DELAY_MS after the others went on to finish, instead
- * of finishing.  Writes logmany.clog.
+ * logmany N [THREADS] [CRASH_RANK] [SIGNAL] [DELAY_MS] [BLOCK]: each
+ * thread of each rank logs N "Work" states (2N events, ids 600/601) and
+ * one ring message on world; CRASH_RANK (if >= 0) then kills itself with
+ * SIGNAL (default SIGSEGV), DELAY_MS after the others went on to finish,
+ * instead of finishing.  BLOCK = 1: the others do not go on to finish but
+ * wait in MPI_Recv for a message from CRASH_RANK that never comes.
+ * Writes logmany.clog.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -39,6 +41,7 @@ main (int argc, char **argv)
   int crash = argc > 3 ? atoi (argv[3]) : -1;
   int sig = argc > 4 ? atoi (argv[4]) : SIGSEGV;
   int delay_ms = argc > 5 ? atoi (argv[5]) : 0;
+  int block = argc > 6 ? atoi (argv[6]) : 0;
   MPI_Init_thread (&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Comm_size (MPI_COMM_WORLD, &size);
@@ -69,6 +72,8 @@ main (int argc, char **argv)
       raise (sig);
       _exit (99);
     }
+  if (block && crash >= 0)
+    MPI_Recv (&v, 1, MPI_INT, crash, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPE_Finish_log ("logmany");
   MPI_Finalize ();
   return 0;
