@@ -183,7 +183,8 @@ scan_file (spill_t *s)
         }
       else if (h.type == MPE_SPILL_END)
         s->ended = 1;
-      if (h.type == MPE_SPILL_BLOCK || h.type == MPE_SPILL_RAW)
+      if (h.type == MPE_SPILL_BLOCK || h.type == MPE_SPILL_RAW
+          || h.type == MPE_SPILL_PACKED)
         if (h.thread + 1 > s->nthreads)
           s->nthreads = h.thread + 1;
       if (s->nframes == cap)
@@ -457,7 +458,8 @@ emit_thread (logfmt_writer_t *w, spill_t *s, int thread, int64_t G)
     {
       frame_t *fr = &s->frames[i];
       if (fr->thread != thread
-          || (fr->type != MPE_SPILL_BLOCK && fr->type != MPE_SPILL_RAW))
+          || (fr->type != MPE_SPILL_BLOCK && fr->type != MPE_SPILL_RAW
+              && fr->type != MPE_SPILL_PACKED))
         continue;
       void *buf = malloc (fr->len ? fr->len : 1);
       if (!buf || read_at (s->f, fr->off, buf, fr->len) != 0)
@@ -483,6 +485,24 @@ emit_thread (logfmt_writer_t *w, spill_t *s, int thread, int64_t G)
               s->bad_frames++;
             }
           free (ev);
+        }
+      else if (fr->type == MPE_SPILL_PACKED)
+        {
+          mpe_spill_unpack_t u;
+          size_t n;
+          if (mpe_spill_unpack_init (&u, buf, fr->len) == 0)
+            while (rc == 0 && (n = mpe_spill_unpack (&u, s->tick0, s->mult_fp,
+                                                     batch, 4096)) > 0)
+              {
+                note_spilled (&sp, batch, n);
+                rc = emit (w, s, stream, batch, n, G);
+              }
+          if (u.left)
+            {
+              fprintf (stderr, "clogtool recover: %s: %u packed events "
+                       "unreadable\n", s->path, u.left);
+              s->bad_frames++;
+            }
         }
       else
         {

@@ -356,7 +356,7 @@ burst_add (spill_ctx_t *c, const void *block, size_t len, uint64_t count)
       c->mem = nm;
       c->memcap = nc;
     }
-  mpe_spill_frame_t h = { MPE_SPILL_FRAME_MAGIC, MPE_SPILL_BLOCK,
+  mpe_spill_frame_t h = { MPE_SPILL_FRAME_MAGIC, MPE_SPILL_PACKED,
                           (uint16_t) c->b->thread, (uint32_t) len,
                           mpe_spill_sum (block, len) };
   unsigned char *p = c->mem + c->memlen;
@@ -369,88 +369,81 @@ burst_add (spill_ctx_t *c, const void *block, size_t len, uint64_t count)
 }
 
 /* Test hook: the process dies as the launcher would kill it, in the
- * middle of a spill, after a given number of blocks reached the file. */
+ * middle of a spill, after a given number of frames reached the file. */
 static void
-test_kill_point (int nblocks)
+test_kill_point (int nframes)
 {
   static atomic_long written;
   if (mpe__g.kill_in_spill > 0
-      && atomic_fetch_add (&written, nblocks) + nblocks
+      && atomic_fetch_add (&written, nframes) + nframes
          >= mpe__g.kill_in_spill)
     kill (getpid (), SIGKILL);
 }
 
-static int
-spill_block_cb (void *user, const void *block, size_t len,
-                const logfmt_block_info_t *info)
+/* One PACKED frame of `count` events: written, or gathered (burst). */
+static void
+spill_frame_out (spill_ctx_t *c, const void *payload, size_t len,
+                 uint64_t count)
 {
-  spill_ctx_t *c = user;
-  if (c->burst && burst_add (c, block, len, info->count) == 0)
+  if (c->burst && burst_add (c, payload, len, count) == 0)
     {
       c->nblocks++;
-      return 0;
+      return;
     }
-  int rc = mpe__spill_frame (MPE_SPILL_BLOCK, c->b->thread, block, len);
+  int rc = mpe__spill_frame (MPE_SPILL_PACKED, c->b->thread, payload, len);
   if (c->nblocks++ == 0)
     c->first_failed = rc != 0;
   if (rc != 0)
     {
-      /* Keep encoding: later blocks may still fit; count what is lost. */
-      c->lost += info->count;
+      /* Go on: later frames may still fit; count what is lost. */
+      c->lost += count;
       c->err = rc;
     }
   else
     {
-      c->b->spilled += info->count;
-      c->written += info->count;
+      c->b->spilled += count;
+      c->written += count;
       test_kill_point (1);
     }
-  return 0;
 }
 
 static int spill_burst_write (spill_ctx_t *c);
 
 
-/* Encodes [from, to) of b into the spill file; returns events lost.
- * burst (the spill thread): the blocks are written with one pwrite at the
- * end, so that the crash path knows whether they are in the file. */
+/* Packs [from, to) of b into the spill file; returns events lost.  Packed
+ * records, not logfmt blocks: a spill often runs on the program's critical
+ * path (no spare core for the spill thread), and the merge encodes them
+ * anyway.  burst (the spill thread): the frames are written with one pwrite
+ * at the end, so that the crash path knows whether they are in the file. */
 static uint64_t
 spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to,
                int burst)
 {
-  enum { BATCH = 2048 };
+  enum { FRAME = 256 * 1024 };  /* packed bytes per frame */
   spill_ctx_t ctx = { .b = b, .burst = burst };
-  logfmt_encoder_opts_t o = { sizeof o, (uint32_t) b->thread, 0, 0 };
-  logfmt_encoder_t *enc = NULL;
-  logfmt_event_t *ev = malloc (BATCH * sizeof *ev);
+  unsigned char *buf = malloc (FRAME);
   uint64_t total = 0;
-  if (!ev || logfmt_encoder_new (&o, spill_block_cb, &ctx, &enc) != 0)
+  const mpe_rec_t *p = from;
+  if (!buf)
     {
-      /* No memory to encode: count every event in the range as lost. */
-      const mpe_rec_t *p = from;
+      /* No memory to pack into: count every event in the range as lost. */
       while (p < to)
         {
           total++;
           p += 1 + mpe_spill_rec_ext (p->aux);
         }
-      free (ev);
       return total;
     }
-  const mpe_rec_t *p = from;
   while (p < to)
     {
-      size_t n = mpe_spill_recs_decode (&p, to, mpe__g.tick0, mpe__g.mult_fp,
-                                        ev, BATCH);
-      total += n;
-      if (logfmt_encoder_add (enc, ev, n) != 0)
-        {
-          ctx.lost += n;
-          break;
-        }
+      size_t len = mpe_spill_pack (&p, to, buf, FRAME);
+      if (len == 0)
+        break;
+      uint32_t n;
+      memcpy (&n, buf + 8, 4);
+      spill_frame_out (&ctx, buf, len, n);
     }
-  int flush_failed = logfmt_encoder_flush (enc) != 0;
-  logfmt_encoder_free (enc);
-  free (ev);
+  free (buf);
   if (burst && spill_burst_write (&ctx) != 0)
     {
       /* Not written (full disk, or the crash path took the records). */
@@ -459,10 +452,8 @@ spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to,
         ctx.first_failed = 1;
     }
   free (ctx.mem);
-  if (flush_failed)
-    ctx.lost = total - ctx.written;
-  /* The previous flush's LOSS record sits in the first block (after the
-   * 560 event): if that block is lost, carry its count forward instead of
+  /* The previous flush's LOSS record sits in the first frame (after the
+   * 560 event): if that frame is lost, carry its count forward instead of
    * counting the record itself, so the LOSS records that survive always
    * add up to the events lost. */
   if (ctx.lost && (ctx.first_failed || ctx.nblocks == 0))
@@ -836,7 +827,7 @@ mpe__spill_frame (int type, int thread, const void *p, size_t len)
   int fd = mpe__g.spill_fd;
   if (fd < 0)
     return -EBADF;
-  if (type == MPE_SPILL_BLOCK && mpe__g.spill_fail_hook)
+  if (type == MPE_SPILL_PACKED && mpe__g.spill_fail_hook)
     return -ENOSPC;
   uint64_t padded = mpe_spill_pad8 (len);
   uint64_t off = atomic_fetch_add (&mpe__g.spill_off,

@@ -119,7 +119,7 @@ scan_spill (blocklist_t **lists, int nthreads)
       if (pread (mpe__g.spill_fd, &h, sizeof h, (off_t) off)
           != (ssize_t) sizeof h || h.magic != MPE_SPILL_FRAME_MAGIC)
         break;
-      if (h.type == MPE_SPILL_BLOCK && h.thread < nthreads)
+      if (h.type == MPE_SPILL_PACKED && h.thread < nthreads)
         {
           blocklist_t *l = &(*lists)[h.thread];
           if (l->n == l->cap)
@@ -167,23 +167,23 @@ for_each_event (mpe_tbuf_t *b, const blocklist_t *spilled, batch_cb cb,
       if (pread (mpe__g.spill_fd, buf, r->len, (off_t) r->off)
           != (ssize_t) r->len)
         continue;
-      logfmt_block_info_t info;
-      logfmt_event_t *ev = NULL;
-      size_t n = 0;
-      logfmt_error_t err;
-      if (logfmt_block_decode (buf, r->len, &info, &ev, &n, &err) != 0)
+      mpe_spill_unpack_t u;
+      if (mpe_spill_unpack_init (&u, buf, r->len) != 0)
+        continue;
+      size_t n;
+      while ((n = mpe_spill_unpack (&u, mpe__g.tick0, mpe__g.mult_fp,
+                                    scratch, BATCH)) > 0)
         {
-          fprintf (stderr, "mpe: rank %d: spilled block unreadable: %s\n",
-                   mpe__g.rank, err.message);
-          continue;
+          int rc = cb (user, scratch, n);
+          if (rc)
+            {
+              free (buf);
+              return rc;
+            }
         }
-      int rc = cb (user, ev, n);
-      free (ev);
-      if (rc)
-        {
-          free (buf);
-          return rc;
-        }
+      if (u.left)
+        fprintf (stderr, "mpe: rank %d: %u spilled events unreadable\n",
+                 mpe__g.rank, u.left);
     }
   free (buf);
   const mpe_rec_t *p = b->seg, *end = b->pos;

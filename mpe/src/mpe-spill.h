@@ -8,7 +8,7 @@
  * followed by frames, each 8-byte aligned, native byte order:
  *
  *   u32 magic (MPE_SPILL_FRAME_MAGIC)  u16 type  u16 thread
- *   u32 len (payload bytes)            u32 sum (FNV-1a 32 of the payload)
+ *   u32 len (payload bytes)            u32 sum (mpe_spill_sum of the payload)
  *   payload, zero-padded to a multiple of 8
  *
  * Frames are appended at offsets reserved atomically, so a frame that a
@@ -26,8 +26,16 @@
  *         rank 0's clock).
  *  COMM   u32 id, i32 kind, u32 size, i32 world ranks[size], then the
  *         name (NUL-terminated).
+ *  PACKED records of thread `thread` as spilled during the run, packed
+ *         for speed (the spill may sit on the program's critical path; the
+ *         merge encodes them properly): u64 tick of the first record, u32
+ *         record count, then per record u8 kind, varint zigzag(tick -
+ *         previous tick), varint zigzag(id - previous id of the same
+ *         class: event ids, or partners of SEND/RECV) and by kind:
+ *         CARGO 32 bytes; SEND/RECV varint zigzag(tag), varint comm,
+ *         varint size; LOSS varint events lost.  Varints: LEB128.
  *  BLOCK  one logfmt block chunk of thread `thread`; times are ns since the
- *         local origin, not corrected.
+ *         local origin, not corrected (written by version 1 spill files).
  *  RAW    raw in-memory records of thread `thread` (what was not yet
  *         encoded when the process died): mpe_spill_rec_t, times in clock
  *         ticks to convert with META's tick0/mult.
@@ -60,7 +68,7 @@
 #include <logfmt/logfmt.h>
 
 #define MPE_SPILL_MAGIC        "MPESPIL1"
-#define MPE_SPILL_VERSION      1u
+#define MPE_SPILL_VERSION      2u
 #define MPE_SPILL_HEADER_SIZE  16u
 #define MPE_SPILL_FRAME_MAGIC  0x4650454du  /* "MEPF" little-endian */
 #define MPE_SPILL_NAME_PREFIX  "mpe-"
@@ -76,6 +84,7 @@ enum
   MPE_SPILL_BLOCK = 7,
   MPE_SPILL_RAW   = 8,
   MPE_SPILL_END   = 9,
+  MPE_SPILL_PACKED = 10,
 };
 
 typedef struct
@@ -144,24 +153,39 @@ mpe_spill_rec_ext (uint32_t aux)
     }
 }
 
+/* Frame checksum: four lanes of 64-bit words (xor, multiply, fold), fast
+ * enough to run on every spill; catches torn and overwritten frames. */
 static inline uint32_t
 mpe_spill_sum (const void *p, size_t n)
 {
   const unsigned char *b = (const unsigned char *) p;
-  uint32_t h = 2166136261u;
-  /* Four lanes keep this fast enough for large RAW frames. */
-  uint32_t h1 = h, h2 = h ^ 1, h3 = h ^ 2, h4 = h ^ 3;
+  const uint64_t k = 0x100000001b3ull;
+  uint64_t h0 = 0xcbf29ce484222325ull, h1 = h0 ^ 1, h2 = h0 ^ 2, h3 = h0 ^ 3;
   size_t i = 0;
-  for (; i + 4 <= n; i += 4)
+  for (; i + 32 <= n; i += 32)
     {
-      h1 = (h1 ^ b[i]) * 16777619u;
-      h2 = (h2 ^ b[i + 1]) * 16777619u;
-      h3 = (h3 ^ b[i + 2]) * 16777619u;
-      h4 = (h4 ^ b[i + 3]) * 16777619u;
+      uint64_t w[4];
+      memcpy (w, b + i, 32);
+      h0 = (h0 ^ w[0]) * k;
+      h0 ^= h0 >> 32;
+      h1 = (h1 ^ w[1]) * k;
+      h1 ^= h1 >> 32;
+      h2 = (h2 ^ w[2]) * k;
+      h2 ^= h2 >> 32;
+      h3 = (h3 ^ w[3]) * k;
+      h3 ^= h3 >> 32;
     }
   for (; i < n; i++)
-    h1 = (h1 ^ b[i]) * 16777619u;
-  return h1 ^ (h2 * 3u) ^ (h3 * 5u) ^ (h4 * 7u);
+    {
+      h0 = (h0 ^ b[i]) * k;
+      h0 ^= h0 >> 32;
+    }
+  uint64_t x = h0 ^ (h1 << 16 | h1 >> 48) ^ (h2 << 32 | h2 >> 32)
+               ^ (h3 << 48 | h3 >> 16) ^ (uint64_t) n;
+  x ^= x >> 29;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 32;
+  return (uint32_t) x;
 }
 
 static inline uint64_t
@@ -243,6 +267,227 @@ mpe_spill_recs_decode (const mpe_spill_rec_t **p, const mpe_spill_rec_t *end,
       r += 1 + ext;
     }
   *p = r;
+  return n;
+}
+
+/* PACKED frames (see the top of this file). */
+enum { MPE_SPILL_PACKED_HEAD = 12 };
+
+static inline unsigned char *
+mpe_spill_put_varint (unsigned char *o, uint64_t v)
+{
+  if (v < 0x80)
+    {
+      *o = (unsigned char) v;
+      return o + 1;
+    }
+  if (v < 0x4000)
+    {
+      o[0] = (unsigned char) (v | 0x80);
+      o[1] = (unsigned char) (v >> 7);
+      return o + 2;
+    }
+  while (v >= 0x80)
+    {
+      *o++ = (unsigned char) (v | 0x80);
+      v >>= 7;
+    }
+  *o++ = (unsigned char) v;
+  return o;
+}
+
+static inline uint64_t
+mpe_spill_zz (int64_t v)
+{
+  return ((uint64_t) v << 1) ^ (uint64_t) (v >> 63);
+}
+
+static inline int64_t
+mpe_spill_unzz (uint64_t v)
+{
+  return (int64_t) (v >> 1) ^ -(int64_t) (v & 1);
+}
+
+/* Packs whole records from *from (up to `to`) into out[0, cap) as one
+ * PACKED payload; advances *from and returns the payload's length (0 when
+ * there is nothing to pack).  cap must be at least 256. */
+static inline size_t
+mpe_spill_pack (const mpe_spill_rec_t **from, const mpe_spill_rec_t *to,
+                unsigned char *out, size_t cap)
+{
+  const mpe_spill_rec_t *r = *from;
+  /* Worst record: 1 + 10 + 5 + 32 (cargo) or 1 + 10 + 5 + 5 + 5 + 10. */
+  unsigned char *o = out + MPE_SPILL_PACKED_HEAD, *lim = out + cap - 64;
+  uint64_t first = r < to ? r->t : 0, prev_t = first;
+  int32_t prev[2] = { 0, 0 };  /* event id, message partner */
+  uint32_t n = 0;
+  while (r < to && o < lim)
+    {
+      unsigned kind = r->aux & 0xffu;
+      if (kind == MPE_REC_BARE)
+        {
+          /* Most records: a short path. */
+          *o++ = MPE_REC_BARE;
+          o = mpe_spill_put_varint (o, mpe_spill_zz ((int64_t) (r->t
+                                                                - prev_t)));
+          o = mpe_spill_put_varint (o, mpe_spill_zz ((int64_t) r->id
+                                                     - prev[0]));
+          prev_t = r->t;
+          prev[0] = r->id;
+          r++;
+          n++;
+          continue;
+        }
+      unsigned ext = mpe_spill_rec_ext (r->aux);
+      if (kind > MPE_REC_LOSS || r + 1 + ext > to)
+        {
+          r++;  /* cannot happen for a logger's own buffer */
+          continue;
+        }
+      int msg = kind == MPE_REC_SEND || kind == MPE_REC_RECV;
+      *o++ = (unsigned char) kind;
+      o = mpe_spill_put_varint (o, mpe_spill_zz ((int64_t) (r->t - prev_t)));
+      o = mpe_spill_put_varint (o, mpe_spill_zz ((int64_t) r->id
+                                                 - prev[msg]));
+      prev_t = r->t;
+      prev[msg] = r->id;
+      if (kind == MPE_REC_CARGO)
+        {
+          memcpy (o, r + 1, 32);
+          o += 32;
+        }
+      else if (msg)
+        {
+          mpe_spill_msg_t m;
+          memcpy (&m, r + 1, sizeof m);
+          o = mpe_spill_put_varint (o, mpe_spill_zz (m.tag));
+          o = mpe_spill_put_varint (o, m.comm);
+          o = mpe_spill_put_varint (o, m.size);
+        }
+      else if (kind == MPE_REC_LOSS)
+        {
+          uint64_t lost;
+          memcpy (&lost, r + 1, 8);
+          o = mpe_spill_put_varint (o, lost);
+        }
+      r += 1 + ext;
+      n++;
+    }
+  *from = r;
+  if (n == 0)
+    return 0;
+  memcpy (out, &first, 8);
+  memcpy (out + 8, &n, 4);
+  return (size_t) (o - out);
+}
+
+static inline int
+mpe_spill_get_varint (const unsigned char **p, const unsigned char *end,
+                      uint64_t *v)
+{
+  uint64_t x = 0;
+  for (int shift = 0; shift < 64 && *p < end; shift += 7)
+    {
+      unsigned char c = *(*p)++;
+      x |= (uint64_t) (c & 0x7f) << shift;
+      if (!(c & 0x80))
+        {
+          *v = x;
+          return 0;
+        }
+    }
+  return -1;
+}
+
+/* Reading a PACKED payload in batches. */
+typedef struct
+{
+  const unsigned char *p, *end;
+  uint64_t t;
+  int32_t  id[2];  /* event id, message partner */
+  uint32_t left;   /* records not yet read */
+} mpe_spill_unpack_t;
+
+/* 0, or -1 when the payload is too short to be one. */
+static inline int
+mpe_spill_unpack_init (mpe_spill_unpack_t *u, const void *payload,
+                       size_t len)
+{
+  memset (u, 0, sizeof *u);
+  if (len < MPE_SPILL_PACKED_HEAD)
+    return -1;
+  const unsigned char *b = (const unsigned char *) payload;
+  memcpy (&u->t, b, 8);
+  memcpy (&u->left, b + 8, 4);
+  u->p = b + MPE_SPILL_PACKED_HEAD;
+  u->end = b + len;
+  return 0;
+}
+
+/* Up to max events (times in ns since the local origin); 0 at the end.
+ * A damaged record ends the payload (u->left says how many were not read). */
+static inline size_t
+mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
+                  logfmt_event_t *out, size_t max)
+{
+  size_t n = 0;
+  while (n < max && u->left > 0 && u->p < u->end)
+    {
+      const unsigned char *p = u->p;
+      unsigned kind = *p++;
+      uint64_t dt, did;
+      if (kind > MPE_REC_LOSS || mpe_spill_get_varint (&p, u->end, &dt)
+          || mpe_spill_get_varint (&p, u->end, &did))
+        break;
+      int msg = kind == MPE_REC_SEND || kind == MPE_REC_RECV;
+      uint64_t t = u->t + (uint64_t) mpe_spill_unzz (dt);
+      int32_t id = (int32_t) ((int64_t) u->id[msg] + mpe_spill_unzz (did));
+      logfmt_event_t *e = &out[n];
+      memset (e, 0, offsetof (logfmt_event_t, cargo));
+      e->time = mpe_spill_tick_ns (t, tick0, mult_fp);
+      e->state = -1;
+      if (kind == MPE_REC_BARE || kind == MPE_REC_CARGO)
+        {
+          e->type = LOGFMT_REC_EVENT;
+          e->id = id;
+          if (kind == MPE_REC_CARGO)
+            {
+              if (u->end - p < 32)
+                break;
+              e->flags = LOGFMT_EVF_CARGO;
+              memcpy (e->cargo, p, 32);
+              p += 32;
+            }
+        }
+      else if (msg)
+        {
+          uint64_t tag, comm, size;
+          if (mpe_spill_get_varint (&p, u->end, &tag)
+              || mpe_spill_get_varint (&p, u->end, &comm)
+              || mpe_spill_get_varint (&p, u->end, &size))
+            break;
+          e->type = kind == MPE_REC_SEND ? LOGFMT_REC_SEND : LOGFMT_REC_RECV;
+          e->partner = id;
+          e->tag = (int32_t) mpe_spill_unzz (tag);
+          e->comm = (uint32_t) comm;
+          e->size = size;
+        }
+      else
+        {
+          uint64_t lost;
+          if (mpe_spill_get_varint (&p, u->end, &lost))
+            break;
+          e->type = LOGFMT_REC_LOSS;
+          e->size = lost;
+        }
+      u->p = p;
+      u->t = t;
+      u->id[msg] = id;
+      u->left--;
+      n++;
+    }
+  if (n == 0)
+    u->p = u->end;
   return n;
 }
 
