@@ -2,6 +2,7 @@
 /* Clock, per-thread buffers, the spill file and the crash path. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -734,6 +735,43 @@ tmp_dir (void)
   return "/tmp";
 }
 
+/* Ring files of processes that died and whose spill file is gone (in
+ * our spill directory) can never be recovered: they would only hold
+ * memory in /dev/shm.  Removes them. */
+static void
+ring_sweep (const char *ring_dir, const char *spill_dir)
+{
+  DIR *d = opendir (ring_dir);
+  if (!d)
+    return;
+  struct dirent *de;
+  size_t pl = strlen (MPE_SPILL_NAME_PREFIX);
+  while ((de = readdir (d)))
+    {
+      /* mpe-<run>-<rank>-<pid>.t<thread>.ring */
+      const char *n = de->d_name;
+      size_t len = strlen (n), sl = strlen (MPE_RING_SUFFIX);
+      if (strncmp (n, MPE_SPILL_NAME_PREFIX, pl) != 0 || len <= pl + sl
+          || strcmp (n + len - sl, MPE_RING_SUFFIX) != 0)
+        continue;
+      const char *dot = strstr (n, ".t");
+      const char *dash = dot ? memrchr (n, '-', (size_t) (dot - n)) : NULL;
+      if (!dash)
+        continue;
+      long pid = strtol (dash + 1, NULL, 10);
+      if (pid <= 0 || kill ((pid_t) pid, 0) == 0 || errno != ESRCH)
+        continue;
+      char spill[8192], ring[8192];
+      snprintf (spill, sizeof spill, "%s/%.*s" MPE_SPILL_NAME_SUFFIX,
+                spill_dir, (int) (dot - n), n);
+      if (access (spill, F_OK) == 0)
+        continue;
+      snprintf (ring, sizeof ring, "%s/%s", ring_dir, n);
+      unlink (ring);
+    }
+  closedir (d);
+}
+
 /* MPE_RING_DIR: where the ring files go; "none" keeps the buffers in
  * anonymous memory.  Default /dev/shm (memory: nothing is written to a
  * disk during the run), else the spill directory. */
@@ -748,9 +786,12 @@ ring_setup (void)
   if (mpe__g.ring_off)
     mpe__g.ring_prefix[0] = '\0';
   else
-    snprintf (mpe__g.ring_prefix, sizeof mpe__g.ring_prefix,
+    {
+      ring_sweep (d, tmp_dir ());
+      snprintf (mpe__g.ring_prefix, sizeof mpe__g.ring_prefix,
               "%s/" MPE_SPILL_NAME_PREFIX "%s-%06d-%ld", d, mpe__g.runid,
               mpe__g.rank, (long) getpid ());
+    }
 }
 
 int

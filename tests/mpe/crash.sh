@@ -70,6 +70,17 @@ is "spill thread $th: as many ends as begins" "$e" "$b"
 is "spill thread $th: nothing twice (nesting)" "$(val mid.clog badnest)" 0
 done
 
+# Ring files of dead processes are swept at init when their spill file is
+# gone (nothing could recover them), and kept while it is there.
+dead=$(sh -c 'echo $$')
+: > /dev/shm/mpe-feedc0de-000000-$dead.t0.ring
+: > /dev/shm/mpe-feedc0df-000000-$dead.t0.ring
+: > "$MPE_TMPDIR/mpe-feedc0df-000000-$dead.spill"
+MPE_DELETE_LOCALFILE=no run 1 $B/tests/mpe/logmany 10; ok $? "a run with stale ring files around"
+! test -e /dev/shm/mpe-feedc0de-000000-$dead.t0.ring; ok $? "orphaned ring file swept"
+test -e /dev/shm/mpe-feedc0df-000000-$dead.t0.ring; ok $? "ring file with its spill file kept"
+rm -f /dev/shm/mpe-feedc0d?-000000-$dead.t0.ring
+
 # A run that finishes leaves no ring file.
 rm -rf "$MPE_TMPDIR"/*
 MPE_DELETE_LOCALFILE=no run 2 $B/tests/mpe/logmany 1000; ok $? "normal run"
