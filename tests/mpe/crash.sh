@@ -81,6 +81,13 @@ MPE_DELETE_LOCALFILE=no run 1 $B/tests/mpe/logmany 10; ok $? "a run with stale r
 test -e /dev/shm/mpe-feedc0df-000000-$dead.t0.ring; ok $? "ring file with its spill file kept"
 rm -f /dev/shm/mpe-feedc0d?-000000-$dead.t0.ring
 
+# No place for ring files: one warning, the buffers are plain memory and
+# the log is complete.
+MPE_RING_DIR="$tap_tmp/no/such/dir" run 2 $B/tests/mpe/logmany 1000
+ok $? "ring directory missing: the job still runs"
+grep -q 'cannot create the ring file' err.txt; ok $? "ring directory missing: warned"
+is "ring directory missing: log complete" "$(val logmany.clog count 1 0 600)" 1000
+
 # A run that finishes leaves no ring file.
 rm -rf "$MPE_TMPDIR"/*
 MPE_DELETE_LOCALFILE=no run 2 $B/tests/mpe/logmany 1000; ok $? "normal run"
