@@ -13,27 +13,33 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/wbench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 median () { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-run () {  # label np mode env...
+once () {  # label np mode env...: one run, appended to $tmp/label
   label=$1 np=$2 mode=$3; shift 3
-  i=0
-  while [ $i -lt "$runs" ]; do
-    env "$@" MPE_LOGFILE_PREFIX="$tmp/bench" timeout 900 \
-      "$mpiexec" -n "$np" "$prog" "$n" $mode 2>/dev/null \
-      | awk '/^ns_per/ {print $2}'
-    i=$((i + 1))
-  done > "$tmp/$label"
-  echo "# $label: $(tr '\n' ' ' < "$tmp/$label")" >&2
-  median < "$tmp/$label"
+  env "$@" MPE_LOGFILE_PREFIX="$tmp/bench" timeout 900 \
+    "$mpiexec" -n "$np" "$prog" "$n" $mode 2>/dev/null \
+    | awk '/^ns_per/ {print $2}' >> "$tmp/$label"
+}
+result () {  # label: prints the median, lists the runs on stderr
+  echo "# $1: $(tr '\n' ' ' < "$tmp/$1")" >&2
+  median < "$tmp/$1"
 }
 add () { echo "$1 $2 $3" | awk '{printf "%+.1f", ($1 - $2) / $3}'; }
 pre="LD_LIBRARY_PATH=$libdirs"
 echo "round trips/loops: $n, runs: $runs (medians), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-p0=$(run pp-plain 2 "" X=1)
-p1=$(run pp-lmpe 2 "" "$pre" LD_PRELOAD="$lib")
-p2=$(run pp-off 2 "" "$pre" LD_PRELOAD="$lib" MPE_BENCH_PCONTROL=0)
-s0=$(run self-plain 1 self X=1)
-s1=$(run self-lmpe 1 self "$pre" LD_PRELOAD="$lib")
-s2=$(run self-off 1 self "$pre" LD_PRELOAD="$lib" MPE_BENCH_PCONTROL=0)
+# Interleaved: the VM's speed drifts over minutes, so each round runs
+# every configuration once.
+i=0
+while [ $i -lt "$runs" ]; do
+  once pp-plain 2 "" X=1
+  once pp-lmpe 2 "" "$pre" LD_PRELOAD="$lib"
+  once pp-off 2 "" "$pre" LD_PRELOAD="$lib" MPE_BENCH_PCONTROL=0
+  once self-plain 1 self X=1
+  once self-lmpe 1 self "$pre" LD_PRELOAD="$lib"
+  once self-off 1 self "$pre" LD_PRELOAD="$lib" MPE_BENCH_PCONTROL=0
+  i=$((i + 1))
+done
+p0=$(result pp-plain); p1=$(result pp-lmpe); p2=$(result pp-off)
+s0=$(result self-plain); s1=$(result self-lmpe); s2=$(result self-off)
 echo "ping-pong plain          $p0 ns/round trip"
 echo "ping-pong liblmpe        $p1 ns/round trip ($(add "$p1" "$p0" 2) ns/call)"
 echo "ping-pong Pcontrol(0)    $p2 ns/round trip ($(add "$p2" "$p0" 2) ns/call)"
