@@ -305,7 +305,7 @@ mpe__ring_attach_all (void)
           {
             b->ring_linked = 1;
             for (size_t o = 0; o < len; o += 4096)
-              ((volatile char *) b->ring)[o] = 0;
+              ((volatile char *) b->ring)[o] = ((volatile char *) b->ring)[o];
             tbuf_layout (b);
           }
         else

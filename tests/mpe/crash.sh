@@ -47,6 +47,15 @@ is "spill thread $th: no begin recovered twice (nesting)" "$(val blk.clog badnes
 test -z "$(ls "$MPE_TMPDIR")" && ! ls /dev/shm/mpe-$run0-* > /dev/null 2>&1
 ok $? "recover --clean removed the spill and ring files"
 done
+# A second log in the same processes (MPE_Finish_log, then MPE_Init_log):
+# the buffers kept from the first get new ring files.
+rm -rf "$MPE_TMPDIR"/*
+MPE_SPILL_THREAD=no MPE_BUFFER_MB=1 run 2 $B/tests/mpe/logmany 150000 1 1 11 300 1 1
+is "relog: first log complete" "$(val logmany-first.clog count 0 0 600)" 150000
+$CLOGTOOL recover --clean "$MPE_TMPDIR" -o relog.clog > rec.txt 2>&1; ok $? "relog: recover"
+is "relog: blocked rank 0, second log: every begin" "$(val relog.clog count 0 0 600)" 150000
+is "relog: nesting" "$(val relog.clog badnest)" 0
+
 # The same without ring files: the blocked rank loses what it had not
 # spilled (the case above is not saved by anything else).
 rm -rf "$MPE_TMPDIR"/*

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * logmany N [THREADS] [CRASH_RANK] [SIGNAL] [DELAY_MS] [BLOCK]: each
+ * logmany N [THREADS] [CRASH_RANK] [SIGNAL] [DELAY_MS] [BLOCK] [RELOG]: each
  * thread of each rank logs N "Work" states (2N events, ids 600/601) and
  * one ring message on world; CRASH_RANK (if >= 0) then kills itself with
  * SIGNAL (default SIGSEGV), DELAY_MS after the others went on to finish,
  * instead of finishing.  BLOCK = 1: the others do not go on to finish but
  * wait in MPI_Recv for a message from CRASH_RANK that never comes.
+ * RELOG = 1: first a whole log of N states on the main thread, written to
+ * logmany-first.clog, then MPE_Init_log again and the above.
  * Writes logmany.clog.
  */
 #include <pthread.h>
@@ -42,6 +44,7 @@ main (int argc, char **argv)
   int sig = argc > 4 ? atoi (argv[4]) : SIGSEGV;
   int delay_ms = argc > 5 ? atoi (argv[5]) : 0;
   int block = argc > 6 ? atoi (argv[6]) : 0;
+  int relog = argc > 7 ? atoi (argv[7]) : 0;
   MPI_Init_thread (&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Comm_size (MPI_COMM_WORLD, &size);
@@ -49,6 +52,14 @@ main (int argc, char **argv)
   MPE_Log_get_state_eventIDs (&a, &b);
   if (rank == 0)
     MPE_Describe_state (a, b, "Work", "blue");
+  if (relog)
+    {
+      work (NULL);
+      MPE_Finish_log ("logmany-first");
+      MPE_Init_log ();
+      if (rank == 0)
+        MPE_Describe_state (a, b, "Work", "blue");
+    }
   if (nthreads <= 1)
     work (NULL);
   else
