@@ -56,6 +56,24 @@ $CLOGTOOL recover --clean "$MPE_TMPDIR" -o relog.clog > rec.txt 2>&1; ok $? "rel
 is "relog: blocked rank 0, second log: every begin" "$(val relog.clog count 0 0 600)" 150000
 is "relog: nesting" "$(val relog.clog badnest)" 0
 
+# Damaged ring files: garbage in the records, then a truncated file and a
+# garbage header.  Recover keeps going and says so; it never crashes.
+rm -rf "$MPE_TMPDIR"/*
+MPE_SPILL_THREAD=no MPE_BUFFER_MB=1 run 2 $B/tests/mpe/logmany 150000 1 1 11 300 1
+run0=$(ls "$MPE_TMPDIR" | sed -n 's/^mpe-\([0-9a-f]*\)-000000-.*/\1/p')
+r0=$(ls /dev/shm/mpe-$run0-000000-*.t0.ring 2>/dev/null | head -1)
+test -n "$r0"; ok $? "damaged ring: ring file there"
+head -c 40000 /dev/urandom | dd of="$r0" bs=1 seek=20000 conv=notrunc 2>/dev/null
+$CLOGTOOL recover "$MPE_TMPDIR" -o dmg.clog > rec.txt 2>&1; ok $? "garbage records: recover succeeds"
+n=$(val dmg.clog count 0 0 600)
+[ "$n" != none ] && [ "$n" -ge 147412 ] && [ "$n" -le 150000 ]; ok $? "garbage records: what could be read ($n)"
+truncate -s 10000 "$r0"
+$CLOGTOOL recover "$MPE_TMPDIR" -o dmg.clog > rec.txt 2>&1; ok $? "truncated ring: recover succeeds"
+grep -q 'not a usable ring file' rec.txt; ok $? "truncated ring: reported"
+head -c 4096 /dev/urandom > "$r0"
+$CLOGTOOL recover --clean "$MPE_TMPDIR" -o dmg.clog > rec.txt 2>&1; ok $? "garbage header: recover succeeds"
+$B/clogtool verify dmg.clog > /dev/null 2>&1; ok $? "garbage header: output verifies"
+
 # The same without ring files: the blocked rank loses what it had not
 # spilled (the case above is not saved by anything else).
 rm -rf "$MPE_TMPDIR"/*
