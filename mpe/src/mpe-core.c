@@ -200,6 +200,8 @@ ring_map (int thread, size_t cap, void *at, size_t *len)
   h->thread = (uint32_t) thread;
   h->cap = cap;
   h->split = cap;
+  if (strlen (mpe__g.spill_path) < sizeof h->spill)
+    strcpy (h->spill, mpe__g.spill_path);
   *len = bytes;
   return m;
 }
@@ -735,22 +737,23 @@ tmp_dir (void)
   return "/tmp";
 }
 
-/* Ring files of processes that died and whose spill file is gone (in
- * our spill directory) can never be recovered: they would only hold
- * memory in /dev/shm.  Removes them. */
+/* Ring files of processes that died and whose spill file is gone can
+ * never be recovered: they would only hold memory in /dev/shm.  Removes
+ * them (the header names the spill file; a ring we cannot read as one is
+ * left alone). */
 static void
-ring_sweep (const char *ring_dir, const char *spill_dir)
+ring_sweep (const char *ring_dir)
 {
   DIR *d = opendir (ring_dir);
   if (!d)
     return;
   struct dirent *de;
-  size_t pl = strlen (MPE_SPILL_NAME_PREFIX);
+  size_t pl = strlen (MPE_SPILL_NAME_PREFIX), sl = strlen (MPE_RING_SUFFIX);
   while ((de = readdir (d)))
     {
       /* mpe-<run>-<rank>-<pid>.t<thread>.ring */
       const char *n = de->d_name;
-      size_t len = strlen (n), sl = strlen (MPE_RING_SUFFIX);
+      size_t len = strlen (n);
       if (strncmp (n, MPE_SPILL_NAME_PREFIX, pl) != 0 || len <= pl + sl
           || strcmp (n + len - sl, MPE_RING_SUFFIX) != 0)
         continue;
@@ -761,13 +764,19 @@ ring_sweep (const char *ring_dir, const char *spill_dir)
       long pid = strtol (dash + 1, NULL, 10);
       if (pid <= 0 || kill ((pid_t) pid, 0) == 0 || errno != ESRCH)
         continue;
-      char spill[8192], ring[8192];
-      snprintf (spill, sizeof spill, "%s/%.*s" MPE_SPILL_NAME_SUFFIX,
-                spill_dir, (int) (dot - n), n);
-      if (access (spill, F_OK) == 0)
-        continue;
+      char ring[8192];
       snprintf (ring, sizeof ring, "%s/%s", ring_dir, n);
-      unlink (ring);
+      int fd = open (ring, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+        continue;
+      mpe_ring_header_t h;
+      ssize_t got = pread (fd, &h, sizeof h, 0);
+      close (fd);
+      if (got != (ssize_t) sizeof h || memcmp (h.magic, MPE_RING_MAGIC, 8)
+          || !h.spill[0] || memchr (h.spill, 0, sizeof h.spill) == NULL)
+        continue;
+      if (access (h.spill, F_OK) != 0 && errno == ENOENT)
+        unlink (ring);
     }
   closedir (d);
 }
@@ -787,7 +796,7 @@ ring_setup (void)
     mpe__g.ring_prefix[0] = '\0';
   else
     {
-      ring_sweep (d, tmp_dir ());
+      ring_sweep (d);
       snprintf (mpe__g.ring_prefix, sizeof mpe__g.ring_prefix,
               "%s/" MPE_SPILL_NAME_PREFIX "%s-%06d-%ld", d, mpe__g.runid,
               mpe__g.rank, (long) getpid ());

@@ -55,6 +55,8 @@
  *   to the first record with another tag, an unknown kind or a time that
  *   goes backwards (what follows is an older round, already spilled).
  *   live[p] = 0 once part p's records are known to be in the spill file.
+ *   `spill` names the spill file: a ring whose process is dead and whose
+ *   spill file is gone can be removed.
  *   Records may also be in the spill file (a spill cut short, or RAW
  *   frames of the crash handler): a reader keeps from the ring only what
  *   is newer than the thread's last spilled event.
@@ -130,6 +132,7 @@ typedef struct
   uint64_t split;      /* first slot of part 1; cap when there is one part */
   uint32_t tag[2];     /* aux & ~0xff of each part's current round */
   uint32_t live[2];
+  char     spill[2048];  /* the spill file's path ("" if too long) */
 } mpe_ring_header_t;
 
 enum

@@ -97,16 +97,20 @@ is "spill thread $th: as many ends as begins" "$e" "$b"
 is "spill thread $th: nothing twice (nesting)" "$(val mid.clog badnest)" 0
 done
 
-# Ring files of dead processes are swept at init when their spill file is
-# gone (nothing could recover them), and kept while it is there.
-dead=$(sh -c 'echo $$')
-: > /dev/shm/mpe-feedc0de-000000-$dead.t0.ring
-: > /dev/shm/mpe-feedc0df-000000-$dead.t0.ring
-: > "$MPE_TMPDIR/mpe-feedc0df-000000-$dead.spill"
-MPE_DELETE_LOCALFILE=no run 1 $B/tests/mpe/logmany 10; ok $? "a run with stale ring files around"
-! test -e /dev/shm/mpe-feedc0de-000000-$dead.t0.ring; ok $? "orphaned ring file swept"
-test -e /dev/shm/mpe-feedc0df-000000-$dead.t0.ring; ok $? "ring file with its spill file kept"
-rm -f /dev/shm/mpe-feedc0d?-000000-$dead.t0.ring
+# Ring files of dead processes are swept at init when the spill file their
+# header names is gone (nothing could recover them), kept while it is there.
+rm -rf "$MPE_TMPDIR"/*
+MPE_BUFFER_MB=1 run 2 $B/tests/mpe/logmany 1000 1 1 9 100 1
+run0=$(ls "$MPE_TMPDIR" | sed -n 's/^mpe-\([0-9a-f]*\)-000000-.*/\1/p')
+ls /dev/shm/mpe-$run0-00000[01]-*.t0.ring > sweep-before.txt 2>/dev/null
+is "sweep: two ring files left by the killed job" "$(wc -l < sweep-before.txt)" 2
+rm -f "$MPE_TMPDIR"/mpe-$run0-000000-*.spill
+mkdir -p "$tap_tmp/other"
+MPE_TMPDIR="$tap_tmp/other" run 1 $B/tests/mpe/logmany 10; ok $? "sweep: a later job"
+! ls /dev/shm/mpe-$run0-000000-*.ring > /dev/null 2>&1; ok $? "sweep: orphaned ring file removed"
+ls /dev/shm/mpe-$run0-000001-*.ring > /dev/null 2>&1; ok $? "sweep: ring file with its spill file kept"
+$CLOGTOOL recover --clean "$MPE_TMPDIR" -o sweep.clog > rec.txt 2>&1
+! ls /dev/shm/mpe-$run0-* > /dev/null 2>&1; ok $? "sweep: recover --clean removed the rest"
 
 # No place for ring files: one warning, the buffers are plain memory and
 # the log is complete.
