@@ -30,45 +30,44 @@ shift 9
 r=$(printf '%d' "0x$(echo "$1" | cut -c1-2)")
 test "$r" -lt 128; ok $? "arrow 400 -> 500 crosses (546,52) dark ($1)"
 
-# A given height is shared among few rows (96 px at most): rows at
-# y=30..126 and 126..222, nesting inset in proportion, nothing below.
+# A given height is shared among few rows (160 px at most): rows at
+# y=30..190 and 190..350, nesting inset in proportion, nothing below.
 "$mpeview" --export "$tap_tmp/tall.png" --from 0 --to 1000ns --width 1108 \
   --height 700 "$tap_tmp/t.clog"
 ok $? "export 1108x700"
-set -- $(pix "$tap_tmp/tall.png" 346 40  346 78  346 174  746 174  346 232 \
-             546 126)
+set -- $(pix "$tap_tmp/tall.png" 346 45  346 110  346 270  746 270  346 380 \
+             546 190)
 test "$1" = ff0000; ok $? "tall rows: A around B near row 0's top ($1)"
-test "$2" = 00ff00; ok $? "tall rows: B at row 0's centre, y=78 ($2)"
-test "$3" = 00ff00; ok $? "tall rows: row 1 is 96 px lower, B at y=174 ($3)"
-test "$4" = ff0000; ok $? "tall rows: row 1's A at y=174 ($4)"
+test "$2" = 00ff00; ok $? "tall rows: B at row 0's centre, y=110 ($2)"
+test "$3" = 00ff00; ok $? "tall rows: row 1 is 160 px lower, B at y=270 ($3)"
+test "$4" = ff0000; ok $? "tall rows: row 1's A at y=270 ($4)"
 test "$5" = ffffff; ok $? "tall rows: nothing below the last row ($5)"
 r=$(printf '%d' "0x$(echo "$6" | cut -c1-2)")
 test "$r" -lt 128; ok $? "tall rows: the arrow joins the row centres ($6)"
 # Bars have a 1-px darker border inside their box: A starts at x=196.
-test "$(pix "$tap_tmp/tall.png" 195 78 196 78 197 78 346 36 346 37 | tr '\n' ' ')" \
+test "$(pix "$tap_tmp/tall.png" 195 110 196 110 197 110 346 40 346 41 | tr '\n' ' ')" \
   = "ffffff 990000 ff0000 990000 ff0000 "
 ok $? "tall rows: A's border is dark red, 1 px, inside its box"
 
-# Four processes in 1108x600 use most of the height: the plot is
-# y=30..566 (legend below), 4 rows of 96 px (not 22) at y=30, 126, 222,
-# 318; ranks 2 and 3 repeat ranks 0 and 1.
+# Four processes in 1108x600 fill the height: the plot is y=30..566
+# (legend below), 4 rows of 134 px (not 22) at y=30, 164, 298, 432;
+# ranks 2 and 3 repeat ranks 0 and 1.
 "$b/tests/viewer/mklog" "$tap_tmp/r4.clog" 1 4
 ok $? "4-rank test log written"
 "$mpeview" --export "$tap_tmp/r4.png" --from 0 --to 1000ns --width 1108 \
   --height 600 "$tap_tmp/r4.clog"
 ok $? "export 4 ranks 1108x600"
-set -- $(pix "$tap_tmp/r4.png" 346 270  246 270  346 366  746 366  746 405 \
-             746 418  746 440  546 318  1046 366)
-test "$1" = 00ff00; ok $? "4 ranks: rank 2's B at its row centre, y=270 ($1)"
+set -- $(pix "$tap_tmp/r4.png" 346 365  246 365  346 499  746 499  746 557 \
+             746 566  546 432  1046 499)
+test "$1" = 00ff00; ok $? "4 ranks: rank 2's B at its row centre, y=365 ($1)"
 test "$2" = ff0000; ok $? "4 ranks: rank 2's A around it ($2)"
-test "$3" = 00ff00; ok $? "4 ranks: bottom row (rank 3) B at y=366 ($3)"
-test "$4" = ff0000; ok $? "4 ranks: bottom row A at y=366 ($4)"
-test "$5" = ff0000; ok $? "4 ranks: bottom row A still at y=405 ($5)"
-test "$6" = ffffff; ok $? "4 ranks: background just below the last row ($6)"
-test "$7" = ffffff; ok $? "4 ranks: no bars further down ($7)"
-r=$(printf '%d' "0x$(echo "$8" | cut -c1-2)")
-test "$r" -lt 128; ok $? "4 ranks: arrow 2 -> 3 crosses (546,318) dark ($8)"
-test "$9" = f5f6f8; ok $? "4 ranks: rank 3 empty at t=950 is a zebra row ($9)"
+test "$3" = 00ff00; ok $? "4 ranks: bottom row (rank 3) B at y=499 ($3)"
+test "$4" = ff0000; ok $? "4 ranks: bottom row A at y=499 ($4)"
+test "$5" = 990000; ok $? "4 ranks: bottom row A's lower border at y=557 ($5)"
+test "$6" = d9dce1; ok $? "4 ranks: the plot ends right below it, y=566 ($6)"
+r=$(printf '%d' "0x$(echo "$7" | cut -c1-2)")
+test "$r" -lt 128; ok $? "4 ranks: arrow 2 -> 3 crosses (546,432) dark ($7)"
+test "$8" = f5f6f8; ok $? "4 ranks: rank 3 empty at t=950 is a zebra row ($8)"
 
 # 64 processes in the same image keep thin rows (536/64 = 8.4 px each):
 # rank 0 at the top, rank 63 at the plot's bottom, nothing past it.

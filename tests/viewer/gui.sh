@@ -68,7 +68,7 @@ done
 test "$n" -ge 2; ok $? "corrupt file: error dialog over the window ($n windows)"
 kill -0 $bad; ok $? "corrupt file: no crash"
 
-# Four processes: rows grow to fill the window (96 px at most), and a
+# Four processes: rows grow to fill the window (160 px at most), and a
 # resize recomputes them.  Red (A) spans from rank 0's top to rank 3's
 # bottom.  The other windows go first so that only this one is seen.
 for p in $pids; do kill "$p" 2>/dev/null; done

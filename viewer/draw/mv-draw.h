@@ -31,7 +31,7 @@ double mv_layout_fit_row_h (const MvLayout *l, const MvLog *log);
 double mv_layout_fit_row_h_for (double plot_h, const MvLog *log);
 
 #define MV_DRAW_ROW_H 22.0       /* export's default height per row */
-#define MV_DRAW_ROW_MAX_H 96.0
+#define MV_DRAW_ROW_MAX_H 160.0
 
 typedef struct
 {

@@ -193,6 +193,8 @@ sync_adjustments (MvTimeline *tl)
   tl->view.y0 = CLAMP (tl->view.y0, 0, MAX (total - page, 0));
   gtk_adjustment_configure (tl->vadj, tl->view.y0, 0, MAX (total, page),
                             MAX (tl->view.row_h, 1) * 3, page * 0.9, page);
+  /* Shown only when there is something to scroll to. */
+  gtk_widget_set_visible (tl->vscroll, total > page + 0.5);
   tl->updating = FALSE;
 }
 
@@ -572,6 +574,7 @@ mv_timeline_new (void)
   tl->vadj = gtk_adjustment_new (0, 0, 1, 0.1, 0.9, 1);
   tl->hscroll = gtk_scrollbar_new (GTK_ORIENTATION_HORIZONTAL, tl->hadj);
   tl->vscroll = gtk_scrollbar_new (GTK_ORIENTATION_VERTICAL, tl->vadj);
+  gtk_widget_set_no_show_all (tl->vscroll, TRUE);
   gtk_grid_attach (GTK_GRID (tl->grid), tl->area, 0, 0, 1, 1);
   gtk_grid_attach (GTK_GRID (tl->grid), tl->vscroll, 1, 0, 1, 1);
   gtk_grid_attach (GTK_GRID (tl->grid), tl->hscroll, 0, 1, 1, 1);
