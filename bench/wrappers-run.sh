@@ -40,10 +40,17 @@ while [ $i -lt "$runs" ]; do
 done
 p0=$(result pp-plain); p1=$(result pp-lmpe); p2=$(result pp-off)
 s0=$(result self-plain); s1=$(result self-lmpe); s2=$(result self-off)
+# Median of the per-round differences: the round trip is bimodal on some
+# VMs (it can switch between rounds), and a round's runs share a mode far
+# more often than the medians of whole columns do.
+paired () {  # label base divisor
+  paste "$tmp/$1" "$tmp/$2" | awk -v d="$3" '{print ($1 - $2) / d}' \
+    | median | awk '{printf "%+.1f", $1}'
+}
 echo "ping-pong plain          $p0 ns/round trip"
-echo "ping-pong liblmpe        $p1 ns/round trip ($(add "$p1" "$p0" 2) ns/call)"
-echo "ping-pong Pcontrol(0)    $p2 ns/round trip ($(add "$p2" "$p0" 2) ns/call)"
+echo "ping-pong liblmpe        $p1 ns/round trip ($(add "$p1" "$p0" 2) ns/call; paired $(paired pp-lmpe pp-plain 2))"
+echo "ping-pong Pcontrol(0)    $p2 ns/round trip ($(add "$p2" "$p0" 2) ns/call; paired $(paired pp-off pp-plain 2))"
 echo "self loop plain          $s0 ns/call"
-echo "self loop liblmpe        $s1 ns/call ($(add "$s1" "$s0" 1) ns/call)"
-echo "self loop Pcontrol(0)    $s2 ns/call ($(add "$s2" "$s0" 1) ns/call)"
+echo "self loop liblmpe        $s1 ns/call ($(add "$s1" "$s0" 1) ns/call; paired $(paired self-lmpe self-plain 1))"
+echo "self loop Pcontrol(0)    $s2 ns/call ($(add "$s2" "$s0" 1) ns/call; paired $(paired self-off self-plain 1))"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
