@@ -30,6 +30,27 @@ shift 9
 r=$(printf '%d' "0x$(echo "$1" | cut -c1-2)")
 test "$r" -lt 128; ok $? "arrow 400 -> 500 crosses (546,52) dark ($1)"
 
+# Many arrows (650 messages, more than are drawn one by one) become a
+# count-weighted density image: 3 messages per pixel column in
+# [100, 250) ns darker than 1 in [500, 650), nothing between or above
+# the row centres; the slanted band sent in [800, 850) and received
+# 100 ns later crosses the rows' middle (y=52) at 850..950 ns.
+"$b/tests/viewer/mklog" --msgs "$tap_tmp/m.clog"
+ok $? "message-dense test log written"
+"$mpeview" --export "$tap_tmp/m.png" --from 0 --to 1000ns --width 1108 \
+  "$tap_tmp/m.clog"
+ok $? "export 650 arrows"
+set -- $(pix "$tap_tmp/m.png" 271 46  671 46  496 46  271 36  971 52  921 46 \
+             946 36)
+red () { printf '%d' "0x$(echo "$1" | cut -c1-2)"; }
+test "$(red "$1")" -lt "$(red "$2")"; ok $? "dense arrows: 3 per column ($1) darker than 1 ($2)"
+test "$(red "$2")" -lt 240; ok $? "dense arrows: 1 per column still shows ($2)"
+test "$3" = ffffff; ok $? "dense arrows: none at 400 ns ($3)"
+test "$4" = ffffff; ok $? "dense arrows: nothing above row 0's centre ($4)"
+test "$(red "$5")" -lt 240; ok $? "dense arrows: slanted band at 875 ns, y=52 ($5)"
+test "$(red "$6")" -lt 240; ok $? "dense arrows: slanted band at 825 ns, y=46 ($6)"
+test "$7" = ffffff; ok $? "dense arrows: slanted band starts at row 0's centre ($7)"
+
 # A given height is shared among few rows (160 px at most): rows at
 # y=30..190 and 190..350, nesting inset in proportion, nothing below.
 "$mpeview" --export "$tap_tmp/tall.png" --from 0 --to 1000ns --width 1108 \

@@ -2,15 +2,19 @@
 /* Writes the viewer's hand-built test log (see mv-testlog.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mv-testlog.h"
 
 int
 main (int argc, char **argv)
 {
+  if (argc == 3 && strcmp (argv[1], "--msgs") == 0)
+    return mv_testlog_write_msgs (argv[2]) == 0 ? 0 : 1;
   if (argc < 2 || argc > 4)
     {
-      fprintf (stderr, "usage: mklog OUT.clog [SCALE [RANKS]]\n");
+      fprintf (stderr, "usage: mklog OUT.clog [SCALE [RANKS]]\n"
+               "       mklog --msgs OUT.clog\n");
       return 2;
     }
   unsigned long long scale = argc >= 3 ? strtoull (argv[2], NULL, 10) : 1;

@@ -123,3 +123,58 @@ mv_testlog_write_n (const char *path, unsigned long long scale, int nranks)
     fprintf (stderr, "%s\n", err.message);
   return rc;
 }
+
+int
+mv_testlog_write_msgs (const char *path)
+{
+  scale_ = 1;
+  logfmt_writer_opts_t o = { sizeof o };
+  o.match_messages = 1;
+  o.world_size = 2;
+  o.creator = "mv-testlog";
+  logfmt_writer_t *w = NULL;
+  logfmt_error_t err = { 0 };
+  int rc = logfmt_writer_open (path, &o, &w, &err);
+  if (rc != 0)
+    {
+      fprintf (stderr, "%s\n", err.message);
+      return rc;
+    }
+  static logfmt_event_t snd[650], rcv[650];
+  uint32_t st[2];
+  int n = 0;
+  for (int r = 0; r < 2 && rc == 0; r++)
+    {
+      logfmt_stream_def_t sd = { r, 0, NULL };
+      rc = logfmt_writer_add_stream (w, &sd, &st[r]);
+    }
+  for (int t = 100; t < 250; t++)
+    for (int k = 0; k < 3; k++, n++)
+      {
+        snd[n] = msg (LOGFMT_REC_SEND, t, 1);
+        rcv[n] = msg (LOGFMT_REC_RECV, t, 0);
+      }
+  for (int t = 500; t < 650; t++, n++)
+    {
+      snd[n] = msg (LOGFMT_REC_SEND, t, 1);
+      rcv[n] = msg (LOGFMT_REC_RECV, t, 0);
+    }
+  for (int t = 800; t < 850; t++, n++)
+    {
+      snd[n] = msg (LOGFMT_REC_SEND, t, 1);
+      rcv[n] = msg (LOGFMT_REC_RECV, t + 100, 0);
+    }
+  if (rc == 0)
+    rc = logfmt_writer_event (w, st[0], snd, n);
+  if (rc == 0)
+    rc = logfmt_writer_event (w, st[1], rcv, n);
+  if (rc != 0)
+    {
+      logfmt_writer_abort (w);
+      return rc;
+    }
+  rc = logfmt_writer_finish (w, &err);
+  if (rc != 0)
+    fprintf (stderr, "%s\n", err.message);
+  return rc;
+}

@@ -9,6 +9,11 @@
  * Times are multiplied by `scale` (1: nanoseconds as above).
  * mv_testlog_write_n writes `nranks` (even) ranks: each pair 2k, 2k+1
  * repeats ranks 0 and 1, rank 2k sending to 2k+1.
+ *
+ * mv_testlog_write_msgs writes 2 ranks and 650 messages from 0 to 1,
+ * no states: received when sent (vertical arrows) 3 per ns in
+ * [100, 250) and 1 per ns in [500, 650); sent 1 per ns in [800, 850)
+ * and received 100 ns later (slanted); none elsewhere.
  */
 #ifndef MV_TESTLOG_H
 #define MV_TESTLOG_H
@@ -16,5 +21,6 @@
 int mv_testlog_write (const char *path, unsigned long long scale);
 int mv_testlog_write_n (const char *path, unsigned long long scale,
                         int nranks);
+int mv_testlog_write_msgs (const char *path);
 
 #endif

@@ -55,6 +55,14 @@ report (const char *what, GArray *a)
            v[n - 1]);
 }
 
+static long
+minor_faults (void)
+{
+  struct rusage ru;
+  getrusage (RUSAGE_SELF, &ru);
+  return ru.ru_minflt;
+}
+
 /* One frame: scene + plot surface (worker), then paint (GUI). */
 static gboolean
 frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
@@ -65,6 +73,7 @@ frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
     .height = l->plot_h, .row_h = v->row_h, .y0 = v->y0, .force_lod = -1,
   };
   double a = now_ms (), ca = cpu_ms ();
+  long fa = minor_faults ();
   GError *error = NULL;
   MvScene *s = mv_scene_compute (log, &p, NULL, &error);
   if (s == NULL)
@@ -92,8 +101,9 @@ frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
   double c = now_ms ();
   *scene_ms = b - a;
   if (g_getenv ("MV_BENCH_VERBOSE"))
-    g_print ("  compute %.2f ms, render %.2f ms, %u arrows%s%s\n", am - a,
-             b - am, s->arrows ? s->arrows->len : 0,
+    g_print ("  compute %.2f ms, render %.2f ms, %ld page faults, "
+             "%u arrows%s%s\n", am - a, b - am, minor_faults () - fa,
+             s->arrows ? s->arrows->len : 0,
              s->arrows_aggregated ? " (aggregated)" : "",
              s->arrows_skipped ? " (skipped)" : "");
   *paint_ms = c - b;

@@ -103,58 +103,6 @@ mv_layout_fit_row_h (const MvLayout *l, const MvLog *log)
 
 /* ---- plot -------------------------------------------------------------- */
 
-static void
-draw_summary_lanes (cairo_t *cr, const MvScene *s, double w, double h)
-{
-  /* One image row per lane (not per pixel row): small to fill, then
-   * each lane's row is stretched over the lane's height. */
-  int iw = s->p.width, n = (int) s->nlanes;
-  if (iw <= 0 || n <= 0)
-    return;
-  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32,
-                                                     iw, n);
-  cairo_surface_flush (img);
-  guint8 *data = cairo_image_surface_get_data (img);
-  int stride = cairo_image_surface_get_stride (img);
-  for (int i = 0; i < n; i++)
-    {
-      const MvLane *l = &s->lanes[i];
-      guint32 *row = (guint32 *) (data + (gsize) i * stride);
-      for (int x = 0; x < iw; x++)
-        row[x] = l->pixels == NULL || l->pixels[x] == MV_SCENE_BG_RGB
-                 ? 0 : 0xff000000u | l->pixels[x];
-    }
-  cairo_surface_mark_dirty (img);
-  cairo_save (cr);
-  cairo_scale (cr, w / iw, 1);
-  cairo_pattern_t *pat = cairo_pattern_create_for_surface (img);
-  cairo_pattern_set_filter (pat, CAIRO_FILTER_NEAREST);
-  for (int i = 0; i < n; i++)
-    {
-      const MvLane *l = &s->lanes[i];
-      double in = l->h >= 8 ? 3 : l->h >= 4 ? 1 : 0;
-      double y0 = l->y + in, hh = l->h - 2 * in;
-      if (hh <= 0 || y0 > h || y0 + hh < 0)
-        continue;
-      /* Image row i stretched over [y0, y0 + hh). */
-      cairo_matrix_t m;
-      cairo_matrix_init (&m, 1, 0, 0, 1 / hh, 0, i - y0 / hh);
-      cairo_pattern_set_matrix (pat, &m);
-      cairo_set_source (cr, pat);
-      cairo_rectangle (cr, 0, y0, iw, hh);
-      cairo_fill (cr);
-    }
-  cairo_pattern_destroy (pat);
-  cairo_restore (cr);
-  cairo_surface_destroy (img);
-}
-
-typedef struct
-{
-  double   x, y, w, h;
-  gboolean outline;
-} Rect;
-
 /* Direct pixel access for opaque, pixel-aligned boxes on an image
  * surface: 10,000 spans cost cairo's box path several ms, plain stores a
  * fraction of that.  Only when user space is the device space shifted by
@@ -208,6 +156,106 @@ pixels_get (cairo_t *cr, Pixels *p)
   p->cy1 = MIN (p->cy1, cairo_image_surface_get_height (t));
   return p->px != NULL && p->cx0 < p->cx1 && p->cy0 < p->cy1;
 }
+
+/* Lanes one pixel tall on whole pixel rows (many processes: ~1,000
+ * lanes) are stored straight into the target: a cairo fill per lane
+ * costs more than the pixels.  Marks those it drew in done; returns
+ * TRUE if lanes are left for cairo. */
+static gboolean
+summary_lanes_direct (cairo_t *cr, const MvScene *s, double w, gboolean *done)
+{
+  Pixels px;
+  int iw = s->p.width;
+  if (iw != w || !pixels_get (cr, &px))
+    return TRUE;
+  gboolean rest = FALSE;
+  for (guint i = 0; i < s->nlanes; i++)
+    {
+      const MvLane *l = &s->lanes[i];
+      if (l->h >= 4 || l->y != floor (l->y) || l->h != floor (l->h))
+        {
+          rest = TRUE;
+          continue;
+        }
+      done[i] = TRUE;
+      if (l->pixels == NULL)
+        continue;
+      int x0 = MAX (px.dx, px.cx0), x1 = MIN (iw + px.dx, px.cx1);
+      for (int y = (int) l->y + px.dy; y < (int) (l->y + l->h) + px.dy; y++)
+        {
+          if (y < px.cy0 || y >= px.cy1)
+            continue;
+          guint32 *row = px.px + (size_t) y * px.stride;
+          const guint32 *src = l->pixels - px.dx;
+          for (int x = x0; x < x1; x++)
+            if (src[x] != MV_SCENE_BG_RGB)
+              row[x] = 0xff000000u | src[x];
+        }
+    }
+  cairo_surface_mark_dirty (cairo_get_target (cr));
+  return rest;
+}
+
+static void
+draw_summary_lanes (cairo_t *cr, const MvScene *s, double w, double h)
+{
+  /* One image row per lane (not per pixel row): small to fill, then
+   * each lane's row is stretched over the lane's height. */
+  int iw = s->p.width, n = (int) s->nlanes;
+  if (iw <= 0 || n <= 0)
+    return;
+  gboolean *done = g_new0 (gboolean, n);
+  if (!summary_lanes_direct (cr, s, w, done))
+    {
+      g_free (done);
+      return;
+    }
+  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32,
+                                                     iw, n);
+  cairo_surface_flush (img);
+  guint8 *data = cairo_image_surface_get_data (img);
+  int stride = cairo_image_surface_get_stride (img);
+  for (int i = 0; i < n; i++)
+    {
+      const MvLane *l = &s->lanes[i];
+      guint32 *row = (guint32 *) (data + (gsize) i * stride);
+      for (int x = 0; x < iw; x++)
+        row[x] = l->pixels == NULL || l->pixels[x] == MV_SCENE_BG_RGB
+                 ? 0 : 0xff000000u | l->pixels[x];
+    }
+  cairo_surface_mark_dirty (img);
+  cairo_save (cr);
+  cairo_scale (cr, w / iw, 1);
+  cairo_pattern_t *pat = cairo_pattern_create_for_surface (img);
+  cairo_pattern_set_filter (pat, CAIRO_FILTER_NEAREST);
+  for (int i = 0; i < n; i++)
+    {
+      const MvLane *l = &s->lanes[i];
+      if (done[i])
+        continue;
+      double in = l->h >= 8 ? 3 : l->h >= 4 ? 1 : 0;
+      double y0 = l->y + in, hh = l->h - 2 * in;
+      if (hh <= 0 || y0 > h || y0 + hh < 0)
+        continue;
+      /* Image row i stretched over [y0, y0 + hh). */
+      cairo_matrix_t m;
+      cairo_matrix_init (&m, 1, 0, 0, 1 / hh, 0, i - y0 / hh);
+      cairo_pattern_set_matrix (pat, &m);
+      cairo_set_source (cr, pat);
+      cairo_rectangle (cr, 0, y0, iw, hh);
+      cairo_fill (cr);
+    }
+  cairo_pattern_destroy (pat);
+  cairo_restore (cr);
+  cairo_surface_destroy (img);
+  g_free (done);
+}
+
+typedef struct
+{
+  double   x, y, w, h;
+  gboolean outline;
+} Rect;
 
 static void
 pixels_fill (const Pixels *p, double x, double y, double w, double h,
@@ -404,32 +452,66 @@ draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l)
     }
 }
 
+/* Adds cnt along a 1-px line as runs in a difference buffer (rows of
+ * len + 1 entries, nrows of them): the line is stepped along its major
+ * axis in 16.16 fixed point from (fa, fb), n steps of (sa, sb), and
+ * every stretch of steps on one row of the minor axis becomes a run,
+ * i.e. two additions, whatever its length. */
+static void
+line_runs (guint32 *diff, int len, int nrows, gint64 fa, gint64 fb,
+           gint64 sa, gint64 sb, gint64 n, guint32 cnt)
+{
+  gint64 k = 0;
+  while (k <= n)
+    {
+      gint64 row = (fb + k * sb) >> 16, next = n + 1;
+      /* The first step past this row. */
+      if (sb > 0)
+        next = MIN (next, (((row + 1) << 16) - fb + sb - 1) / sb);
+      else if (sb < 0)
+        next = MIN (next, (fb - (row << 16)) / -sb + 1);
+      next = MAX (next, k + 1);
+      gint64 a = (fa + k * sa) >> 16, b = (fa + (next - 1) * sa) >> 16;
+      gint64 lo = MAX (MIN (a, b), 0), hi = MIN (MAX (a, b), len - 1);
+      if (row >= 0 && row < nrows && lo <= hi)
+        {
+          guint32 *r = diff + (gsize) row * (len + 1);
+          r[lo] += cnt;
+          r[hi + 1] -= cnt;
+        }
+      k = next;
+    }
+}
+
 /* Many arrows: each adds its message count to the pixels of a 1-px
  * line in a density image, shown with alpha growing with log(count).
- * Overlaps darken (count-weighted) and the cost is one pass per line,
- * where thousands of anti-aliased cairo strokes would take 100s of ms. */
+ * Overlaps darken (count-weighted).  Lines go in as runs (one per row
+ * or column they cross) and are summed in one pass over the image, so
+ * the cost does not grow with their length: 30,000 arrows of 10,000
+ * processes are 4M pixels of lines but ~50,000 runs. */
 static void
 draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
 {
   /* Tall plots: half the vertical resolution (lines 2 px tall) halves
-   * the work; the arrows there cross many rows anyway. */
+   * the passes over the image; the arrows there cross many rows anyway. */
   double vs = h > 400 ? 2 : 1;
   int iw = (int) ceil (w), ih = (int) ceil (h / vs);
   if (iw <= 0 || ih <= 0)
     return;
-  float *acc = g_new0 (float, (gsize) iw * ih);
+  /* Mostly horizontal lines: runs along image rows (hor, ih rows of
+   * iw + 1); mostly vertical ones: runs along columns (ver, iw
+   * columns of ih + 1).  Sums wrap modulo 2^32 and come out whole. */
+  guint32 *hor = NULL, *ver = NULL;
   for (guint i = 0; i < s->arrows->len; i++)
     {
       const MvArrow *a0 = &g_array_index (s->arrows, MvArrow, i);
-      const MvArrow sa = { .x0 = a0->x0, .y0 = a0->y0 / vs, .x1 = a0->x1,
-                           .y1 = a0->y1 / vs, .count = a0->count };
-      const MvArrow *a = &sa;
-      double dx = a->x1 - a->x0, dy = a->y1 - a->y0;
+      double ax0 = a0->x0, ay0 = a0->y0 / vs;
+      double dx = a0->x1 - ax0, dy = a0->y1 / vs - ay0;
       /* Clip to the image first (Liang-Barsky): messages that cross the
        * window start or end far off screen. */
       double u0 = 0, u1 = 1;
       const double pp[4] = { -dx, dx, -dy, dy };
-      const double qq[4] = { a->x0, iw - a->x0, a->y0, ih - a->y0 };
+      const double qq[4] = { ax0, iw - ax0, ay0, ih - ay0 };
       gboolean out = FALSE;
       for (int e = 0; e < 4 && !out; e++)
         {
@@ -447,27 +529,56 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
         }
       if (out)
         continue;
-      double x = a->x0 + u0 * dx, y = a->y0 + u0 * dy;
       double cdx = (u1 - u0) * dx, cdy = (u1 - u0) * dy;
       double n = MAX (ceil (MAX (fabs (cdx), fabs (cdy))), 1);
-      double sx = cdx / n, sy = cdy / n;
-      for (int k = 0; k <= (int) n; k++, x += sx, y += sy)
+      gint64 fx = (gint64) ((ax0 + u0 * dx) * 65536);
+      gint64 fy = (gint64) ((ay0 + u0 * dy) * 65536);
+      gint64 sx = (gint64) (cdx / n * 65536), sy = (gint64) (cdy / n * 65536);
+      if (fabs (cdx) >= fabs (cdy))
         {
-          /* Clipped, so x, y >= 0 (up to rounding): a cast floors. */
-          int px = (int) x, py = (int) y;
-          /* Column-major: most message lines are near vertical. */
-          if (px >= 0 && px < iw && py >= 0 && py < ih)
-            acc[(gsize) px * ih + py] += a->count;
+          if (hor == NULL)
+            hor = g_new0 (guint32, (gsize) ih * (iw + 1));
+          line_runs (hor, iw, ih, fx, fy, sx, sy, (gint64) n, a0->count);
+        }
+      else
+        {
+          if (ver == NULL)
+            ver = g_new0 (guint32, (gsize) iw * (ih + 1));
+          line_runs (ver, ih, iw, fy, fx, sy, sx, (gint64) n, a0->count);
         }
     }
-  float vmax = 1;
-  for (gsize i = 0; i < (gsize) iw * ih; i++)
-    vmax = MAX (vmax, acc[i]);
-  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32,
-                                                     iw, ih);
-  cairo_surface_flush (img);
-  guint8 *data = cairo_image_surface_get_data (img);
-  int stride = cairo_image_surface_get_stride (img);
+  if (hor == NULL && ver == NULL)
+    return;
+  /* Counts per pixel, row-major (rows of iw + 1): the row runs summed
+   * along each row, then the column runs down each column (neighbouring
+   * columns share cache lines, so this walks ~ih lines at a time). */
+  guint32 *acc = hor ? hor : g_new0 (guint32, (gsize) ih * (iw + 1));
+  int as = iw + 1;
+  if (hor)
+    for (int y = 0; y < ih; y++)
+      {
+        guint32 *r = acc + (gsize) y * as, sum = 0;
+        for (int x = 0; x < iw; x++)
+          r[x] = sum += r[x];
+      }
+  if (ver)
+    {
+      for (int x = 0; x < iw; x++)
+        {
+          const guint32 *c = ver + (gsize) x * (ih + 1);
+          guint32 sum = 0;
+          for (int y = 0; y < ih; y++)
+            acc[(gsize) y * as + x] += sum += c[y];
+        }
+      g_free (ver);
+    }
+  guint32 vmax = 1;
+  for (int y = 0; y < ih; y++)
+    {
+      const guint32 *r = acc + (gsize) y * as;
+      for (int x = 0; x < iw; x++)
+        vmax = MAX (vmax, r[x]);
+    }
   double lmax = log1p (vmax);
   guint32 lut[256];
   for (int k = 0; k < 256; k++)
@@ -480,23 +591,22 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
       lut[k] = (guint32) (al * 255 + 0.5) << 24 | r << 16 | g << 8 | b;
     }
   /* Counts are whole numbers: their levels come from a table. */
-  guint nlev = (guint) MIN (vmax, 65535.0f) + 1;
+  guint nlev = MIN (vmax, 65535u) + 1;
   guint8 *level = g_new (guint8, nlev);
   for (guint v = 0; v < nlev; v++)
     level[v] = (guint8) MAX (1, (int) (log1p (v) / lmax * 255));
-  /* The new image is transparent: write only the pixels lines touch. */
-  for (int x = 0; x < iw; x++)
+  /* Each count to its premultiplied colour, in place (0 stays 0). */
+  for (int y = 0; y < ih; y++)
     {
-      const float *src = acc + (gsize) x * ih;
-      for (int y = 0; y < ih; y++)
-        if (src[y] > 0)
-          ((guint32 *) (data + (gsize) y * stride))[x]
-            = lut[src[y] < nlev ? level[(guint) src[y]]
-                  : MAX (1, (int) (log1p (src[y]) / lmax * 255))];
+      guint32 *r = acc + (gsize) y * as;
+      for (int x = 0; x < iw; x++)
+        if (r[x] > 0)
+          r[x] = lut[r[x] < nlev ? level[r[x]]
+                     : MAX (1, (int) (log1p (r[x]) / lmax * 255))];
     }
   g_free (level);
-  g_free (acc);
-  cairo_surface_mark_dirty (img);
+  cairo_surface_t *img = cairo_image_surface_create_for_data
+    ((guint8 *) acc, CAIRO_FORMAT_ARGB32, iw, ih, as * 4);
   cairo_save (cr);
   cairo_scale (cr, 1, vs);
   cairo_set_source_surface (cr, img, 0, 0);
@@ -504,6 +614,7 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
   cairo_paint (cr);
   cairo_restore (cr);
   cairo_surface_destroy (img);
+  g_free (acc);
 }
 
 static void

@@ -62,6 +62,7 @@ typedef struct
                                        0xffff none) and its share (1) */
   guint8              *cache_exact; /* [stream]: as fine as the file's
                                        finest summary level */
+  guint                cache_filled;  /* streams with a cache */
   /* Pyramids of lanes that aggregate rows (many processes), keyed by
    * their rows; GBytes values, dropped when over a size bound. */
   GHashTable          *lane_cache;

@@ -208,6 +208,7 @@ cache_get (MvLog *log, guint32 stream)
       /* The file has nothing finer: the cache serves every zoom. */
       log->cache_exact[stream] = bad ? 2 : level >= cbin;
       log->cache[stream] = q;
+      log->cache_filled++;
       q = NULL;
     }
   c = log->cache[stream];
@@ -237,7 +238,10 @@ static void
 cache_prefill (MvLog *log, guint first, guint last)
 {
   guint n = MIN (MAX (g_get_num_processors (), 1), 8);
-  if (last - first < 64 || n < 2)
+  g_mutex_lock (&log->cache_lock);
+  gboolean all = log->cache_filled == log->nrows;
+  g_mutex_unlock (&log->cache_lock);
+  if (last - first < 64 || n < 2 || all)
     return;
   GThread *th[8];
   Prefill pf[8];
@@ -313,7 +317,8 @@ pyr_geom_clear (PyrGeom *g)
 }
 
 /* Per pixel, the dominant state and the coverage from a pyramid, coloured
- * through lut (state x coverage 0-255). */
+ * through lut (state x coverage 0-255): every pixel of the lane is
+ * written. */
 static void
 pyr_sample (const MvScene *s, const PyrGeom *g, const guint8 *pyr,
             const guint32 *lut, MvLane *lane)
@@ -347,7 +352,12 @@ pyr_sample (const MvScene *s, const PyrGeom *g, const guint8 *pyr,
           dw[i] += v;
         }
       if (nd == 0)
-        continue;  /* lane_summary cleared the pixel */
+        {
+          lane->pixels[x] = MV_SCENE_BG_RGB;
+          lane->dominant[x] = -1;
+          lane->dom_pct[x] = 0;
+          continue;
+        }
       guint bj = 0;
       for (guint i = 1; i < nd; i++)
         if (dw[i] > dw[bj])
@@ -370,7 +380,8 @@ hidden_hash (const MvScene *s)
 
 /* The pyramid of a lane holding several rows (the dominant state of
  * each row's bins, summed over the rows), built once and kept: pans and
- * zooms then cost one pass over the pixels per lane. */
+ * zooms then cost one pass over the pixels per lane.  After the pyramid:
+ * the rank of its first row with a damaged summary, or -1 (gint32). */
 static GBytes *
 lane_pyr (MvScene *s, const MvLane *lane, guint hid)
 {
@@ -392,9 +403,13 @@ lane_pyr (MvScene *s, const MvLane *lane, guint hid)
   guint nb = log->cache_bins, ns = log->nstates;
   float *acc = g_new0 (float, (gsize) nb * ns);
   float inv = 1.0f / (255.0f * lane->row_count);
+  gint32 damaged = -1;
   for (guint r = 0; r < lane->row_count; r++)
     {
-      const guint8 *c = cache_get (log, log->rows[lane->row_first + r].stream);
+      guint32 st = log->rows[lane->row_first + r].stream;
+      const guint8 *c = cache_get (log, st);
+      if (log->cache_exact[st] == 2 && damaged < 0)
+        damaged = log->rows[lane->row_first + r].rank;
       for (guint i = 0; i < nb; i++, c += 3)
         {
           guint dom = c[0] | (guint) c[1] << 8;
@@ -403,9 +418,10 @@ lane_pyr (MvScene *s, const MvLane *lane, guint hid)
             acc[(gsize) i * ns + dom] += c[2] * inv;
         }
     }
-  gsize bytes = pyr_offset (nb, log->cache_levels);
+  gsize bytes = pyr_offset (nb, log->cache_levels) + sizeof damaged;
   guint8 *q = g_malloc (bytes);
   pyr_build (acc, nb, ns, log->cache_levels, q);
+  memcpy (q + bytes - sizeof damaged, &damaged, sizeof damaged);
   g_free (acc);
   b = g_bytes_new_take (q, bytes);
   g_mutex_lock (&log->cache_lock);
@@ -436,40 +452,46 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, guint hid,
   guint w = s->p.width, ns = log->nstates;
   lane->pixels = g_new (guint32, w);
   lane->dominant = g_new (gint16, w);
-  lane->dom_pct = g_new0 (guint8, w);
+  lane->dom_pct = g_new (guint8, w);
+  gint32 damaged = -1;
+  guint32 st = log->rows[lane->row_first].stream;
+  const guint8 *c = NULL;
+  GBytes *b = NULL;
+  if (ns > 0 && lane->row_count > 1)
+    {
+      gsize bytes;
+      b = lane_pyr (s, lane, hid);
+      c = g_bytes_get_data (b, &bytes);
+      memcpy (&damaged, c + bytes - sizeof damaged, sizeof damaged);
+    }
+  else if (ns > 0)
+    {
+      c = cache_get (log, st);
+      if (log->cache_exact[st] == 2)
+        damaged = log->rows[lane->row_first].rank;
+    }
+  if (damaged >= 0)
+    scene_problem (s, g_strdup_printf ("rank %d: the summary is damaged "
+                                       "(empty where it cannot be read)",
+                                       damaged));
+  double cbin = (double) (mv_log_t_last (log) - mv_log_t_first (log))
+                / log->cache_bins;
+  double pbin = (double) (s->p.t1 - s->p.t0) / w;
+  if (b != NULL || (c != NULL && (cbin <= pbin || log->cache_exact[st])))
+    {
+      pyr_sample (s, g, c, lut, lane);
+      if (b)
+        g_bytes_unref (b);
+      return TRUE;
+    }
   for (guint x = 0; x < w; x++)
     {
       lane->pixels[x] = MV_SCENE_BG_RGB;
       lane->dominant[x] = -1;
+      lane->dom_pct[x] = 0;
     }
   if (ns == 0)
     return TRUE;
-  for (guint r = 0; r < lane->row_count; r++)
-    {
-      guint32 st = log->rows[lane->row_first + r].stream;
-      cache_get (log, st);
-      if (log->cache_exact[st] == 2)
-        scene_problem (s, g_strdup_printf ("rank %d: the summary is damaged "
-                                           "(empty where it cannot be read)",
-                                           log->rows[lane->row_first + r].rank));
-    }
-  if (lane->row_count > 1)
-    {
-      GBytes *b = lane_pyr (s, lane, hid);
-      pyr_sample (s, g, g_bytes_get_data (b, NULL), lut, lane);
-      g_bytes_unref (b);
-      return TRUE;
-    }
-  guint32 st = log->rows[lane->row_first].stream;
-  double cbin = (double) (mv_log_t_last (log) - mv_log_t_first (log))
-                / log->cache_bins;
-  double pbin = (double) (s->p.t1 - s->p.t0) / w;
-  const guint8 *c = cache_get (log, st);
-  if (cbin <= pbin || log->cache_exact[st])
-    {
-      pyr_sample (s, g, c, lut, lane);
-      return TRUE;
-    }
   /* Finer than the cache: ask the file. */
   logfmt_error_t err = { 0 };
   if (logfmt_reader_summary (log->reader, st, s->p.t0, s->p.t1, w, occ,
