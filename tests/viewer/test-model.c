@@ -246,6 +246,62 @@ test_summary (MvLog *log)
   mv_scene_free (s);
 }
 
+/* A pan by whole pixels of an aggregated view copies the columns still
+ * in view from the last frame: the result must equal a fresh frame. */
+static void
+test_pan_memo (const char *path)
+{
+  GError *error = NULL;
+  MvLog *log = mv_log_open (path, NULL, NULL, &error);
+  MvLog *fresh = mv_log_open (path, NULL, NULL, &error);
+  ok (log && fresh, "64-rank log opened twice");
+  if (!log || !fresh)
+    return;
+  /* 2,000 ns per pixel; rows 0.25 px: 16 lanes of 4 ranks. */
+  MvSceneParams p = { .t0 = 0, .t1 = 2000000, .width = 1000, .height = 16,
+                      .row_h = 0.25, .force_lod = -1 };
+  MvScene *a = mv_scene_compute (log, &p, NULL, &error);
+  ok (a && a->summary && a->nlanes == 16 && a->pan_reused == 0,
+      "first frame: 16 aggregated lanes, nothing reused");
+  p.t0 += 100 * 2000;
+  p.t1 += 100 * 2000;
+  MvScene *b = mv_scene_compute (log, &p, NULL, &error);
+  MvScene *c = mv_scene_compute (fresh, &p, NULL, &error);
+  ok (b && c && b->pan_reused == 16 * 900 && c->pan_reused == 0,
+      "pan by 100 px: 900 columns of 16 lanes reused (%zu)",
+      b ? (size_t) b->pan_reused : 0);
+  gboolean same = b && c && b->nlanes == c->nlanes;
+  for (guint i = 0; same && i < b->nlanes; i++)
+    same = memcmp (b->lanes[i].pixels, c->lanes[i].pixels, 4000) == 0
+           && memcmp (b->lanes[i].dominant, c->lanes[i].dominant, 2000) == 0
+           && memcmp (b->lanes[i].dom_pct, c->lanes[i].dom_pct, 1000) == 0;
+  ok (same, "the panned frame equals a fresh one, pixel for pixel");
+  mv_scene_free (b);
+  /* Half a pixel: no reuse.  Back 100 px the other way: reuse again. */
+  p.t0 += 1000;
+  p.t1 += 1000;
+  b = mv_scene_compute (log, &p, NULL, &error);
+  ok (b && b->pan_reused == 0, "a pan by half a pixel samples again");
+  mv_scene_free (b);
+  p.t0 -= 1000 + 100 * 2000;
+  p.t1 -= 1000 + 100 * 2000;
+  mv_scene_free (mv_scene_compute (log, &p, NULL, &error));
+  p.t0 += 50 * 2000;
+  p.t1 += 50 * 2000;
+  mv_scene_free (c);
+  c = mv_scene_compute (fresh, &p, NULL, &error);
+  b = mv_scene_compute (log, &p, NULL, &error);
+  same = b && c && b->pan_reused == 16 * 950;
+  for (guint i = 0; same && i < b->nlanes; i++)
+    same = memcmp (b->lanes[i].pixels, c->lanes[i].pixels, 4000) == 0;
+  ok (same, "pan by 50 px: reused and equal to a fresh frame");
+  mv_scene_free (a);
+  mv_scene_free (b);
+  mv_scene_free (c);
+  mv_log_unref (log);
+  mv_log_unref (fresh);
+}
+
 static void
 test_stats (MvLog *log)
 {
@@ -326,6 +382,8 @@ main (void)
       test_stats (log);
       mv_log_unref (log);
     }
+  ok (mv_testlog_write_n (path, 1000, 64) == 0, "64-rank test log written");
+  test_pan_memo (path);
   /* Not a log: a clear error. */
   g_file_set_contents (path, "hello", 5, NULL);
   g_clear_error (&error);

@@ -102,7 +102,8 @@ frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
   *scene_ms = b - a;
   if (g_getenv ("MV_BENCH_VERBOSE"))
     g_print ("  compute %.2f ms, render %.2f ms, %ld page faults, "
-             "%u arrows%s%s\n", am - a, b - am, minor_faults () - fa,
+             "%zu lane pixels reused, %u arrows%s%s\n", am - a, b - am,
+             minor_faults () - fa, (size_t) s->pan_reused,
              s->arrows ? s->arrows->len : 0,
              s->arrows_aggregated ? " (aggregated)" : "",
              s->arrows_skipped ? " (skipped)" : "");

@@ -78,9 +78,14 @@ lane_clear (MvLane *l)
     g_array_unref (l->spans);
   if (l->markers)
     g_array_unref (l->markers);
-  g_free (l->pixels);
-  g_free (l->dominant);
-  g_free (l->dom_pct);
+  if (l->block)
+    g_rc_box_release (l->block);
+  else
+    {
+      g_free (l->pixels);
+      g_free (l->dominant);
+      g_free (l->dom_pct);
+    }
 }
 
 void
@@ -265,6 +270,7 @@ typedef struct
 {
   guint    n;          /* bins of the level */
   gsize    off;        /* level's offset in a pyramid */
+  double   first, per; /* pixel 0's first bin, bins per pixel */
   gint32  *b0;         /* per pixel: first bin */
   guint8  *nbins;      /* per pixel: bins overlapped (0..4) */
   float   *w;          /* per pixel: 4 overlaps, in pixel fractions */
@@ -288,6 +294,8 @@ pyr_geom_init (PyrGeom *g, const MvScene *s)
     }
   g->n = nb >> k;
   g->off = pyr_offset (nb, k);
+  g->first = first;
+  g->per = per;
   g->b0 = g_new (gint32, w);
   g->nbins = g_new0 (guint8, w);
   g->w = g_new0 (float, (gsize) w * 4);
@@ -316,17 +324,17 @@ pyr_geom_clear (PyrGeom *g)
   g_free (g->w);
 }
 
-/* Per pixel, the dominant state and the coverage from a pyramid, coloured
- * through lut (state x coverage 0-255): every pixel of the lane is
- * written. */
+/* Per pixel of [xa, xb), the dominant state and the coverage from a
+ * pyramid, coloured through lut (state x coverage 0-255); every pixel of
+ * the range is written. */
 static void
 pyr_sample (const MvScene *s, const PyrGeom *g, const guint8 *pyr,
-            const guint32 *lut, MvLane *lane)
+            const guint32 *lut, MvLane *lane, guint xa, guint xb)
 {
-  guint ns = s->log->nstates, w = s->p.width;
+  guint ns = s->log->nstates;
   const guint8 *q = pyr + g->off;
   const guint8 *hid = s->p.state_hidden;
-  for (guint x = 0; x < w; x++)
+  for (guint x = xa; x < xb; x++)
     {
       const guint8 *e = q + 3 * (gsize) g->b0[x];
       const float *wx = g->w + (gsize) x * 4;
@@ -443,16 +451,132 @@ lane_pyr (MvScene *s, const MvLane *lane, guint hid)
   return b;
 }
 
+/* The lanes of the last summary frame and where its pixels fell in the
+ * pyramids.  Immutable once published in log->lane_memo; lanes hold a
+ * reference on their blocks. */
+typedef struct MvLaneMemo_
+{
+  gint          ref;
+  MvSceneParams p;        /* hidden pointers NULL */
+  gsize         off;
+  double        first, per;
+  guint         hid;
+  guint         nlanes;
+  MvLane       *lanes;
+} MvLaneMemo;
+
+void
+mv__lane_memo_unref (MvLaneMemo *m)
+{
+  if (m == NULL || !g_atomic_int_dec_and_test (&m->ref))
+    return;
+  for (guint i = 0; i < m->nlanes; i++)
+    if (m->lanes[i].block)
+      g_rc_box_release (m->lanes[i].block);
+  g_free (m->lanes);
+  g_free (m);
+}
+
+/* How many pixels the view moved since the memo's frame (new pixel x
+ * is the memo's pixel x + shift), if the frames differ only by a pan of
+ * whole pixels: same lanes, size, pyramid level and scale, hidden
+ * states.  A pan by a fraction of a pixel would resample every pixel. */
+static gboolean
+memo_shift (const MvLaneMemo *m, const MvScene *s, const PyrGeom *g,
+            guint hid, gint *shift)
+{
+  if (m == NULL || m->nlanes != s->nlanes || m->p.width != s->p.width
+      || m->p.height != s->p.height || m->p.row_h != s->p.row_h
+      || m->p.y0 != s->p.y0 || m->off != g->off || m->hid != hid
+      || fabs (m->per - g->per) > 1e-9 * g->per)
+    return FALSE;
+  double d = (g->first - m->first) / g->per;
+  if (fabs (d - round (d)) > 1e-3 || fabs (d) >= s->p.width)
+    return FALSE;
+  *shift = (gint) round (d);
+  return TRUE;
+}
+
+/* Publishes the scene's pyramid lanes as the memo for the next frame. */
+static void
+memo_publish (MvScene *s, const PyrGeom *g, guint hid)
+{
+  MvLaneMemo *m = g_new0 (MvLaneMemo, 1);
+  m->ref = 1;
+  m->p = s->p;
+  m->p.state_hidden = NULL;
+  m->p.evdef_hidden = NULL;
+  m->off = g->off;
+  m->first = g->first;
+  m->per = g->per;
+  m->hid = hid;
+  m->nlanes = s->nlanes;
+  m->lanes = g_new0 (MvLane, MAX (s->nlanes, 1));
+  for (guint i = 0; i < s->nlanes; i++)
+    {
+      const MvLane *l = &s->lanes[i];
+      MvLane *c = &m->lanes[i];
+      c->row_first = l->row_first;
+      c->row_count = l->row_count;
+      if (l->from_pyramid && l->block)
+        {
+          c->block = g_rc_box_acquire (l->block);
+          c->pixels = l->pixels;
+          c->dominant = l->dominant;
+          c->dom_pct = l->dom_pct;
+          c->from_pyramid = TRUE;
+        }
+    }
+  g_mutex_lock (&s->log->cache_lock);
+  MvLaneMemo *old = s->log->lane_memo;
+  s->log->lane_memo = m;
+  g_mutex_unlock (&s->log->cache_lock);
+  mv__lane_memo_unref (old);
+}
+
+/* A lane's pixels from its pyramid: the columns the memo still has
+ * (a pan) are copied, the others sampled. */
+static void
+lane_sample (MvScene *s, const PyrGeom *g, const guint8 *pyr,
+             const guint32 *lut, MvLane *lane, const MvLaneMemo *memo,
+             gint shift)
+{
+  guint w = s->p.width;
+  const MvLane *old = memo ? &memo->lanes[lane - s->lanes] : NULL;
+  lane->from_pyramid = TRUE;
+  if (old == NULL || !old->from_pyramid
+      || old->row_first != lane->row_first
+      || old->row_count != lane->row_count)
+    {
+      pyr_sample (s, g, pyr, lut, lane, 0, w);
+      return;
+    }
+  /* New x is old x + shift: keep [xa, xb). */
+  guint xa = (guint) MAX (0, -shift), xb = (guint) MIN ((gint) w, (gint) w - shift);
+  memcpy (lane->pixels + xa, old->pixels + xa + shift,
+          (xb - xa) * sizeof *lane->pixels);
+  memcpy (lane->dominant + xa, old->dominant + xa + shift,
+          (xb - xa) * sizeof *lane->dominant);
+  memcpy (lane->dom_pct + xa, old->dom_pct + xa + shift, xb - xa);
+  g_atomic_pointer_add (&s->pan_reused, (gssize) (xb - xa));
+  pyr_sample (s, g, pyr, lut, lane, 0, xa);
+  pyr_sample (s, g, pyr, lut, lane, xb, w);
+}
+
 static gboolean
 lane_summary (MvScene *s, MvLane *lane, float *occ, guint hid,
               const guint32 *rgb, const guint32 *lut, const PyrGeom *g,
-              GError **error)
+              const MvLaneMemo *memo, gint shift, GError **error)
 {
   MvLog *log = s->log;
   guint w = s->p.width, ns = log->nstates;
-  lane->pixels = g_new (guint32, w);
-  lane->dominant = g_new (gint16, w);
-  lane->dom_pct = g_new (guint8, w);
+  /* One block for the three arrays: a pan's memo keeps it. */
+  lane->block = g_rc_box_alloc ((gsize) w * (sizeof *lane->pixels
+                                             + sizeof *lane->dominant
+                                             + sizeof *lane->dom_pct));
+  lane->pixels = (guint32 *) lane->block;
+  lane->dominant = (gint16 *) (lane->pixels + w);
+  lane->dom_pct = (guint8 *) (lane->dominant + w);
   gint32 damaged = -1;
   guint32 st = log->rows[lane->row_first].stream;
   const guint8 *c = NULL;
@@ -479,7 +603,7 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, guint hid,
   double pbin = (double) (s->p.t1 - s->p.t0) / w;
   if (b != NULL || (c != NULL && (cbin <= pbin || log->cache_exact[st])))
     {
-      pyr_sample (s, g, c, lut, lane);
+      lane_sample (s, g, c, lut, lane, memo, shift);
       if (b)
         g_bytes_unref (b);
       return TRUE;
@@ -1081,6 +1205,8 @@ typedef struct
   GCancellable   *cancellable;
   const guint32  *rgb, *lut;
   const PyrGeom  *geom;
+  const MvLaneMemo *memo;        /* last frame, if this one is its pan */
+  gint            shift;
   guint           hid;
   gboolean        okay;
   GError         *error;
@@ -1104,7 +1230,8 @@ lane_job (gpointer data)
         j->okay = FALSE;
       else if (s->summary)
         j->okay = lane_summary (s, &s->lanes[i], occ, j->hid, j->rgb,
-                                j->lut, j->geom, &j->error);
+                                j->lut, j->geom, j->memo, j->shift,
+                                &j->error);
       else
         j->okay = lane_decode (s, &s->lanes[i], evs, &j->decoded,
                                &j->error);
@@ -1171,9 +1298,19 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
   GThread *th[2] = { NULL, NULL };
   guint32 *rgb = NULL, *lut = NULL;
   PyrGeom geom = { 0 };
+  MvLaneMemo *memo = NULL;
+  gint shift = 0;
+  guint hid = hidden_hash (s);
   if (s->summary)
     {
       pyr_geom_init (&geom, s);
+      g_mutex_lock (&log->cache_lock);
+      memo = log->lane_memo;
+      if (memo_shift (memo, s, &geom, hid, &shift))
+        g_atomic_int_inc (&memo->ref);
+      else
+        memo = NULL;
+      g_mutex_unlock (&log->cache_lock);
       cache_prefill (log, first, last);
       guint ns = MAX (log->nstates, 1);
       rgb = g_new (guint32, ns);
@@ -1199,7 +1336,8 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
     {
       jobs[j] = (LaneJob) { .s = s, .first = j, .step = nth,
                             .cancellable = cancellable, .rgb = rgb,
-                            .lut = lut, .geom = &geom, .hid = hidden_hash (s), .okay = TRUE };
+                            .lut = lut, .geom = &geom, .memo = memo,
+                            .shift = shift, .hid = hid, .okay = TRUE };
       if (j > 0)
         th[j] = g_thread_new ("mv-lanes", lane_job, &jobs[j]);
     }
@@ -1218,6 +1356,9 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
       else if (jobs[j].error)
         g_error_free (jobs[j].error);
     }
+  if (okay && s->summary)
+    memo_publish (s, &geom, hid);
+  mv__lane_memo_unref (memo);
   g_free (rgb);
   g_free (lut);
   pyr_geom_clear (&geom);

@@ -70,6 +70,8 @@ typedef struct
   guint32 *pixels;      /* summary mode: 0xRRGGBB per pixel column */
   gint16  *dominant;    /* summary mode: innermost state, -1 none */
   guint8  *dom_pct;     /* how much of the pixel states cover, percent */
+  guint8  *block;       /* g_rc_box holding the three arrays above */
+  gboolean from_pyramid;  /* sampled from a pyramid (reusable by a pan) */
 } MvLane;
 
 typedef struct
@@ -99,6 +101,8 @@ typedef struct
   guint64  nmessages;            /* messages in the window (counted) */
   guint    max_depth;
   guint64  decoded;              /* events decoded for this scene */
+  gsize    pan_reused;           /* lane pixels copied from the last
+                                    frame (a pan), not sampled again */
   char    *problem;              /* damage met while reading, or NULL */
 } MvScene;
 
