@@ -176,8 +176,9 @@ mv_bench_run (const char *input, int width, int height)
               return 1;
             if (verbose)
               g_print ("  frame %3u: span %.3g s, %s, scene %.2f ms, "
-                       "cpu %.2f ms\n", steps, (v.t1 - v.t0) / 1e9,
-                       summary ? "summ" : "dec", sm, cm);
+                       "cpu %.2f ms, from %.9f s\n", steps,
+                       (v.t1 - v.t0) / 1e9, summary ? "summ" : "dec", sm,
+                       cm, v.t0 / 1e9);
             g_array_append_val (cpu, cm);
             g_array_append_val (summary ? cpu_s : cpu_d, cm);
             g_array_append_val (summary ? scene_s : scene_d, sm);

@@ -399,8 +399,28 @@ draw_spans (cairo_t *cr, const MvScene *s, const MvDrawOpts *o)
   cairo_stroke (cr);
 }
 
+/* A crowded marker: a 5x4 downward tick, whole pixels. */
 static void
-draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l)
+tick_pixels (const Pixels *p, double x, double y, guint32 rgb)
+{
+  static const int half[4] = { 2, 1, 1, 0 };
+  int cx = (int) floor (x) + p->dx, cy = (int) floor (y) + p->dy;
+  guint32 v = 0xff000000u | rgb;
+  for (int k = 0; k < 4; k++)
+    {
+      int yy = cy + k;
+      if (yy < p->cy0 || yy >= p->cy1)
+        continue;
+      guint32 *row = p->px + (gsize) yy * p->stride;
+      for (int xx = MAX (cx - half[k], p->cx0);
+           xx <= MIN (cx + half[k], p->cx1 - 1); xx++)
+        row[xx] = v;
+    }
+}
+
+static void
+draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l,
+              const Pixels *direct)
 {
   const MvLog *log = s->log;
   double sz = CLAMP (l->h * 0.35, 3, 6);
@@ -414,6 +434,11 @@ draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l)
                   : m->evdef >= 0 ? mv_log_evdef (log, m->evdef)->rgb
                   : 0x7f7f7f;
       double x = round (m->x) + 0.5, y = l->y + 1;
+      if (crowded && direct)
+        {
+          tick_pixels (direct, x, y, c == 0xffffff ? C_TEXT : c);
+          continue;
+        }
       if (crowded)
         {
           /* One fill per run of markers of a colour. */
@@ -452,14 +477,30 @@ draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l)
     }
 }
 
+/* Pixels [x0, x1) x [y0, y1) touched so far. */
+typedef struct
+{
+  int x0, y0, x1, y1;
+} Box;
+
+static void
+box_add (Box *bx, int x0, int y0, int x1, int y1)
+{
+  bx->x0 = MIN (bx->x0, x0);
+  bx->y0 = MIN (bx->y0, y0);
+  bx->x1 = MAX (bx->x1, x1);
+  bx->y1 = MAX (bx->y1, y1);
+}
+
 /* Adds cnt along a 1-px line as runs in a difference buffer (rows of
  * len + 1 entries, nrows of them): the line is stepped along its major
  * axis in 16.16 fixed point from (fa, fb), n steps of (sa, sb), and
  * every stretch of steps on one row of the minor axis becomes a run,
- * i.e. two additions, whatever its length. */
+ * i.e. two additions, whatever its length.  bx (in buffer terms: rows
+ * are y) grows to hold the runs. */
 static void
 line_runs (guint32 *diff, int len, int nrows, gint64 fa, gint64 fb,
-           gint64 sa, gint64 sb, gint64 n, guint32 cnt)
+           gint64 sa, gint64 sb, gint64 n, guint32 cnt, Box *bx)
 {
   gint64 k = 0;
   while (k <= n)
@@ -478,15 +519,184 @@ line_runs (guint32 *diff, int len, int nrows, gint64 fa, gint64 fb,
           guint32 *r = diff + (gsize) row * (len + 1);
           r[lo] += cnt;
           r[hi + 1] -= cnt;
+          box_add (bx, (int) lo, (int) row, (int) hi + 1, (int) row + 1);
         }
       k = next;
     }
 }
 
+/* dst OVER premultiplied src, as pixman rounds it. */
+static inline guint32
+over (guint32 src, guint32 dst)
+{
+  guint32 ia = 255 - (src >> 24), o = 0xff000000u;
+  for (int sh = 0; sh < 24; sh += 8)
+    {
+      guint32 t = ((dst >> sh) & 0xff) * ia + 0x80;
+      t = ((t >> 8) + t) >> 8;
+      o |= MIN (((src >> sh) & 0xff) + t, 255u) << sh;
+    }
+  return o;
+}
+
+/* A count buffer kept per thread, all zeros between uses: sparse lines
+ * touch few pixels, and clearing a plot-sized buffer every frame would
+ * cost more than drawing them. */
+typedef struct
+{
+  guint32 *buf;
+  gsize    cap;
+} Scratch;
+
+static void
+scratch_free (gpointer p)
+{
+  Scratch *sc = p;
+  g_free (sc->buf);
+  g_free (sc);
+}
+
+static GPrivate scratch_key = G_PRIVATE_INIT (scratch_free);
+
+static guint32 *
+scratch_zeroed (gsize n)
+{
+  Scratch *sc = g_private_get (&scratch_key);
+  if (sc == NULL)
+    {
+      sc = g_new0 (Scratch, 1);
+      g_private_set (&scratch_key, sc);
+    }
+  if (sc->cap < n)
+    {
+      g_free (sc->buf);
+      sc->buf = g_new0 (guint32, n);
+      sc->cap = n;
+    }
+  return sc->buf;
+}
+
+/* An arrow clipped to the image, as the stepping of a 1-px line along
+ * its major axis: n + 1 steps from (fx, fy) by (sx, sy), 16.16 fixed
+ * point. */
+typedef struct
+{
+  gint64  fx, fy, sx, sy, n;
+  guint32 count;
+} Seg;
+
+/* The arrows' density image as premultiplied colours per pixel: alpha
+ * grows with log(count) up to 0.6 at the busiest pixel. */
+static void
+density_lut (guint32 vmax, guint32 *lut, guint8 **level, guint *nlev)
+{
+  double lmax = log1p (vmax);
+  for (int k = 0; k < 256; k++)
+    {
+      /* C_ARROW at alpha 0.06 .. 0.6: states stay readable. */
+      double al = k == 0 ? 0 : 0.06 + 0.54 * (k / 255.0);
+      guint r = (guint) (((C_ARROW >> 16) & 0xff) * al + 0.5);
+      guint g = (guint) (((C_ARROW >> 8) & 0xff) * al + 0.5);
+      guint b = (guint) ((C_ARROW & 0xff) * al + 0.5);
+      lut[k] = (guint32) (al * 255 + 0.5) << 24 | r << 16 | g << 8 | b;
+    }
+  /* Counts are whole numbers: their levels come from a table. */
+  *nlev = MIN (vmax, 65535u) + 1;
+  *level = g_new (guint8, *nlev);
+  for (guint v = 0; v < *nlev; v++)
+    (*level)[v] = (guint8) MAX (1, (int) (log1p (v) / lmax * 255));
+}
+
+static inline guint32
+density_colour (guint32 v, const guint32 *lut, const guint8 *level,
+                guint nlev, guint32 vmax)
+{
+  return lut[v < nlev ? level[v]
+             : MAX (1, (int) (log1p (v) / log1p (vmax) * 255))];
+}
+
+/* Few pixels of lines: each line is stepped into a zeroed per-thread
+ * buffer, and only the pixels it touched are coloured, blended into the
+ * target (or into an image for cairo) and cleared again.  The pixels
+ * and counts are those of the runs below (a pixel counts once per line). */
+static void
+density_sparse (cairo_t *cr, const Seg *segs, guint nsegs, int iw, int ih,
+                int vs)
+{
+  guint32 *acc = scratch_zeroed ((gsize) iw * ih);
+  GArray *hit = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint i = 0; i < nsegs; i++)
+    {
+      const Seg *g = &segs[i];
+      gint64 fx = g->fx, fy = g->fy, lx = -1, ly = -1;
+      for (gint64 k = 0; k <= g->n; k++, fx += g->sx, fy += g->sy)
+        {
+          gint64 x = fx >> 16, y = fy >> 16;
+          if ((x == lx && y == ly) || x < 0 || x >= iw || y < 0 || y >= ih)
+            continue;
+          lx = x;
+          ly = y;
+          guint32 idx = (guint32) (y * iw + x);
+          if (acc[idx] == 0)
+            g_array_append_val (hit, idx);
+          acc[idx] += g->count;
+        }
+    }
+  guint32 vmax = 1, lut[256];
+  const guint32 *idx = (const guint32 *) hit->data;
+  for (guint i = 0; i < hit->len; i++)
+    vmax = MAX (vmax, acc[idx[i]]);
+  guint8 *level;
+  guint nlev;
+  density_lut (vmax, lut, &level, &nlev);
+  Pixels px;
+  if (pixels_get (cr, &px))
+    {
+      for (guint i = 0; i < hit->len; i++)
+        {
+          int x = (int) (idx[i] % iw), y0 = (int) (idx[i] / iw) * vs;
+          guint32 c = density_colour (acc[idx[i]], lut, level, nlev, vmax);
+          if (x + px.dx < px.cx0 || x + px.dx >= px.cx1)
+            continue;
+          for (int y = y0 + px.dy; y < y0 + vs + px.dy; y++)
+            if (y >= px.cy0 && y < px.cy1)
+              {
+                guint32 *o = px.px + (gsize) y * px.stride + x + px.dx;
+                *o = over (c, *o);
+              }
+        }
+      cairo_surface_mark_dirty (cairo_get_target (cr));
+    }
+  else
+    {
+      cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32,
+                                                         iw, ih);
+      cairo_surface_flush (img);
+      guint8 *data = cairo_image_surface_get_data (img);
+      int stride = cairo_image_surface_get_stride (img);
+      for (guint i = 0; i < hit->len; i++)
+        ((guint32 *) (data + (gsize) (idx[i] / iw) * stride))[idx[i] % iw]
+          = density_colour (acc[idx[i]], lut, level, nlev, vmax);
+      cairo_surface_mark_dirty (img);
+      cairo_save (cr);
+      cairo_scale (cr, 1, vs);
+      cairo_set_source_surface (cr, img, 0, 0);
+      cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
+      cairo_paint (cr);
+      cairo_restore (cr);
+      cairo_surface_destroy (img);
+    }
+  for (guint i = 0; i < hit->len; i++)
+    acc[idx[i]] = 0;
+  g_free (level);
+  g_array_unref (hit);
+}
+
 /* Many arrows: each adds its message count to the pixels of a 1-px
  * line in a density image, shown with alpha growing with log(count).
- * Overlaps darken (count-weighted).  Lines go in as runs (one per row
- * or column they cross) and are summed in one pass over the image, so
+ * Overlaps darken (count-weighted).  Few pixels of lines are stepped one
+ * by one (density_sparse); many go in as runs (one per row or column
+ * they cross) and are summed in one pass over the box they touch, so
  * the cost does not grow with their length: 30,000 arrows of 10,000
  * processes are 4M pixels of lines but ~50,000 runs. */
 static void
@@ -494,14 +704,13 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
 {
   /* Tall plots: half the vertical resolution (lines 2 px tall) halves
    * the passes over the image; the arrows there cross many rows anyway. */
-  double vs = h > 400 ? 2 : 1;
+  int vs = h > 400 ? 2 : 1;
   int iw = (int) ceil (w), ih = (int) ceil (h / vs);
   if (iw <= 0 || ih <= 0)
     return;
-  /* Mostly horizontal lines: runs along image rows (hor, ih rows of
-   * iw + 1); mostly vertical ones: runs along columns (ver, iw
-   * columns of ih + 1).  Sums wrap modulo 2^32 and come out whole. */
-  guint32 *hor = NULL, *ver = NULL;
+  GArray *segs = g_array_sized_new (FALSE, FALSE, sizeof (Seg),
+                                    s->arrows->len);
+  gint64 steps = 0;
   for (guint i = 0; i < s->arrows->len; i++)
     {
       const MvArrow *a0 = &g_array_index (s->arrows, MvArrow, i);
@@ -531,89 +740,133 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
         continue;
       double cdx = (u1 - u0) * dx, cdy = (u1 - u0) * dy;
       double n = MAX (ceil (MAX (fabs (cdx), fabs (cdy))), 1);
-      gint64 fx = (gint64) ((ax0 + u0 * dx) * 65536);
-      gint64 fy = (gint64) ((ay0 + u0 * dy) * 65536);
-      gint64 sx = (gint64) (cdx / n * 65536), sy = (gint64) (cdy / n * 65536);
-      if (fabs (cdx) >= fabs (cdy))
+      Seg g = { (gint64) ((ax0 + u0 * dx) * 65536),
+                (gint64) ((ay0 + u0 * dy) * 65536),
+                (gint64) (cdx / n * 65536), (gint64) (cdy / n * 65536),
+                (gint64) n, a0->count };
+      g_array_append_val (segs, g);
+      steps += g.n + 1;
+    }
+  if (steps * 8 < (gint64) iw * ih)
+    {
+      density_sparse (cr, (const Seg *) segs->data, segs->len, iw, ih, vs);
+      g_array_unref (segs);
+      return;
+    }
+  /* Mostly horizontal lines: runs along image rows (hor, ih rows of
+   * iw + 1); mostly vertical ones: runs along columns (ver, iw
+   * columns of ih + 1).  Sums wrap modulo 2^32 and come out whole. */
+  guint32 *hor = NULL, *ver = NULL;
+  Box hb = { iw, ih, 0, 0 }, vb = { ih, iw, 0, 0 };  /* vb: x, y swapped */
+  for (guint i = 0; i < segs->len; i++)
+    {
+      const Seg *g = &g_array_index (segs, Seg, i);
+      if (ABS (g->sx) >= ABS (g->sy))
         {
           if (hor == NULL)
             hor = g_new0 (guint32, (gsize) ih * (iw + 1));
-          line_runs (hor, iw, ih, fx, fy, sx, sy, (gint64) n, a0->count);
+          line_runs (hor, iw, ih, g->fx, g->fy, g->sx, g->sy, g->n,
+                     g->count, &hb);
         }
       else
         {
           if (ver == NULL)
             ver = g_new0 (guint32, (gsize) iw * (ih + 1));
-          line_runs (ver, ih, iw, fy, fx, sy, sx, (gint64) n, a0->count);
+          line_runs (ver, ih, iw, g->fy, g->fx, g->sy, g->sx, g->n,
+                     g->count, &vb);
         }
     }
+  g_array_unref (segs);
   if (hor == NULL && ver == NULL)
     return;
+  Box bx = hb;
+  if (ver)
+    box_add (&bx, vb.y0, vb.x0, vb.y1, vb.x1);
+  if (bx.x0 >= bx.x1 || bx.y0 >= bx.y1)
+    {
+      g_free (hor);
+      g_free (ver);
+      return;
+    }
   /* Counts per pixel, row-major (rows of iw + 1): the row runs summed
    * along each row, then the column runs down each column (neighbouring
    * columns share cache lines, so this walks ~ih lines at a time). */
   guint32 *acc = hor ? hor : g_new0 (guint32, (gsize) ih * (iw + 1));
   int as = iw + 1;
   if (hor)
-    for (int y = 0; y < ih; y++)
+    for (int y = hb.y0; y < hb.y1; y++)
       {
         guint32 *r = acc + (gsize) y * as, sum = 0;
-        for (int x = 0; x < iw; x++)
+        for (int x = hb.x0; x < hb.x1; x++)
           r[x] = sum += r[x];
+        r[hb.x1] = 0;   /* the last run's end mark */
       }
   if (ver)
     {
-      for (int x = 0; x < iw; x++)
+      for (int x = vb.y0; x < vb.y1; x++)
         {
           const guint32 *c = ver + (gsize) x * (ih + 1);
           guint32 sum = 0;
-          for (int y = 0; y < ih; y++)
+          for (int y = vb.x0; y < vb.x1; y++)
             acc[(gsize) y * as + x] += sum += c[y];
         }
       g_free (ver);
     }
   guint32 vmax = 1;
-  for (int y = 0; y < ih; y++)
+  gsize touched = 0;
+  for (int y = bx.y0; y < bx.y1; y++)
     {
       const guint32 *r = acc + (gsize) y * as;
-      for (int x = 0; x < iw; x++)
-        vmax = MAX (vmax, r[x]);
+      for (int x = bx.x0; x < bx.x1; x++)
+        {
+          vmax = MAX (vmax, r[x]);
+          touched += r[x] != 0;
+        }
     }
-  double lmax = log1p (vmax);
   guint32 lut[256];
-  for (int k = 0; k < 256; k++)
-    {
-      /* Premultiplied C_ARROW at alpha 0.06 .. 0.6: states stay readable. */
-      double al = k == 0 ? 0 : 0.06 + 0.54 * (k / 255.0);
-      guint r = (guint) (((C_ARROW >> 16) & 0xff) * al + 0.5);
-      guint g = (guint) (((C_ARROW >> 8) & 0xff) * al + 0.5);
-      guint b = (guint) ((C_ARROW & 0xff) * al + 0.5);
-      lut[k] = (guint32) (al * 255 + 0.5) << 24 | r << 16 | g << 8 | b;
-    }
-  /* Counts are whole numbers: their levels come from a table. */
-  guint nlev = MIN (vmax, 65535u) + 1;
-  guint8 *level = g_new (guint8, nlev);
-  for (guint v = 0; v < nlev; v++)
-    level[v] = (guint8) MAX (1, (int) (log1p (v) / lmax * 255));
+  guint8 *level;
+  guint nlev;
+  density_lut (vmax, lut, &level, &nlev);
   /* Each count to its premultiplied colour, in place (0 stays 0). */
-  for (int y = 0; y < ih; y++)
+  for (int y = bx.y0; y < bx.y1; y++)
     {
       guint32 *r = acc + (gsize) y * as;
-      for (int x = 0; x < iw; x++)
+      for (int x = bx.x0; x < bx.x1; x++)
         if (r[x] > 0)
-          r[x] = lut[r[x] < nlev ? level[r[x]]
-                     : MAX (1, (int) (log1p (r[x]) / lmax * 255))];
+          r[x] = density_colour (r[x], lut, level, nlev, vmax);
     }
   g_free (level);
-  cairo_surface_t *img = cairo_image_surface_create_for_data
-    ((guint8 *) acc, CAIRO_FORMAT_ARGB32, iw, ih, as * 4);
-  cairo_save (cr);
-  cairo_scale (cr, 1, vs);
-  cairo_set_source_surface (cr, img, 0, 0);
-  cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
-  cairo_paint (cr);
-  cairo_restore (cr);
-  cairo_surface_destroy (img);
+  Pixels px;
+  if (touched * 4 < (gsize) (bx.x1 - bx.x0) * (bx.y1 - bx.y0)
+      && iw == w && pixels_get (cr, &px))
+    {
+      /* Most of the box untouched: blend the touched pixels straight
+       * into the target; pixman would composite the whole box. */
+      for (int y = MAX (bx.y0 * vs, px.cy0 - px.dy);
+           y < MIN (bx.y1 * vs, px.cy1 - px.dy); y++)
+        {
+          const guint32 *r = acc + (gsize) (y / vs) * as;
+          guint32 *o = px.px + (gsize) (y + px.dy) * px.stride + px.dx;
+          for (int x = MAX (bx.x0, px.cx0 - px.dx);
+               x < MIN (bx.x1, px.cx1 - px.dx); x++)
+            if (r[x] != 0)
+              o[x] = over (r[x], o[x]);
+        }
+      cairo_surface_mark_dirty (cairo_get_target (cr));
+    }
+  else
+    {
+      cairo_surface_t *img = cairo_image_surface_create_for_data
+        ((guint8 *) acc, CAIRO_FORMAT_ARGB32, iw, ih, as * 4);
+      cairo_save (cr);
+      cairo_scale (cr, 1, vs);
+      cairo_set_source_surface (cr, img, 0, 0);
+      cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
+      cairo_rectangle (cr, bx.x0, bx.y0, bx.x1 - bx.x0, bx.y1 - bx.y0);
+      cairo_fill (cr);
+      cairo_restore (cr);
+      cairo_surface_destroy (img);
+    }
   g_free (acc);
 }
 
@@ -685,9 +938,15 @@ mv_draw_plot (cairo_t *cr, const MvScene *s, double w, double h,
   else
     {
       draw_spans (cr, s, o);
+      /* Crowded markers are plain ticks: stored straight into an image
+       * target (thousands of small cairo paths cost milliseconds). */
+      Pixels px;
+      gboolean direct = pixels_get (cr, &px);
       for (guint i = 0; i < s->nlanes; i++)
         if (s->lanes[i].markers)
-          draw_markers (cr, s, &s->lanes[i]);
+          draw_markers (cr, s, &s->lanes[i], direct ? &px : NULL);
+      if (direct)
+        cairo_surface_mark_dirty (cairo_get_target (cr));
     }
   draw_arrows (cr, s, w, h);
   cairo_restore (cr);
