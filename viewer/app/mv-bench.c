@@ -66,7 +66,8 @@ minor_faults (void)
 /* One frame: scene + plot surface (worker), then paint (GUI). */
 static gboolean
 frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
-       double *scene_ms, double *paint_ms, double *cpu, gboolean *summary)
+       cairo_surface_t **plot, double *scene_ms, double *paint_ms,
+       double *cpu, gboolean *summary)
 {
   MvSceneParams p = {
     .t0 = v->t0, .t1 = v->t1, .width = (int) l->plot_w,
@@ -83,17 +84,18 @@ frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
       return FALSE;
     }
   double am = now_ms ();
-  cairo_surface_t *plot = cairo_image_surface_create (CAIRO_FORMAT_RGB24,
-                                                      p.width,
-                                                      (int) ceil (p.height));
-  cairo_t *pcr = cairo_create (plot);
+  /* Reused from frame to frame, as the window does (mv-timeline.c). */
+  if (*plot == NULL)
+    *plot = cairo_image_surface_create (CAIRO_FORMAT_RGB24, p.width,
+                                        (int) ceil (p.height));
+  cairo_t *pcr = cairo_create (*plot);
   MvDrawOpts o = { .highlight_state = -1 };
   mv_draw_plot (pcr, s, p.width, p.height, &o);
   cairo_destroy (pcr);
-  cairo_surface_flush (plot);
+  cairo_surface_flush (*plot);
   double b = now_ms ();
   cairo_save (cr);
-  cairo_set_source_surface (cr, plot, l->plot_x, l->plot_y);
+  cairo_set_source_surface (cr, *plot, l->plot_x, l->plot_y);
   cairo_paint (cr);
   cairo_restore (cr);
   mv_draw_frame (cr, s, l, &o);
@@ -110,7 +112,6 @@ frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
   *paint_ms = c - b;
   *cpu = cpu_ms () - ca;
   *summary = s->summary;
-  cairo_surface_destroy (plot);
   mv_scene_free (s);
   return TRUE;
 }
@@ -138,7 +139,8 @@ mv_bench_run (const char *input, int width, int height)
   v.row_h = mv_layout_fit_row_h (&l, log);
   double sm, pm, cm;
   gboolean summary;
-  if (!frame (log, &l, &v, cr, &sm, &pm, &cm, &summary))
+  cairo_surface_t *plot = NULL;
+  if (!frame (log, &l, &v, cr, &plot, &sm, &pm, &cm, &summary))
     return 1;
   double t_first = now_ms (), c_first = cpu_ms ();
   g_print ("file: %s\nevents: %" G_GUINT64_FORMAT ", streams: %u, "
@@ -172,7 +174,7 @@ mv_bench_run (const char *input, int width, int height)
           {
             if (pan > 0)
               mv_view_pan (&v, l.plot_w * 0.25);
-            if (!frame (log, &l, &v, cr, &sm, &pm, &cm, &summary))
+            if (!frame (log, &l, &v, cr, &plot, &sm, &pm, &cm, &summary))
               return 1;
             if (verbose)
               g_print ("  frame %3u: span %.3g s, %s, scene %.2f ms, "
@@ -210,6 +212,8 @@ mv_bench_run (const char *input, int width, int height)
   g_array_unref (cpu_d);
   cairo_destroy (cr);
   cairo_surface_destroy (surf);
+  if (plot)
+    cairo_surface_destroy (plot);
   mv_view_clear (&v);
   mv_log_unref (log);
   return 0;

@@ -418,9 +418,118 @@ tick_pixels (const Pixels *p, double x, double y, guint32 rgb)
     }
 }
 
+/* dst OVER premultiplied src, as pixman rounds it. */
+static inline guint32
+over (guint32 src, guint32 dst)
+{
+  guint32 ia = 255 - (src >> 24), o = 0xff000000u;
+  for (int sh = 0; sh < 24; sh += 8)
+    {
+      guint32 t = ((dst >> sh) & 0xff) * ia + 0x80;
+      t = ((t >> 8) + t) >> 8;
+      o |= MIN (((src >> sh) & 0xff) + t, 255u) << sh;
+    }
+  return o;
+}
+
+/* A marker: a downward triangle with a stem, visible on any bar colour;
+ * x on a pixel centre, y the lane's top + 1, h the lane's height. */
+static void
+marker_path_draw (cairo_t *cr, double x, double y, double sz, double h,
+                  guint32 c)
+{
+  cairo_move_to (cr, x, y + h - 2);
+  cairo_line_to (cr, x, y + sz);
+  set_rgb (cr, C_TEXT);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+  cairo_move_to (cr, x - sz, y);
+  cairo_line_to (cr, x + sz, y);
+  cairo_line_to (cr, x, y + sz * 1.4);
+  cairo_close_path (cr);
+  set_rgb (cr, c);
+  cairo_fill_preserve (cr);
+  set_rgb (cr, C_TEXT);
+  cairo_stroke (cr);
+}
+
+/* A marker drawn once by cairo and kept as its covered pixels: stamping
+ * those costs a fraction of a cairo fill and two strokes per marker. */
+typedef struct
+{
+  guint32  c;
+  double   sz, h, fy;   /* fy: y's fraction, in quarters */
+  int      ox, oy;      /* the marker's pixel in the sprite */
+  GArray  *px;          /* SpritePx */
+} Sprite;
+
+typedef struct
+{
+  gint16  dx, dy;
+  guint32 argb;         /* premultiplied */
+} SpritePx;
+
+static const Sprite *
+sprite_get (GArray *cache, guint32 c, double sz, double h, double fy)
+{
+  for (guint i = 0; i < cache->len; i++)
+    {
+      const Sprite *sp = &g_array_index (cache, Sprite, i);
+      if (sp->c == c && sp->sz == sz && sp->h == h && sp->fy == fy)
+        return sp;
+    }
+  Sprite sp = { c, sz, h, fy, (int) ceil (sz) + 2, 1, NULL };
+  int w = 2 * sp.ox + 1, ht = sp.oy + (int) ceil (h) + 2;
+  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32,
+                                                     w, ht);
+  cairo_t *cr = cairo_create (img);
+  marker_path_draw (cr, sp.ox + 0.5, sp.oy + fy, sz, h, c);
+  cairo_destroy (cr);
+  cairo_surface_flush (img);
+  sp.px = g_array_new (FALSE, FALSE, sizeof (SpritePx));
+  const guint8 *data = cairo_image_surface_get_data (img);
+  int stride = cairo_image_surface_get_stride (img);
+  for (int y = 0; y < ht; y++)
+    for (int x = 0; x < w; x++)
+      {
+        guint32 v = ((const guint32 *) (data + (gsize) y * stride))[x];
+        if (v >> 24)
+          {
+            SpritePx q = { (gint16) (x - sp.ox), (gint16) (y - sp.oy), v };
+            g_array_append_val (sp.px, q);
+          }
+      }
+  cairo_surface_destroy (img);
+  g_array_append_val (cache, sp);
+  return &g_array_index (cache, Sprite, cache->len - 1);
+}
+
+static void
+sprites_free (GArray *cache)
+{
+  for (guint i = 0; i < cache->len; i++)
+    g_array_unref (g_array_index (cache, Sprite, i).px);
+  g_array_unref (cache);
+}
+
+static void
+sprite_stamp (const Pixels *p, const Sprite *sp, int x, int y)
+{
+  const SpritePx *q = (const SpritePx *) sp->px->data;
+  for (guint i = 0; i < sp->px->len; i++)
+    {
+      int xx = x + q[i].dx + p->dx, yy = y + q[i].dy + p->dy;
+      if (xx >= p->cx0 && xx < p->cx1 && yy >= p->cy0 && yy < p->cy1)
+        {
+          guint32 *d = p->px + (gsize) yy * p->stride + xx;
+          *d = over (q[i].argb, *d);
+        }
+    }
+}
+
 static void
 draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l,
-              const Pixels *direct)
+              const Pixels *direct, GArray *sprites)
 {
   const MvLog *log = s->log;
   double sz = CLAMP (l->h * 0.35, 3, 6);
@@ -455,20 +564,21 @@ draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l,
           cairo_close_path (cr);
           continue;
         }
-      /* A downward triangle with a stem: visible on any bar colour. */
-      cairo_move_to (cr, x, y + l->h - 2);
-      cairo_line_to (cr, x, y + sz);
-      set_rgb (cr, C_TEXT);
-      cairo_set_line_width (cr, 1);
-      cairo_stroke (cr);
-      cairo_move_to (cr, x - sz, y);
-      cairo_line_to (cr, x + sz, y);
-      cairo_line_to (cr, x, y + sz * 1.4);
-      cairo_close_path (cr);
-      set_rgb (cr, c);
-      cairo_fill_preserve (cr);
-      set_rgb (cr, C_TEXT);
-      cairo_stroke (cr);
+      if (direct)
+        {
+          /* y to a quarter pixel: a few sprites serve every lane. */
+          double fy = round ((y - floor (y)) * 4) / 4;
+          int iy = (int) floor (y);
+          if (fy >= 1)
+            {
+              fy = 0;
+              iy++;
+            }
+          sprite_stamp (direct, sprite_get (sprites, c, sz, l->h, fy),
+                        (int) floor (x), iy);
+          continue;
+        }
+      marker_path_draw (cr, x, y, sz, l->h, c);
     }
   if (pending != G_MAXUINT32)
     {
@@ -525,20 +635,6 @@ line_runs (guint32 *diff, int len, int nrows, gint64 fa, gint64 fb,
     }
 }
 
-/* dst OVER premultiplied src, as pixman rounds it. */
-static inline guint32
-over (guint32 src, guint32 dst)
-{
-  guint32 ia = 255 - (src >> 24), o = 0xff000000u;
-  for (int sh = 0; sh < 24; sh += 8)
-    {
-      guint32 t = ((dst >> sh) & 0xff) * ia + 0x80;
-      t = ((t >> 8) + t) >> 8;
-      o |= MIN (((src >> sh) & 0xff) + t, 255u) << sh;
-    }
-  return o;
-}
-
 /* A count buffer kept per thread, all zeros between uses: sparse lines
  * touch few pixels, and clearing a plot-sized buffer every frame would
  * cost more than drawing them. */
@@ -556,16 +652,25 @@ scratch_free (gpointer p)
   g_free (sc);
 }
 
-static GPrivate scratch_key = G_PRIVATE_INIT (scratch_free);
+/* Slots: the sparse lines' counts (zeros between uses), the dense
+ * lines' row and column runs (cleared on use).  Kept, not freed: on
+ * this VM a page faulted in costs ~10 us, and a fresh 4 MB buffer per
+ * frame 10 ms. */
+enum { SCRATCH_SPARSE, SCRATCH_HOR, SCRATCH_VER, SCRATCH_N };
+static GPrivate scratch_key[SCRATCH_N] = {
+  G_PRIVATE_INIT (scratch_free), G_PRIVATE_INIT (scratch_free),
+  G_PRIVATE_INIT (scratch_free),
+};
 
+/* n zeroed counts from this thread's slot. */
 static guint32 *
-scratch_zeroed (gsize n)
+scratch_zeroed (int slot, gsize n, gboolean clear)
 {
-  Scratch *sc = g_private_get (&scratch_key);
+  Scratch *sc = g_private_get (&scratch_key[slot]);
   if (sc == NULL)
     {
       sc = g_new0 (Scratch, 1);
-      g_private_set (&scratch_key, sc);
+      g_private_set (&scratch_key[slot], sc);
     }
   if (sc->cap < n)
     {
@@ -573,6 +678,8 @@ scratch_zeroed (gsize n)
       sc->buf = g_new0 (guint32, n);
       sc->cap = n;
     }
+  else if (clear)
+    memset (sc->buf, 0, n * sizeof *sc->buf);
   return sc->buf;
 }
 
@@ -623,7 +730,7 @@ static void
 density_sparse (cairo_t *cr, const Seg *segs, guint nsegs, int iw, int ih,
                 int vs)
 {
-  guint32 *acc = scratch_zeroed ((gsize) iw * ih);
+  guint32 *acc = scratch_zeroed (SCRATCH_SPARSE, (gsize) iw * ih, FALSE);
   GArray *hit = g_array_new (FALSE, FALSE, sizeof (guint32));
   for (guint i = 0; i < nsegs; i++)
     {
@@ -764,14 +871,14 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
       if (ABS (g->sx) >= ABS (g->sy))
         {
           if (hor == NULL)
-            hor = g_new0 (guint32, (gsize) ih * (iw + 1));
+            hor = scratch_zeroed (SCRATCH_HOR, (gsize) ih * (iw + 1), TRUE);
           line_runs (hor, iw, ih, g->fx, g->fy, g->sx, g->sy, g->n,
                      g->count, &hb);
         }
       else
         {
           if (ver == NULL)
-            ver = g_new0 (guint32, (gsize) iw * (ih + 1));
+            ver = scratch_zeroed (SCRATCH_VER, (gsize) iw * (ih + 1), TRUE);
           line_runs (ver, ih, iw, g->fy, g->fx, g->sy, g->sx, g->n,
                      g->count, &vb);
         }
@@ -783,15 +890,12 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
   if (ver)
     box_add (&bx, vb.y0, vb.x0, vb.y1, vb.x1);
   if (bx.x0 >= bx.x1 || bx.y0 >= bx.y1)
-    {
-      g_free (hor);
-      g_free (ver);
-      return;
-    }
+    return;
   /* Counts per pixel, row-major (rows of iw + 1): the row runs summed
    * along each row, then the column runs down each column (neighbouring
    * columns share cache lines, so this walks ~ih lines at a time). */
-  guint32 *acc = hor ? hor : g_new0 (guint32, (gsize) ih * (iw + 1));
+  guint32 *acc = hor ? hor : scratch_zeroed (SCRATCH_HOR,
+                                             (gsize) ih * (iw + 1), TRUE);
   int as = iw + 1;
   if (hor)
     for (int y = hb.y0; y < hb.y1; y++)
@@ -810,7 +914,6 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
           for (int y = vb.x0; y < vb.x1; y++)
             acc[(gsize) y * as + x] += sum += c[y];
         }
-      g_free (ver);
     }
   guint32 vmax = 1;
   gsize touched = 0;
@@ -867,7 +970,6 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
       cairo_restore (cr);
       cairo_surface_destroy (img);
     }
-  g_free (acc);
 }
 
 static void
@@ -938,13 +1040,16 @@ mv_draw_plot (cairo_t *cr, const MvScene *s, double w, double h,
   else
     {
       draw_spans (cr, s, o);
-      /* Crowded markers are plain ticks: stored straight into an image
-       * target (thousands of small cairo paths cost milliseconds). */
+      /* Markers are stored straight into an image target (crowded ones
+       * as plain ticks, others stamped from sprites): thousands of small
+       * cairo paths cost milliseconds. */
       Pixels px;
       gboolean direct = pixels_get (cr, &px);
+      GArray *sprites = g_array_new (FALSE, FALSE, sizeof (Sprite));
       for (guint i = 0; i < s->nlanes; i++)
         if (s->lanes[i].markers)
-          draw_markers (cr, s, &s->lanes[i], direct ? &px : NULL);
+          draw_markers (cr, s, &s->lanes[i], direct ? &px : NULL, sprites);
+      sprites_free (sprites);
       if (direct)
         cairo_surface_mark_dirty (cairo_get_target (cr));
     }

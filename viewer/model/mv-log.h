@@ -71,6 +71,7 @@ typedef struct
   /* The last summary frame's lanes (mv-scene.c): a pan by whole
    * pixels copies the columns still in view and samples the rest. */
   struct MvLaneMemo_  *lane_memo;
+  gpointer             lane_spare;  /* a freed lane block, for reuse */
   /* Decoded events per stream, reused across frames (mv-scene.c). */
   struct MvDecCache_  **dec;        /* [stream], NULL if none */
   guint64              dec_events, dec_clock;
@@ -106,7 +107,7 @@ gboolean mv_log_find_begin (const MvLog *log, guint32 stream,
                             logfmt_event_t *ev);
 
 void   mv__dec_cache_free (MvDecCache *d);
-void   mv__lane_memo_unref (struct MvLaneMemo_ *m);
+void   mv__lane_memo_unref (MvLog *log, struct MvLaneMemo_ *m);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MvLog, mv_log_unref)
 

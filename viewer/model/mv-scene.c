@@ -78,14 +78,67 @@ lane_clear (MvLane *l)
     g_array_unref (l->spans);
   if (l->markers)
     g_array_unref (l->markers);
-  if (l->block)
-    g_rc_box_release (l->block);
-  else
+  if (!l->in_block)
     {
       g_free (l->pixels);
       g_free (l->dominant);
       g_free (l->dom_pct);
     }
+}
+
+/* Lane blocks (every summary lane's arrays of a frame in one
+ * allocation) are reference counted: a scene and the pan memo share
+ * one.  The last reference returns it to the log's spare slot, and the
+ * next frame takes it from there: a fresh 13 MB block (1,000 lanes)
+ * would fault in page by page, ~10 ms on this VM. */
+typedef struct
+{
+  gint  ref;
+  gsize size;
+} BlockHead;
+
+#define BLOCK_HEAD 16  /* sizeof (BlockHead), rounded for alignment */
+
+static guint8 *
+lane_block_new (MvLog *log, gsize size)
+{
+  BlockHead *h = NULL;
+  g_mutex_lock (&log->cache_lock);
+  if (log->lane_spare && ((BlockHead *) log->lane_spare)->size == size)
+    h = g_steal_pointer (&log->lane_spare);
+  g_mutex_unlock (&log->cache_lock);
+  if (h == NULL)
+    {
+      h = g_malloc (BLOCK_HEAD + size);
+      h->size = size;
+    }
+  h->ref = 1;
+  return (guint8 *) h + BLOCK_HEAD;
+}
+
+static guint8 *
+lane_block_ref (guint8 *b)
+{
+  g_atomic_int_inc (&((BlockHead *) (b - BLOCK_HEAD))->ref);
+  return b;
+}
+
+/* log NULL: free it (the log is going). */
+static void
+lane_block_unref (MvLog *log, guint8 *b)
+{
+  BlockHead *h = (BlockHead *) (b - BLOCK_HEAD);
+  if (!g_atomic_int_dec_and_test (&h->ref))
+    return;
+  if (log)
+    {
+      g_mutex_lock (&log->cache_lock);
+      gpointer old = log->lane_spare;
+      log->lane_spare = h;
+      g_mutex_unlock (&log->cache_lock);
+      h = old;
+    }
+  g_free (h);
 }
 
 void
@@ -96,6 +149,8 @@ mv_scene_free (MvScene *s)
   for (guint i = 0; i < s->nlanes; i++)
     lane_clear (&s->lanes[i]);
   g_free (s->lanes);
+  if (s->lane_block)
+    lane_block_unref (s->log, s->lane_block);
   if (s->arrows)
     g_array_unref (s->arrows);
   mv_log_unref (s->log);
@@ -453,7 +508,7 @@ lane_pyr (MvScene *s, const MvLane *lane, guint hid)
 
 /* The lanes of the last summary frame and where its pixels fell in the
  * pyramids.  Immutable once published in log->lane_memo; lanes hold a
- * reference on their blocks. */
+ * reference on the scene's lane block. */
 typedef struct MvLaneMemo_
 {
   gint          ref;
@@ -463,16 +518,16 @@ typedef struct MvLaneMemo_
   guint         hid;
   guint         nlanes;
   MvLane       *lanes;
+  guint8       *block;    /* the scene's lane block, referenced */
 } MvLaneMemo;
 
 void
-mv__lane_memo_unref (MvLaneMemo *m)
+mv__lane_memo_unref (MvLog *log, MvLaneMemo *m)
 {
   if (m == NULL || !g_atomic_int_dec_and_test (&m->ref))
     return;
-  for (guint i = 0; i < m->nlanes; i++)
-    if (m->lanes[i].block)
-      g_rc_box_release (m->lanes[i].block);
+  if (m->block)
+    lane_block_unref (log, m->block);
   g_free (m->lanes);
   g_free (m);
 }
@@ -511,6 +566,7 @@ memo_publish (MvScene *s, const PyrGeom *g, guint hid)
   m->per = g->per;
   m->hid = hid;
   m->nlanes = s->nlanes;
+  m->block = lane_block_ref (s->lane_block);
   m->lanes = g_new0 (MvLane, MAX (s->nlanes, 1));
   for (guint i = 0; i < s->nlanes; i++)
     {
@@ -518,9 +574,8 @@ memo_publish (MvScene *s, const PyrGeom *g, guint hid)
       MvLane *c = &m->lanes[i];
       c->row_first = l->row_first;
       c->row_count = l->row_count;
-      if (l->from_pyramid && l->block)
+      if (l->from_pyramid)
         {
-          c->block = g_rc_box_acquire (l->block);
           c->pixels = l->pixels;
           c->dominant = l->dominant;
           c->dom_pct = l->dom_pct;
@@ -531,7 +586,7 @@ memo_publish (MvScene *s, const PyrGeom *g, guint hid)
   MvLaneMemo *old = s->log->lane_memo;
   s->log->lane_memo = m;
   g_mutex_unlock (&s->log->cache_lock);
-  mv__lane_memo_unref (old);
+  mv__lane_memo_unref (s->log, old);
 }
 
 /* A lane's pixels from its pyramid: the columns the memo still has
@@ -570,13 +625,13 @@ lane_summary (MvScene *s, MvLane *lane, float *occ, guint hid,
 {
   MvLog *log = s->log;
   guint w = s->p.width, ns = log->nstates;
-  /* One block for the three arrays: a pan's memo keeps it. */
-  lane->block = g_rc_box_alloc ((gsize) w * (sizeof *lane->pixels
-                                             + sizeof *lane->dominant
-                                             + sizeof *lane->dom_pct));
-  lane->pixels = (guint32 *) lane->block;
-  lane->dominant = (gint16 *) (lane->pixels + w);
-  lane->dom_pct = (guint8 *) (lane->dominant + w);
+  /* The arrays are in the scene's block (a pan's memo keeps it). */
+  gsize i = (gsize) (lane - s->lanes);
+  lane->pixels = (guint32 *) s->lane_block + i * w;
+  lane->dominant = (gint16 *) (s->lane_block + (gsize) s->nlanes * w * 4)
+                   + i * w;
+  lane->dom_pct = s->lane_block + (gsize) s->nlanes * w * 6 + i * w;
+  lane->in_block = TRUE;
   gint32 damaged = -1;
   guint32 st = log->rows[lane->row_first].stream;
   const guint8 *c = NULL;
@@ -1065,7 +1120,15 @@ msgs_read (const MvLog *log, guint64 ta, guint64 tb, guint64 max,
   logfmt_msg_iter_t *it = NULL;
   if (logfmt_msg_iter_new (log->reader, ta, tb, &it) != 0)
     return NULL;
-  GArray *a = g_array_new (FALSE, FALSE, sizeof (logfmt_message_t));
+  /* Sized for the messages expected from the run's average (+25%): a
+   * doubling array copies and faults in fresh pages at each step. */
+  double est = (double) log->info->nmessages
+               * (double) (MIN (tb, mv_log_t_last (log))
+                           - MIN (MAX (ta, mv_log_t_first (log)),
+                                  mv_log_t_last (log)))
+               / MAX (run_span (log), 1);
+  GArray *a = g_array_sized_new (FALSE, FALSE, sizeof (logfmt_message_t),
+                                 (guint) MIN (est * 1.25 + 64, (double) max));
   logfmt_message_t m;
   int rc;
   while ((rc = logfmt_msg_iter_next (it, &m)) == 1)
@@ -1304,13 +1367,26 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
   if (s->summary)
     {
       pyr_geom_init (&geom, s);
+      /* A memo this frame cannot use is dropped first, so its block can
+       * serve this frame (lane_block_new). */
+      MvLaneMemo *drop = NULL;
       g_mutex_lock (&log->cache_lock);
       memo = log->lane_memo;
       if (memo_shift (memo, s, &geom, hid, &shift))
         g_atomic_int_inc (&memo->ref);
       else
-        memo = NULL;
+        {
+          drop = g_steal_pointer (&log->lane_memo);
+          memo = NULL;
+        }
       g_mutex_unlock (&log->cache_lock);
+      mv__lane_memo_unref (log, drop);
+      /* One block for every lane's arrays. */
+      s->lane_block = lane_block_new (log, (gsize) MAX (s->nlanes, 1)
+                                           * p->width
+                                           * (sizeof (guint32)
+                                              + sizeof (gint16)
+                                              + sizeof (guint8)));
       cache_prefill (log, first, last);
       guint ns = MAX (log->nstates, 1);
       rgb = g_new (guint32, ns);
@@ -1358,7 +1434,7 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
     }
   if (okay && s->summary)
     memo_publish (s, &geom, hid);
-  mv__lane_memo_unref (memo);
+  mv__lane_memo_unref (log, memo);
   g_free (rgb);
   g_free (lut);
   pyr_geom_clear (&geom);

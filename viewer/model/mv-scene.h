@@ -70,7 +70,7 @@ typedef struct
   guint32 *pixels;      /* summary mode: 0xRRGGBB per pixel column */
   gint16  *dominant;    /* summary mode: innermost state, -1 none */
   guint8  *dom_pct;     /* how much of the pixel states cover, percent */
-  guint8  *block;       /* g_rc_box holding the three arrays above */
+  gboolean in_block;      /* the arrays are in the scene's lane_block */
   gboolean from_pyramid;  /* sampled from a pyramid (reusable by a pan) */
 } MvLane;
 
@@ -101,6 +101,7 @@ typedef struct
   guint64  nmessages;            /* messages in the window (counted) */
   guint    max_depth;
   guint64  decoded;              /* events decoded for this scene */
+  guint8  *lane_block;           /* g_rc_box: summary lanes' arrays */
   gsize    pan_reused;           /* lane pixels copied from the last
                                     frame (a pan), not sampled again */
   char    *problem;              /* damage met while reading, or NULL */

@@ -19,6 +19,7 @@ struct _MvTimeline
   MvLayout       layout;
   MvScene       *scene;
   cairo_surface_t *surf;
+  cairo_surface_t *spare;        /* the surface before surf, for reuse */
   GCancellable  *cancel;
   gboolean       busy, pending, updating;
   guint8        *state_hidden, *evdef_hidden;
@@ -39,6 +40,7 @@ typedef struct
   MvSceneParams p;
   guint8       *sh, *eh;
   gint32        highlight;
+  cairo_surface_t *surf;       /* a spare of the right size, or NULL */
 } Job;
 
 typedef struct
@@ -55,6 +57,8 @@ job_free (Job *j)
   mv_log_unref (j->log);
   g_free (j->sh);
   g_free (j->eh);
+  if (j->surf)
+    cairo_surface_destroy (j->surf);
   g_free (j);
 }
 
@@ -90,8 +94,11 @@ job_thread (GTask *task, gpointer src, gpointer data, GCancellable *cancel)
   /* The plot has no text: render it here, off the GUI thread. */
   JobResult *r = g_new0 (JobResult, 1);
   r->scene = s;
-  r->surf = cairo_image_surface_create (CAIRO_FORMAT_RGB24, j->p.width,
-                                        (int) ceil (j->p.height));
+  /* A recycled surface: mv_draw_plot paints every pixel, and a fresh
+   * 8 MB one faults in page by page (milliseconds per frame). */
+  r->surf = j->surf ? g_steal_pointer (&j->surf)
+            : cairo_image_surface_create (CAIRO_FORMAT_RGB24, j->p.width,
+                                          (int) ceil (j->p.height));
   cairo_t *cr = cairo_create (r->surf);
   MvDrawOpts o = { .highlight_state = j->highlight };
   mv_draw_plot (cr, s, j->p.width, j->p.height, &o);
@@ -114,8 +121,9 @@ job_done (GObject *src, GAsyncResult *res, gpointer user)
   if (r != NULL)
     {
       mv_scene_free (tl->scene);
-      if (tl->surf)
-        cairo_surface_destroy (tl->surf);
+      if (tl->spare)
+        cairo_surface_destroy (tl->spare);
+      tl->spare = tl->surf;
       tl->scene = g_steal_pointer (&r->scene);
       tl->surf = g_steal_pointer (&r->surf);
       result_free (r);
@@ -168,6 +176,10 @@ request_scene (MvTimeline *tl)
   j->sh = g_memdup2 (tl->state_hidden, MAX (tl->log->nstates, 1));
   j->eh = g_memdup2 (tl->evdef_hidden, MAX (tl->log->nevdefs, 1));
   j->highlight = tl->highlight;
+  if (tl->spare
+      && cairo_image_surface_get_width (tl->spare) == j->p.width
+      && cairo_image_surface_get_height (tl->spare) == (int) ceil (j->p.height))
+    j->surf = g_steal_pointer (&tl->spare);
   g_clear_object (&tl->cancel);
   tl->cancel = g_cancellable_new ();
   GTask *task = g_task_new (tl->area, tl->cancel, job_done, NULL);
@@ -540,6 +552,8 @@ timeline_free (MvTimeline *tl)
   mv_scene_free (tl->scene);
   if (tl->surf)
     cairo_surface_destroy (tl->surf);
+  if (tl->spare)
+    cairo_surface_destroy (tl->spare);
   mv_log_unref (tl->log);
   mv_view_clear (&tl->view);
   g_free (tl->state_hidden);
