@@ -389,15 +389,22 @@ pyr_sample (const MvScene *s, const PyrGeom *g, const guint8 *pyr,
   guint ns = s->log->nstates;
   const guint8 *q = pyr + g->off;
   const guint8 *hid = s->p.state_hidden;
+  /* Locals, so the stores below are not taken to alias the inputs. */
+  guint32 *restrict pix = lane->pixels;
+  gint16 *restrict dominant = lane->dominant;
+  guint8 *restrict pct = lane->dom_pct;
+  const gint32 *restrict b0 = g->b0;
+  const guint8 *restrict nbins = g->nbins;
+  const float *restrict w = g->w;
   for (guint x = xa; x < xb; x++)
     {
-      const guint8 *e = q + 3 * (gsize) g->b0[x];
-      const float *wx = g->w + (gsize) x * 4;
+      const guint8 *e = q + 3 * (gsize) b0[x];
+      const float *wx = w + (gsize) x * 4;
       guint dstate[4];
       float dw[4];
       guint nd = 0;
       float cov = 0;
-      for (guint j = 0; j < g->nbins[x]; j++, e += 3)
+      for (guint j = 0; j < nbins[x]; j++, e += 3)
         {
           guint dom = e[0] | (guint) e[1] << 8;
           if (dom >= ns || e[2] == 0 || (hid && hid[dom]))
@@ -416,9 +423,9 @@ pyr_sample (const MvScene *s, const PyrGeom *g, const guint8 *pyr,
         }
       if (nd == 0)
         {
-          lane->pixels[x] = MV_SCENE_BG_RGB;
-          lane->dominant[x] = -1;
-          lane->dom_pct[x] = 0;
+          pix[x] = MV_SCENE_BG_RGB;
+          dominant[x] = -1;
+          pct[x] = 0;
           continue;
         }
       guint bj = 0;
@@ -426,9 +433,9 @@ pyr_sample (const MvScene *s, const PyrGeom *g, const guint8 *pyr,
         if (dw[i] > dw[bj])
           bj = i;
       guint c = (guint) MIN (cov + 0.5f, 255.0f);
-      lane->pixels[x] = lut[(gsize) dstate[bj] * 256 + c];
-      lane->dominant[x] = (gint16) dstate[bj];
-      lane->dom_pct[x] = (guint8) MIN (cov * (100.0f / 255) + 0.5f, 100);
+      pix[x] = lut[(gsize) dstate[bj] * 256 + c];
+      dominant[x] = (gint16) dstate[bj];
+      pct[x] = (guint8) MIN (cov * (100.0f / 255) + 0.5f, 100);
     }
 }
 
@@ -535,7 +542,7 @@ mv__lane_memo_unref (MvLog *log, MvLaneMemo *m)
 /* How many pixels the view moved since the memo's frame (new pixel x
  * is the memo's pixel x + shift), if the frames differ only by a pan of
  * whole pixels: same lanes, size, pyramid level and scale, hidden
- * states.  A pan by a fraction of a pixel would resample every pixel. */
+ * states.  A pan by a fraction of a pixel resamples every pixel. */
 static gboolean
 memo_shift (const MvLaneMemo *m, const MvScene *s, const PyrGeom *g,
             guint hid, gint *shift)
@@ -545,8 +552,12 @@ memo_shift (const MvLaneMemo *m, const MvScene *s, const PyrGeom *g,
       || m->p.y0 != s->p.y0 || m->off != g->off || m->hid != hid
       || fabs (m->per - g->per) > 1e-9 * g->per)
     return FALSE;
+  /* Times are whole nanoseconds, so a pan of whole pixels can be off
+   * by a nanosecond: that much is the same picture. */
   double d = (g->first - m->first) / g->per;
-  if (fabs (d - round (d)) > 1e-3 || fabs (d) >= s->p.width)
+  double px_ns = (double) (s->p.t1 - s->p.t0) / s->p.width;
+  if (fabs (d - round (d)) * px_ns > 1.0 + 1e-3 * px_ns
+      || fabs (d) >= s->p.width)
     return FALSE;
   *shift = (gint) round (d);
   return TRUE;
@@ -1264,7 +1275,7 @@ scene_arrows (MvScene *s, GCancellable *cancellable)
 typedef struct
 {
   MvScene        *s;
-  guint           first, step;   /* lanes first, first + step, ... */
+  gint           *next;          /* the next lane to take (shared) */
   GCancellable   *cancellable;
   const guint32  *rgb, *lut;
   const PyrGeom  *geom;
@@ -1287,7 +1298,8 @@ lane_job (gpointer data)
     occ = g_new (float, (gsize) s->p.width * MAX (s->log->nstates, 1));
   else
     evs = g_array_new (FALSE, FALSE, sizeof (Ev));
-  for (guint i = j->first; i < s->nlanes && j->okay; i += j->step)
+  for (guint i; j->okay && (i = (guint) g_atomic_int_add (j->next, 1))
+                            < s->nlanes;)
     {
       if (g_cancellable_set_error_if_cancelled (j->cancellable, &j->error))
         j->okay = FALSE;
@@ -1353,7 +1365,7 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
         }
     }
 
-  /* Lanes are independent: split them over (at most 2) threads. */
+  /* Lanes are independent: shared by (at most 2) threads. */
   guint nth = MIN (MAX (g_get_num_processors (), 1), 2);
   if (s->nlanes < 8)
     nth = 1;
@@ -1408,15 +1420,19 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
             }
         }
     }
+  /* Lanes are taken one at a time by both threads; this one first does
+   * the arrows (independent of the lanes), then joins in. */
+  gint next = 0;
   for (guint j = 0; j < nth; j++)
     {
-      jobs[j] = (LaneJob) { .s = s, .first = j, .step = nth,
+      jobs[j] = (LaneJob) { .s = s, .next = &next,
                             .cancellable = cancellable, .rgb = rgb,
                             .lut = lut, .geom = &geom, .memo = memo,
                             .shift = shift, .hid = hid, .okay = TRUE };
       if (j > 0)
         th[j] = g_thread_new ("mv-lanes", lane_job, &jobs[j]);
     }
+  scene_arrows (s, cancellable);
   lane_job (&jobs[0]);
   gboolean okay = TRUE;
   for (guint j = 0; j < nth; j++)
@@ -1442,8 +1458,6 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
     for (guint k = 0; s->lanes[i].spans && k < s->lanes[i].spans->len; k++)
       s->max_depth = MAX (s->max_depth,
                           g_array_index (s->lanes[i].spans, MvSpan, k).depth);
-  if (okay)
-    scene_arrows (s, cancellable);
   if (okay && g_cancellable_set_error_if_cancelled (cancellable, error))
     okay = FALSE;
   s->p.state_hidden = NULL;
