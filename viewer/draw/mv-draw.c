@@ -607,10 +607,11 @@ box_add (Box *bx, int x0, int y0, int x1, int y1)
  * axis in 16.16 fixed point from (fa, fb), n steps of (sa, sb), and
  * every stretch of steps on one row of the minor axis becomes a run,
  * i.e. two additions, whatever its length.  bx (in buffer terms: rows
- * are y) grows to hold the runs. */
+ * are y) grows to hold the runs; used (if not NULL) flags their rows. */
 static void
 line_runs (guint32 *diff, int len, int nrows, gint64 fa, gint64 fb,
-           gint64 sa, gint64 sb, gint64 n, guint32 cnt, Box *bx)
+           gint64 sa, gint64 sb, gint64 n, guint32 cnt, Box *bx,
+           guint8 *used)
 {
   gint64 k = 0;
   while (k <= n)
@@ -630,6 +631,8 @@ line_runs (guint32 *diff, int len, int nrows, gint64 fa, gint64 fb,
           r[lo] += cnt;
           r[hi + 1] -= cnt;
           box_add (bx, (int) lo, (int) row, (int) hi + 1, (int) row + 1);
+          if (used)
+            used[row] = 1;
         }
       k = next;
     }
@@ -652,8 +655,8 @@ scratch_free (gpointer p)
   g_free (sc);
 }
 
-/* Slots: the sparse lines' counts (zeros between uses), the dense
- * lines' row and column runs (cleared on use).  Kept, not freed: on
+/* Slots: the sparse lines' counts and the dense lines' column runs
+ * (zeros between uses), the dense lines' row runs (cleared on use).  Kept, not freed: on
  * this VM a page faulted in costs ~10 us, and a fresh 4 MB buffer per
  * frame 10 ms. */
 enum { SCRATCH_SPARSE, SCRATCH_HOR, SCRATCH_VER, SCRATCH_N };
@@ -864,6 +867,7 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
    * iw + 1); mostly vertical ones: runs along columns (ver, iw
    * columns of ih + 1).  Sums wrap modulo 2^32 and come out whole. */
   guint32 *hor = NULL, *ver = NULL;
+  guint8 *vcols = NULL;   /* columns with column runs */
   Box hb = { iw, ih, 0, 0 }, vb = { ih, iw, 0, 0 };  /* vb: x, y swapped */
   for (guint i = 0; i < segs->len; i++)
     {
@@ -873,14 +877,18 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
           if (hor == NULL)
             hor = scratch_zeroed (SCRATCH_HOR, (gsize) ih * (iw + 1), TRUE);
           line_runs (hor, iw, ih, g->fx, g->fy, g->sx, g->sy, g->n,
-                     g->count, &hb);
+                     g->count, &hb, NULL);
         }
       else
         {
           if (ver == NULL)
-            ver = scratch_zeroed (SCRATCH_VER, (gsize) iw * (ih + 1), TRUE);
+            {
+              ver = scratch_zeroed (SCRATCH_VER, (gsize) iw * (ih + 1),
+                                    FALSE);
+              vcols = g_new0 (guint8, iw);
+            }
           line_runs (ver, ih, iw, g->fy, g->fx, g->sy, g->sx, g->n,
-                     g->count, &vb);
+                     g->count, &vb, vcols);
         }
     }
   g_array_unref (segs);
@@ -890,7 +898,10 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
   if (ver)
     box_add (&bx, vb.y0, vb.x0, vb.y1, vb.x1);
   if (bx.x0 >= bx.x1 || bx.y0 >= bx.y1)
-    return;
+    {
+      g_free (vcols);   /* no run was added anywhere */
+      return;
+    }
   /* Counts per pixel, row-major (rows of iw + 1): the row runs summed
    * along each row, then the column runs down each column (neighbouring
    * columns share cache lines, so this walks ~ih lines at a time). */
@@ -907,13 +918,22 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
       }
   if (ver)
     {
+      /* Summed and cleared for the next frame in the same pass; only
+       * the columns with runs (often a few: lines between distant rows). */
       for (int x = vb.y0; x < vb.y1; x++)
         {
-          const guint32 *c = ver + (gsize) x * (ih + 1);
+          if (!vcols[x])
+            continue;
+          guint32 *c = ver + (gsize) x * (ih + 1);
           guint32 sum = 0;
           for (int y = vb.x0; y < vb.x1; y++)
-            acc[(gsize) y * as + x] += sum += c[y];
+            {
+              acc[(gsize) y * as + x] += sum += c[y];
+              c[y] = 0;
+            }
+          c[vb.x1] = 0;
         }
+      g_free (vcols);
     }
   guint32 vmax = 1;
   gsize touched = 0;
