@@ -678,12 +678,40 @@ scratch_zeroed (int slot, gsize n, gboolean clear)
   if (sc->cap < n)
     {
       g_free (sc->buf);
-      sc->buf = g_new0 (guint32, n);
+      /* Written at once (calloc may hand out untouched pages), so the
+       * pages fault in here and not in a later frame. */
+      sc->buf = g_malloc (n * sizeof *sc->buf);
+      memset (sc->buf, 0, n * sizeof *sc->buf);
       sc->cap = n;
     }
   else if (clear)
     memset (sc->buf, 0, n * sizeof *sc->buf);
   return sc->buf;
+}
+
+/* The density image of a w x h plot: iw x ih pixels, each vs plot rows
+ * tall (tall plots: half the vertical resolution, lines 2 px tall,
+ * halves the passes over the image; arrows there cross many rows). */
+static void
+density_size (double w, double h, int *vs, int *iw, int *ih)
+{
+  *vs = h > 400 ? 2 : 1;
+  *iw = (int) ceil (w);
+  *ih = (int) ceil (h / *vs);
+}
+
+/* Sizes the arrow buffers for a plot on the first frame of a size, so
+ * the first frame with many arrows does not pay for their pages. */
+static void
+density_prepare (double w, double h)
+{
+  int vs, iw, ih;
+  density_size (w, h, &vs, &iw, &ih);
+  if (iw <= 0 || ih <= 0)
+    return;
+  scratch_zeroed (SCRATCH_SPARSE, (gsize) iw * ih, FALSE);
+  scratch_zeroed (SCRATCH_HOR, (gsize) ih * (iw + 1), FALSE);
+  scratch_zeroed (SCRATCH_VER, (gsize) iw * (ih + 1), FALSE);
 }
 
 /* An arrow clipped to the image, as the stepping of a 1-px line along
@@ -715,6 +743,7 @@ density_lut (guint32 vmax, guint32 *lut, guint8 **level, guint *nlev)
   *level = g_new (guint8, *nlev);
   for (guint v = 0; v < *nlev; v++)
     (*level)[v] = (guint8) MAX (1, (int) (log1p (v) / lmax * 255));
+  (*level)[0] = 0;  /* transparent: lut[0] is 0 */
 }
 
 static inline guint32
@@ -812,10 +841,8 @@ density_sparse (cairo_t *cr, const Seg *segs, guint nsegs, int iw, int ih,
 static void
 draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
 {
-  /* Tall plots: half the vertical resolution (lines 2 px tall) halves
-   * the passes over the image; the arrows there cross many rows anyway. */
-  int vs = h > 400 ? 2 : 1;
-  int iw = (int) ceil (w), ih = (int) ceil (h / vs);
+  int vs, iw, ih;
+  density_size (w, h, &vs, &iw, &ih);
   if (iw <= 0 || ih <= 0)
     return;
   GArray *segs = g_array_sized_new (FALSE, FALSE, sizeof (Seg),
@@ -955,8 +982,8 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
     {
       guint32 *r = acc + (gsize) y * as;
       for (int x = bx.x0; x < bx.x1; x++)
-        if (r[x] > 0)
-          r[x] = density_colour (r[x], lut, level, nlev, vmax);
+        r[x] = r[x] < nlev ? lut[level[r[x]]]   /* 0 -> 0, no branch */
+               : density_colour (r[x], lut, level, nlev, vmax);
     }
   g_free (level);
   Pixels px;
@@ -1073,6 +1100,8 @@ mv_draw_plot (cairo_t *cr, const MvScene *s, double w, double h,
       if (direct)
         cairo_surface_mark_dirty (cairo_get_target (cr));
     }
+  if (!s->p.hide_arrows)
+    density_prepare (w, h);
   draw_arrows (cr, s, w, h);
   cairo_restore (cr);
 }
