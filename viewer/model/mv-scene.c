@@ -811,7 +811,16 @@ dec_decode (const MvLog *log, guint32 stream, guint64 ta, guint64 tb,
   MvDecCache *d = g_new0 (MvDecCache, 1);
   d->ta = ta;
   d->tb = tb;
-  d->evs = g_array_new (FALSE, FALSE, sizeof (Ev));
+  /* Sized from the stream's average rate (+25%): a doubling array
+   * copies, and faults in fresh pages, at each step. */
+  guint64 total = logfmt_reader_stream_events (log->reader, stream);
+  double frac = (double) (MIN (tb, mv_log_t_last (log))
+                          - MIN (MAX (ta, mv_log_t_first (log)),
+                                 mv_log_t_last (log)))
+                / MAX (run_span (log), 1);
+  d->evs = g_array_sized_new (FALSE, FALSE, sizeof (Ev),
+                              (guint) MIN (total * frac * 1.25 + 64,
+                                           (double) total + 1));
   d->cargo = g_array_new (FALSE, FALSE, LOGFMT_CARGO_SIZE);
   logfmt_event_t buf[128];
   long got;
@@ -1255,7 +1264,11 @@ scene_arrows (MvScene *s, GCancellable *cancellable)
             {
               /* Too many to tell apart: switch to count-weighted cells. */
               GArray *old = s->arrows;
-              s->arrows = g_array_new (FALSE, FALSE, sizeof (MvArrow));
+              /* Sized for every message left (pages are touched only
+               * as cells are added): no copying as it grows. */
+              s->arrows = g_array_sized_new (FALSE, FALSE, sizeof (MvArrow),
+                                             MIN (msgs->len - mi + old->len,
+                                                  2 * MAX_MSGS_SCANNED + 1));
               cells = g_hash_table_new (key_hash, g_direct_equal);
               for (guint i = 0; i < old->len; i++)
                 cell_add (s, cells, &g_array_index (old, MvArrow, i));
