@@ -303,6 +303,33 @@ test_pan_memo (const char *path)
   mv_log_unref (fresh);
 }
 
+/* A view whose blocks are not decoded yet is first shown coarse. */
+static void
+test_coarse_first (const char *path)
+{
+  GError *error = NULL;
+  MvLog *log = mv_log_open (path, NULL, NULL, &error);
+  ok (log != NULL, "64-rank log opened");
+  if (log == NULL)
+    return;
+  MvSceneParams p = { .t0 = 0, .t1 = 1000000, .width = 1000,
+                      .height = 64 * 20, .row_h = 20, .force_lod = -1 };
+  MvSceneParams c;
+  ok (!mv_scene_choose_summary (log, &p), "64 rows of 20 px: decoded");
+  ok (mv_scene_coarse_first (log, &p, &c) && c.force_lod == 1
+      && c.t0 == p.t0 && c.t1 == p.t1 && c.width == p.width,
+      "nothing decoded yet: a coarse stage from summaries first");
+  MvScene *s = mv_scene_compute (log, &p, NULL, &error);
+  ok (s && !s->summary && s->decoded > 0, "the full scene decodes");
+  mv_scene_free (s);
+  ok (!mv_scene_coarse_first (log, &p, &c),
+      "once decoded: no coarse stage for the same view");
+  p.force_lod = 1;
+  ok (!mv_scene_coarse_first (log, &p, &c),
+      "a view from summaries needs no coarse stage");
+  mv_log_unref (log);
+}
+
 /* Dense arrows are drawn through buffers kept from frame to frame: a
  * frame must not see what the one before left there. */
 static gboolean
@@ -438,6 +465,7 @@ main (void)
     }
   ok (mv_testlog_write_n (path, 1000, 64) == 0, "64-rank test log written");
   test_pan_memo (path);
+  test_coarse_first (path);
   test_dense_arrows (path);
   /* Not a log: a clear error. */
   g_file_set_contents (path, "hello", 5, NULL);

@@ -63,20 +63,16 @@ minor_faults (void)
   return ru.ru_minflt;
 }
 
-/* One frame: scene + plot surface (worker), then paint (GUI). */
+/* One scene for p: compute + plot surface (worker), then paint (GUI). */
 static gboolean
-frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
+stage (MvLog *log, const MvLayout *l, const MvSceneParams *p, cairo_t *cr,
        cairo_surface_t **plot, double *scene_ms, double *paint_ms,
-       double *cpu, gboolean *summary)
+       gboolean *summary)
 {
-  MvSceneParams p = {
-    .t0 = v->t0, .t1 = v->t1, .width = (int) l->plot_w,
-    .height = l->plot_h, .row_h = v->row_h, .y0 = v->y0, .force_lod = -1,
-  };
-  double a = now_ms (), ca = cpu_ms ();
+  double a = now_ms ();
   long fa = minor_faults ();
   GError *error = NULL;
-  MvScene *s = mv_scene_compute (log, &p, NULL, &error);
+  MvScene *s = mv_scene_compute (log, p, NULL, &error);
   if (s == NULL)
     {
       g_printerr ("mpeview: %s\n", error->message);
@@ -86,11 +82,11 @@ frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
   double am = now_ms ();
   /* Reused from frame to frame, as the window does (mv-timeline.c). */
   if (*plot == NULL)
-    *plot = cairo_image_surface_create (CAIRO_FORMAT_RGB24, p.width,
-                                        (int) ceil (p.height));
+    *plot = cairo_image_surface_create (CAIRO_FORMAT_RGB24, p->width,
+                                        (int) ceil (p->height));
   cairo_t *pcr = cairo_create (*plot);
   MvDrawOpts o = { .highlight_state = -1 };
-  mv_draw_plot (pcr, s, p.width, p.height, &o);
+  mv_draw_plot (pcr, s, p->width, p->height, &o);
   cairo_destroy (pcr);
   cairo_surface_flush (*plot);
   double b = now_ms ();
@@ -104,15 +100,47 @@ frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
   *scene_ms = b - a;
   if (g_getenv ("MV_BENCH_VERBOSE"))
     g_print ("  compute %.2f ms, render %.2f ms, %ld page faults, "
-             "%zu lane pixels reused, %u arrows%s%s\n", am - a, b - am,
+             "%zu lane pixels reused, %u arrows%s%s%s\n", am - a, b - am,
              minor_faults () - fa, (size_t) s->pan_reused,
              s->arrows ? s->arrows->len : 0,
              s->arrows_aggregated ? " (aggregated)" : "",
-             s->arrows_skipped ? " (skipped)" : "");
+             s->arrows_skipped ? " (skipped)" : "",
+             p->force_lod == 1 || p->hide_arrows ? " [coarse stage]" : "");
   *paint_ms = c - b;
-  *cpu = cpu_ms () - ca;
   *summary = s->summary;
   mv_scene_free (s);
+  return TRUE;
+}
+
+/* One frame as the window shows it (mv-timeline.c): a view that needs
+ * much from the file first gets a coarse scene, then the full one.
+ * *scene_ms, *paint_ms and *summary are the first image's; *full_ms is
+ * the time until the full one (the same when there is one stage). */
+static gboolean
+frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
+       cairo_surface_t **plot, double *scene_ms, double *paint_ms,
+       double *full_ms, double *cpu, gboolean *summary, gboolean *staged)
+{
+  MvSceneParams p = {
+    .t0 = v->t0, .t1 = v->t1, .width = (int) l->plot_w,
+    .height = l->plot_h, .row_h = v->row_h, .y0 = v->y0, .force_lod = -1,
+  };
+  double ca = cpu_ms ();
+  MvSceneParams coarse;
+  *staged = mv_scene_coarse_first (log, &p, &coarse);
+  if (!stage (log, l, *staged ? &coarse : &p, cr, plot, scene_ms, paint_ms,
+              summary))
+    return FALSE;
+  *full_ms = *scene_ms + *paint_ms;
+  if (*staged)
+    {
+      double sm, pm;
+      gboolean full_summary;
+      if (!stage (log, l, &p, cr, plot, &sm, &pm, &full_summary))
+        return FALSE;
+      *full_ms += sm + pm;
+    }
+  *cpu = cpu_ms () - ca;
   return TRUE;
 }
 
@@ -137,18 +165,23 @@ mv_bench_run (const char *input, int width, int height)
   MvView v;
   mv_view_init (&v, mv_log_t_first (log), mv_log_t_last (log), l.plot_w);
   v.row_h = mv_layout_fit_row_h (&l, log);
-  double sm, pm, cm;
-  gboolean summary;
+  double sm, pm, fm, cm;
+  gboolean summary, staged;
   cairo_surface_t *plot = NULL;
-  if (!frame (log, &l, &v, cr, &plot, &sm, &pm, &cm, &summary))
+  double t_scene = now_ms ();
+  if (!frame (log, &l, &v, cr, &plot, &sm, &pm, &fm, &cm, &summary,
+              &staged))
     return 1;
-  double t_first = now_ms (), c_first = cpu_ms ();
+  double t_first = t_scene + sm + pm, c_first = cpu_ms ();
   g_print ("file: %s\nevents: %" G_GUINT64_FORMAT ", streams: %u, "
            "messages: %" G_GUINT64_FORMAT "\n", input, log->info->nevents,
            log->nrows, log->info->nmessages);
   g_print ("open: %.1f ms; first frame (open + scene + paint): %.1f ms "
            "wall, %.1f ms CPU (%s)\n", t_open - t_start, t_first - t_start,
            c_first - c_start, summary ? "summaries" : "decoded");
+  if (staged)
+    g_print ("first frame in full detail: %.1f ms\n",
+             t_scene + fm - t_start);
 
   GArray *scene_s = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *scene_d = g_array_new (FALSE, FALSE, sizeof (double));
@@ -157,6 +190,8 @@ mv_bench_run (const char *input, int width, int height)
   GArray *cpu = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *cpu_s = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *cpu_d = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *full = g_array_new (FALSE, FALSE, sizeof (double));
+  guint nstaged = 0;
   /* Zoom in x2 per step around a point at 37% of the run down to ~1 us,
    * panning a few steps at each scale, then zoom back out. */
   guint steps = 0;
@@ -174,13 +209,16 @@ mv_bench_run (const char *input, int width, int height)
           {
             if (pan > 0)
               mv_view_pan (&v, l.plot_w * 0.25);
-            if (!frame (log, &l, &v, cr, &plot, &sm, &pm, &cm, &summary))
+            if (!frame (log, &l, &v, cr, &plot, &sm, &pm, &fm, &cm,
+                        &summary, &staged))
               return 1;
             if (verbose)
               g_print ("  frame %3u: span %.3g s, %s, scene %.2f ms, "
-                       "cpu %.2f ms, from %.9f s\n", steps,
+                       "cpu %.2f ms, from %.9f s%s\n", steps,
                        (v.t1 - v.t0) / 1e9, summary ? "summ" : "dec", sm,
-                       cm, v.t0 / 1e9);
+                       cm, v.t0 / 1e9, staged ? ", two stages" : "");
+            g_array_append_val (full, fm);
+            nstaged += staged;
             g_array_append_val (cpu, cm);
             g_array_append_val (summary ? cpu_s : cpu_d, cm);
             g_array_append_val (summary ? scene_s : scene_d, sm);
@@ -197,6 +235,14 @@ mv_bench_run (const char *input, int width, int height)
   report ("scene (decoded)", scene_d);
   report ("paint (GUI thread)", paint);
   report ("frame (scene+paint)", total);
+  guint over = 0;
+  for (guint i = 0; i < total->len; i++)
+    over += g_array_index (total, double, i) > 16.0;
+  g_print ("frames over 16 ms: %u of %u\n", over, total->len);
+  /* Views that needed blocks or messages from the file first showed a
+   * coarse scene (above), then the full one: */
+  g_print ("views in two stages: %u of %u\n", nstaged, total->len);
+  report ("until full detail", full);
   report ("frame CPU (summaries)", cpu_s);
   report ("frame CPU (decoded)", cpu_d);
   report ("frame CPU (all)", cpu);
@@ -210,6 +256,7 @@ mv_bench_run (const char *input, int width, int height)
   g_array_unref (cpu);
   g_array_unref (cpu_s);
   g_array_unref (cpu_d);
+  g_array_unref (full);
   cairo_destroy (cr);
   cairo_surface_destroy (surf);
   if (plot)

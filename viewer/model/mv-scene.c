@@ -32,6 +32,19 @@ run_span (const MvLog *log)
   return (double) (mv_log_t_last (log) - mv_log_t_first (log));
 }
 
+/* Where a stream's decode for [t0, t1] starts: far enough back to find
+ * the states open at t0 (the whole stream's start when that is cheap). */
+static guint64
+decode_start (const MvLog *log, guint32 stream, guint64 t0, guint64 t1)
+{
+  guint64 lo = mv_log_t_first (log);
+  guint64 n = logfmt_reader_stream_events (log->reader, stream);
+  double before = (double) n * (double) (t0 > lo ? t0 - lo : 0)
+                  / MAX (run_span (log), 1);
+  return before <= FULL_LOOKBACK_EVENTS ? 0
+    : t0 - MIN (t0, (guint64) LOOKBACK_SPANS * (t1 - t0));
+}
+
 void
 mv_scene_visible_rows (const MvLog *log, const MvSceneParams *p,
                        guint *first, guint *last)
@@ -59,6 +72,52 @@ mv_scene_choose_summary (const MvLog *log, const MvSceneParams *p)
                                                  log->rows[i].stream) * frac;
   guint64 budget = p->budget ? p->budget : MV_SCENE_DEFAULT_BUDGET;
   return est > (double) budget;
+}
+
+/* Rows whose decoded events before a frame must be read from the file
+ * this many or more: the frame would take several block decodes. */
+#define COARSE_MIN_ROWS 4u
+
+gboolean
+mv_scene_coarse_first (MvLog *log, const MvSceneParams *p,
+                       MvSceneParams *coarse)
+{
+  *coarse = *p;
+  gboolean need = FALSE;
+  if (!mv_scene_choose_summary (log, p))
+    {
+      guint first, last, missing = 0;
+      mv_scene_visible_rows (log, p, &first, &last);
+      g_mutex_lock (&log->cache_lock);
+      for (guint r = first; r < last && missing < COARSE_MIN_ROWS; r++)
+        {
+          guint32 st = log->rows[r].stream;
+          const MvDecCache *d = log->dec[st];
+          missing += d == NULL || d->ta > decode_start (log, st, p->t0, p->t1)
+                     || d->tb < p->t1;
+        }
+      g_mutex_unlock (&log->cache_lock);
+      if (missing >= COARSE_MIN_ROWS)
+        {
+          coarse->force_lod = 1;
+          need = TRUE;
+        }
+    }
+  double est = (double) log->info->nmessages * (double) (p->t1 - p->t0)
+               / MAX (run_span (log), 1);
+  if (!p->hide_arrows && est <= MAX_MSGS_SCANNED)
+    {
+      g_mutex_lock (&log->cache_lock);
+      gboolean cached = log->msgs && log->msg_ta <= p->t0
+                        && log->msg_tb >= p->t1;
+      g_mutex_unlock (&log->cache_lock);
+      if (!cached && est > MV_SCENE_MAX_ARROWS)
+        {
+          coarse->hide_arrows = TRUE;
+          need = TRUE;
+        }
+    }
+  return need;
 }
 
 double
@@ -925,12 +984,7 @@ lane_decode (MvScene *s, MvLane *lane, GArray *evs, guint64 *nread,
   MvLog *log = s->log;
   guint32 stream = log->rows[lane->row_first].stream;
   guint64 t0 = s->p.t0, t1 = s->p.t1, span = t1 - t0;
-  guint64 lo = mv_log_t_first (log);
-  guint64 n = logfmt_reader_stream_events (log->reader, stream);
-  double before = (double) n * (double) (t0 > lo ? t0 - lo : 0)
-                  / run_span (log);
-  guint64 tstart = before <= FULL_LOOKBACK_EVENTS ? 0
-    : t0 - MIN (t0, (guint64) LOOKBACK_SPANS * span);
+  guint64 tstart = decode_start (log, stream, t0, t1);
 
   lane->spans = g_array_new (FALSE, FALSE, sizeof (MvSpan));
   lane->markers = g_array_new (FALSE, FALSE, sizeof (MvMarker));

@@ -109,6 +109,12 @@ typedef struct
 
 /* TRUE if this window should be drawn from summaries. */
 gboolean mv_scene_choose_summary (const MvLog *log, const MvSceneParams *p);
+/* TRUE if the scene for p must first read much from the file (blocks
+ * to decode for several rows, or thousands of messages not read yet):
+ * coarse is then p made cheap (drawn from summaries, or without
+ * arrows), to show at once while the full scene is computed. */
+gboolean mv_scene_coarse_first (MvLog *log, const MvSceneParams *p,
+                                MvSceneParams *coarse);
 /* Rows [first, last) visible for a scroll position and size. */
 void     mv_scene_visible_rows (const MvLog *log, const MvSceneParams *p,
                                 guint *first, guint *last);

@@ -41,15 +41,18 @@ typedef struct
   guint8       *sh, *eh;
   gint32        highlight;
   cairo_surface_t *surf;       /* a spare of the right size, or NULL */
+  gboolean      coarse;        /* a quick first stage (see request_scene) */
 } Job;
 
 typedef struct
 {
   MvScene         *scene;
   cairo_surface_t *surf;
+  gboolean         coarse;
 } JobResult;
 
 static void request_scene (MvTimeline *tl);
+static void request_scene_stage (MvTimeline *tl, gboolean allow_coarse);
 
 static void
 job_free (Job *j)
@@ -94,6 +97,7 @@ job_thread (GTask *task, gpointer src, gpointer data, GCancellable *cancel)
   /* The plot has no text: render it here, off the GUI thread. */
   JobResult *r = g_new0 (JobResult, 1);
   r->scene = s;
+  r->coarse = j->coarse;
   /* A recycled surface: mv_draw_plot paints every pixel, and a fresh
    * 8 MB one faults in page by page (milliseconds per frame). */
   r->surf = j->surf ? g_steal_pointer (&j->surf)
@@ -118,6 +122,7 @@ job_done (GObject *src, GAsyncResult *res, gpointer user)
       return;
     }
   tl->busy = FALSE;
+  gboolean refine = r != NULL && r->coarse;
   if (r != NULL)
     {
       mv_scene_free (tl->scene);
@@ -135,6 +140,8 @@ job_done (GObject *src, GAsyncResult *res, gpointer user)
       tl->pending = FALSE;
       request_scene (tl);
     }
+  else if (refine)
+    request_scene_stage (tl, FALSE);
 }
 
 static MvSceneParams
@@ -160,8 +167,12 @@ scene_current (MvTimeline *tl)
          && p.height == q->height && p.row_h == q->row_h && p.y0 == q->y0;
 }
 
+/* A view that needs much from the file (blocks to decode, messages not
+ * read yet) is computed in two stages: a coarse scene from what is at
+ * hand (summaries, no new arrows) in a few milliseconds, then the full
+ * one; the view is never more than one cheap frame behind the input. */
 static void
-request_scene (MvTimeline *tl)
+request_scene_stage (MvTimeline *tl, gboolean allow_coarse)
 {
   if (tl->log == NULL || !tl->have_view || tl->layout.plot_w < 2)
     return;
@@ -173,6 +184,12 @@ request_scene (MvTimeline *tl)
   Job *j = g_new0 (Job, 1);
   j->log = mv_log_ref (tl->log);
   j->p = current_params (tl);
+  MvSceneParams coarse;
+  if (allow_coarse && mv_scene_coarse_first (tl->log, &j->p, &coarse))
+    {
+      j->p = coarse;
+      j->coarse = TRUE;
+    }
   j->sh = g_memdup2 (tl->state_hidden, MAX (tl->log->nstates, 1));
   j->eh = g_memdup2 (tl->evdef_hidden, MAX (tl->log->nevdefs, 1));
   j->highlight = tl->highlight;
@@ -188,6 +205,12 @@ request_scene (MvTimeline *tl)
   tl->busy = TRUE;
   g_task_run_in_thread (task, job_thread);
   g_object_unref (task);
+}
+
+static void
+request_scene (MvTimeline *tl)
+{
+  request_scene_stage (tl, TRUE);
 }
 
 static void
