@@ -46,7 +46,8 @@ log_free (MvLog *log)
   g_free (log->cache_exact);
   g_clear_pointer (&log->lane_cache, g_hash_table_unref);
   mv__lane_memo_unref (NULL, log->lane_memo);
-  g_free (log->lane_spare);
+  g_free (log->lane_spare[0]);
+  g_free (log->lane_spare[1]);
   for (guint i = 0; log->dec && i < log->nrows; i++)
     mv__dec_cache_free (log->dec[i]);
   g_free (log->dec);

@@ -71,7 +71,8 @@ typedef struct
   /* The last summary frame's lanes (mv-scene.c): a pan by whole
    * pixels copies the columns still in view and samples the rest. */
   struct MvLaneMemo_  *lane_memo;
-  gpointer             lane_spare;  /* a freed lane block, for reuse */
+  gpointer             lane_spare[2];  /* freed lane blocks, for reuse */
+  gboolean             lane_spare_made;  /* one made ahead, on frame 1 */
   /* Decoded events per stream, reused across frames (mv-scene.c). */
   struct MvDecCache_  **dec;        /* [stream], NULL if none */
   guint64              dec_events, dec_clock;

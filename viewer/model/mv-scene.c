@@ -147,9 +147,9 @@ lane_clear (MvLane *l)
 
 /* Lane blocks (every summary lane's arrays of a frame in one
  * allocation) are reference counted: a scene and the pan memo share
- * one.  The last reference returns it to the log's spare slot, and the
- * next frame takes it from there: a fresh 13 MB block (1,000 lanes)
- * would fault in page by page, ~10 ms on this VM. */
+ * one.  The last reference returns it to one of the log's two spare
+ * slots, and a later frame takes it from there: a fresh 13 MB block
+ * (1,000 lanes) would fault in page by page, ~30 ms on this VM. */
 typedef struct
 {
   gint  ref;
@@ -163,8 +163,10 @@ lane_block_new (MvLog *log, gsize size)
 {
   BlockHead *h = NULL;
   g_mutex_lock (&log->cache_lock);
-  if (log->lane_spare && ((BlockHead *) log->lane_spare)->size == size)
-    h = g_steal_pointer (&log->lane_spare);
+  for (int i = 0; i < 2 && h == NULL; i++)
+    if (log->lane_spare[i]
+        && ((BlockHead *) log->lane_spare[i])->size == size)
+      h = g_steal_pointer (&log->lane_spare[i]);
   g_mutex_unlock (&log->cache_lock);
   if (h == NULL)
     {
@@ -173,6 +175,31 @@ lane_block_new (MvLog *log, gsize size)
     }
   h->ref = 1;
   return (guint8 *) h + BLOCK_HEAD;
+}
+
+/* On the first summary frame: a second block, its pages written now,
+ * for the frame after it (a pan keeps the first one in its memo); frame
+ * one pays for it instead of the first pan. */
+static void
+lane_block_ahead (MvLog *log, gsize size)
+{
+  g_mutex_lock (&log->cache_lock);
+  gboolean make = !log->lane_spare_made && log->lane_spare[0] == NULL;
+  log->lane_spare_made = TRUE;
+  g_mutex_unlock (&log->cache_lock);
+  if (!make)
+    return;
+  BlockHead *h = g_malloc (BLOCK_HEAD + size);
+  memset (h, 0, BLOCK_HEAD + size);
+  h->size = size;
+  g_mutex_lock (&log->cache_lock);
+  if (log->lane_spare[0] == NULL)
+    {
+      log->lane_spare[0] = h;
+      h = NULL;
+    }
+  g_mutex_unlock (&log->cache_lock);
+  g_free (h);
 }
 
 static guint8 *
@@ -191,11 +218,19 @@ lane_block_unref (MvLog *log, guint8 *b)
     return;
   if (log)
     {
+      /* Into an empty slot, else in place of one of another size (the
+       * plot was resized), else freed. */
       g_mutex_lock (&log->cache_lock);
-      gpointer old = log->lane_spare;
-      log->lane_spare = h;
+      for (int i = 0; i < 2 && h; i++)
+        if (log->lane_spare[i] == NULL
+            || ((BlockHead *) log->lane_spare[i])->size != h->size)
+          {
+            gpointer old = log->lane_spare[i];
+            log->lane_spare[i] = h;
+            h = old;
+            break;
+          }
       g_mutex_unlock (&log->cache_lock);
-      h = old;
     }
   g_free (h);
 }
@@ -1461,11 +1496,10 @@ mv_scene_compute (MvLog *log, const MvSceneParams *p,
       g_mutex_unlock (&log->cache_lock);
       mv__lane_memo_unref (log, drop);
       /* One block for every lane's arrays. */
-      s->lane_block = lane_block_new (log, (gsize) MAX (s->nlanes, 1)
-                                           * p->width
-                                           * (sizeof (guint32)
-                                              + sizeof (gint16)
-                                              + sizeof (guint8)));
+      gsize bsize = (gsize) MAX (s->nlanes, 1) * p->width
+                    * (sizeof (guint32) + sizeof (gint16) + sizeof (guint8));
+      s->lane_block = lane_block_new (log, bsize);
+      lane_block_ahead (log, bsize);
       cache_prefill (log, first, last);
       guint ns = MAX (log->nstates, 1);
       rgb = g_new (guint32, ns);
