@@ -602,16 +602,16 @@ box_add (Box *bx, int x0, int y0, int x1, int y1)
   bx->y1 = MAX (bx->y1, y1);
 }
 
-/* Adds cnt along a 1-px line as runs in a difference buffer (rows of
- * len + 1 entries, nrows of them): the line is stepped along its major
- * axis in 16.16 fixed point from (fa, fb), n steps of (sa, sb), and
- * every stretch of steps on one row of the minor axis becomes a run,
- * i.e. two additions, whatever its length.  bx (in buffer terms: rows
- * are y) grows to hold the runs; used (if not NULL) flags their rows. */
+/* Adds cnt along a 1-px line as runs in a difference buffer: the line
+ * is stepped along its major axis in 16.16 fixed point from (fa, fb), n
+ * steps of (sa, sb), and every stretch of steps on one row of the minor
+ * axis becomes a run, i.e. two additions, whatever its length.  Entry
+ * (row, pos) is diff[row * row_step + pos * pos_step], pos < len + 1,
+ * row < nrows.  bx (x: pos, y: row) grows to hold the runs. */
 static void
-line_runs (guint32 *diff, int len, int nrows, gint64 fa, gint64 fb,
-           gint64 sa, gint64 sb, gint64 n, guint32 cnt, Box *bx,
-           guint8 *used)
+line_runs (guint32 *diff, gsize row_step, gsize pos_step, int len,
+           int nrows, gint64 fa, gint64 fb, gint64 sa, gint64 sb, gint64 n,
+           guint32 cnt, Box *bx)
 {
   gint64 k = 0;
   while (k <= n)
@@ -627,12 +627,10 @@ line_runs (guint32 *diff, int len, int nrows, gint64 fa, gint64 fb,
       gint64 lo = MAX (MIN (a, b), 0), hi = MIN (MAX (a, b), len - 1);
       if (row >= 0 && row < nrows && lo <= hi)
         {
-          guint32 *r = diff + (gsize) row * (len + 1);
-          r[lo] += cnt;
-          r[hi + 1] -= cnt;
+          guint32 *r = diff + (gsize) row * row_step;
+          r[(gsize) lo * pos_step] += cnt;
+          r[(gsize) (hi + 1) * pos_step] -= cnt;
           box_add (bx, (int) lo, (int) row, (int) hi + 1, (int) row + 1);
-          if (used)
-            used[row] = 1;
         }
       k = next;
     }
@@ -655,14 +653,14 @@ scratch_free (gpointer p)
   g_free (sc);
 }
 
-/* Slots: the sparse lines' counts and the dense lines' column runs
- * (zeros between uses), the dense lines' row runs (cleared on use).  Kept, not freed: on
- * this VM a page faulted in costs ~10 us, and a fresh 4 MB buffer per
- * frame 10 ms. */
-enum { SCRATCH_SPARSE, SCRATCH_HOR, SCRATCH_VER, SCRATCH_N };
+/* Slots: the sparse lines' counts, the dense lines' row and column
+ * runs (all zeros between uses), the dense lines' image (overwritten).
+ * Kept, not freed: on this VM a page faulted in costs ~10 us, and a
+ * fresh 4 MB buffer per frame 10 ms. */
+enum { SCRATCH_SPARSE, SCRATCH_HOR, SCRATCH_VER, SCRATCH_IMG, SCRATCH_N };
 static GPrivate scratch_key[SCRATCH_N] = {
   G_PRIVATE_INIT (scratch_free), G_PRIVATE_INIT (scratch_free),
-  G_PRIVATE_INIT (scratch_free),
+  G_PRIVATE_INIT (scratch_free), G_PRIVATE_INIT (scratch_free),
 };
 
 /* n zeroed counts from this thread's slot. */
@@ -711,7 +709,8 @@ density_prepare (double w, double h)
     return;
   scratch_zeroed (SCRATCH_SPARSE, (gsize) iw * ih, FALSE);
   scratch_zeroed (SCRATCH_HOR, (gsize) ih * (iw + 1), FALSE);
-  scratch_zeroed (SCRATCH_VER, (gsize) iw * (ih + 1), FALSE);
+  scratch_zeroed (SCRATCH_VER, (gsize) (ih + 1) * iw, FALSE);
+  scratch_zeroed (SCRATCH_IMG, (gsize) ih * iw, FALSE);
 }
 
 /* An arrow clipped to the image, as the stepping of a 1-px line along
@@ -890,89 +889,55 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
       g_array_unref (segs);
       return;
     }
-  /* Mostly horizontal lines: runs along image rows (hor, ih rows of
-   * iw + 1); mostly vertical ones: runs along columns (ver, iw
-   * columns of ih + 1).  Sums wrap modulo 2^32 and come out whole. */
-  guint32 *hor = NULL, *ver = NULL;
-  guint8 *vcols = NULL;   /* columns with column runs */
-  Box hb = { iw, ih, 0, 0 }, vb = { ih, iw, 0, 0 };  /* vb: x, y swapped */
+  /* Mostly horizontal lines: runs along image rows (hor: ih rows of
+   * iw + 1); mostly vertical ones: runs down columns (ver: ih + 1 rows
+   * of iw, row-major too, so one pass over rows sums both).  Both are
+   * all zeros between frames: the pass below clears what it reads.  Sums
+   * wrap modulo 2^32 and come out whole. */
+  guint32 *hor = scratch_zeroed (SCRATCH_HOR, (gsize) ih * (iw + 1), FALSE);
+  guint32 *ver = scratch_zeroed (SCRATCH_VER, (gsize) (ih + 1) * iw, FALSE);
+  Box bx = { iw, ih, 0, 0 }, vb = { ih, iw, 0, 0 };  /* vb: y, x */
   for (guint i = 0; i < segs->len; i++)
     {
       const Seg *g = &g_array_index (segs, Seg, i);
       if (ABS (g->sx) >= ABS (g->sy))
-        {
-          if (hor == NULL)
-            hor = scratch_zeroed (SCRATCH_HOR, (gsize) ih * (iw + 1), TRUE);
-          line_runs (hor, iw, ih, g->fx, g->fy, g->sx, g->sy, g->n,
-                     g->count, &hb, NULL);
-        }
+        line_runs (hor, iw + 1, 1, iw, ih, g->fx, g->fy, g->sx, g->sy, g->n,
+                   g->count, &bx);
       else
-        {
-          if (ver == NULL)
-            {
-              ver = scratch_zeroed (SCRATCH_VER, (gsize) iw * (ih + 1),
-                                    FALSE);
-              vcols = g_new0 (guint8, iw);
-            }
-          line_runs (ver, ih, iw, g->fy, g->fx, g->sy, g->sx, g->n,
-                     g->count, &vb, vcols);
-        }
+        line_runs (ver, 1, iw, ih, iw, g->fy, g->fx, g->sy, g->sx, g->n,
+                   g->count, &vb);
     }
   g_array_unref (segs);
-  if (hor == NULL && ver == NULL)
-    return;
-  Box bx = hb;
-  if (ver)
+  if (vb.x0 < vb.x1)
     box_add (&bx, vb.y0, vb.x0, vb.y1, vb.x1);
   if (bx.x0 >= bx.x1 || bx.y0 >= bx.y1)
-    {
-      g_free (vcols);   /* no run was added anywhere */
-      return;
-    }
-  /* Counts per pixel, row-major (rows of iw + 1): the row runs summed
-   * along each row, then the column runs down each column (neighbouring
-   * columns share cache lines, so this walks ~ih lines at a time). */
-  guint32 *acc = hor ? hor : scratch_zeroed (SCRATCH_HOR,
-                                             (gsize) ih * (iw + 1), TRUE);
-  int as = iw + 1;
-  if (hor)
-    for (int y = hb.y0; y < hb.y1; y++)
-      {
-        guint32 *r = acc + (gsize) y * as, sum = 0;
-        for (int x = hb.x0; x < hb.x1; x++)
-          r[x] = sum += r[x];
-        r[hb.x1] = 0;   /* the last run's end mark */
-      }
-  if (ver)
-    {
-      /* Summed and cleared for the next frame in the same pass; only
-       * the columns with runs (often a few: lines between distant rows). */
-      for (int x = vb.y0; x < vb.y1; x++)
-        {
-          if (!vcols[x])
-            continue;
-          guint32 *c = ver + (gsize) x * (ih + 1);
-          guint32 sum = 0;
-          for (int y = vb.x0; y < vb.x1; y++)
-            {
-              acc[(gsize) y * as + x] += sum += c[y];
-              c[y] = 0;
-            }
-          c[vb.x1] = 0;
-        }
-      g_free (vcols);
-    }
+    return;   /* no run anywhere: the buffers are untouched */
+  /* One pass: per row, the row runs summed along it, each column's runs
+   * summed down it (colsum), counts into img, the diffs cleared; end
+   * marks just past the box cleared after. */
+  guint32 *img = scratch_zeroed (SCRATCH_IMG, (gsize) ih * iw, FALSE);
+  guint32 *colsum = g_new0 (guint32, iw);
   guint32 vmax = 1;
   gsize touched = 0;
   for (int y = bx.y0; y < bx.y1; y++)
     {
-      const guint32 *r = acc + (gsize) y * as;
+      guint32 *hr = hor + (gsize) y * (iw + 1), *vr = ver + (gsize) y * iw;
+      guint32 *o = img + (gsize) y * iw, sum = 0;
       for (int x = bx.x0; x < bx.x1; x++)
         {
-          vmax = MAX (vmax, r[x]);
-          touched += r[x] != 0;
+          sum += hr[x];
+          guint32 c = colsum[x] += vr[x];
+          hr[x] = 0;
+          vr[x] = 0;
+          o[x] = sum + c;
+          vmax = MAX (vmax, o[x]);
+          touched += o[x] != 0;
         }
+      hr[bx.x1] = 0;
     }
+  memset (ver + (gsize) bx.y1 * iw + bx.x0, 0,
+          (gsize) (bx.x1 - bx.x0) * sizeof *ver);
+  g_free (colsum);
   guint32 lut[256];
   guint8 *level;
   guint nlev;
@@ -980,7 +945,7 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
   /* Each count to its premultiplied colour, in place (0 stays 0). */
   for (int y = bx.y0; y < bx.y1; y++)
     {
-      guint32 *r = acc + (gsize) y * as;
+      guint32 *r = img + (gsize) y * iw;
       for (int x = bx.x0; x < bx.x1; x++)
         r[x] = r[x] < nlev ? lut[level[r[x]]]   /* 0 -> 0, no branch */
                : density_colour (r[x], lut, level, nlev, vmax);
@@ -995,7 +960,7 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
       for (int y = MAX (bx.y0 * vs, px.cy0 - px.dy);
            y < MIN (bx.y1 * vs, px.cy1 - px.dy); y++)
         {
-          const guint32 *r = acc + (gsize) (y / vs) * as;
+          const guint32 *r = img + (gsize) (y / vs) * iw;
           guint32 *o = px.px + (gsize) (y + px.dy) * px.stride + px.dx;
           for (int x = MAX (bx.x0, px.cx0 - px.dx);
                x < MIN (bx.x1, px.cx1 - px.dx); x++)
@@ -1006,16 +971,16 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
     }
   else
     {
-      cairo_surface_t *img = cairo_image_surface_create_for_data
-        ((guint8 *) acc, CAIRO_FORMAT_ARGB32, iw, ih, as * 4);
+      cairo_surface_t *surf = cairo_image_surface_create_for_data
+        ((guint8 *) img, CAIRO_FORMAT_ARGB32, iw, ih, iw * 4);
       cairo_save (cr);
       cairo_scale (cr, 1, vs);
-      cairo_set_source_surface (cr, img, 0, 0);
+      cairo_set_source_surface (cr, surf, 0, 0);
       cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
       cairo_rectangle (cr, bx.x0, bx.y0, bx.x1 - bx.x0, bx.y1 - bx.y0);
       cairo_fill (cr);
       cairo_restore (cr);
-      cairo_surface_destroy (img);
+      cairo_surface_destroy (surf);
     }
 }
 
