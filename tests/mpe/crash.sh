@@ -92,8 +92,16 @@ test $? -ne 0; ok $? "spill thread $th: killed in a spill"
 $CLOGTOOL recover --clean "$MPE_TMPDIR" -o mid.clog > rec.txt 2>&1; ok $? "recover"
 grep -q 'taken from its ring file' rec.txt; ok $? "spill thread $th: ring used"
 b=$(val mid.clog count 0 0 600); e=$(val mid.clog count 0 0 601)
-[ "$b" != none ] && [ "$b" -ge 131000 ]; ok $? "spill thread $th: begins from blocks and ring ($b)"
-is "spill thread $th: as many ends as begins" "$e" "$b"
+# The thread's buffer is two halves of 65,536 states each.  Without the
+# spill thread the logger itself dies in its second spill, after both
+# halves were full.  With it, the logger was somewhere in the other half
+# when the write of the first ended (all of it on an idle machine, half
+# of it under load): only the first half is certain.
+if [ $th = no ]; then min=131000; else min=65500; fi
+[ "$b" != none ] && [ "$b" -ge $min ]; ok $? "spill thread $th: begins from blocks and ring ($b >= $min)"
+# ... and may have logged a begin without its end.
+[ "$e" = "$b" ] || { [ $th = yes ] && [ "$e" = $((b - 1)) ]; }
+ok $? "spill thread $th: as many ends as begins ($e, $b)"
 is "spill thread $th: nothing twice (nesting)" "$(val mid.clog badnest)" 0
 done
 

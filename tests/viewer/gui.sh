@@ -80,16 +80,24 @@ pids="$pids $!"
 w4=$(timeout 15 xdotool search --sync --name '^r4\.clog$' | head -n 1)
 test -n "$w4"; ok $? "window titled r4.clog"
 xdotool mousemove 1279 799
-# Polls until red spans more ($1 -gt) or less ($1 -lt) than $2 rows.
+# Polls until red spans more ($1 -gt) or less ($1 -lt) than $2 rows, the
+# same in three shots in a row: a loaded machine can show a layout on its
+# way (the status line not there yet).
 wait_span () {
-  i=0
-  while [ $i -lt 50 ]; do
+  i=0; seen=""; same=0
+  while [ $i -lt 75 ]; do
     shot
     set -- "$1" "$2" $("$b/tests/viewer/pngpix" "$tap_tmp/shot.png" \
                          --rows ff0000)
     if [ $# -eq 4 ]; then
       span=$(($4 - $3))
-      [ "$span" "$1" "$2" ] && { echo "$span ($3..$4)"; return 0; }
+      if [ "$span" "$1" "$2" ]; then
+        if [ "$seen" = "$span ($3..$4)" ]; then same=$((same + 1)); else same=1; fi
+        seen="$span ($3..$4)"
+        [ $same -ge 3 ] && { echo "$seen"; return 0; }
+      else
+        same=0
+      fi
     fi
     sleep 0.2; i=$((i + 1))
   done
