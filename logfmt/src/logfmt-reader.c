@@ -816,6 +816,31 @@ struct logfmt_iter
   logfmt_event_t ev[ITER_CHUNK];
 };
 
+/* Points it at [t0, t1] of a stream, from the start; keeps its buffer
+ * and decompression context. */
+static void
+iter_target (logfmt_iter_t *it, uint32_t stream, uint64_t t0, uint64_t t1)
+{
+  it->s = &it->r->streams[stream];
+  it->t0 = t0;
+  it->t1 = t1;
+  it->pos = it->n = 0;
+  memset (&it->cols, 0, sizeof it->cols);
+  memset (&it->err, 0, sizeof it->err);
+  /* First block whose last time reaches t0. */
+  size_t a = 0, b = it->s->nblocks;
+  while (a < b)
+    {
+      size_t m = (a + b) / 2;
+      if (it->s->blocks[m].t_last < t0)
+        a = m + 1;
+      else
+        b = m;
+    }
+  it->next_block = a;
+  it->done = t1 < t0;
+}
+
 int
 logfmt_iter_new (const logfmt_reader_t *r, uint32_t stream, uint64_t t0,
                  uint64_t t1, logfmt_iter_t **out)
@@ -839,22 +864,20 @@ logfmt_iter_new (const logfmt_reader_t *r, uint32_t stream, uint64_t t0,
       return LOGFMT_ENOMEM;
     }
   it->r = r;
-  it->s = &r->streams[stream];
-  it->t0 = t0;
-  it->t1 = t1;
-  /* First block whose last time reaches t0. */
-  size_t a = 0, b = it->s->nblocks;
-  while (a < b)
-    {
-      size_t m = (a + b) / 2;
-      if (it->s->blocks[m].t_last < t0)
-        a = m + 1;
-      else
-        b = m;
-    }
-  it->next_block = a;
-  it->done = t1 < t0;
+  iter_target (it, stream, t0, t1);
   *out = it;
+  return 0;
+}
+
+int
+logfmt_iter_reset (logfmt_iter_t *it, uint32_t stream, uint64_t t0,
+                   uint64_t t1)
+{
+  if (!it)
+    return LOGFMT_EINVAL;
+  if (stream >= it->r->nstreams)
+    return LOGFMT_ERANGE;
+  iter_target (it, stream, t0, t1);
   return 0;
 }
 

@@ -221,6 +221,37 @@ main (void)
     }
   ASSERT_EQ (m, n, "window count");
   ASSERT_EQ (bad, 0, "window records");
+  /* The same iterator pointed elsewhere, left in the middle of a block,
+   * then at the window again: the same records as a new one gives. */
+  ASSERT_OK (logfmt_iter_reset (it, 0, 0, UINT64_MAX), "reset to stream 0");
+  for (int i = 0; i < 5 && logfmt_iter_next (it, &got) == 1; i++)
+    {
+      make_event (0, i, &want);
+      if (!same (&got, &want))
+        bad++;
+    }
+  ASSERT_EQ (bad, 0, "reset: stream 0 from its start");
+  ASSERT_OK (logfmt_iter_reset (it, 1, 0, UINT64_MAX), "reset to stream 1");
+  for (int i = 0; i < 300; i++)
+    {
+      make_event (1, i, &want);
+      if (logfmt_iter_next (it, &got) != 1 || !same (&got, &want))
+        bad++;
+    }
+  ASSERT_EQ (bad, 0, "reset: stream 1 from its start, not stream 0's rest");
+  ASSERT_OK (logfmt_iter_reset (it, 1, t0, t1), "reset to the window");
+  m = 0;
+  while (logfmt_iter_next (it, &got) == 1)
+    {
+      make_event (1, first + m, &want);
+      if (!same (&got, &want))
+        bad++;
+      m++;
+    }
+  ASSERT_EQ (m, n, "reset: window count");
+  ASSERT_EQ (bad, 0, "reset: window records");
+  ASSERT_EQ (logfmt_iter_reset (it, 2, 0, 1), LOGFMT_ERANGE,
+             "reset: bad stream rejected");
   logfmt_iter_free (it);
   ASSERT_EQ (logfmt_iter_new (r, 2, 0, 1, &it), LOGFMT_ERANGE,
              "bad stream rejected");

@@ -178,3 +178,54 @@ mv_testlog_write_msgs (const char *path)
     fprintf (stderr, "%s\n", err.message);
   return rc;
 }
+
+int
+mv_testlog_write_steps (const char *path, int nranks)
+{
+  scale_ = 1;
+  if (nranks < 1 || nranks > 4096)
+    return -1;
+  logfmt_writer_opts_t o = { sizeof o };
+  o.world_size = nranks;
+  o.creator = "mv-testlog";
+  logfmt_writer_t *w = NULL;
+  logfmt_error_t err = { 0 };
+  int rc = logfmt_writer_open (path, &o, &w, &err);
+  if (rc != 0)
+    {
+      fprintf (stderr, "%s\n", err.message);
+      return rc;
+    }
+  logfmt_state_def_t a = { 1, 2, "A", "#ff0000", NULL, 0 };
+  logfmt_state_def_t b = { 3, 4, "B", "#00ff00", NULL, 0 };
+  if ((rc = logfmt_writer_add_state (w, &a)) != 0
+      || (rc = logfmt_writer_add_state (w, &b)) != 0)
+    {
+      logfmt_writer_abort (w);
+      return rc;
+    }
+  static uint32_t st[4096];
+  for (int r = 0; r < nranks && rc == 0; r++)
+    {
+      logfmt_stream_def_t sd = { r, 0, NULL };
+      rc = logfmt_writer_add_stream (w, &sd, &st[r]);
+    }
+  for (int r = 0; r < nranks && rc == 0; r++)
+    {
+      unsigned long long x = 500000ull + (unsigned long long) r;
+      logfmt_event_t e[] = {
+        ev (LOGFMT_REC_EVENT, 0, 1), ev (LOGFMT_REC_EVENT, x, 2),
+        ev (LOGFMT_REC_EVENT, x, 3), ev (LOGFMT_REC_EVENT, 1000000, 4),
+      };
+      rc = logfmt_writer_event (w, st[r], e, sizeof e / sizeof e[0]);
+    }
+  if (rc != 0)
+    {
+      logfmt_writer_abort (w);
+      return rc;
+    }
+  rc = logfmt_writer_finish (w, &err);
+  if (rc != 0)
+    fprintf (stderr, "%s\n", err.message);
+  return rc;
+}

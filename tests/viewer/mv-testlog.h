@@ -14,6 +14,9 @@
  * no states: received when sent (vertical arrows) 3 per ns in
  * [100, 250) and 1 per ns in [500, 650); sent 1 per ns in [800, 850)
  * and received 100 ns later (slanted); none elsewhere.
+ *
+ * mv_testlog_write_steps writes `nranks` ranks, no messages: rank r is
+ * in A over [0, 500000 + r) and in B over [500000 + r, 1000000) ns.
  */
 #ifndef MV_TESTLOG_H
 #define MV_TESTLOG_H
@@ -22,5 +25,6 @@ int mv_testlog_write (const char *path, unsigned long long scale);
 int mv_testlog_write_n (const char *path, unsigned long long scale,
                         int nranks);
 int mv_testlog_write_msgs (const char *path);
+int mv_testlog_write_steps (const char *path, int nranks);
 
 #endif

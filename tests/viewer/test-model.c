@@ -330,6 +330,63 @@ test_coarse_first (const char *path)
   mv_log_unref (log);
 }
 
+/* Zoomed in further than the whole-run pyramids resolve, lanes of
+ * several rows come from the file: each row's step from A to B (rank r
+ * at 500000 + r ns) lands on its own pixel.  Lane L holds ranks 4L..4L+3,
+ * whose steps are at pixels 400 + 8L + {0, 2, 4, 6} (0.5 ns a pixel). */
+static int
+steps_right (const MvScene *s, int nlanes)
+{
+  int right = 0;
+  for (int l = 0; l < nlanes && l < (int) s->nlanes; l++)
+    {
+      const MvLane *ln = &s->lanes[l];
+      int x = 400 + 8 * l;
+      right += ln->row_first == (guint) (4 * l) && ln->row_count == 4
+               && ln->pixels && ln->dominant[x - 1] == 0
+               && ln->dominant[x + 7] == 1 && ln->dom_pct[x - 1] == 100;
+    }
+  return right;
+}
+
+static void
+test_fine_lanes (const char *path)
+{
+  GError *error = NULL;
+  ok (mv_testlog_write_steps (path, 400) == 0, "400-rank step log written");
+  MvLog *log = mv_log_open (path, NULL, NULL, &error);
+  ok (log != NULL, "step log opened");
+  if (log == NULL)
+    return;
+  MvSceneParams p = { .t0 = 499800, .t1 = 500300, .width = 1000,
+                      .height = 100, .row_h = 0.25, .force_lod = -1 };
+  MvSceneParams c;
+  ok (mv_scene_coarse_first (log, &p, &c) && c.coarse_lanes && c.t0 == p.t0,
+      "zoomed in past the pyramids: a coarse stage first");
+  MvScene *s = mv_scene_compute (log, &p, NULL, &error);
+  ok (s && s->summary && s->fine && s->decoded > 0,
+      "the full stage decodes the rows (%" G_GUINT64_FORMAT " events)",
+      s ? s->decoded : 0);
+  int right = s ? steps_right (s, 20) : 0;
+  ok (right == 20, "every lane steps from A to B where its rows do "
+      "(%d of 20)", right);
+  mv_scene_free (s);
+  s = mv_scene_compute (log, &c, NULL, &error);
+  right = s ? steps_right (s, 20) : 20;
+  ok (s && !s->fine && right < 20,
+      "the coarse stage cannot tell (%d of 20 lanes right)", right);
+  mv_scene_free (s);
+  /* Fit all: the pyramids resolve a pixel; nothing is decoded. */
+  p.t0 = 0;
+  p.t1 = 1000000;
+  ok (!mv_scene_coarse_first (log, &p, &c), "fit all: one stage");
+  s = mv_scene_compute (log, &p, NULL, &error);
+  ok (s && s->summary && !s->fine && s->decoded == 0,
+      "fit all: from the pyramids");
+  mv_scene_free (s);
+  mv_log_unref (log);
+}
+
 /* Dense arrows are drawn through buffers kept from frame to frame: a
  * frame must not see what the one before left there. */
 static gboolean
@@ -467,6 +524,7 @@ main (void)
   test_pan_memo (path);
   test_coarse_first (path);
   test_dense_arrows (path);
+  test_fine_lanes (path);
   /* Not a log: a clear error. */
   g_file_set_contents (path, "hello", 5, NULL);
   g_clear_error (&error);

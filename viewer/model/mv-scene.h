@@ -86,6 +86,9 @@ typedef struct
   gboolean       hide_arrows;
   guint64        budget;         /* 0 = MV_SCENE_DEFAULT_BUDGET */
   int            force_lod;      /* -1 auto, 0 decode, 1 summary */
+  gboolean       coarse_lanes;   /* summary lanes from the whole-run
+                                    pyramids only, however far zoomed
+                                    in (a first stage) */
 } MvSceneParams;
 
 typedef struct
@@ -93,6 +96,9 @@ typedef struct
   MvLog   *log;
   MvSceneParams p;               /* hidden pointers are NULLed */
   gboolean summary;              /* level of detail used */
+  gboolean fine;                 /* summary lanes read from the file for
+                                    this window (zoomed in further than
+                                    the whole-run pyramids resolve) */
   guint    nlanes;
   MvLane  *lanes;
   GArray  *arrows;               /* MvArrow */

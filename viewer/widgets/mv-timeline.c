@@ -22,6 +22,8 @@ struct _MvTimeline
   cairo_surface_t *spare;        /* the surface before surf, for reuse */
   GCancellable  *cancel;
   gboolean       busy, pending, updating;
+  gboolean       refining;       /* the job running is a second stage */
+  MvSceneParams  running;        /* its view */
   guint8        *state_hidden, *evdef_hidden;
   gint32         highlight;
   int            drag;
@@ -178,7 +180,16 @@ request_scene_stage (MvTimeline *tl, gboolean allow_coarse)
     return;
   if (tl->busy)
     {
+      /* A second stage of a view already left behind is dropped: the
+       * new view's quick stage comes first. */
       tl->pending = TRUE;
+      MvSceneParams p = current_params (tl);
+      if (tl->refining && tl->cancel
+          && (p.t0 != tl->running.t0 || p.t1 != tl->running.t1
+              || p.width != tl->running.width
+              || p.height != tl->running.height
+              || p.row_h != tl->running.row_h || p.y0 != tl->running.y0))
+        g_cancellable_cancel (tl->cancel);
       return;
     }
   Job *j = g_new0 (Job, 1);
@@ -203,6 +214,8 @@ request_scene_stage (MvTimeline *tl, gboolean allow_coarse)
   g_task_set_task_data (task, j, (GDestroyNotify) job_free);
   g_task_set_priority (task, G_PRIORITY_LOW);
   tl->busy = TRUE;
+  tl->refining = !allow_coarse;
+  tl->running = j->p;
   g_task_run_in_thread (task, job_thread);
   g_object_unref (task);
 }

@@ -423,6 +423,11 @@ LOGFMT_API int  logfmt_iter_next (logfmt_iter_t *it, logfmt_event_t *ev);
 LOGFMT_API long logfmt_iter_next_batch (logfmt_iter_t *it,
                                         logfmt_event_t *ev, size_t max);
 LOGFMT_API const logfmt_error_t *logfmt_iter_error (const logfmt_iter_t *it);
+/* Points an iterator at another stream or range, from its start, keeping
+ * its buffers and decompression context (cheaper than a new one when
+ * many streams are read in turn).  0, or LOGFMT_EINVAL / LOGFMT_ERANGE. */
+LOGFMT_API int  logfmt_iter_reset (logfmt_iter_t *it, uint32_t stream,
+                                   uint64_t t0, uint64_t t1);
 LOGFMT_API void logfmt_iter_free (logfmt_iter_t *it);
 
 /* Summaries: the time range [t0, t1) divided into nbins equal bins.
