@@ -70,9 +70,11 @@ update_status (MvTimeline *tl, gpointer user)
     }
   const MvScene *sc = mv_timeline_scene (tl);
   if (sc)
-    g_string_append_printf (s, "   ·   %s", sc->summary
-                            ? "drawn from summaries"
-                            : "decoded events");
+    g_string_append_printf (s, "   ·   %s",
+                            !sc->summary ? "decoded events"
+                            : sc->fine ? "rows aggregated from the file "
+                                         "for this window"
+                            : "drawn from summaries");
   if (sc && sc->arrows_aggregated)
     g_string_append (s, ", arrows aggregated");
   if (sc && sc->arrows_skipped)
