@@ -31,6 +31,40 @@ msg (int type, unsigned long long t, int partner)
   return e;
 }
 
+/* A writer for a test log of world_size ranks, or NULL (said why). */
+static logfmt_writer_t *
+writer_open (const char *path, int world_size, int match_messages)
+{
+  logfmt_writer_opts_t o = { sizeof o };
+  o.match_messages = match_messages;
+  o.world_size = world_size;
+  o.creator = "mv-testlog";
+  logfmt_writer_t *w = NULL;
+  logfmt_error_t err = { 0 };
+  if (logfmt_writer_open (path, &o, &w, &err) != 0)
+    {
+      fprintf (stderr, "%s\n", err.message);
+      return NULL;
+    }
+  return w;
+}
+
+/* Finishes the log, or drops it if rc (the writing so far) failed. */
+static int
+writer_close (logfmt_writer_t *w, int rc)
+{
+  if (rc != 0)
+    {
+      logfmt_writer_abort (w);
+      return rc;
+    }
+  logfmt_error_t err = { 0 };
+  rc = logfmt_writer_finish (w, &err);
+  if (rc != 0)
+    fprintf (stderr, "%s\n", err.message);
+  return rc;
+}
+
 int
 mv_testlog_write (const char *path, unsigned long long scale)
 {
@@ -46,18 +80,10 @@ mv_testlog_write_n (const char *path, unsigned long long scale, int nranks)
       fprintf (stderr, "mv-testlog: ranks must be even, 2..4096\n");
       return -1;
     }
-  logfmt_writer_opts_t o = { sizeof o };
-  o.match_messages = 1;
-  o.world_size = nranks;
-  o.creator = "mv-testlog";
-  logfmt_writer_t *w = NULL;
-  logfmt_error_t err = { 0 };
-  int rc = logfmt_writer_open (path, &o, &w, &err);
-  if (rc != 0)
-    {
-      fprintf (stderr, "%s\n", err.message);
-      return rc;
-    }
+  logfmt_writer_t *w = writer_open (path, nranks, 1);
+  if (w == NULL)
+    return -1;
+  int rc;
   logfmt_state_def_t a = { 1, 2, "A", "#ff0000", "x=%d", 0 };
   logfmt_state_def_t b = { 3, 4, "B", "#00ff00", NULL, 0 };
   logfmt_event_def_t e = { 10, "E", "#0000ff", NULL, 0 };
@@ -70,25 +96,16 @@ mv_testlog_write_n (const char *path, unsigned long long scale, int nranks)
   if ((rc = logfmt_writer_add_state (w, &a)) != 0
       || (rc = logfmt_writer_add_state (w, &b)) != 0
       || (rc = logfmt_writer_add_event_def (w, &e)) != 0)
-    {
-      logfmt_writer_abort (w);
-      return rc;
-    }
+    return writer_close (w, rc);
   for (int r = 0; r < nranks; r++)
     {
       snprintf (hosts[r], sizeof hosts[r], "node%d", r);
       logfmt_stream_def_t sd = { r, 0, hosts[r] };
       if ((rc = logfmt_writer_add_stream (w, &sd, &st[r])) != 0)
-        {
-          logfmt_writer_abort (w);
-          return rc;
-        }
+        return writer_close (w, rc);
     }
   if ((rc = logfmt_writer_add_comm (w, &world)) != 0)
-    {
-      logfmt_writer_abort (w);
-      return rc;
-    }
+    return writer_close (w, rc);
   logfmt_event_t r0[] = {
     ev (LOGFMT_REC_EVENT, 100, 1), ev (LOGFMT_REC_EVENT, 200, 3),
     ev (LOGFMT_REC_EVENT, 300, 4), msg (LOGFMT_REC_SEND, 400, 1),
@@ -113,33 +130,17 @@ mv_testlog_write_n (const char *path, unsigned long long scale, int nranks)
         rc = logfmt_writer_event (w, st[r + 1], r1,
                                   sizeof r1 / sizeof r1[0]);
     }
-  if (rc != 0)
-    {
-      logfmt_writer_abort (w);
-      return rc;
-    }
-  rc = logfmt_writer_finish (w, &err);
-  if (rc != 0)
-    fprintf (stderr, "%s\n", err.message);
-  return rc;
+  return writer_close (w, rc);
 }
 
 int
 mv_testlog_write_msgs (const char *path)
 {
   scale_ = 1;
-  logfmt_writer_opts_t o = { sizeof o };
-  o.match_messages = 1;
-  o.world_size = 2;
-  o.creator = "mv-testlog";
-  logfmt_writer_t *w = NULL;
-  logfmt_error_t err = { 0 };
-  int rc = logfmt_writer_open (path, &o, &w, &err);
-  if (rc != 0)
-    {
-      fprintf (stderr, "%s\n", err.message);
-      return rc;
-    }
+  logfmt_writer_t *w = writer_open (path, 2, 1);
+  if (w == NULL)
+    return -1;
+  int rc = 0;
   static logfmt_event_t snd[650], rcv[650];
   uint32_t st[2];
   int n = 0;
@@ -168,15 +169,7 @@ mv_testlog_write_msgs (const char *path)
     rc = logfmt_writer_event (w, st[0], snd, n);
   if (rc == 0)
     rc = logfmt_writer_event (w, st[1], rcv, n);
-  if (rc != 0)
-    {
-      logfmt_writer_abort (w);
-      return rc;
-    }
-  rc = logfmt_writer_finish (w, &err);
-  if (rc != 0)
-    fprintf (stderr, "%s\n", err.message);
-  return rc;
+  return writer_close (w, rc);
 }
 
 int
@@ -185,25 +178,14 @@ mv_testlog_write_steps (const char *path, int nranks)
   scale_ = 1;
   if (nranks < 1 || nranks > 4096)
     return -1;
-  logfmt_writer_opts_t o = { sizeof o };
-  o.world_size = nranks;
-  o.creator = "mv-testlog";
-  logfmt_writer_t *w = NULL;
-  logfmt_error_t err = { 0 };
-  int rc = logfmt_writer_open (path, &o, &w, &err);
-  if (rc != 0)
-    {
-      fprintf (stderr, "%s\n", err.message);
-      return rc;
-    }
+  logfmt_writer_t *w = writer_open (path, nranks, 0);
+  if (w == NULL)
+    return -1;
   logfmt_state_def_t a = { 1, 2, "A", "#ff0000", NULL, 0 };
   logfmt_state_def_t b = { 3, 4, "B", "#00ff00", NULL, 0 };
-  if ((rc = logfmt_writer_add_state (w, &a)) != 0
-      || (rc = logfmt_writer_add_state (w, &b)) != 0)
-    {
-      logfmt_writer_abort (w);
-      return rc;
-    }
+  int rc = logfmt_writer_add_state (w, &a);
+  if (rc == 0)
+    rc = logfmt_writer_add_state (w, &b);
   static uint32_t st[4096];
   for (int r = 0; r < nranks && rc == 0; r++)
     {
@@ -219,13 +201,5 @@ mv_testlog_write_steps (const char *path, int nranks)
       };
       rc = logfmt_writer_event (w, st[r], e, sizeof e / sizeof e[0]);
     }
-  if (rc != 0)
-    {
-      logfmt_writer_abort (w);
-      return rc;
-    }
-  rc = logfmt_writer_finish (w, &err);
-  if (rc != 0)
-    fprintf (stderr, "%s\n", err.message);
-  return rc;
+  return writer_close (w, rc);
 }

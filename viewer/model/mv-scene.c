@@ -941,6 +941,31 @@ fine_interval (FineAcc *a, gint32 state, double xa, double xb)
   fine_part (a, ib, state, (float) (xb - ib));
 }
 
+/* Applies a BEGIN or END to the open states (stack, *depth deep, of
+ * which the outermost FINE_DEPTH are kept).  FALSE for an END that
+ * closes nothing open here. */
+static inline gboolean
+fine_nest (gint32 *stack, guint *depth, const FineEv *e)
+{
+  if (e->kind == LOGFMT_KIND_BEGIN)
+    {
+      if (*depth < FINE_DEPTH)
+        stack[*depth] = e->state;
+      (*depth)++;
+      return TRUE;
+    }
+  gint k = (gint) MIN (*depth, FINE_DEPTH) - 1;
+  while (k >= 0 && stack[k] != e->state)
+    k--;
+  if (k >= 0)
+    *depth = (guint) k;
+  else if (*depth > FINE_DEPTH)
+    (*depth)--;
+  else
+    return FALSE;
+  return TRUE;
+}
+
 /* Adds one row to the lane from its decoded events. */
 static gboolean
 fine_row_decode (MvScene *s, FineAcc *a, guint32 stream, guint64 *nread)
@@ -983,24 +1008,8 @@ fine_row_decode (MvScene *s, FineAcc *a, guint32 stream, guint64 *nread)
   gint32 *stack = a->stack;
   guint depth = 0, npre = 0;
   for (guint i = 0; i < n; i++)
-    {
-      if (ev[i].kind == LOGFMT_KIND_BEGIN)
-        {
-          if (depth < FINE_DEPTH)
-            stack[depth] = ev[i].state;
-          depth++;
-          continue;
-        }
-      gint k = (gint) MIN (depth, FINE_DEPTH) - 1;
-      while (k >= 0 && stack[k] != ev[i].state)
-        k--;
-      if (k >= 0)
-        depth = (guint) k;
-      else if (depth > FINE_DEPTH)
-        depth--;
-      else if (npre < FINE_DEPTH)
-        a->pre[npre++] = ev[i].state;
-    }
+    if (!fine_nest (stack, &depth, &ev[i]) && npre < FINE_DEPTH)
+      a->pre[npre++] = ev[i].state;
   for (depth = 0; depth < npre; depth++)
     stack[depth] = a->pre[npre - 1 - depth];
 
@@ -1024,20 +1033,7 @@ fine_row_decode (MvScene *s, FineAcc *a, guint32 stream, guint64 *nread)
       if (i == n || ev[i].time > t1)
         break;
       prev = MAX (prev, t);
-      if (ev[i].kind == LOGFMT_KIND_BEGIN)
-        {
-          if (depth < FINE_DEPTH)
-            stack[depth] = ev[i].state;
-          depth++;
-          continue;
-        }
-      gint k = (gint) MIN (depth, FINE_DEPTH) - 1;
-      while (k >= 0 && stack[k] != ev[i].state)
-        k--;
-      if (k >= 0)
-        depth = (guint) k;
-      else if (depth > FINE_DEPTH)
-        depth--;
+      fine_nest (stack, &depth, &ev[i]);
     }
   fine_flush (a);
   return TRUE;
