@@ -158,15 +158,21 @@ current_params (MvTimeline *tl)
   return p;
 }
 
+/* The same window, size and scroll position. */
+static gboolean
+same_view (const MvSceneParams *p, const MvSceneParams *q)
+{
+  return p->t0 == q->t0 && p->t1 == q->t1 && p->width == q->width
+         && p->height == q->height && p->row_h == q->row_h && p->y0 == q->y0;
+}
+
 static gboolean
 scene_current (MvTimeline *tl)
 {
   if (tl->scene == NULL)
     return FALSE;
   MvSceneParams p = current_params (tl);
-  const MvSceneParams *q = &tl->scene->p;
-  return p.t0 == q->t0 && p.t1 == q->t1 && p.width == q->width
-         && p.height == q->height && p.row_h == q->row_h && p.y0 == q->y0;
+  return same_view (&p, &tl->scene->p);
 }
 
 /* A view that needs much from the file (blocks to decode, messages not
@@ -184,11 +190,7 @@ request_scene_stage (MvTimeline *tl, gboolean allow_coarse)
        * new view's quick stage comes first. */
       tl->pending = TRUE;
       MvSceneParams p = current_params (tl);
-      if (tl->refining && tl->cancel
-          && (p.t0 != tl->running.t0 || p.t1 != tl->running.t1
-              || p.width != tl->running.width
-              || p.height != tl->running.height
-              || p.row_h != tl->running.row_h || p.y0 != tl->running.y0))
+      if (tl->refining && tl->cancel && !same_view (&p, &tl->running))
         g_cancellable_cancel (tl->cancel);
       return;
     }
