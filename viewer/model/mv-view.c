@@ -29,23 +29,37 @@ mv_view_clear (MvView *v)
   g_clear_pointer (&v->fwd, g_array_unref);
 }
 
+guint64
+mv_time_map_t (const MvTimeMap *m, double x)
+{
+  /* The offset from t0 in ns, rounded, then added in integers (t0 is
+   * beyond a double's exact range). */
+  double d = round (x / m->width * m->span);
+  if (d < 0)
+    return -d >= (double) m->t0 ? 0 : m->t0 - (guint64) -d;
+  if (d >= (double) (G_MAXUINT64 - m->t0))
+    return G_MAXUINT64;
+  return m->t0 + (guint64) d;
+}
+
+MvTimeMap
+mv_view_map (const MvView *v)
+{
+  return mv_time_map (v->t0, v->t1, v->width);
+}
+
 double
 mv_view_time_to_x (const MvView *v, guint64 t)
 {
-  /* Signed difference keeps times before t0 left of the plot. */
-  double d = t >= v->t0 ? (double) (t - v->t0) : -(double) (v->t0 - t);
-  return d * v->width / (double) (v->t1 - v->t0);
+  MvTimeMap m = mv_view_map (v);
+  return mv_time_map_x (&m, t);
 }
 
 guint64
 mv_view_x_to_time (const MvView *v, double x)
 {
-  double t = (double) v->t0 + x * (double) (v->t1 - v->t0) / v->width;
-  if (t <= (double) v->lo)
-    return v->lo;
-  if (t >= (double) v->hi)
-    return v->hi;
-  return (guint64) llround (t);
+  MvTimeMap m = mv_view_map (v);
+  return CLAMP (mv_time_map_t (&m, x), v->lo, v->hi);
 }
 
 static void
@@ -93,25 +107,24 @@ mv_view_set (MvView *v, guint64 t0, guint64 t1, gboolean history)
 void
 mv_view_zoom_at (MvView *v, double x, double factor)
 {
-  double span = (double) (v->t1 - v->t0);
-  double at = (double) v->t0 + x * span / v->width;
-  double nspan = MAX (span / factor, (double) MIN_SPAN);
-  double nt0 = at - (x / v->width) * nspan;
-  if (nt0 < (double) v->lo)
-    nt0 = (double) v->lo;
-  mv_view_set (v, (guint64) llround (nt0),
-               (guint64) llround (nt0 + nspan), FALSE);
+  MvTimeMap m = mv_view_map (v);
+  guint64 at = mv_time_map_t (&m, x);
+  double nspan = MAX (m.span / factor, (double) MIN_SPAN);
+  /* x keeps showing `at`: the new window starts x pixels' worth of the
+   * new span before it. */
+  double before = round (x * nspan / v->width);
+  guint64 t0 = before <= 0 ? at
+               : before >= (double) (at - MIN (at, v->lo)) ? v->lo
+               : at - (guint64) before;
+  mv_view_set (v, t0, t0 + (guint64) llround (nspan), FALSE);
 }
 
 void
 mv_view_pan (MvView *v, double dx)
 {
-  double dt = dx * (double) (v->t1 - v->t0) / v->width;
+  MvTimeMap m = mv_view_map (v);
   guint64 span = v->t1 - v->t0;
-  double nt0 = (double) v->t0 + dt;
-  guint64 t0 = nt0 <= (double) v->lo ? v->lo
-               : nt0 >= (double) (v->hi - span) ? v->hi - span
-               : (guint64) llround (nt0);
+  guint64 t0 = CLAMP (mv_time_map_t (&m, dx), v->lo, v->hi - span);
   mv_view_set (v, t0, t0 + span, FALSE);
 }
 
