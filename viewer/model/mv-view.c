@@ -29,17 +29,30 @@ mv_view_clear (MvView *v)
   g_clear_pointer (&v->fwd, g_array_unref);
 }
 
+double
+mv_time_map_dt (const MvTimeMap *m, double x)
+{
+  return x / m->width * m->span;
+}
+
+/* t + off (ns, may be negative) to the nearest ns (halves up), in
+ * integers (t may be beyond a double's exact range), clamped to
+ * [0, G_MAXUINT64]. */
+static guint64
+add_offset (guint64 t, double off)
+{
+  double d = floor (off + 0.5);
+  if (d < 0)
+    return -d >= (double) t ? 0 : t - (guint64) -d;
+  if (d >= (double) (G_MAXUINT64 - t))
+    return G_MAXUINT64;
+  return t + (guint64) d;
+}
+
 guint64
 mv_time_map_t (const MvTimeMap *m, double x)
 {
-  /* The offset from t0 in ns, rounded, then added in integers (t0 is
-   * beyond a double's exact range). */
-  double d = round (x / m->width * m->span);
-  if (d < 0)
-    return -d >= (double) m->t0 ? 0 : m->t0 - (guint64) -d;
-  if (d >= (double) (G_MAXUINT64 - m->t0))
-    return G_MAXUINT64;
-  return m->t0 + (guint64) d;
+  return add_offset (m->t0, mv_time_map_dt (m, x));
 }
 
 MvTimeMap
@@ -108,15 +121,12 @@ void
 mv_view_zoom_at (MvView *v, double x, double factor)
 {
   MvTimeMap m = mv_view_map (v);
-  guint64 at = mv_time_map_t (&m, x);
   double nspan = MAX (m.span / factor, (double) MIN_SPAN);
-  /* x keeps showing `at`: the new window starts x pixels' worth of the
-   * new span before it. */
-  double before = round (x * nspan / v->width);
-  guint64 t0 = before <= 0 ? at
-               : before >= (double) (at - MIN (at, v->lo)) ? v->lo
-               : at - (guint64) before;
-  mv_view_set (v, t0, t0 + (guint64) llround (nspan), FALSE);
+  /* Offsets from t0 in ns: x keeps showing the time it shows now. */
+  double nt0 = mv_time_map_dt (&m, x) - (x / v->width) * nspan;
+  nt0 = MAX (nt0, -(double) (v->t0 - v->lo));
+  mv_view_set (v, add_offset (v->t0, nt0), add_offset (v->t0, nt0 + nspan),
+               FALSE);
 }
 
 void

@@ -42,6 +42,8 @@ mv_time_map_x (const MvTimeMap *m, guint64 t)
   return d / m->span * m->width;
 }
 
+/* The time at pixel x as an offset from t0, in ns (not rounded). */
+double  mv_time_map_dt (const MvTimeMap *m, double x);
 /* The time at pixel x, rounded to the nearest ns, clamped to
  * [0, G_MAXUINT64]. */
 guint64 mv_time_map_t (const MvTimeMap *m, double x);
