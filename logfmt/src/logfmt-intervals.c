@@ -237,6 +237,286 @@ logfmt_state_tracker_cut (logfmt_state_tracker_t *tr, uint64_t t_cut,
   return 1;
 }
 
+/* Makes room for n open instances (n <= LOGFMT_STATE_MAX_DEPTH). */
+static int
+tracker_reserve (logfmt_state_tracker_t *tr, uint32_t n)
+{
+  if (n <= tr->cap)
+    return 0;
+  logfmt_interval_t *p = realloc (tr->open, n * sizeof *p);
+  if (!p)
+    return LOGFMT_ENOMEM;
+  tr->open = p;
+  tr->cap = n;
+  return 0;
+}
+
+/* ---- What is open at each block start -------------------------------- */
+
+/* One pass over a stream records, at each block start, the open
+ * instances (with their exclusive time so far), the innermost's clock and
+ * the too-deep counts, and, for every instance open at some block start,
+ * its final values and when it closed.  A window pass then starts at the
+ * block holding t0 and stops at the first block start after t1: exact,
+ * and it decodes only the blocks it covers.  Memory: one entry per block
+ * and open instance, bounded by the file. */
+typedef struct
+{
+  logfmt_interval_t iv;     /* final values, once closed or cut */
+  uint64_t seq;             /* record index of its END; cut: records + position */
+} ck_inst_t;
+
+typedef struct
+{
+  uint32_t inst;            /* into inst[] */
+  uint64_t excl;            /* exclusive time at the block start */
+} ck_open_t;
+
+typedef struct
+{
+  uint64_t t_top;
+  size_t   first, deep_first;   /* into open[], deep[] */
+  uint32_t n, ndeep;
+} ck_snap_t;
+
+struct logfmt__ivcache
+{
+  bool failed;              /* the pass met a damaged block: not used */
+  size_t nblocks;
+  uint64_t *rec;            /* nblocks + 1: index of each block's first record */
+  ck_snap_t *snap;          /* nblocks + 1: at each block start, at the end */
+  ck_open_t *open;
+  size_t nopen, copen;
+  ck_inst_t *inst;
+  size_t ninst, cinst;
+  uint32_t *deep;           /* (state, count) pairs */
+  size_t ndeep, cdeep;
+};
+
+void
+logfmt__ivcache_free (logfmt__ivcache_t *c)
+{
+  if (!c)
+    return;
+  free (c->rec);
+  free (c->snap);
+  free (c->open);
+  free (c->inst);
+  free (c->deep);
+  free (c);
+}
+
+static bool
+grow (void **p, size_t *cap, size_t need, size_t size)
+{
+  if (need <= *cap)
+    return true;
+  size_t c = *cap ? *cap * 2 : 64;
+  while (c < need)
+    c *= 2;
+  void *q = realloc (*p, c * size);
+  if (!q)
+    return false;
+  *p = q;
+  *cap = c;
+  return true;
+}
+
+/* Records the tracker's state as block b's start; slot[i] is open
+ * instance i's entry in inst[], or -1 until it is first recorded. */
+static bool
+ck_snapshot (logfmt__ivcache_t *c, size_t b, const logfmt_state_tracker_t *tr,
+             int64_t *slot)
+{
+  ck_snap_t *sn = &c->snap[b];
+  sn->t_top = tr->t_top;
+  sn->first = c->nopen;
+  sn->n = tr->depth;
+  sn->deep_first = c->ndeep;
+  sn->ndeep = 0;
+  if (!grow ((void **) &c->open, &c->copen, c->nopen + tr->depth,
+             sizeof *c->open)
+      || !grow ((void **) &c->inst, &c->cinst, c->ninst + tr->depth,
+                sizeof *c->inst))
+    return false;
+  for (uint32_t i = 0; i < tr->depth; i++)
+    {
+      if (slot[i] < 0)
+        {
+          slot[i] = (int64_t) c->ninst;
+          c->inst[c->ninst].iv = tr->open[i];
+          c->inst[c->ninst++].seq = UINT64_MAX;
+        }
+      c->open[c->nopen++] = (ck_open_t) { (uint32_t) slot[i],
+                                          tr->open[i].exclusive };
+    }
+  if (tr->ndeep)
+    for (uint32_t st = 0; st < tr->nstates; st++)
+      if (tr->deep[st])
+        {
+          if (!grow ((void **) &c->deep, &c->cdeep, c->ndeep + 2,
+                     sizeof *c->deep))
+            return false;
+          c->deep[c->ndeep++] = st;
+          c->deep[c->ndeep++] = tr->deep[st];
+          sn->ndeep++;
+        }
+  return true;
+}
+
+/* The pass.  NULL only when out of memory; a damaged stream gives a
+ * cache marked failed (window passes then read from the stream start). */
+static logfmt__ivcache_t *
+ck_build (const logfmt_reader_t *r, uint32_t stream)
+{
+  const logfmt__rstream_t *s = &r->streams[stream];
+  logfmt__ivcache_t *c = calloc (1, sizeof *c);
+  logfmt_state_tracker_t *tr = NULL;
+  logfmt_iter_t *it = NULL;
+  logfmt_event_t *buf = malloc (BATCH * sizeof *buf);
+  int64_t *slot = malloc (LOGFMT_STATE_MAX_DEPTH * sizeof *slot);
+  bool ok = false;
+  if (!c || !buf || !slot)
+    goto out;
+  c->nblocks = s->nblocks;
+  c->rec = malloc ((s->nblocks + 1) * sizeof *c->rec);
+  c->snap = calloc (s->nblocks + 1, sizeof *c->snap);
+  if (!c->rec || !c->snap
+      || logfmt_state_tracker_new (r->nstates, stream, &tr)
+      || logfmt_iter_new (r, stream, 0, UINT64_MAX, &it))
+    goto out;
+  c->rec[0] = 0;
+  for (size_t b = 0; b < s->nblocks; b++)
+    c->rec[b + 1] = c->rec[b] + s->blocks[b].count;
+  uint64_t idx = 0, t_last = 0;
+  size_t next_b = 0;
+  long got;
+  while ((got = logfmt_iter_next_batch (it, buf, BATCH)) > 0)
+    for (long i = 0; i < got; i++, idx++)
+      {
+        const logfmt_event_t *ev = &buf[i];
+        while (next_b < s->nblocks && c->rec[next_b] == idx)
+          if (!ck_snapshot (c, next_b++, tr, slot))
+            goto out;
+        t_last = ev->time;
+        const uint8_t *cargo = (ev->flags & LOGFMT_EVF_CARGO) ? ev->cargo
+                                                               : NULL;
+        if (ev->kind == LOGFMT_KIND_BEGIN)
+          {
+            int st = logfmt__tracker_begin (tr, ev->state, ev->time, cargo);
+            if (st < 0)
+              goto out;
+            if (st == LOGFMT_STEP_OPENED)
+              slot[tr->depth - 1] = -1;
+          }
+        else if (ev->kind == LOGFMT_KIND_END)
+          {
+            logfmt_interval_t iv;
+            uint32_t inner;
+            if (logfmt__tracker_end (tr, ev->state, ev->time, cargo, &iv,
+                                     &inner) != LOGFMT_STEP_CLOSED)
+              continue;
+            uint32_t k = tr->depth - inner;
+            if (slot[k] >= 0)
+              {
+                c->inst[slot[k]].iv = iv;
+                c->inst[slot[k]].seq = idx;
+              }
+            memmove (&slot[k], &slot[k + 1], inner * sizeof *slot);
+          }
+      }
+  if (got < 0 || idx != c->rec[s->nblocks])
+    {
+      c->failed = true;
+      ok = true;
+      goto out;
+    }
+  while (next_b <= s->nblocks)
+    if (!ck_snapshot (c, next_b++, tr, slot))
+      goto out;
+  logfmt_interval_t iv;
+  for (uint64_t p = 0; logfmt_state_tracker_cut (tr, t_last, &iv) == 1; p++)
+    if (slot[p] >= 0)
+      {
+        c->inst[slot[p]].iv = iv;
+        c->inst[slot[p]].seq = idx + p;
+      }
+  ok = true;
+out:
+  free (buf);
+  free (slot);
+  logfmt_iter_free (it);
+  logfmt_state_tracker_free (tr);
+  if (!ok)
+    {
+      logfmt__ivcache_free (c);
+      return NULL;
+    }
+  return c;
+}
+
+/* The stream's cache, built by the first caller that needs it. */
+static const logfmt__ivcache_t *
+ck_get (const logfmt_reader_t *r, uint32_t stream)
+{
+  logfmt__ivcache_t **p = (logfmt__ivcache_t **) &r->streams[stream].ivcache;
+  logfmt__ivcache_t *c = __atomic_load_n (p, __ATOMIC_ACQUIRE);
+  if (c)
+    return c;
+  c = ck_build (r, stream);
+  if (!c)
+    return NULL;
+  logfmt__ivcache_t *expected = NULL;
+  if (!__atomic_compare_exchange_n (p, &expected, c, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+    {
+      logfmt__ivcache_free (c);   /* another thread was first */
+      c = expected;
+    }
+  return c;
+}
+
+int
+logfmt_interval_index (const logfmt_reader_t *r, uint32_t stream)
+{
+  if (!r)
+    return LOGFMT_EINVAL;
+  if (stream >= r->nstreams)
+    return LOGFMT_ERANGE;
+  return ck_get (r, stream) ? 0 : LOGFMT_ENOMEM;
+}
+
+/* Sets the tracker to what was open at block b's start. */
+static int
+ck_restore (const logfmt__ivcache_t *c, size_t b, logfmt_state_tracker_t *tr)
+{
+  const ck_snap_t *sn = &c->snap[b];
+  int rc = tracker_reserve (tr, sn->n);
+  if (rc)
+    return rc;
+  if (sn->ndeep && !tr->deep
+      && !(tr->deep = calloc (tr->nstates, sizeof *tr->deep)))
+    return LOGFMT_ENOMEM;
+  for (uint32_t i = 0; i < sn->n; i++)
+    {
+      const ck_open_t *o = &c->open[sn->first + i];
+      logfmt_interval_t *iv = &tr->open[i];
+      *iv = c->inst[o->inst].iv;
+      iv->end = iv->inclusive = 0;
+      iv->exclusive = o->excl;
+      iv->flags &= LOGFMT_IV_BEGIN_CARGO;
+    }
+  tr->depth = sn->n;
+  tr->t_top = sn->t_top;
+  for (uint32_t i = 0; i < sn->ndeep; i++)
+    {
+      uint32_t st = c->deep[sn->deep_first + 2 * i];
+      tr->deep[st] = c->deep[sn->deep_first + 2 * i + 1];
+      tr->ndeep += tr->deep[st];
+    }
+  return 0;
+}
+
 /* ---- Iterator ------------------------------------------------------- */
 
 struct logfmt_interval_iter
@@ -249,14 +529,23 @@ struct logfmt_interval_iter
   uint64_t t_last;              /* time of the last record read */
   bool past_t1;                 /* a record after t1 was read */
   uint32_t pending;             /* open instances begun by t1, once past it */
-  int phase;                    /* 0 reading, 1 cutting, 2 done */
+  int phase;                    /* 0 reading, 1 cutting, 2 done, 3 tail */
   long nbuf, pos;
+  const logfmt__ivcache_t *cache;     /* window passes only */
+  uint64_t rec;                 /* index of the next record */
+  uint64_t stop_rec;            /* once past t1: the block start to stop at */
+  size_t stop_b;
+  uint32_t ntail, tail_pos;     /* instances open at stop_b begun by t1 */
+  uint32_t tail[LOGFMT_STATE_MAX_DEPTH];
   logfmt_interval_counts_t *counts;   /* nstates entries */
   logfmt_error_t err;
   logfmt_event_t buf[BATCH];
 };
 
-static void
+/* Points the pass at a stream and window: from the stream's start, or,
+ * for a window that does not cover the whole stream, from the block
+ * holding t0 with what was open there (the stream's cache). */
+static int
 iv_target (logfmt_interval_iter_t *it, uint32_t stream, uint64_t t0,
            uint64_t t1)
 {
@@ -272,6 +561,34 @@ iv_target (logfmt_interval_iter_t *it, uint32_t stream, uint64_t t0,
   memset (it->counts, 0, (it->tr->nstates ? it->tr->nstates : 1)
                          * sizeof *it->counts);
   logfmt_state_tracker_reset (it->tr, stream);
+  it->cache = NULL;
+  it->rec = 0;
+  it->ntail = it->tail_pos = 0;
+  const logfmt__rstream_t *s = &it->r->streams[stream];
+  size_t a = 0, b = s->nblocks;
+  while (a < b)
+    {
+      size_t m = (a + b) / 2;
+      if (s->blocks[m].t_last < t0)
+        a = m + 1;
+      else
+        b = m;
+    }
+  if ((a > 0 || (s->nblocks && t1 < s->blocks[s->nblocks - 1].t_last)))
+    {
+      const logfmt__ivcache_t *c = ck_get (it->r, stream);
+      if (c && !c->failed && c->nblocks == s->nblocks)
+        {
+          int rc = ck_restore (c, a, it->tr);
+          if (rc)
+            return rc;
+          it->cache = c;
+          it->rec = c->rec[a];
+          it->t_last = a ? s->blocks[a - 1].t_last : 0;
+          return logfmt__iter_seek_block (it->it, stream, a);
+        }
+    }
+  return logfmt_iter_reset (it->it, stream, 0, UINT64_MAX);
 }
 
 int
@@ -297,12 +614,13 @@ logfmt_interval_iter_new (const logfmt_reader_t *r, uint32_t stream,
       if (!it->counts)
         rc = LOGFMT_ENOMEM;
     }
+  if (rc == 0)
+    rc = iv_target (it, stream, t0, t1);
   if (rc)
     {
       logfmt_interval_iter_free (it);
       return rc;
     }
-  iv_target (it, stream, t0, t1);
   *out = it;
   return 0;
 }
@@ -313,11 +631,9 @@ logfmt_interval_iter_reset (logfmt_interval_iter_t *it, uint32_t stream,
 {
   if (!it || t1 < t0)
     return LOGFMT_EINVAL;
-  int rc = logfmt_iter_reset (it->it, stream, 0, UINT64_MAX);
-  if (rc)
-    return rc;
-  iv_target (it, stream, t0, t1);
-  return 0;
+  if (stream >= it->r->nstreams)
+    return LOGFMT_ERANGE;
+  return iv_target (it, stream, t0, t1);
 }
 
 void
@@ -370,6 +686,33 @@ overlaps (const logfmt_interval_iter_t *it, const logfmt_interval_t *iv)
   return iv->start <= it->t1 && iv->end >= it->t0;
 }
 
+/* Past t1, at block start stop_b: the instances still open there that
+ * began by t1 come from the cache, in the order they close. */
+static void
+tail_from (logfmt_interval_iter_t *it)
+{
+  const logfmt__ivcache_t *c = it->cache;
+  const ck_snap_t *sn = &c->snap[it->stop_b];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < sn->n; i++)
+    {
+      uint32_t k = c->open[sn->first + i].inst;
+      if (c->inst[k].iv.start > it->t1)
+        continue;
+      /* Insertion sort by close order: at most 256 entries. */
+      uint32_t j = n++;
+      while (j > 0 && c->inst[it->tail[j - 1]].seq > c->inst[k].seq)
+        {
+          it->tail[j] = it->tail[j - 1];
+          j--;
+        }
+      it->tail[j] = k;
+    }
+  it->ntail = n;
+  it->tail_pos = 0;
+  it->phase = 3;
+}
+
 static int
 iv_fail (logfmt_interval_iter_t *it, int rc, const logfmt_error_t *e)
 {
@@ -390,6 +733,11 @@ logfmt_interval_iter_next (logfmt_interval_iter_t *it, logfmt_interval_t *iv)
   logfmt_state_tracker_t *tr = it->tr;
   while (it->phase == 0)
     {
+      if (LOGFMT_UNLIKELY (it->past_t1) && it->rec == it->stop_rec)
+        {
+          tail_from (it);
+          break;
+        }
       if (it->pos == it->nbuf)
         {
           /* Past t1 with nothing begun by then still open: done. */
@@ -409,9 +757,8 @@ logfmt_interval_iter_next (logfmt_interval_iter_t *it, logfmt_interval_t *iv)
           it->nbuf = got;
           it->pos = 0;
         }
-      const logfmt_event_t *ev = &it->buf[it->pos++];
+      const logfmt_event_t *ev = &it->buf[it->pos];
       uint64_t t = ev->time;
-      it->t_last = t;
       if (LOGFMT_UNLIKELY (t > it->t1) && !it->past_t1)
         {
           it->past_t1 = true;
@@ -421,7 +768,31 @@ logfmt_interval_iter_next (logfmt_interval_iter_t *it, logfmt_interval_t *iv)
               it->phase = 2;
               break;
             }
+          if (it->cache)
+            {
+              /* The first block start at or after this record. */
+              const uint64_t *rec = it->cache->rec;
+              size_t a = 0, b = it->cache->nblocks;
+              while (a < b)
+                {
+                  size_t m = (a + b) / 2;
+                  if (rec[m] < it->rec)
+                    a = m + 1;
+                  else
+                    b = m;
+                }
+              it->stop_b = a;
+              it->stop_rec = a < it->cache->nblocks ? rec[a] : UINT64_MAX;
+              if (it->stop_rec == it->rec)
+                {
+                  tail_from (it);
+                  break;
+                }
+            }
         }
+      it->pos++;
+      it->rec++;
+      it->t_last = t;
       if (ev->kind != LOGFMT_KIND_BEGIN && ev->kind != LOGFMT_KIND_END)
         continue;
       const uint8_t *cargo = (ev->flags & LOGFMT_EVF_CARGO) ? ev->cargo
@@ -450,6 +821,25 @@ logfmt_interval_iter_next (logfmt_interval_iter_t *it, logfmt_interval_t *iv)
       c->closed++;
       c->inclusive += iv->inclusive;
       c->exclusive += iv->exclusive;
+      return 1;
+    }
+  while (it->phase == 3)
+    {
+      if (it->tail_pos == it->ntail)
+        {
+          it->phase = 2;
+          break;
+        }
+      *iv = it->cache->inst[it->tail[it->tail_pos++]].iv;
+      logfmt_interval_counts_t *c = &it->counts[iv->state];
+      if (iv->flags & LOGFMT_IV_OPEN)
+        c->left_open++;
+      else
+        {
+          c->closed++;
+          c->inclusive += iv->inclusive;
+          c->exclusive += iv->exclusive;
+        }
       return 1;
     }
   while (it->phase == 1)

@@ -401,7 +401,10 @@ logfmt__reader_free_contents (logfmt_reader_t *r)
   if (r->streams)
     {
       for (size_t i = 0; i < r->nstreams; i++)
-        free ((char *) r->streams[i].def.host);
+        {
+          free ((char *) r->streams[i].def.host);
+          logfmt__ivcache_free (r->streams[i].ivcache);
+        }
       free (r->blocks_all);
     }
   free (r->states);
@@ -878,6 +881,17 @@ logfmt_iter_reset (logfmt_iter_t *it, uint32_t stream, uint64_t t0,
   if (stream >= it->r->nstreams)
     return LOGFMT_ERANGE;
   iter_target (it, stream, t0, t1);
+  return 0;
+}
+
+int
+logfmt__iter_seek_block (logfmt_iter_t *it, uint32_t stream, size_t block)
+{
+  if (!it || stream >= it->r->nstreams
+      || block > it->r->streams[stream].nblocks)
+    return LOGFMT_EINVAL;
+  iter_target (it, stream, 0, UINT64_MAX);
+  it->next_block = block;
   return 0;
 }
 
