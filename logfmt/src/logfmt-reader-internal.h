@@ -89,4 +89,9 @@ int logfmt__summary_parse (const uint8_t *p, uint64_t len, uint32_t *stream,
 int logfmt__iter_seek_block (logfmt_iter_t *it, uint32_t stream,
                              size_t block);
 
+/* The iterator's next decoded records, in place (no copy): sets *ev and
+ * returns their number, 0 at the end, or a negative code.  They stay
+ * valid until the next call on it. */
+long logfmt__iter_borrow (logfmt_iter_t *it, const logfmt_event_t **ev);
+
 #endif

@@ -1056,6 +1056,21 @@ logfmt_iter_next_batch (logfmt_iter_t *it, logfmt_event_t *ev, size_t max)
   return (long) got;
 }
 
+long
+logfmt__iter_borrow (logfmt_iter_t *it, const logfmt_event_t **ev)
+{
+  if (it->pos == it->n)
+    {
+      int rc = iter_fill (it);
+      if (rc <= 0)
+        return rc;
+    }
+  *ev = &it->ev[it->pos];
+  long k = (long) (it->n - it->pos);
+  it->pos = it->n;
+  return k;
+}
+
 /* ---- Messages -------------------------------------------------------- */
 
 struct logfmt_msg_iter
