@@ -7,6 +7,7 @@
  * Summaries, clogtool and the exports all go through here.
  */
 #include "config.h"
+#include "logfmt-intervals-internal.h"
 #include "logfmt-reader-internal.h"
 
 #include <stdlib.h>
@@ -14,16 +15,6 @@
 
 #define FIRST_CAP   16            /* open instances before the first growth */
 
-struct logfmt_state_tracker
-{
-  uint32_t nstates, stream;
-  uint32_t depth, cap;
-  uint32_t cut_pos;         /* next open instance logfmt_state_tracker_cut gives */
-  uint64_t t_top;           /* innermost's exclusive time counted up to here */
-  uint64_t ndeep;           /* too-deep instances open, all states */
-  uint32_t *deep;           /* per state, allocated on the first one */
-  logfmt_interval_t *open;  /* outermost first; grows to MAX_DEPTH */
-};
 
 int
 logfmt_state_tracker_new (size_t nstates, uint32_t stream,
@@ -85,28 +76,10 @@ logfmt_state_tracker_open (const logfmt_state_tracker_t *tr, uint32_t i)
   return &tr->open[tr->cut_pos + i];
 }
 
-/* Gives the time since the last BEGIN/END to the innermost instance (the
- * only one whose exclusive time grows). */
-static inline uint64_t
-account (logfmt_state_tracker_t *tr, uint64_t t)
-{
-  if (t < tr->t_top)
-    t = tr->t_top;          /* times never go back (as the encoder does) */
-  if (tr->depth)
-    tr->open[tr->depth - 1].exclusive += t - tr->t_top;
-  tr->t_top = t;
-  return t;
-}
 
-/* Inlined into the iterator's loop: the values of a closed instance then
- * stay in registers (read back from memory they stall the store
- * forwarding, a third of the loop's time). */
-static inline __attribute__ ((always_inline)) int
-tr_begin (logfmt_state_tracker_t *tr, int32_t state, uint64_t t,
-          const uint8_t *cargo)
+int
+logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state)
 {
-  if (state < 0 || (uint32_t) state >= tr->nstates)
-    return LOGFMT_STEP_NONE;
   if (tr->depth == LOGFMT_STATE_MAX_DEPTH)
     {
       if (!tr->deep)
@@ -119,102 +92,15 @@ tr_begin (logfmt_state_tracker_t *tr, int32_t state, uint64_t t,
       tr->ndeep++;
       return LOGFMT_STEP_TOO_DEEP;
     }
-  if (tr->depth == tr->cap)
-    {
-      uint32_t c = tr->cap * 2;
-      if (c > LOGFMT_STATE_MAX_DEPTH)
-        c = LOGFMT_STATE_MAX_DEPTH;
-      logfmt_interval_t *p = realloc (tr->open, c * sizeof *p);
-      if (!p)
-        return LOGFMT_ENOMEM;
-      tr->open = p;
-      tr->cap = c;
-    }
-  t = account (tr, t);
-  logfmt_interval_t *iv = &tr->open[tr->depth];
-  iv->stream = tr->stream;
-  iv->state = state;
-  iv->start = t;
-  iv->end = 0;
-  iv->inclusive = 0;
-  iv->exclusive = 0;
-  iv->depth = tr->depth;
-  iv->flags = 0;
-  if (cargo)
-    {
-      iv->flags = LOGFMT_IV_BEGIN_CARGO;
-      memcpy (iv->begin_cargo, cargo, LOGFMT_CARGO_SIZE);
-    }
-  tr->depth++;
-  return LOGFMT_STEP_OPENED;
-}
-
-static inline __attribute__ ((always_inline)) int
-tr_end (logfmt_state_tracker_t *tr, int32_t state, uint64_t t,
-        const uint8_t *cargo, logfmt_interval_t *closed, uint32_t *inner)
-{
-  if (state < 0 || (uint32_t) state >= tr->nstates)
-    return LOGFMT_STEP_NONE;
-  /* Too-deep instances were opened after every tracked one still open
-   * below them: the innermost of the state is one of those. */
-  if (LOGFMT_UNLIKELY (tr->ndeep) && tr->deep[state])
-    {
-      tr->deep[state]--;
-      tr->ndeep--;
-      return LOGFMT_STEP_TOO_DEEP;
-    }
-  uint32_t k = tr->depth;
-  while (k > 0 && tr->open[k - 1].state != state)
-    k--;
-  if (k == 0)
-    return LOGFMT_STEP_UNMATCHED_END;
-  t = account (tr, t);
-  logfmt_interval_t *iv = &tr->open[k - 1];
-  uint32_t above = tr->depth - k;
-  /* The instance leaves the stack before *closed is written, so that the
-   * caller reads its fields back from registers (no store in between). */
-  uint64_t start = iv->start, excl = iv->exclusive;
-  uint32_t depth = iv->depth, flags = iv->flags & LOGFMT_IV_BEGIN_CARGO;
-  if (closed && flags)
-    memcpy (closed->begin_cargo, iv->begin_cargo, LOGFMT_CARGO_SIZE);
-  if (above)
-    memmove (iv, iv + 1, above * sizeof *iv);
-  tr->depth--;
-  if (inner)
-    *inner = above;
-  if (closed)
-    {
-      /* Cargo bytes are copied only when present. */
-      if (cargo)
-        {
-          flags |= LOGFMT_IV_END_CARGO;
-          memcpy (closed->end_cargo, cargo, LOGFMT_CARGO_SIZE);
-        }
-      closed->stream = tr->stream;
-      closed->state = state;
-      closed->start = start;
-      closed->end = t;
-      closed->inclusive = t - start;
-      closed->exclusive = excl;
-      closed->depth = depth;
-      closed->flags = flags;
-    }
-  return LOGFMT_STEP_CLOSED;
-}
-
-int
-logfmt__tracker_begin (logfmt_state_tracker_t *tr, int32_t state,
-                       uint64_t t, const uint8_t *cargo)
-{
-  return tr_begin (tr, state, t, cargo);
-}
-
-int
-logfmt__tracker_end (logfmt_state_tracker_t *tr, int32_t state, uint64_t t,
-                     const uint8_t *cargo, logfmt_interval_t *closed,
-                     uint32_t *inner)
-{
-  return tr_end (tr, state, t, cargo, closed, inner);
+  uint32_t c = tr->cap * 2;
+  if (c > LOGFMT_STATE_MAX_DEPTH)
+    c = LOGFMT_STATE_MAX_DEPTH;
+  logfmt_interval_t *p = realloc (tr->open, c * sizeof *p);
+  if (!p)
+    return LOGFMT_ENOMEM;
+  tr->open = p;
+  tr->cap = c;
+  return 0;
 }
 
 int
@@ -228,10 +114,9 @@ logfmt_state_tracker_apply (logfmt_state_tracker_t *tr,
     return LOGFMT_ESTATE;
   const uint8_t *cargo = (ev->flags & LOGFMT_EVF_CARGO) ? ev->cargo : NULL;
   if (ev->kind == LOGFMT_KIND_BEGIN)
-    return logfmt__tracker_begin (tr, ev->state, ev->time, cargo);
+    return logfmt__tr_begin (tr, ev->state, ev->time, cargo);
   if (ev->kind == LOGFMT_KIND_END)
-    return logfmt__tracker_end (tr, ev->state, ev->time, cargo, closed,
-                                inner);
+    return logfmt__tr_end (tr, ev->state, ev->time, cargo, closed, inner);
   return LOGFMT_STEP_NONE;
 }
 
@@ -242,7 +127,7 @@ logfmt_state_tracker_cut (logfmt_state_tracker_t *tr, uint64_t t_cut,
   if (!tr || !iv)
     return LOGFMT_EINVAL;
   if (tr->cut_pos == 0)
-    t_cut = account (tr, t_cut);
+    t_cut = logfmt__tr_account (tr, t_cut);
   else
     t_cut = tr->t_top;
   if (tr->cut_pos == tr->depth)
@@ -423,7 +308,7 @@ ck_build (const logfmt_reader_t *r, uint32_t stream)
                                                                : NULL;
         if (ev->kind == LOGFMT_KIND_BEGIN)
           {
-            int st = tr_begin (tr, ev->state, ev->time, cargo);
+            int st = logfmt__tr_begin (tr, ev->state, ev->time, cargo);
             if (st < 0)
               goto out;
             if (st == LOGFMT_STEP_OPENED)
@@ -433,7 +318,7 @@ ck_build (const logfmt_reader_t *r, uint32_t stream)
           {
             logfmt_interval_t iv;
             uint32_t inner;
-            if (tr_end (tr, ev->state, ev->time, cargo, &iv, &inner)
+            if (logfmt__tr_end (tr, ev->state, ev->time, cargo, &iv, &inner)
                 != LOGFMT_STEP_CLOSED)
               continue;
             uint32_t k = tr->depth - inner;
@@ -811,7 +696,7 @@ scan (logfmt_interval_iter_t *it, logfmt_interval_t *iv)
       int st;
       if (ev->kind == LOGFMT_KIND_BEGIN)
         {
-          st = tr_begin (tr, ev->state, t, cargo);
+          st = logfmt__tr_begin (tr, ev->state, t, cargo);
           if (st == LOGFMT_STEP_TOO_DEEP && in)
             it->counts[ev->state].too_deep++;
           else if (st < 0)
@@ -821,7 +706,7 @@ scan (logfmt_interval_iter_t *it, logfmt_interval_t *iv)
             }
           continue;
         }
-      st = tr_end (tr, ev->state, t, cargo, iv, NULL);
+      st = logfmt__tr_end (tr, ev->state, t, cargo, iv, NULL);
       if (st != LOGFMT_STEP_CLOSED)
         {
           if (st == LOGFMT_STEP_UNMATCHED_END && in)

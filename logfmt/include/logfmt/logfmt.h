@@ -569,7 +569,8 @@ LOGFMT_API int  logfmt_state_tracker_apply (logfmt_state_tracker_t *tr,
                                             logfmt_interval_t *closed,
                                             uint32_t *inner);
 /* Open instances, outermost (0) to innermost (depth-1); end and
- * inclusive are not set yet, exclusive counts up to the last record. */
+ * inclusive are not meaningful yet, exclusive counts up to the last
+ * BEGIN or END. */
 LOGFMT_API uint32_t logfmt_state_tracker_depth (const logfmt_state_tracker_t *tr);
 LOGFMT_API const logfmt_interval_t *
                 logfmt_state_tracker_open (const logfmt_state_tracker_t *tr,
