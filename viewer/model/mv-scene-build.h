@@ -6,6 +6,7 @@
 #ifndef MV_SCENE_BUILD_H
 #define MV_SCENE_BUILD_H
 
+#include "mv-intervals.h"
 #include "mv-pyramid.h"
 #include "mv-scene.h"
 
@@ -67,9 +68,10 @@ void       mv__lane_fine (MvScene *s, MvLane *lane, MvFineAcc *a,
 
 /* ---- decoded lanes (mv-lane-decode.c) ---- */
 
-/* Spans and markers of one lane; evs is the calling thread's scratch. */
+/* Spans and markers of one lane; evs and tr are the calling thread's
+ * scratch. */
 gboolean mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs,
-                          guint64 *nread, GError **error);
+                          MvTracker *tr, guint64 *nread, GError **error);
 
 /* ---- arrows (mv-arrows.c) ---- */
 

@@ -229,11 +229,15 @@ lane_job (gpointer data)
   MvScene *s = j->s;
   float *occ = NULL;
   GArray *evs = NULL;
+  MvTracker *tr = NULL;
   MvFineAcc *fine = NULL;
   if (s->summary)
     occ = g_new (float, (gsize) s->p.width * MAX (s->log->nstates, 1));
   else
-    evs = g_array_new (FALSE, FALSE, sizeof (MvEv));
+    {
+      evs = g_array_new (FALSE, FALSE, sizeof (MvEv));
+      tr = mv_tracker_new (s->log->nstates);
+    }
   if (s->fine)
     fine = mv__fine_acc_new ((guint) s->p.width, s->log->nstates);
   for (guint i; j->okay && (i = (guint) g_atomic_int_add (j->next, 1))
@@ -245,12 +249,13 @@ lane_job (gpointer data)
         j->okay = mv__lane_summary (s, &s->lanes[i], j->frame, occ, fine,
                                     &j->decoded, &j->error);
       else
-        j->okay = mv__lane_decode (s, &s->lanes[i], evs, &j->decoded,
+        j->okay = mv__lane_decode (s, &s->lanes[i], evs, tr, &j->decoded,
                                    &j->error);
     }
   g_free (occ);
   if (evs)
     g_array_unref (evs);
+  mv_tracker_free (tr);
   mv__fine_acc_free (fine);
   return NULL;
 }
