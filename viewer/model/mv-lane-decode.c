@@ -106,6 +106,7 @@ dec_decode (const MvLog *log, guint32 stream, guint64 ta, guint64 tb,
       for (long i = 0; i < got; i++)
         {
           const logfmt_event_t *ev = &buf[i];
+          d->t_max = MAX (d->t_max, ev->time);
           if (ev->kind == LOGFMT_KIND_SEND || ev->kind == LOGFMT_KIND_RECV)
             continue;
           MvEv e = { ev->time, ev->kind == LOGFMT_KIND_BEGIN
@@ -197,6 +198,7 @@ mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs, MvTracker *tr,
         }
       g_array_append_val (evs, e);
     }
+  guint64 t_max = d->t_max, tb = d->tb;
   mv_decoded_unref (d);
 
   /* States open at tstart, then the instances by the one rule (an END
@@ -259,12 +261,19 @@ mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs, MvTracker *tr,
           break;
         }
     }
-  /* Still open at the window's end, innermost first. */
-  for (guint j = mv_tracker_depth (tr); j-- > 0;)
+  /* Still open at the window's end, innermost first: through the
+   * window if the stream goes on after it, else they end at its last
+   * record (FORMAT.md section 13). */
+  guint depth = mv_tracker_depth (tr);
+  guint64 t_cut = depth == 0 || t_max > t1
+                  || mv__stream_goes_on (log, stream, tb) ? G_MAXUINT64
+                                                          : t_max;
+  for (guint j = depth; j-- > 0;)
     {
       iv = *mv_tracker_open (tr, j);
-      iv.end = t1;
-      emit_span (s, lane, last, &iv, MV_SPAN_OPEN_RIGHT);
+      iv.end = MIN (t_cut, t1);
+      emit_span (s, lane, last, &iv, t_cut == G_MAXUINT64
+                                     ? MV_SPAN_OPEN_RIGHT : MV_SPAN_CUT);
     }
   g_array_sort (lane->spans, span_cmp);
   g_array_unref (cargo);

@@ -224,9 +224,12 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
   guint64 t0 = s->p.t0, t1 = s->p.t1;
   guint64 tstart = mv__decode_start (log, stream, t0, t1);
   /* One iterator per lane job: a new one per row would cost a zstd
-   * context each (a fifth of the time for 10,000 rows). */
-  int rc = a->it ? logfmt_iter_reset (a->it, stream, tstart, t1)
-           : logfmt_iter_new (log->reader, stream, tstart, t1, &a->it);
+   * context each (a fifth of the time for 10,000 rows).  Open-ended:
+   * the first record after t1 (mostly in the block already decoded)
+   * tells whether the stream goes on. */
+  int rc = a->it ? logfmt_iter_reset (a->it, stream, tstart, G_MAXUINT64)
+           : logfmt_iter_new (log->reader, stream, tstart, G_MAXUINT64,
+                              &a->it);
   if (rc != 0)
     {
       mv__scene_problem (s, g_strdup_printf ("stream %u: %s", stream,
@@ -236,10 +239,21 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
   logfmt_iter_t *it = a->it;
   g_array_set_size (a->evs, 0);
   logfmt_event_t buf[256];
-  long got;
-  while ((got = logfmt_iter_next_batch (it, buf, G_N_ELEMENTS (buf))) > 0)
+  long got = 0;
+  guint64 t_max = 0;          /* the last record up to t1 */
+  gboolean goes_on = FALSE;   /* a record after t1 */
+  while (!goes_on
+         && (got = logfmt_iter_next_batch (it, buf, G_N_ELEMENTS (buf))) > 0)
     {
       *nread += (guint64) got;
+      if (buf[got - 1].time > t1)
+        {
+          goes_on = TRUE;
+          while (got > 0 && buf[got - 1].time > t1)
+            got--;
+        }
+      if (got > 0)
+        t_max = MAX (t_max, buf[got - 1].time);
       guint len = a->evs->len;
       g_array_set_size (a->evs, len + (guint) got);
       FineEv *out = (FineEv *) a->evs->data + len;
@@ -270,7 +284,10 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
   guint64 prev = tstart;
   for (guint i = 0; i <= n; i++)
     {
-      guint64 t = i < n ? MIN (ev[i].time, t1) : t1;
+      /* After the last record: instances still open go on through the
+       * window if the stream does, else they end there (FORMAT.md 13). */
+      guint64 t = i < n ? MIN (ev[i].time, t1)
+                  : goes_on ? t1 : MIN (t_max, t1);
       if (top >= 0 && t > prev && t > t0 && (guint) top < ns
           && !(hid && hid[top]))
         fine_interval (a, top, mv_time_map_x (&s->map, MAX (prev, t0)),

@@ -37,6 +37,19 @@ mv__decode_start (const MvLog *log, guint32 stream, guint64 t0, guint64 t1)
 }
 
 gboolean
+mv__stream_goes_on (const MvLog *log, guint32 stream, guint64 t)
+{
+  logfmt_iter_t *it = NULL;
+  logfmt_event_t ev;
+  if (t == G_MAXUINT64
+      || logfmt_iter_new (log->reader, stream, t + 1, G_MAXUINT64, &it) != 0)
+    return FALSE;
+  gboolean more = logfmt_iter_next (it, &ev) == 1;
+  logfmt_iter_free (it);
+  return more;
+}
+
+gboolean
 mv__hidden (const guint8 *flags, guint n, gint32 i)
 {
   return flags != NULL && i >= 0 && (guint) i < n && flags[i];
