@@ -24,7 +24,7 @@
 
 #include <logfmt/logfmt.h>
 #include "clogtool.h"
-#include "../../mpe/src/mpe-spill.h"
+#include "mpe/src/mpe-spill.h"
 
 typedef struct
 {
