@@ -15,7 +15,6 @@
 
 #define FIRST_CAP   16            /* open instances before the first growth */
 
-
 int
 logfmt_state_tracker_new (size_t nstates, uint32_t stream,
                           logfmt_state_tracker_t **out)
@@ -75,7 +74,6 @@ logfmt_state_tracker_open (const logfmt_state_tracker_t *tr, uint32_t i)
     return NULL;
   return &tr->open[tr->cut_pos + i];
 }
-
 
 int
 logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state)
@@ -632,7 +630,6 @@ tail_from (logfmt_interval_iter_t *it)
   it->tail_pos = 0;
   it->phase = 3;
 }
-
 
 /* Past t1 for the first time, at buf[pos]: from now on only the
  * instances begun by t1 matter.  With a cache, the pass stops at the
