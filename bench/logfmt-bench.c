@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * logfmt benchmarks on the synthetic log (bench/logfmt-synth.h):
+ * logfmt benchmarks on the synthetic log (synth/logfmt-synth.h):
  *   size        bytes per event of the final file
  *   encode      encoder (columns + zstd) events/s, one core
  *   write       whole writer (encode, summaries, matching) events/s
@@ -16,7 +16,7 @@
  * also gives process CPU time, which load from other jobs disturbs less.
  */
 #include "config.h"
-#include "logfmt-synth.h"
+#include "synth/logfmt-synth.h"
 
 #include <stdio.h>
 #include <stdlib.h>

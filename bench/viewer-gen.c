@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * viewer-gen OUT PROCS EVENTS_PER_STREAM [SEED]: a synthetic log for the
- * viewer benchmark through bench/logfmt-synth (global time order, fine
+ * viewer benchmark through synth/logfmt-synth (global time order, fine
  * for tens of processes).
  * viewer-gen --wide OUT PROCS EVENTS_PER_STREAM: many processes, each
  * stream written in one go (the synth module picks the next stream by a
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/logfmt-synth.h"
+#include "synth/logfmt-synth.h"
 
 static uint64_t
 rnd (uint64_t *x)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Rank side of live animation.  The logging core hands every record to
- * tap() on the logging thread; tap() copies it into a bounded lock-free
+ * anim_client_record() on the logging thread, which copies it into a
+ * bounded lock-free
  * MPSC ring (Vyukov's bounded queue) or counts a drop.  One sender thread
  * drains the ring into frames (anim-proto.h) on a non-blocking socket.
  * Nothing here ever blocks a logging thread.
@@ -26,7 +27,6 @@
 
 #include "anim/client/anim-client.h"
 #include "anim/client/anim-proto.h"
-#include "mpe/src/mpe-wrap-internal.h"
 
 #define RING_SLOTS    16384u        /* power of two */
 #define OUT_CAP       65536u        /* bytes staged for the socket */
@@ -71,6 +71,7 @@ static struct
 
   /* Consumer side (sender thread only). */
   _Alignas (64) uint32_t deq;
+  const anim_client_core_t *core;
   slot_t  *ring;
   pthread_t thread;
   int      started;
@@ -101,10 +102,9 @@ now_ns (void)
 /* Producer: called from any logging thread.                           */
 /* ------------------------------------------------------------------ */
 
-static void
-tap (void *user, const mpe_tap_record_t *rec)
+void
+anim_client_record (const anim_client_record_t *rec)
 {
-  (void) user;
   if (atomic_load_explicit (&C.state, memory_order_relaxed) == ST_GONE)
     {
       atomic_fetch_add_explicit (&C.dropped, 1, memory_order_relaxed);
@@ -380,7 +380,7 @@ rescan_defs (void)
 {
   C.want_rescan = 0;
   C.last_rescan = now_ns ();
-  mpe__foreach_state_def (def_cb, NULL);
+  C.core->foreach_state_def (def_cb, NULL);
 }
 
 static int
@@ -584,7 +584,8 @@ sender_main (void *arg)
 /* ------------------------------------------------------------------ */
 
 int
-anim_client_start (const char *addr, int world_rank, int world_size)
+anim_client_start (const anim_client_core_t *core, const char *addr,
+                   int world_rank, int world_size)
 {
   if (C.started)
     return 0;
@@ -592,6 +593,7 @@ anim_client_start (const char *addr, int world_rank, int world_size)
     addr = getenv ("MPEANIM_ADDR");
   if (!addr || !*addr)
     return 1;
+  C.core = core;
   C.rank = world_rank;
   C.size = world_size;
   if (parse_addrs (addr) < 0)
@@ -623,7 +625,7 @@ anim_client_start (const char *addr, int world_rank, int world_size)
       return -1;
     }
   C.started = 1;
-  mpe__set_tap (tap, NULL);
+  C.core->set_tap (1);
   return 0;
 }
 
@@ -632,13 +634,13 @@ anim_client_stop (void)
 {
   if (!C.started)
     return;
-  mpe__set_tap (NULL, NULL);
+  C.core->set_tap (0);
   atomic_store (&C.stopping, 1);
   pthread_join (C.thread, NULL);
   C.started = 0;
   uint64_t dropped = atomic_load (&C.dropped);
   int was_up = atomic_load (&C.state) == ST_UP;
-  /* A tap call racing with mpe__set_tap (NULL) only counts a drop from
+  /* A tap call racing with set_tap (0) only counts a drop from
    * here on; the ring stays allocated for it. */
   atomic_store (&C.state, ST_GONE);
   if (dropped && was_up)

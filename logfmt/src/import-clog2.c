@@ -14,6 +14,7 @@
  * are clamped and counted.
  */
 #include "logfmt-import-internal.h"
+#include "clog2-layout-internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -24,31 +25,8 @@
 #include <string.h>
 #include <strings.h>
 
-#define PREAMBLE_SIZE  1024
-#define HDR_SIZE       24
-#define UUID_SIZE      32
-#define COMM_ENTRY     40
-#define FREE_COMM_ID   (-999999999)
 #define MAX_STREAMS    (1u << 22)    /* sanity bound on rank x thread */
 #define MAX_BATCH      256
-
-enum
-{
-  REC_ENDLOG = 0, REC_ENDBLOCK, REC_STATEDEF, REC_EVENTDEF, REC_CONSTDEF,
-  REC_BAREEVT, REC_CARGOEVT, REC_MSGEVT, REC_COLLEVT, REC_COMMEVT,
-  REC_SRCLOC, REC_TIMESHIFT, REC_NTYPES
-};
-
-static const uint16_t rec_size[REC_NTYPES] = {
-  24, 24, 136, 128, 64, 32, 64, 48, 40, 72, 72, 32
-};
-
-enum
-{
-  COMMEVT_WORLD = 0, COMMEVT_SELF = 1, COMMEVT_FREE = 10,
-  COMMEVT_INTRA = 100, COMMEVT_LOCAL = 101, COMMEVT_REMOTE = 102,
-  COMMEVT_INTER = 1000
-};
 
 /* A small open-addressing map from three int32s to an int32. */
 typedef struct
@@ -200,6 +178,9 @@ struct clog2
   map_t          timelines;     /* (icomm, rank, thread) -> timeline index */
   map_t          ranks;         /* (icomm, rank, 0) -> world rank */
   map_t          ids;           /* (event id, 0, 0) -> seen */
+  map_t          inters;        /* (group id, group id, 0) -> pair index */
+  int32_t       *inter_key;     /* 2 group ids per intercomm pair */
+  size_t         ninter, capinter;
   int32_t       *tl_key;        /* 3 ints per timeline */
   int32_t       *tl_stream;     /* timeline -> stream */
   size_t         ntl, captl;
@@ -329,18 +310,18 @@ parse_preamble (clog2_t *c)
 {
   if (c->len < 8 || memcmp (c->data, "CLOG-02.", 8) != 0)
     return fail (c, LOGFMT_EBADMAGIC, 0, "not a CLOG2 file");
-  if (c->len < PREAMBLE_SIZE)
+  if (c->len < CLOG2_PREAMBLE_SIZE)
     return fail (c, LOGFMT_ETRUNCATED, c->len,
                  "file ends inside the %d-byte CLOG2 preamble",
-                 PREAMBLE_SIZE);
+                 CLOG2_PREAMBLE_SIZE);
 
   /* Tokens: NUL-separated, trimmed. */
   const char *tok[64];
-  char buf[PREAMBLE_SIZE + 1];
-  memcpy (buf, c->data, PREAMBLE_SIZE);
-  buf[PREAMBLE_SIZE] = '\0';
+  char buf[CLOG2_PREAMBLE_SIZE + 1];
+  memcpy (buf, c->data, CLOG2_PREAMBLE_SIZE);
+  buf[CLOG2_PREAMBLE_SIZE] = '\0';
   int ntok = 0;
-  for (size_t i = 0; i < PREAMBLE_SIZE && ntok < 64;)
+  for (size_t i = 0; i < CLOG2_PREAMBLE_SIZE && ntok < 64;)
     {
       if (buf[i] == '\0')
         {
@@ -357,15 +338,15 @@ parse_preamble (clog2_t *c)
       if (n)
         tok[ntok++] = s;
     }
-  if (strcmp (tok[0], "CLOG-02.44") != 0)
+  if (strcmp (tok[0], CLOG2_VERSION) != 0)
     return fail (c, LOGFMT_EVERSION, 0,
                  "CLOG2 version \"%.16s\" is not supported (only CLOG-02.44)",
                  tok[0]);
 
   static const char *const keys[] = {
-    "is_big_endian=", "is_finalzed=", "block_size=", "max_comm_world_size=",
-    "max_thread_count=", "known_eventID_start=", "user_eventID_start=",
-    "user_solo_eventID_start=", "commtable_fptr="
+    CLOG2_KEY_BIG_ENDIAN, CLOG2_KEY_FINALIZED, CLOG2_KEY_BLOCK_SIZE,
+    CLOG2_KEY_WORLD_SIZE, CLOG2_KEY_THREADS, CLOG2_KEY_KNOWN_EVT,
+    CLOG2_KEY_USER_EVT, CLOG2_KEY_USER_SOLO, CLOG2_KEY_COMMTABLE
   };
   enum { K_BE, K_FIN, K_BS, K_WORLD, K_THR, K_KES, K_UES, K_USS, K_CT, K_N };
   const char *val[K_N] = { 0 };
@@ -424,12 +405,12 @@ parse_preamble (clog2_t *c)
   c->user_solo_start = (int32_t) v[K_USS];
   c->commtable_off = (uint64_t) g * (uint64_t) u + (uint64_t) r;
 
-  if (c->commtable_off < PREAMBLE_SIZE
-      || (c->commtable_off - PREAMBLE_SIZE) % c->block_size)
+  if (c->commtable_off < CLOG2_PREAMBLE_SIZE
+      || (c->commtable_off - CLOG2_PREAMBLE_SIZE) % c->block_size)
     return fail (c, LOGFMT_ECORRUPT, 0,
                  "CLOG2 preamble: comm table offset %" PRIu64
                  " is not the end of a block", c->commtable_off);
-  c->nblocks = (c->commtable_off - PREAMBLE_SIZE) / c->block_size;
+  c->nblocks = (c->commtable_off - CLOG2_PREAMBLE_SIZE) / c->block_size;
   if (c->commtable_off + 4 > c->len)
     return fail (c, LOGFMT_ETRUNCATED, c->len,
                  "file is truncated: %" PRIu64 " blocks and a comm table "
@@ -443,7 +424,8 @@ load_commtable (clog2_t *c)
 {
   const uint8_t *p = c->data + c->commtable_off;
   int32_t n = ld32 (c, p);
-  if (n < 0 || (uint64_t) n > (c->len - c->commtable_off - 4) / COMM_ENTRY)
+  if (n < 0
+      || (uint64_t) n > (c->len - c->commtable_off - 4) / CLOG2_COMM_ENTRY)
     {
       if (n >= 0 && n < (1 << 24))
         return fail (c, LOGFMT_ETRUNCATED, c->len,
@@ -459,8 +441,8 @@ load_commtable (clog2_t *c)
     return nomem (c);
   for (int32_t i = 0; i < n; i++)
     {
-      const uint8_t *e = p + 4 + (size_t) i * COMM_ENTRY;
-      c->comms[i].kind = ld32 (c, e + UUID_SIZE + 4);
+      const uint8_t *e = p + 4 + (size_t) i * CLOG2_COMM_ENTRY;
+      c->comms[i].kind = ld32 (c, e + CLOG2_ENTRY_KIND);
     }
   c->world_comm = -1;
   return 0;
@@ -476,7 +458,7 @@ walk (clog2_t *c, rec_fn fn)
   const uint32_t bs = c->block_size;
   for (uint64_t k = 0; k < c->nblocks; k++)
     {
-      uint64_t base = PREAMBLE_SIZE + k * bs;
+      uint64_t base = CLOG2_PREAMBLE_SIZE + k * bs;
       const uint8_t *blk = c->data + base;
       uint32_t pos = 0;
       int rc;
@@ -484,29 +466,29 @@ walk (clog2_t *c, rec_fn fn)
         return rc;
       for (;;)
         {
-          if (pos + HDR_SIZE > bs)
+          if (pos + CLOG2_HDR_SIZE > bs)
             return fail (c, LOGFMT_ECORRUPT, base + pos,
                          "block %" PRIu64 " has no ENDBLOCK record", k);
           rec_t r;
           r.off = base + pos;
-          r.time = ldf64 (c, blk + pos);
-          r.icomm = ld32 (c, blk + pos + 8);
-          r.rank = ld32 (c, blk + pos + 12);
-          r.thread = ld32 (c, blk + pos + 16);
-          r.type = ld32 (c, blk + pos + 20);
-          if (r.type < 0 || r.type >= REC_NTYPES)
+          r.time = ldf64 (c, blk + pos + CLOG2_HDR_TIME);
+          r.icomm = ld32 (c, blk + pos + CLOG2_HDR_ICOMM);
+          r.rank = ld32 (c, blk + pos + CLOG2_HDR_RANK);
+          r.thread = ld32 (c, blk + pos + CLOG2_HDR_THREAD);
+          r.type = ld32 (c, blk + pos + CLOG2_HDR_TYPE);
+          if (r.type < 0 || r.type >= CLOG2_REC_NTYPES)
             return fail (c, LOGFMT_ECORRUPT, r.off,
                          "unknown CLOG2 record type %d", r.type);
-          uint32_t size = rec_size[r.type];
+          uint32_t size = clog2_rec_size[r.type];
           if (pos + size > bs)
             return fail (c, LOGFMT_ECORRUPT, r.off,
                          "record of type %d (%u bytes) runs past the end "
                          "of block %" PRIu64, r.type, size, k);
-          if (r.type == REC_ENDLOG)
+          if (r.type == CLOG2_REC_ENDLOG)
             return 0;
-          if (r.type == REC_ENDBLOCK)
+          if (r.type == CLOG2_REC_ENDBLOCK)
             break;
-          r.body = blk + pos + HDR_SIZE;
+          r.body = blk + pos + CLOG2_HDR_SIZE;
           if (!isfinite (r.time) || fabs (r.time) > 1e9)
             return fail (c, LOGFMT_ECORRUPT, r.off,
                          "implausible timestamp %g s", r.time);
@@ -623,6 +605,62 @@ map_rank (clog2_t *c, int32_t icomm, int32_t rank, int32_t wrank,
   return 0;
 }
 
+/* Intercommunicator messages.  Each side logs the message on its own
+ * group's comm id (header) with the partner's group id (MSGEVT icomm), so
+ * the two ends name different comms: A's send says (A, B), B's receive
+ * (B, A).  Both are keyed by the unordered pair, which gets a comm id of
+ * its own after the table's, so the writer pairs them.  An intracomm
+ * message names one comm twice. */
+static int
+msg_groups (const clog2_t *c, const rec_t *r, int32_t *lo, int32_t *hi)
+{
+  int32_t pc = ld32 (c, r->body + CLOG2_MSG_ICOMM);
+  if (pc == CLOG2_NULL_COMM || pc == r->icomm || pc < 0
+      || (uint32_t) pc >= c->ncomms)
+    return 0;
+  *lo = pc < r->icomm ? pc : r->icomm;
+  *hi = pc < r->icomm ? r->icomm : pc;
+  return 1;
+}
+
+static int
+note_intercomm (clog2_t *c, const rec_t *r)
+{
+  int32_t lo, hi;
+  int created;
+  if (!msg_groups (c, r, &lo, &hi))
+    return 0;
+  slot_t *s = map_put (&c->inters, lo, hi, 0, &created);
+  if (!s)
+    return nomem (c);
+  if (!created)
+    return 0;
+  if (c->ninter == c->capinter)
+    {
+      size_t ncap = c->capinter ? c->capinter * 2 : 8;
+      int32_t *nk = realloc (c->inter_key, ncap * 2 * sizeof *nk);
+      if (!nk)
+        return nomem (c);
+      c->inter_key = nk;
+      c->capinter = ncap;
+    }
+  c->inter_key[c->ninter * 2] = lo;
+  c->inter_key[c->ninter * 2 + 1] = hi;
+  s->val = (int32_t) c->ninter++;
+  return 0;
+}
+
+/* The writer's comm id for a message record. */
+static uint32_t
+msg_comm (const clog2_t *c, const rec_t *r)
+{
+  int32_t lo, hi;
+  if (!msg_groups (c, r, &lo, &hi))
+    return (uint32_t) r->icomm;
+  const slot_t *s = map_find (&c->inters, lo, hi, 0);
+  return s ? c->ncomms + (uint32_t) s->val : (uint32_t) r->icomm;
+}
+
 static int
 pass1 (clog2_t *c, const rec_t *r)
 {
@@ -631,48 +669,50 @@ pass1 (clog2_t *c, const rec_t *r)
   int rc, created;
   switch (r->type)
     {
-    case REC_STATEDEF:
+    case CLOG2_REC_STATEDEF:
       {
         GROW (c, c->sdefs, c->nsdefs, c->capsdefs);
         sdef_t *d = &c->sdefs[c->nsdefs++];
-        d->start = ld32 (c, b + 4);
-        d->end = ld32 (c, b + 8);
-        copy_field (d->color, b + 16, 24);
-        copy_field (d->name, b + 40, 32);
-        copy_field (d->format, b + 72, 40);
+        d->start = ld32 (c, b + CLOG2_SDEF_START);
+        d->end = ld32 (c, b + CLOG2_SDEF_END);
+        copy_field (d->color, b + CLOG2_SDEF_COLOR, CLOG2_COLOR_LEN);
+        copy_field (d->name, b + CLOG2_SDEF_NAME, CLOG2_NAME_LEN);
+        copy_field (d->format, b + CLOG2_SDEF_FORMAT, CLOG2_FORMAT_LEN);
         return 0;
       }
-    case REC_EVENTDEF:
+    case CLOG2_REC_EVENTDEF:
       {
         GROW (c, c->edefs, c->nedefs, c->capedefs);
         edef_t *d = &c->edefs[c->nedefs++];
-        d->id = ld32 (c, b);
-        copy_field (d->color, b + 8, 24);
-        copy_field (d->name, b + 32, 32);
-        copy_field (d->format, b + 64, 40);
+        d->id = ld32 (c, b + CLOG2_EDEF_ID);
+        copy_field (d->color, b + CLOG2_EDEF_COLOR, CLOG2_COLOR_LEN);
+        copy_field (d->name, b + CLOG2_EDEF_NAME, CLOG2_NAME_LEN);
+        copy_field (d->format, b + CLOG2_EDEF_FORMAT, CLOG2_FORMAT_LEN);
         return 0;
       }
-    case REC_CONSTDEF:
+    case CLOG2_REC_CONSTDEF:
       {
         GROW (c, c->cdefs, c->ncdefs, c->capcdefs);
         cdef_t *d = &c->cdefs[c->ncdefs++];
-        d->value = ld32 (c, b + 4);
-        copy_field (d->name, b + 8, 32);
+        d->value = ld32 (c, b + CLOG2_CDEF_VALUE);
+        copy_field (d->name, b + CLOG2_CDEF_NAME, CLOG2_NAME_LEN);
         return 0;
       }
-    case REC_BAREEVT:
-    case REC_CARGOEVT:
-      if (!map_put (&c->ids, ld32 (c, b), 0, 0, &created))
+    case CLOG2_REC_BAREEVT:
+    case CLOG2_REC_CARGOEVT:
+      if (!map_put (&c->ids, ld32 (c, b + CLOG2_EVT_ID), 0, 0, &created))
         return nomem (c);
       /* fall through */
-    case REC_MSGEVT:
-      if (r->type == REC_MSGEVT)
+    case CLOG2_REC_MSGEVT:
+      if (r->type == CLOG2_REC_MSGEVT)
         {
-          int32_t et = ld32 (c, b);
-          if (et != -101 && et != -102)
+          int32_t et = ld32 (c, b + CLOG2_MSG_ETYPE);
+          if (et != CLOG2_EVT_SEND && et != CLOG2_EVT_RECV)
             return fail (c, LOGFMT_ECORRUPT, r->off,
                          "message record with event type %d (not -101 "
                          "send or -102 receive)", et);
+          if ((rc = note_intercomm (c, r)))
+            return rc;
         }
       if ((rc = timeline (c, r, &tl)))
         return rc;
@@ -683,28 +723,32 @@ pass1 (clog2_t *c, const rec_t *r)
       }
       c->nevents++;
       return 0;
-    case REC_COMMEVT:
+    case CLOG2_REC_COMMEVT:
       {
-        int32_t et = ld32 (c, b), nc = ld32 (c, b + 4);
-        int32_t rank = ld32 (c, b + 8), wrank = ld32 (c, b + 12);
-        if (et == COMMEVT_FREE)
+        int32_t et = ld32 (c, b + CLOG2_COMM_ETYPE);
+        int32_t nc = ld32 (c, b + CLOG2_COMM_ICOMM);
+        int32_t rank = ld32 (c, b + CLOG2_COMM_RANK);
+        int32_t wrank = ld32 (c, b + CLOG2_COMM_WRANK);
+        if (et == CLOG2_COMMEVT_FREE)
           return 0;
         if ((rc = check_comm (c, nc, r->off)))
           return rc;
-        if (et == COMMEVT_WORLD || et == COMMEVT_SELF
-            || et == COMMEVT_INTRA || et == COMMEVT_LOCAL)
+        if (et == CLOG2_COMMEVT_WORLD || et == CLOG2_COMMEVT_SELF
+            || et == CLOG2_COMMEVT_INTRA || et == CLOG2_COMMEVT_LOCAL)
           if ((rc = map_rank (c, nc, rank, wrank, r->off)))
             return rc;
-        if (et == COMMEVT_WORLD)
+        if (et == CLOG2_COMMEVT_WORLD)
           {
             c->comms[nc].name = "MPI_COMM_WORLD";
             if (c->world_comm < 0)
               c->world_comm = nc;
           }
-        else if (et == COMMEVT_SELF)
+        else if (et == CLOG2_COMMEVT_SELF)
           {
             c->comms[nc].name = "MPI_COMM_SELF";
-            copy_field (c->comms[nc].host, b + 16 + 12, 20);
+            copy_field (c->comms[nc].host,
+                        b + CLOG2_COMM_UUID + CLOG2_UUID_HOST,
+                        CLOG2_HOST_LEN);
           }
         /* The record itself sits on the parent comm, logged by wrank. */
         if (wrank >= 0 && wrank < c->world_size && r->icomm >= 0
@@ -720,7 +764,7 @@ pass1 (clog2_t *c, const rec_t *r)
           }
         return 0;
       }
-    case REC_TIMESHIFT:
+    case CLOG2_REC_TIMESHIFT:
       if (!c->finalized)
         c->shift = ldf64 (c, b);
       return 0;
@@ -936,7 +980,8 @@ write_defs (clog2_t *c)
     }
   if (c->world_comm >= 0)
     size[c->world_comm] = (uint32_t) c->world_size;
-  int32_t *ranks = malloc ((size_t) c->world_size * sizeof *ranks);
+  /* An intercomm lists both groups. */
+  int32_t *ranks = malloc ((size_t) c->world_size * 2 * sizeof *ranks);
   if (!ranks)
     {
       free (size);
@@ -952,6 +997,21 @@ write_defs (clog2_t *c)
       logfmt_comm_def_t d = { i, c->comms[i].kind == 0 ? 0 : 1,
                               c->comms[i].name ? c->comms[i].name : name,
                               size[i], size[i] ? ranks : NULL };
+      if ((rc = logfmt_writer_add_comm (c->w, &d)))
+        rc = wfail (c, rc, "communicator definition");
+    }
+  for (size_t k = 0; k < c->ninter && rc == 0; k++)
+    {
+      uint32_t g[2] = { (uint32_t) c->inter_key[k * 2],
+                        (uint32_t) c->inter_key[k * 2 + 1] }, n = 0;
+      char name[48];
+      for (int i = 0; i < 2; i++)
+        for (uint32_t j = 0; j < size[g[i]]; j++)
+          ranks[n++] = world_rank (c, (int32_t) g[i], (int32_t) j);
+      snprintf (name, sizeof name, "intercomm (comm %u, comm %u)", g[0],
+                g[1]);
+      logfmt_comm_def_t d = { c->ncomms + (uint32_t) k, 0, name, n,
+                              n ? ranks : NULL };
       if ((rc = logfmt_writer_add_comm (c->w, &d)))
         rc = wfail (c, rc, "communicator definition");
     }
@@ -977,14 +1037,14 @@ flush_stream (clog2_t *c, stream_t *st)
 static int
 pass2 (clog2_t *c, const rec_t *r)
 {
-  if (r->type == REC_TIMESHIFT)
+  if (r->type == CLOG2_REC_TIMESHIFT)
     {
       if (!c->finalized)
         c->shift = ldf64 (c, r->body);
       return 0;
     }
-  if (r->type != REC_BAREEVT && r->type != REC_CARGOEVT
-      && r->type != REC_MSGEVT)
+  if (r->type != CLOG2_REC_BAREEVT && r->type != CLOG2_REC_CARGOEVT
+      && r->type != CLOG2_REC_MSGEVT)
     return 0;
 
   int32_t tl;
@@ -1006,11 +1066,13 @@ pass2 (clog2_t *c, const rec_t *r)
   ev->time = t;
   ev->state = -1;
   const uint8_t *b = r->body;
-  if (r->type == REC_MSGEVT)
+  if (r->type == CLOG2_REC_MSGEVT)
     {
-      int32_t et = ld32 (c, b), pc = ld32 (c, b + 4), pr = ld32 (c, b + 8);
-      int32_t size = ld32 (c, b + 16);
-      if (pc == FREE_COMM_ID)          /* local file: not patched yet */
+      int32_t et = ld32 (c, b + CLOG2_MSG_ETYPE);
+      int32_t pc = ld32 (c, b + CLOG2_MSG_ICOMM);
+      int32_t pr = ld32 (c, b + CLOG2_MSG_RANK);
+      int32_t size = ld32 (c, b + CLOG2_MSG_SIZE);
+      if (pc == CLOG2_NULL_COMM)          /* local file: not patched yet */
         pc = r->icomm;
       int32_t partner = -1;
       if (pc >= 0 && (uint32_t) pc < c->ncomms)
@@ -1020,21 +1082,21 @@ pass2 (clog2_t *c, const rec_t *r)
           partner = pr;
           c->unmapped++;
         }
-      ev->type = et == -101 ? LOGFMT_REC_SEND : LOGFMT_REC_RECV;
+      ev->type = et == CLOG2_EVT_SEND ? LOGFMT_REC_SEND : LOGFMT_REC_RECV;
       ev->id = et;
       ev->partner = partner;
-      ev->tag = ld32 (c, b + 12);
-      ev->comm = (uint32_t) r->icomm;
+      ev->tag = ld32 (c, b + CLOG2_MSG_TAG);
+      ev->comm = msg_comm (c, r);
       ev->size = size < 0 ? 0 : (uint64_t) size;
     }
   else
     {
       ev->type = LOGFMT_REC_EVENT;
-      ev->id = ld32 (c, b);
-      if (r->type == REC_CARGOEVT)
+      ev->id = ld32 (c, b + CLOG2_EVT_ID);
+      if (r->type == CLOG2_REC_CARGOEVT)
         {
           ev->flags = LOGFMT_EVF_CARGO;
-          memcpy (ev->cargo, b + 8, LOGFMT_CARGO_SIZE);
+          memcpy (ev->cargo, b + CLOG2_EVT_CARGO, LOGFMT_CARGO_SIZE);
         }
     }
   if (++st->nbuf == c->batch)
@@ -1049,6 +1111,8 @@ clog2_free (clog2_t *c)
   free (c->timelines.slots);
   free (c->ranks.slots);
   free (c->ids.slots);
+  free (c->inters.slots);
+  free (c->inter_key);
   free (c->tl_key);
   free (c->tl_stream);
   if (c->streams)

@@ -5,7 +5,9 @@
  * pass max(1024, records/64) (at most 65536), each holding the record count
  * and, per state present, the ns during which it was the innermost open
  * state.  The finest level is stored plus coarser ones (x8) down to <= 64
- * bins; FORMAT.md "Summaries" has the bytes.
+ * bins; FORMAT.md "Summaries" has the bytes.  Which state is innermost
+ * comes from the state tracker (logfmt-intervals.c), the rule every tool
+ * shares.
  */
 #include "config.h"
 #include "logfmt-reader-internal.h"
@@ -13,7 +15,6 @@
 #include <stdlib.h>
 #include <zstd.h>
 
-#define MAX_DEPTH     256
 #define MIN_LIMIT     1024u
 #define MAX_BINS      65536u
 #define FIRST_SHIFT   6          /* 64 ns to start with */
@@ -40,8 +41,8 @@ struct logfmt_summary_builder
   bool     started;
   uint64_t origin, t_prev, total;
   unsigned shift;          /* bin width = 1 << shift */
-  int32_t  stack[MAX_DEPTH];
-  int      depth, overflow;
+  logfmt_state_tracker_t *tr;
+  int32_t  top;            /* innermost open state, -1 if none */
   /* Completed bins. */
   sbin_t  *bins;
   size_t   nbins, cbins;
@@ -71,7 +72,10 @@ logfmt_summary_builder_new (const logfmt_state_def_t *states, size_t n,
   b->acc = calloc (n + 1, sizeof *b->acc);
   b->touched = malloc ((n + 1) * sizeof *b->touched);
   b->scratch = malloc (2 * (n + 1) * sizeof *b->scratch);
-  if (!b->acc || !b->touched || !b->scratch || logfmt__classify_init (&b->cls, states, n))
+  b->top = -1;
+  if (!b->acc || !b->touched || !b->scratch
+      || logfmt_state_tracker_new (n, 0, &b->tr)
+      || logfmt__classify_init (&b->cls, states, n))
     {
       logfmt_summary_builder_free (b);
       return LOGFMT_ENOMEM;
@@ -87,6 +91,7 @@ logfmt_summary_builder_free (logfmt_summary_builder_t *b)
   if (!b)
     return;
   logfmt__classify_free (&b->cls);
+  logfmt_state_tracker_free (b->tr);
   free (b->acc);
   free (b->touched);
   free (b->scratch);
@@ -219,9 +224,9 @@ close_bin (logfmt_summary_builder_t *b)
 static inline void
 account (logfmt_summary_builder_t *b, uint64_t ns)
 {
-  if (b->depth == 0 || ns == 0)
+  if (b->top < 0 || ns == 0)
     return;
-  uint32_t s = (uint32_t) b->stack[b->depth - 1];
+  uint32_t s = (uint32_t) b->top;
   if (b->acc[s] == 0)
     b->touched[b->ntouched++] = s;
   b->acc[s] += ns;
@@ -276,26 +281,13 @@ logfmt_summary_builder_add (logfmt_summary_builder_t *b,
       if (c < 0)
         continue;
       int32_t st = c >> 1;
-      if (!(c & 1))
-        {
-          if (b->depth < MAX_DEPTH)
-            b->stack[b->depth++] = st;
-          else
-            b->overflow++;
-        }
-      else
-        {
-          /* Pop the innermost matching state; unmatched ends are ignored
-           * (logging may have started inside a state). */
-          for (int d = b->depth - 1; d >= 0; d--)
-            if (b->stack[d] == st)
-              {
-                memmove (&b->stack[d], &b->stack[d + 1],
-                         (size_t) (b->depth - 1 - d) * sizeof (int32_t));
-                b->depth--;
-                break;
-              }
-        }
+      int rc = (c & 1) ? logfmt__tracker_end (b->tr, st, t, NULL, NULL, NULL)
+                       : logfmt__tracker_begin (b->tr, st, t, NULL);
+      if (rc < 0)
+        b->oom = true;
+      uint32_t depth = logfmt_state_tracker_depth (b->tr);
+      b->top = depth ? logfmt_state_tracker_open (b->tr, depth - 1)->state
+                     : -1;
     }
   return b->oom ? LOGFMT_ENOMEM : 0;
 }

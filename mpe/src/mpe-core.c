@@ -159,7 +159,7 @@ tbuf_layout (mpe_tbuf_t *b)
   part_new_round (b, 0);
 }
 
-/* Ring files (mpe-spill.h). */
+/* Ring files (spill/spillfmt.h, docs/SPILL-FORMAT.md). */
 static void
 ring_path (char *out, size_t len, int thread)
 {
@@ -846,6 +846,26 @@ mpe__spill_close (int remove_file)
   mpe__g.spill_fd = -1;
   if (remove_file)
     unlink (mpe__g.spill_path);
+}
+
+/* A failed finish: the spill file and the ring files stay where
+ * `clogtool recover` finds them.  The buffers get fresh anonymous memory
+ * in place of their ring files, so a later log cannot write into them. */
+void
+mpe__spill_keep (void)
+{
+  pthread_mutex_lock (&mpe__g.lock);
+  for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
+    if (b->ring && b->ring_linked
+        && mmap (b->ring, b->map_len, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED)
+      b->ring_linked = 0;
+  pthread_mutex_unlock (&mpe__g.lock);
+  if (mpe__g.spill_fd < 0)
+    return;
+  fsync (mpe__g.spill_fd);
+  close (mpe__g.spill_fd);
+  mpe__g.spill_fd = -1;
 }
 
 static int

@@ -147,6 +147,7 @@ MPE_HIDDEN void        mpe__spill_drain (void);
 MPE_HIDDEN void        mpe__log_slow (int kind, int32_t id, const void *ext);
 MPE_HIDDEN int         mpe__spill_open (void);
 MPE_HIDDEN void        mpe__spill_close (int remove_file);
+MPE_HIDDEN void        mpe__spill_keep (void);
 MPE_HIDDEN int         mpe__spill_frame (int type, int thread,
                                          const void *p, size_t len);
 MPE_HIDDEN void        mpe__spill_meta (void);

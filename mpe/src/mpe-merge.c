@@ -11,12 +11,19 @@
  *      summaries.  Rank 0 hands its own blocks straight to the logfmt
  *      writer; the others stage theirs in a local file and send it to rank
  *      0 in pieces of at most 4 MiB, so no rank holds the whole log.
+ * Each step is a phase (the table `phases` at the end), a function on the
+ * merge context; after each one the ranks agree on failure.  Rank 0 writes
+ * NAME.clog.part and renames it when it is complete.  A failed merge
+ * removes nothing local: every rank keeps its spill and ring files for
+ * `clogtool recover`, and rank 0 prints the command.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +34,8 @@
 
 extern MPI_Comm mpe__comm MPE_HIDDEN;
 
-enum { TAG_PIECE = 811 };
-enum { ITEM_BLOCK = 1, ITEM_SUMMARY = 2, ITEM_MESSAGES = 3, ITEM_END = 4 };
+enum { TAG_PIECE = 811, TAG_DONE = 812 };
+enum { ITEM_BLOCK = 1, ITEM_SUMMARY = 2, ITEM_MESSAGES = 3 };
 #define PIECE_MAX ((size_t) 4 << 20)
 #define BATCH 4096
 
@@ -82,9 +89,9 @@ typedef int (*batch_cb) (void *user, logfmt_event_t *ev, size_t n);
 static int
 scan_spill (blocklist_t **lists, int nthreads)
 {
-  *lists = calloc ((size_t) nthreads, sizeof **lists);
+  *lists = calloc ((size_t) (nthreads ? nthreads : 1), sizeof **lists);
   if (!*lists)
-    return -1;
+    return LOGFMT_ENOMEM;
   if (mpe__g.spill_fd < 0)
     return 0;
   uint64_t end = atomic_load (&mpe__g.spill_off);
@@ -103,7 +110,7 @@ scan_spill (blocklist_t **lists, int nthreads)
               size_t nc = l->cap ? 2 * l->cap : 64;
               blockref_t *nv = realloc (l->v, nc * sizeof *nv);
               if (!nv)
-                return -1;
+                return LOGFMT_ENOMEM;
               l->v = nv;
               l->cap = nc;
             }
@@ -119,7 +126,8 @@ scan_spill (blocklist_t **lists, int nthreads)
 static int scan_fast_marker (void *user, logfmt_event_t *ev, size_t n);
 static int scan_memory (void *user, const mpe_rec_t *p, const mpe_rec_t *end);
 
-/* Calls cb with batches of the thread's events, times in local ns. */
+/* Calls cb with batches of the thread's events, times in local ns.
+ * Returns 0, cb's first non-zero return, or LOGFMT_ENOMEM/LOGFMT_EIO. */
 static int
 for_each_event (mpe_tbuf_t *b, const blocklist_t *spilled, batch_cb cb,
                 void *user, logfmt_event_t *scratch)
@@ -135,14 +143,17 @@ for_each_event (mpe_tbuf_t *b, const blocklist_t *spilled, batch_cb cb,
           if (!nb)
             {
               free (buf);
-              return -1;
+              return LOGFMT_ENOMEM;
             }
           buf = nb;
           bufcap = r->len;
         }
       if (pread (mpe__g.spill_fd, buf, r->len, (off_t) r->off)
           != (ssize_t) r->len)
-        continue;
+        {
+          free (buf);
+          return LOGFMT_EIO;
+        }
       mpe_spill_unpack_t u;
       if (mpe_spill_unpack_init (&u, buf, r->len) != 0)
         continue;
@@ -237,14 +248,14 @@ scan_cb (void *user, logfmt_event_t *ev, size_t n)
           m.src = mpe__g.rank;
           m.dst = ev[i].partner;
           if (push_mrec (&s->sends, &s->nsends, &s->capsends, &m))
-            return -1;
+            return LOGFMT_ENOMEM;
         }
       else
         {
           m.src = ev[i].partner;
           m.dst = mpe__g.rank;
           if (push_mrec (&s->recvs, &s->nrecvs, &s->caprecvs, &m))
-            return -1;
+            return LOGFMT_ENOMEM;
         }
     }
   return 0;
@@ -277,8 +288,9 @@ scan_memory (void *user, const mpe_rec_t *p, const mpe_rec_t *end)
           s->events--;
           mpe_spill_recs_decode (&q, next, mpe__g.tick0, mpe__g.mult_fp,
                                  &one, 1);
-          if (scan_cb (s, &one, 1))
-            return -1;
+          int rc = scan_cb (s, &one, 1);
+          if (rc)
+            return rc;
         }
       p = next;
     }
@@ -363,7 +375,7 @@ match_messages (mrec_t *s, size_t ns, mrec_t *r, size_t nr, size_t *nout)
 }
 
 /* ------------------------------------------------------------------ */
-/* Definitions exchange                                                */
+/* Definitions                                                         */
 /* ------------------------------------------------------------------ */
 
 static char *
@@ -409,7 +421,7 @@ typedef struct
   char               *text;
 } alldefs_t;
 
-static void
+static int
 parse_defs (char *text, size_t len, alldefs_t *out)
 {
   /* Count, then fill; a later definition of the same ids replaces an
@@ -421,7 +433,7 @@ parse_defs (char *text, size_t len, alldefs_t *out)
   out->events = calloc (cnt + 1, sizeof *out->events);
   out->nstates = out->nevents = 0;
   if (!out->states || !out->events)
-    return;
+    return LOGFMT_ENOMEM;
   char *p = text, *end = text + len;
   while (p < end)
     {
@@ -479,247 +491,7 @@ parse_defs (char *text, size_t len, alldefs_t *out)
           logfmt_color_lookup (f[4], &e->rgb);
         }
     }
-}
-
-static int
-exchange_defs (alldefs_t *out)
-{
-  int len = 0;
-  char *mine = serialize_defs (&len);
-  int *lens = malloc ((size_t) mpe__g.size * sizeof (int));
-  int *displs = malloc ((size_t) mpe__g.size * sizeof (int));
-  if (!lens || !displs)
-    return -1;
-  PMPI_Allgather (&len, 1, MPI_INT, lens, 1, MPI_INT, mpe__comm);
-  size_t total = 0;
-  for (int r = 0; r < mpe__g.size; r++)
-    {
-      displs[r] = (int) total;
-      total += (size_t) lens[r];
-    }
-  char *all = malloc (total + 1);
-  PMPI_Allgatherv (mine ? mine : "", len, MPI_CHAR, all, lens, displs,
-                   MPI_CHAR, mpe__comm);
-  /* Reorder: ranks n-1 .. 0, so rank 0's definitions win. */
-  char *ord = malloc (total + 1);
-  size_t o = 0;
-  for (int r = mpe__g.size - 1; r >= 0; r--)
-    {
-      memcpy (ord + o, all + displs[r], (size_t) lens[r]);
-      o += (size_t) lens[r];
-    }
-  free (all);
-  free (mine);
-  free (lens);
-  free (displs);
-  out->text = ord;
-  parse_defs (ord, total, out);
   return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Output staging                                                      */
-/* ------------------------------------------------------------------ */
-
-typedef struct
-{
-  logfmt_writer_t *w;        /* rank 0 */
-  int              fd;       /* other ranks: staging file */
-  uint64_t         fsize;
-  int              err;
-  logfmt_summary_builder_t *sb;
-  int64_t          shift;    /* -G + delta */
-  uint64_t         events;
-  uint64_t         lost;
-  logfmt_encoder_t *enc;
-  logfmt_event_t  *out;
-} emit_t;
-
-static int
-stage_item (emit_t *e, uint32_t kind, uint32_t stream, const void *p,
-            uint64_t len)
-{
-  unsigned char hdr[16];
-  memcpy (hdr, &kind, 4);
-  memcpy (hdr + 4, &stream, 4);
-  memcpy (hdr + 8, &len, 8);
-  static const char zeros[8];
-  uint64_t pad = mpe_spill_pad8 (len) - len;
-  if (write (e->fd, hdr, 16) != 16
-      || (len && write (e->fd, p, len) != (ssize_t) len)
-      || (pad && write (e->fd, zeros, pad) != (ssize_t) pad))
-    {
-      e->err = errno ? -errno : -EIO;
-      return e->err;
-    }
-  e->fsize += 16 + len + pad;
-  return 0;
-}
-
-static int
-block_cb (void *user, const void *block, size_t len,
-          const logfmt_block_info_t *info)
-{
-  emit_t *e = user;
-  if (e->w)
-    {
-      int rc = logfmt_writer_put_block (e->w, info->stream, block, len);
-      if (rc)
-        e->err = rc;
-      return 0;
-    }
-  stage_item (e, ITEM_BLOCK, info->stream, block, len);
-  return 0;
-}
-
-static int
-emit_cb (void *user, logfmt_event_t *ev, size_t n)
-{
-  emit_t *e = user;
-  /* Ranks sharing rank 0's clock have all-zero offsets: no interpolation. */
-  int constant = 1;
-  for (int k = 1; k < mpe__g.nsync; k++)
-    constant &= mpe__g.sync_off[k] == mpe__g.sync_off[0];
-  int64_t base = mpe__g.mono0 + (mpe__g.nsync ? mpe__g.sync_off[0] : 0)
-                 + e->shift;
-  for (size_t i = 0; i < n; i++)
-    {
-      int64_t t = constant ? (int64_t) ev[i].time + base
-                           : corrected (ev[i].time) + e->shift;
-      ev[i].time = t < 0 ? 0 : (uint64_t) t;
-      if (MPE_UNLIKELY (ev[i].type == LOGFMT_REC_LOSS))
-        e->lost += ev[i].size;
-    }
-  e->events += n;
-  if (logfmt_encoder_add (e->enc, ev, n) != 0)
-    e->err = -EIO;
-  if (e->sb)
-    logfmt_summary_builder_add (e->sb, ev, n);
-  return 0;
-}
-
-/* Rank 0: consume one received piece. */
-static int
-consume_piece (logfmt_writer_t *w, const unsigned char *p, size_t len,
-               int *ended)
-{
-  size_t o = 0;
-  int rc = 0;
-  while (o + 16 <= len)
-    {
-      uint32_t kind, stream;
-      uint64_t n;
-      memcpy (&kind, p + o, 4);
-      memcpy (&stream, p + o + 4, 4);
-      memcpy (&n, p + o + 8, 8);
-      o += 16;
-      if (n > len - o)
-        return -EPROTO;
-      int r = 0;
-      if (w)
-        switch (kind)
-          {
-          case ITEM_BLOCK:
-            r = logfmt_writer_put_block (w, stream, p + o, n);
-            break;
-          case ITEM_SUMMARY:
-            r = logfmt_writer_put_summary (w, stream, p + o, n);
-            break;
-          case ITEM_MESSAGES:
-            r = logfmt_writer_put_messages (w, (const logfmt_message_t *) (p + o),
-                                            n / sizeof (logfmt_message_t));
-            break;
-          default:
-            break;
-          }
-      if (kind == ITEM_END)
-        (*ended)++;
-      if (r && !rc)
-        rc = r;
-      o += mpe_spill_pad8 (n);
-    }
-  return rc;
-}
-
-/* Other ranks: send the staging file in pieces cut at item boundaries. */
-static int
-send_staged (int fd, uint64_t size)
-{
-  unsigned char *buf = NULL;
-  size_t cap = 0;
-  uint64_t off = 0;
-  int rc = 0;
-  while (off < size)
-    {
-      /* Gather whole items up to PIECE_MAX (one bigger item goes alone). */
-      uint64_t piece = 0;
-      while (off + piece < size)
-        {
-          unsigned char hdr[16];
-          if (pread (fd, hdr, 16, (off_t) (off + piece)) != 16)
-            {
-              rc = -EIO;
-              break;
-            }
-          uint64_t n;
-          memcpy (&n, hdr + 8, 8);
-          uint64_t item = 16 + mpe_spill_pad8 (n);
-          if (piece && piece + item > PIECE_MAX)
-            break;
-          piece += item;
-          if (piece >= PIECE_MAX)
-            break;
-        }
-      if (rc || piece == 0)
-        break;
-      if (piece > cap)
-        {
-          unsigned char *nb = realloc (buf, piece);
-          if (!nb)
-            {
-              rc = -ENOMEM;
-              break;
-            }
-          buf = nb;
-          cap = piece;
-        }
-      if (pread (fd, buf, piece, (off_t) off) != (ssize_t) piece)
-        {
-          rc = -EIO;
-          break;
-        }
-      PMPI_Send (buf, (int) piece, MPI_BYTE, 0, TAG_PIECE, mpe__comm);
-      off += piece;
-    }
-  if (rc || off < size)
-    {
-      /* Tell rank 0 we are done anyway, so it does not wait forever. */
-      unsigned char end[16] = { 0 };
-      uint32_t k = ITEM_END;
-      memcpy (end, &k, 4);
-      PMPI_Send (end, 16, MPI_BYTE, 0, TAG_PIECE, mpe__comm);
-    }
-  free (buf);
-  return rc;
-}
-
-/* ------------------------------------------------------------------ */
-/* The merge                                                           */
-/* ------------------------------------------------------------------ */
-
-static mpe_tbuf_t **
-threads_by_index (int *n)
-{
-  pthread_mutex_lock (&mpe__g.lock);
-  int nt = atomic_load (&mpe__g.nthreads);
-  mpe_tbuf_t **v = calloc ((size_t) (nt ? nt : 1), sizeof *v);
-  if (v)
-    for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
-      if (b->thread < nt)
-        v[b->thread] = b;
-  pthread_mutex_unlock (&mpe__g.lock);
-  *n = nt;
-  return v;
 }
 
 static char *
@@ -754,12 +526,13 @@ serialize_comms (int *len)
   return s;
 }
 
-static void
+static int
 writer_add_comms (logfmt_writer_t *w, const char *p, size_t len)
 {
   uint32_t *seen = NULL;
   size_t nseen = 0, o = 0;
-  while (o + 12 <= len)
+  int rc = 0;
+  while (o + 12 <= len && rc == 0)
     {
       logfmt_comm_def_t d;
       memcpy (&d.id, p + o, 4);
@@ -768,7 +541,10 @@ writer_add_comms (logfmt_writer_t *w, const char *p, size_t len)
       o += 12;
       if ((uint64_t) d.size * 4 > len - o)
         break;
-      int32_t *ranks = malloc (4 * (size_t) d.size + 4);
+      int dup = 0;
+      for (size_t i = 0; i < nseen; i++)
+        dup |= seen[i] == d.id;
+      int32_t *ranks = dup ? NULL : malloc (4 * (size_t) d.size + 4);
       if (ranks)
         memcpy (ranks, p + o, 4 * (size_t) d.size);
       o += 4 * (size_t) d.size;
@@ -777,31 +553,329 @@ writer_add_comms (logfmt_writer_t *w, const char *p, size_t len)
       o += strnlen (p + o, len - o) + 1;
       if (!*d.name)
         d.name = NULL;
-      int dup = 0;
-      for (size_t i = 0; i < nseen; i++)
-        dup |= seen[i] == d.id;
-      if (!dup)
+      if (dup)
+        continue;
+      uint32_t *ns = realloc (seen, (nseen + 1) * sizeof *ns);
+      if (ns)
+        seen = ns;
+      if (!ranks || !ns)
+        rc = LOGFMT_ENOMEM;
+      else
         {
-          uint32_t *ns = realloc (seen, (nseen + 1) * sizeof *ns);
-          if (ns)
-            {
-              seen = ns;
-              seen[nseen++] = d.id;
-            }
-          logfmt_writer_add_comm (w, &d);
+          seen[nseen++] = d.id;
+          rc = logfmt_writer_add_comm (w, &d);
         }
       free (ranks);
     }
   free (seen);
+  return rc;
 }
 
-static int debug_timing;
+/* ------------------------------------------------------------------ */
+/* Output staging                                                      */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  logfmt_writer_t *w;        /* rank 0 */
+  int              fd;       /* other ranks: staging file */
+  uint64_t         fsize;
+  int              err;      /* first error: LOGFMT_E* */
+  logfmt_summary_builder_t *sb;
+  int64_t          shift;    /* -G + delta */
+  uint64_t         events;
+  uint64_t         lost;
+  logfmt_encoder_t *enc;
+} emit_t;
 
 static void
-phase (const char *what, double t0)
+emit_fail (emit_t *e, int rc)
 {
-  if (debug_timing && mpe__g.rank == 0)
-    fprintf (stderr, "mpe: %8.4f s  %s\n", PMPI_Wtime () - t0, what);
+  if (rc && !e->err)
+    e->err = rc;
+}
+
+static int
+stage_item (emit_t *e, uint32_t kind, uint32_t stream, const void *p,
+            uint64_t len)
+{
+  if (e->err)
+    return e->err;
+  unsigned char hdr[16];
+  memcpy (hdr, &kind, 4);
+  memcpy (hdr + 4, &stream, 4);
+  memcpy (hdr + 8, &len, 8);
+  static const char zeros[8];
+  uint64_t pad = mpe_spill_pad8 (len) - len;
+  errno = 0;
+  if (write (e->fd, hdr, 16) != 16
+      || (len && write (e->fd, p, len) != (ssize_t) len)
+      || (pad && write (e->fd, zeros, pad) != (ssize_t) pad))
+    {
+      /* A short write without errno: the file system is full. */
+      emit_fail (e, errno == 0 || errno == ENOSPC || errno == EDQUOT
+                    ? LOGFMT_ENOSPC : errno == ENOMEM ? LOGFMT_ENOMEM
+                    : LOGFMT_EIO);
+      return e->err;
+    }
+  e->fsize += 16 + len + pad;
+  return 0;
+}
+
+/* One encoded block: to the writer on rank 0, to the staging file
+ * elsewhere. */
+static int
+block_cb (void *user, const void *block, size_t len,
+          const logfmt_block_info_t *info)
+{
+  emit_t *e = user;
+  if (e->w)
+    emit_fail (e, logfmt_writer_put_block (e->w, info->stream, block, len));
+  else
+    stage_item (e, ITEM_BLOCK, info->stream, block, len);
+  return 0;
+}
+
+static int
+emit_cb (void *user, logfmt_event_t *ev, size_t n)
+{
+  emit_t *e = user;
+  /* Ranks sharing rank 0's clock have all-zero offsets: no interpolation. */
+  int constant = 1;
+  for (int k = 1; k < mpe__g.nsync; k++)
+    constant &= mpe__g.sync_off[k] == mpe__g.sync_off[0];
+  int64_t base = mpe__g.mono0 + (mpe__g.nsync ? mpe__g.sync_off[0] : 0)
+                 + e->shift;
+  for (size_t i = 0; i < n; i++)
+    {
+      int64_t t = constant ? (int64_t) ev[i].time + base
+                           : corrected (ev[i].time) + e->shift;
+      ev[i].time = t < 0 ? 0 : (uint64_t) t;
+      if (MPE_UNLIKELY (ev[i].type == LOGFMT_REC_LOSS))
+        e->lost += ev[i].size;
+    }
+  e->events += n;
+  emit_fail (e, logfmt_encoder_add (e->enc, ev, n));
+  if (e->sb)
+    emit_fail (e, logfmt_summary_builder_add (e->sb, ev, n));
+  /* Stop reading once the output is lost. */
+  return e->err;
+}
+
+/* Rank 0: consume one received piece. */
+static int
+consume_piece (logfmt_writer_t *w, const unsigned char *p, size_t len)
+{
+  size_t o = 0;
+  int rc = 0;
+  while (o + 16 <= len)
+    {
+      uint32_t kind, stream;
+      uint64_t n;
+      memcpy (&kind, p + o, 4);
+      memcpy (&stream, p + o + 4, 4);
+      memcpy (&n, p + o + 8, 8);
+      o += 16;
+      if (n > len - o)
+        return LOGFMT_ECORRUPT;
+      int r = 0;
+      switch (kind)
+        {
+        case ITEM_BLOCK:
+          r = logfmt_writer_put_block (w, stream, p + o, n);
+          break;
+        case ITEM_SUMMARY:
+          r = logfmt_writer_put_summary (w, stream, p + o, n);
+          break;
+        case ITEM_MESSAGES:
+          r = logfmt_writer_put_messages (w, (const logfmt_message_t *) (p + o),
+                                          n / sizeof (logfmt_message_t));
+          break;
+        default:
+          break;
+        }
+      if (r && !rc)
+        rc = r;
+      o += mpe_spill_pad8 (n);
+    }
+  return rc;
+}
+
+/* Other ranks: send the staging file in pieces cut at item boundaries,
+ * then TAG_DONE (always, so rank 0 never waits for a rank that failed). */
+static int
+send_staged (int fd, uint64_t size)
+{
+  unsigned char *buf = NULL;
+  size_t cap = 0;
+  uint64_t off = 0;
+  int rc = 0;
+  while (off < size)
+    {
+      /* Gather whole items up to PIECE_MAX (one bigger item goes alone). */
+      uint64_t piece = 0;
+      while (off + piece < size)
+        {
+          unsigned char hdr[16];
+          if (pread (fd, hdr, 16, (off_t) (off + piece)) != 16)
+            {
+              rc = LOGFMT_EIO;
+              break;
+            }
+          uint64_t n;
+          memcpy (&n, hdr + 8, 8);
+          uint64_t item = 16 + mpe_spill_pad8 (n);
+          if (piece && piece + item > PIECE_MAX)
+            break;
+          piece += item;
+          if (piece >= PIECE_MAX)
+            break;
+        }
+      if (rc || piece == 0 || piece > INT_MAX)
+        {
+          rc = rc ? rc : LOGFMT_EIO;
+          break;
+        }
+      if (piece > cap)
+        {
+          unsigned char *nb = realloc (buf, piece);
+          if (!nb)
+            {
+              rc = LOGFMT_ENOMEM;
+              break;
+            }
+          buf = nb;
+          cap = piece;
+        }
+      if (pread (fd, buf, piece, (off_t) off) != (ssize_t) piece)
+        {
+          rc = LOGFMT_EIO;
+          break;
+        }
+      PMPI_Send (buf, (int) piece, MPI_BYTE, 0, TAG_PIECE, mpe__comm);
+      off += piece;
+    }
+  free (buf);
+  PMPI_Send (NULL, 0, MPI_BYTE, 0, TAG_DONE, mpe__comm);
+  return rc;
+}
+
+/* Rank 0 could not hold a piece: receive it into a small buffer (the
+ * receive completes with a truncation error and the message is gone). */
+static void
+discard_piece (const MPI_Status *st)
+{
+  unsigned char small[16];
+  MPI_Errhandler old;
+  PMPI_Comm_get_errhandler (mpe__comm, &old);
+  PMPI_Comm_set_errhandler (mpe__comm, MPI_ERRORS_RETURN);
+  PMPI_Recv (small, (int) sizeof small, MPI_BYTE, st->MPI_SOURCE,
+             st->MPI_TAG, mpe__comm, MPI_STATUS_IGNORE);
+  PMPI_Comm_set_errhandler (mpe__comm, old);
+  PMPI_Errhandler_free (&old);
+}
+
+/* ------------------------------------------------------------------ */
+/* The merge, phase by phase                                           */
+/* ------------------------------------------------------------------ */
+
+/* What the merge knows so far.  Each phase starts with the collectives
+ * that need the previous phases' results, then does local work that may
+ * fail; after every phase all ranks agree on failure (merge_agree), so no
+ * rank is ever left waiting in a collective the others skipped. */
+typedef struct
+{
+  int              rank, size;
+  double           t_start;
+  int              debug_timing;
+  char             name[4096];    /* the finished log */
+  char             part[4200];    /* rank 0 writes here, renamed at the end */
+  /* Streams: one per thread, numbered rank by rank. */
+  int              nt;
+  mpe_tbuf_t     **tb;
+  int             *nts;           /* threads of every rank */
+  uint32_t         first_stream;
+  blocklist_t     *spilled;       /* per thread: its blocks in the spill */
+  logfmt_event_t  *scratch;
+  /* Pass 1 and message routing. */
+  scan_t           sc;
+  int64_t          G;             /* global earliest time: t = 0 */
+  mrec_t          *sorted;        /* sends grouped by destination */
+  mrec_t          *bad;           /* sends to ranks that do not exist */
+  size_t           nbad;
+  int             *scount, *rcount, *sdisp, *rdisp;
+  mrec_t          *in;            /* sends routed here */
+  size_t           nin;
+  /* Matching. */
+  match_t         *mt;
+  size_t           nmatch;
+  logfmt_message_t *msgs;         /* mt compacted */
+  int64_t         *delta;         /* per rank: forward shift */
+  /* Definitions, hosts, communicators. */
+  char            *defs_mine;
+  int              defs_len;
+  int             *defs_lens, *defs_displs;
+  char            *defs_all;
+  alldefs_t        defs;
+  char            *hosts;         /* rank 0: 256 bytes per rank */
+  char            *comms_mine;
+  int              comms_len;
+  int             *comms_lens, *comms_displs;  /* rank 0 */
+  char            *comms_all;     /* rank 0 */
+  size_t           comms_total;
+  /* Output. */
+  emit_t           em;
+  int              part_made;     /* rank 0 created part */
+  int              published;     /* rank 0 renamed it to name */
+  unsigned char   *piece;         /* rank 0: receive buffer */
+  size_t           piece_cap;
+  uint64_t         totals[2];     /* events, lost: all ranks (rank 0) */
+} merge_t;
+
+/* An MPE error code for a LOGFMT_E* code. */
+static int
+mpe_code (int rc)
+{
+  if (rc == 0)
+    return MPE_LOG_OK;
+  return rc == LOGFMT_ENOMEM ? MPE_LOG_NO_MEMORY : MPE_LOG_FILE_PROB;
+}
+
+static int
+fail_nomem (merge_t *m, const char *what)
+{
+  fprintf (stderr, "mpe: rank %d: merge: out of memory (%s)\n", m->rank,
+           what);
+  return MPE_LOG_NO_MEMORY;
+}
+
+/* The worst code of all ranks (MPE_LOG_FILE_PROB > MPE_LOG_NO_MEMORY). */
+static int
+merge_agree (int rc)
+{
+  int all = MPE_LOG_FILE_PROB;
+  PMPI_Allreduce (&rc, &all, 1, MPI_INT, MPI_MAX, mpe__comm);
+  return all;
+}
+
+/* Test hooks, read once per merge: MPE_TEST_MERGE_KILL=RANK:PHASE sends
+ * SIGKILL to that rank as the phase starts; MPE_TEST_MERGE_FAIL=RANK:PHASE
+ * makes that rank's phase fail as an allocation would. */
+static int
+test_hook_is (const char *var, const merge_t *m, const char *phase)
+{
+  const char *v = getenv (var);
+  char *colon;
+  if (!v || !(colon = strchr (v, ':')))
+    return 0;
+  return atoi (v) == m->rank && !strcmp (colon + 1, phase);
+}
+
+static void
+merge_timing (const merge_t *m, const char *what)
+{
+  if (m->debug_timing && m->rank == 0)
+    fprintf (stderr, "mpe: %8.4f s  %s\n", PMPI_Wtime () - m->t_start, what);
 }
 
 /* If another rank dies while this one waits for it here, the launcher
@@ -825,148 +899,200 @@ arrival_guard (int size)
   PMPI_Wait (&rq, MPI_STATUS_IGNORE);
 }
 
-int
-mpe__merge (const char *prefix)
+/* Stops logging, lets every rank arrive, syncs clocks, names the output.
+ * Nothing here can fail. */
+static void
+merge_begin (merge_t *m, const char *prefix)
 {
-  double t_start = PMPI_Wtime ();
-  debug_timing = mpe__env_bool ("MPE_DEBUG_TIMING", 0);
-  int rank = mpe__g.rank, size = mpe__g.size;
-
   pthread_mutex_lock (&mpe__g.lock);
   atomic_store (&mpe__mode, 0);
   pthread_mutex_unlock (&mpe__g.lock);
   /* Spills in flight finish first: the file then holds everything but
    * [seg, pos) of each thread. */
   mpe__spill_drain ();
-  arrival_guard (size);
+  arrival_guard (m->size);
   mpe__sync_run ();
-
   /* Output name: rank 0's prefix (or MPE_LOGFILE_PREFIX) wins. */
-  char name[4096];
-  if (rank == 0)
+  if (m->rank == 0)
     {
       const char *env = getenv ("MPE_LOGFILE_PREFIX");
-      snprintf (name, sizeof name, "%s.clog", env && *env ? env : prefix);
+      snprintf (m->name, sizeof m->name, "%s.clog", env && *env ? env : prefix);
     }
-  PMPI_Bcast (name, sizeof name, MPI_CHAR, 0, mpe__comm);
-  snprintf (mpe__g.merged_name, sizeof mpe__g.merged_name, "%s", name);
+  PMPI_Bcast (m->name, sizeof m->name, MPI_CHAR, 0, mpe__comm);
+  snprintf (m->part, sizeof m->part, "%s.part", m->name);
+  snprintf (mpe__g.merged_name, sizeof mpe__g.merged_name, "%s", m->name);
+}
 
-  /* Streams: one per thread, numbered rank by rank. */
-  int nt = 0;
-  mpe_tbuf_t **tb = threads_by_index (&nt);
-  int *nts = malloc ((size_t) size * sizeof (int));
-  PMPI_Allgather (&nt, 1, MPI_INT, nts, 1, MPI_INT, mpe__comm);
-  uint32_t first_stream = 0, nstreams = 0;
-  for (int r = 0; r < size; r++)
-    {
-      if (r < rank)
-        first_stream += (uint32_t) nts[r];
-      nstreams += (uint32_t) nts[r];
-    }
+static mpe_tbuf_t **
+threads_by_index (int *n)
+{
+  pthread_mutex_lock (&mpe__g.lock);
+  int nt = atomic_load (&mpe__g.nthreads);
+  mpe_tbuf_t **v = calloc ((size_t) (nt ? nt : 1), sizeof *v);
+  if (v)
+    for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
+      if (b->thread < nt)
+        v[b->thread] = b;
+  pthread_mutex_unlock (&mpe__g.lock);
+  *n = nt;
+  return v;
+}
 
-  phase ("sync+streams", t_start);
-  blocklist_t *spilled = NULL;
-  scan_spill (&spilled, nt);
-  logfmt_event_t *scratch = malloc (BATCH * sizeof *scratch);
+/* Phase "streams": this rank's threads and where their spilled blocks are. */
+static int
+phase_streams (merge_t *m)
+{
+  m->tb = threads_by_index (&m->nt);
+  m->nts = malloc ((size_t) m->size * sizeof (int));
+  m->scratch = malloc (BATCH * sizeof *m->scratch);
+  if (!m->tb || !m->nts || !m->scratch)
+    return fail_nomem (m, "thread table");
+  int rc = scan_spill (&m->spilled, m->nt);
+  if (rc == LOGFMT_ENOMEM)
+    return fail_nomem (m, "spill index");
+  return MPE_LOG_OK;
+}
 
-  /* Pass 1. */
-  scan_t sc;
-  memset (&sc, 0, sizeof sc);
-  sc.tmin = INT64_MAX;
-  for (int t = 0; t < nt; t++)
-    if (tb[t])
+/* Phase "scan": stream numbers; pass 1 (message ends, earliest time). */
+static int
+phase_scan (merge_t *m)
+{
+  PMPI_Allgather (&m->nt, 1, MPI_INT, m->nts, 1, MPI_INT, mpe__comm);
+  for (int r = 0; r < m->rank; r++)
+    m->first_stream += (uint32_t) m->nts[r];
+  m->sc.tmin = INT64_MAX;
+  for (int t = 0; t < m->nt; t++)
+    if (m->tb[t])
       {
-        sc.stream = first_stream + (uint32_t) t;
-        sc.seq = 0;
-        for_each_event (tb[t], &spilled[t], scan_fast_marker, &sc, scratch);
-      }
-  phase ("pass 1", t_start);
-  int64_t G = 0;
-  PMPI_Allreduce (&sc.tmin, &G, 1, MPI_INT64_T, MPI_MIN, mpe__comm);
-  if (G == INT64_MAX)
-    G = corrected (0);
-
-  /* Route sends to their receivers. */
-  int *scount = calloc ((size_t) size, sizeof (int));
-  int *rcount = calloc ((size_t) size, sizeof (int));
-  int *sdisp = calloc ((size_t) size, sizeof (int));
-  int *rdisp = calloc ((size_t) size, sizeof (int));
-  mrec_t *bad = NULL;
-  size_t nbad = 0, capbad = 0;
-  if (sc.nsends > 1)
-    qsort (sc.sends, sc.nsends, sizeof (mrec_t), mrec_cmp);
-  /* Group by destination (stable within a destination by key order). */
-  mrec_t *sorted = malloc ((sc.nsends + 1) * sizeof (mrec_t));
-  for (size_t i = 0; i < sc.nsends; i++)
-    {
-      if (sc.sends[i].dst >= 0 && sc.sends[i].dst < size)
-        scount[sc.sends[i].dst] += (int) sizeof (mrec_t);
-      else
-        push_mrec (&bad, &nbad, &capbad, &sc.sends[i]);
-    }
-  for (int r = 1; r < size; r++)
-    sdisp[r] = sdisp[r - 1] + scount[r - 1];
-  {
-    int *fill = calloc ((size_t) size, sizeof (int));
-    for (size_t i = 0; i < sc.nsends; i++)
-      {
-        int d = sc.sends[i].dst;
-        if (d >= 0 && d < size)
+        m->sc.stream = m->first_stream + (uint32_t) t;
+        m->sc.seq = 0;
+        int rc = for_each_event (m->tb[t], &m->spilled[t], scan_fast_marker,
+                                 &m->sc, m->scratch);
+        if (rc == LOGFMT_ENOMEM)
+          return fail_nomem (m, "message table");
+        if (rc)
           {
-            memcpy ((char *) sorted + sdisp[d] + fill[d], &sc.sends[i],
-                    sizeof (mrec_t));
-            fill[d] += (int) sizeof (mrec_t);
+            fprintf (stderr, "mpe: rank %d: cannot read %s: %s\n", m->rank,
+                     mpe__g.spill_path, logfmt_strerror (rc));
+            return MPE_LOG_FILE_PROB;
           }
       }
-    free (fill);
-  }
-  PMPI_Alltoall (scount, 1, MPI_INT, rcount, 1, MPI_INT, mpe__comm);
-  size_t rtotal = 0;
-  for (int r = 0; r < size; r++)
+  return MPE_LOG_OK;
+}
+
+/* Phase "route": t = 0; the sends grouped by their receiver. */
+static int
+phase_route (merge_t *m)
+{
+  int size = m->size;
+  PMPI_Allreduce (&m->sc.tmin, &m->G, 1, MPI_INT64_T, MPI_MIN, mpe__comm);
+  if (m->G == INT64_MAX)
+    m->G = corrected (0);
+  m->scount = calloc ((size_t) size, sizeof (int));
+  m->rcount = calloc ((size_t) size, sizeof (int));
+  m->sdisp = calloc ((size_t) size, sizeof (int));
+  m->rdisp = calloc ((size_t) size, sizeof (int));
+  int *fill = calloc ((size_t) size, sizeof (int));
+  m->sorted = malloc ((m->sc.nsends + 1) * sizeof (mrec_t));
+  if (!m->scount || !m->rcount || !m->sdisp || !m->rdisp || !fill
+      || !m->sorted)
     {
-      rdisp[r] = (int) rtotal;
-      rtotal += (size_t) rcount[r];
+      free (fill);
+      return fail_nomem (m, "routing");
     }
-  mrec_t *in = malloc (rtotal + sizeof (mrec_t));
-  PMPI_Alltoallv (sorted, scount, sdisp, MPI_BYTE, in, rcount, rdisp,
-                  MPI_BYTE, mpe__comm);
-  free (sorted);
-  free (sc.sends);
-  size_t nin = rtotal / sizeof (mrec_t);
-  /* Sends to impossible ranks stay unmatched on the sender. */
-  if (nbad)
+  mrec_t *s = m->sc.sends;
+  size_t ns = m->sc.nsends, capbad = 0;
+  /* Stable within a destination by key order. */
+  if (ns > 1)
+    qsort (s, ns, sizeof (mrec_t), mrec_cmp);
+  int rc = MPE_LOG_OK;
+  for (size_t i = 0; i < ns; i++)
+    if (s[i].dst >= 0 && s[i].dst < size)
+      m->scount[s[i].dst] += (int) sizeof (mrec_t);
+    else if (push_mrec (&m->bad, &m->nbad, &capbad, &s[i]))
+      rc = fail_nomem (m, "routing");
+  for (int r = 1; r < size; r++)
+    m->sdisp[r] = m->sdisp[r - 1] + m->scount[r - 1];
+  for (size_t i = 0; i < ns; i++)
     {
-      mrec_t *ni = realloc (in, (nin + nbad) * sizeof (mrec_t));
-      if (ni)
+      int d = s[i].dst;
+      if (d >= 0 && d < size)
         {
-          in = ni;
-          memcpy (in + nin, bad, nbad * sizeof (mrec_t));
-          nin += nbad;
+          memcpy ((char *) m->sorted + m->sdisp[d] + fill[d], &s[i],
+                  sizeof (mrec_t));
+          fill[d] += (int) sizeof (mrec_t);
         }
     }
-  free (bad);
-  phase ("routing", t_start);
-  size_t nmatch = 0;
-  match_t *mt = match_messages (in, nin, sc.recvs, sc.nrecvs, &nmatch);
-  free (in);
-  free (sc.recvs);
+  free (fill);
+  free (m->sc.sends);
+  m->sc.sends = NULL;
+  return rc;
+}
 
-  /* Residual causality violations: shift receivers forward. */
-  int64_t *delta = calloc ((size_t) size, sizeof (int64_t));
-  int rounds = 0;
-  for (; rounds < 16; rounds++)
+/* Phase "exchange": how much each rank receives. */
+static int
+phase_exchange (merge_t *m)
+{
+  PMPI_Alltoall (m->scount, 1, MPI_INT, m->rcount, 1, MPI_INT, mpe__comm);
+  size_t rtotal = 0;
+  for (int r = 0; r < m->size; r++)
+    {
+      m->rdisp[r] = (int) rtotal;
+      rtotal += (size_t) m->rcount[r];
+    }
+  m->nin = rtotal / sizeof (mrec_t);
+  m->in = malloc ((m->nin + m->nbad + 1) * sizeof (mrec_t));
+  if (!m->in)
+    return fail_nomem (m, "received sends");
+  return MPE_LOG_OK;
+}
+
+/* Phase "match": the sends arrive; FIFO matching per key. */
+static int
+phase_match (merge_t *m)
+{
+  PMPI_Alltoallv (m->sorted, m->scount, m->sdisp, MPI_BYTE, m->in,
+                  m->rcount, m->rdisp, MPI_BYTE, mpe__comm);
+  free (m->sorted);
+  m->sorted = NULL;
+  /* Sends to impossible ranks stay unmatched on the sender. */
+  if (m->nbad)
+    memcpy (m->in + m->nin, m->bad, m->nbad * sizeof (mrec_t));
+  m->nin += m->nbad;
+  m->mt = match_messages (m->in, m->nin, m->sc.recvs, m->sc.nrecvs,
+                          &m->nmatch);
+  free (m->in);
+  m->in = NULL;
+  free (m->sc.recvs);
+  m->sc.recvs = NULL;
+  m->delta = calloc ((size_t) m->size, sizeof (int64_t));
+  if (!m->mt || !m->delta)
+    return fail_nomem (m, "matched messages");
+  return MPE_LOG_OK;
+}
+
+/* Residual causality violations: shift receivers forward (collective
+ * rounds; nothing in them can fail). */
+static void
+shift_receivers (merge_t *m)
+{
+  int rank = m->rank, size = m->size;
+  int64_t *delta = m->delta;
+  for (int rounds = 0; rounds < 16; rounds++)
     {
       int64_t need = 0;
-      for (size_t i = 0; mt && i < nmatch; i++)
-        if (mt[i].m.send_stream != LOGFMT_NO_STREAM
-            && mt[i].m.recv_stream != LOGFMT_NO_STREAM
-            && mt[i].m.send_rank >= 0 && mt[i].m.send_rank < size)
-          {
-            int64_t v = mt[i].ts + delta[mt[i].m.send_rank]
-                        - (mt[i].tr + delta[rank]);
-            if (v > need)
-              need = v;
-          }
+      for (size_t i = 0; i < m->nmatch; i++)
+        {
+          const match_t *x = &m->mt[i];
+          if (x->m.send_stream != LOGFMT_NO_STREAM
+              && x->m.recv_stream != LOGFMT_NO_STREAM
+              && x->m.send_rank >= 0 && x->m.send_rank < size)
+            {
+              int64_t v = x->ts + delta[x->m.send_rank] - (x->tr + delta[rank]);
+              if (v > need)
+                need = v;
+            }
+        }
       int64_t mine = delta[rank] + need;
       PMPI_Allgather (&mine, 1, MPI_INT64_T, delta, 1, MPI_INT64_T, mpe__comm);
       int changed = need > 0, any = 0;
@@ -990,293 +1116,541 @@ mpe__merge (const char *prefix)
                  "that no message arrives before it is sent\n", shifted,
                  (long long) maxd);
     }
-  phase ("matching+shift", t_start);
-  /* Final message times. */
-  for (size_t i = 0; mt && i < nmatch; i++)
+}
+
+/* Final message times, then compaction to plain logfmt_message_t. */
+static void
+finish_messages (merge_t *m)
+{
+  for (size_t i = 0; i < m->nmatch; i++)
     {
-      logfmt_message_t *m = &mt[i].m;
-      if (m->send_stream != LOGFMT_NO_STREAM)
+      logfmt_message_t *x = &m->mt[i].m;
+      if (x->send_stream != LOGFMT_NO_STREAM)
         {
-          int64_t d = m->send_rank >= 0 && m->send_rank < size
-                      ? delta[m->send_rank] : 0;
-          int64_t t = mt[i].ts - G + d;
-          m->send_time = t < 0 ? 0 : (uint64_t) t;
+          int64_t d = x->send_rank >= 0 && x->send_rank < m->size
+                      ? m->delta[x->send_rank] : 0;
+          int64_t t = m->mt[i].ts - m->G + d;
+          x->send_time = t < 0 ? 0 : (uint64_t) t;
         }
-      if (m->recv_stream != LOGFMT_NO_STREAM)
+      if (x->recv_stream != LOGFMT_NO_STREAM)
         {
-          int64_t t = mt[i].tr - G + delta[rank];
-          m->recv_time = t < 0 ? 0 : (uint64_t) t;
+          int64_t t = m->mt[i].tr - m->G + m->delta[m->rank];
+          x->recv_time = t < 0 ? 0 : (uint64_t) t;
         }
       /* A residual the rounds could not remove: clamp the arrow only. */
-      if (m->send_stream != LOGFMT_NO_STREAM
-          && m->recv_stream != LOGFMT_NO_STREAM
-          && m->recv_time < m->send_time)
-        m->recv_time = m->send_time;
+      if (x->send_stream != LOGFMT_NO_STREAM
+          && x->recv_stream != LOGFMT_NO_STREAM
+          && x->recv_time < x->send_time)
+        x->recv_time = x->send_time;
     }
-  /* Compact to plain logfmt_message_t. */
-  logfmt_message_t *msgs = (logfmt_message_t *) mt;
-  for (size_t i = 0; mt && i < nmatch; i++)
-    memmove (&msgs[i], &mt[i].m, sizeof (logfmt_message_t));
+  m->msgs = (logfmt_message_t *) m->mt;
+  for (size_t i = 0; i < m->nmatch; i++)
+    memmove (&m->msgs[i], &m->mt[i].m, sizeof (logfmt_message_t));
+}
 
-  /* Definitions, hosts, comms. */
-  alldefs_t defs;
-  memset (&defs, 0, sizeof defs);
-  exchange_defs (&defs);
-  char *hosts = rank == 0 ? malloc ((size_t) size * 256) : NULL;
+/* Phase "shift": shift rounds and message times; this rank's definitions
+ * and communicators, serialised for the exchange. */
+static int
+phase_shift (merge_t *m)
+{
+  shift_receivers (m);
+  finish_messages (m);
+  m->defs_mine = serialize_defs (&m->defs_len);
+  m->comms_mine = serialize_comms (&m->comms_len);
+  m->defs_lens = malloc ((size_t) m->size * sizeof (int));
+  m->defs_displs = malloc ((size_t) m->size * sizeof (int));
+  int rc = MPE_LOG_OK;
+  if (!m->defs_mine || !m->comms_mine || !m->defs_lens || !m->defs_displs)
+    rc = fail_nomem (m, "definitions");
+  if (m->rank == 0)
+    {
+      m->hosts = malloc ((size_t) m->size * 256);
+      m->comms_lens = malloc ((size_t) m->size * sizeof (int));
+      m->comms_displs = malloc ((size_t) m->size * sizeof (int));
+      if (!m->hosts || !m->comms_lens || !m->comms_displs)
+        rc = fail_nomem (m, "host and communicator tables");
+    }
+  return rc;
+}
+
+/* Phase "sizes": how long every rank's definitions and communicators
+ * are. */
+static int
+phase_sizes (merge_t *m)
+{
+  PMPI_Allgather (&m->defs_len, 1, MPI_INT, m->defs_lens, 1, MPI_INT,
+                  mpe__comm);
+  PMPI_Gather (&m->comms_len, 1, MPI_INT, m->comms_lens, 1, MPI_INT, 0,
+               mpe__comm);
+  size_t total = 0;
+  for (int r = 0; r < m->size; r++)
+    {
+      m->defs_displs[r] = (int) total;
+      total += (size_t) m->defs_lens[r];
+    }
+  m->defs_all = malloc (total + 1);
+  m->defs.text = malloc (total + 1);
+  if (!m->defs_all || !m->defs.text)
+    return fail_nomem (m, "definitions");
+  if (m->rank == 0)
+    {
+      for (int r = 0; r < m->size; r++)
+        {
+          m->comms_displs[r] = (int) m->comms_total;
+          m->comms_total += (size_t) m->comms_lens[r];
+        }
+      m->comms_all = malloc (m->comms_total + 1);
+      if (!m->comms_all)
+        return fail_nomem (m, "communicators");
+    }
+  return MPE_LOG_OK;
+}
+
+/* Phase "definitions": everyone's definitions (rank 0's win), hosts and
+ * communicators to rank 0. */
+static int
+phase_definitions (merge_t *m)
+{
+  int size = m->size;
+  PMPI_Allgatherv (m->defs_mine, m->defs_len, MPI_CHAR, m->defs_all,
+                   m->defs_lens, m->defs_displs, MPI_CHAR, mpe__comm);
   char myhost[256];
   snprintf (myhost, sizeof myhost, "%s", mpe__g.host);
-  PMPI_Gather (myhost, 256, MPI_CHAR, hosts, 256, MPI_CHAR, 0, mpe__comm);
-  int clen = 0;
-  char *cser = serialize_comms (&clen);
-  int *clens = rank == 0 ? malloc ((size_t) size * sizeof (int)) : NULL;
-  int *cdisp = rank == 0 ? malloc ((size_t) size * sizeof (int)) : NULL;
-  PMPI_Gather (&clen, 1, MPI_INT, clens, 1, MPI_INT, 0, mpe__comm);
-  char *call = NULL;
-  size_t ctotal = 0;
-  if (rank == 0)
+  PMPI_Gather (myhost, 256, MPI_CHAR, m->hosts, 256, MPI_CHAR, 0, mpe__comm);
+  PMPI_Gatherv (m->comms_mine, m->comms_len, MPI_CHAR, m->comms_all,
+                m->comms_lens, m->comms_displs, MPI_CHAR, 0, mpe__comm);
+  /* Ranks n-1 .. 0, so rank 0's definitions come last and win. */
+  size_t o = 0;
+  for (int r = size - 1; r >= 0; r--)
     {
-      for (int r = 0; r < size; r++)
-        {
-          cdisp[r] = (int) ctotal;
-          ctotal += (size_t) clens[r];
-        }
-      call = malloc (ctotal + 1);
+      memcpy (m->defs.text + o, m->defs_all + m->defs_displs[r],
+              (size_t) m->defs_lens[r]);
+      o += (size_t) m->defs_lens[r];
     }
-  PMPI_Gatherv (cser ? cser : "", clen, MPI_CHAR, call, clens, cdisp,
-                MPI_CHAR, 0, mpe__comm);
-  free (cser);
+  free (m->defs_all);
+  m->defs_all = NULL;
+  if (parse_defs (m->defs.text, o, &m->defs) != 0)
+    return fail_nomem (m, "definitions");
+  return MPE_LOG_OK;
+}
 
-  phase ("definitions", t_start);
-  /* Rank 0 opens the writer. */
-  emit_t em;
-  memset (&em, 0, sizeof em);
-  em.fd = -1;
-  int open_ok = 1;
-  char stage_path[4200] = "";
+/* Rank 0: the writer on the .part file, with every definition. */
+static int
+open_writer (merge_t *m)
+{
+  char creator[256], lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  int ll = 0;
+  PMPI_Get_library_version (lib, &ll);
+  lib[strcspn (lib, "\n")] = '\0';
+  snprintf (creator, sizeof creator, "mpe %s (%.200s)", PACKAGE_VERSION, lib);
+  logfmt_writer_opts_t wo;
+  memset (&wo, 0, sizeof wo);
+  wo.size = sizeof wo;
+  wo.creator = creator;
+  wo.world_size = (uint32_t) m->size;
+  wo.origin_unix_ns = (mpe__g.real0 - mpe__g.mono0) + m->G;
   logfmt_error_t err;
   memset (&err, 0, sizeof err);
-  if (rank == 0)
+  if (logfmt_writer_open (m->part, &wo, &m->em.w, &err) != 0)
     {
-      char creator[256], lib[MPI_MAX_LIBRARY_VERSION_STRING];
-      int ll = 0;
-      PMPI_Get_library_version (lib, &ll);
-      lib[strcspn (lib, "\n")] = '\0';
-      snprintf (creator, sizeof creator, "mpe %s (%.200s)", PACKAGE_VERSION, lib);
-      logfmt_writer_opts_t wo;
-      memset (&wo, 0, sizeof wo);
-      wo.size = sizeof wo;
-      wo.creator = creator;
-      wo.world_size = (uint32_t) size;
-      wo.origin_unix_ns = (mpe__g.real0 - mpe__g.mono0) + G;
-      if (logfmt_writer_open (name, &wo, &em.w, &err) != 0)
-        {
-          fprintf (stderr, "mpe: cannot write %s: %s\n", name, err.message);
-          open_ok = 0;
-          em.w = NULL;
-        }
-      else
-        {
-          for (size_t i = 0; i < defs.nstates; i++)
-            logfmt_writer_add_state (em.w, &defs.states[i]);
-          for (size_t i = 0; i < defs.nevents; i++)
-            logfmt_writer_add_event_def (em.w, &defs.events[i]);
-          uint32_t s = 0;
-          for (int r = 0; r < size; r++)
-            for (int t = 0; t < nts[r]; t++, s++)
-              {
-                logfmt_stream_def_t sd = { r, t, hosts + 256 * r };
-                uint32_t got = 0;
-                logfmt_writer_add_stream (em.w, &sd, &got);
-                if (got != s)
-                  fprintf (stderr, "mpe: stream numbering mismatch "
-                           "(%u != %u)\n", got, s);
-              }
-          writer_add_comms (em.w, call, ctotal);
-          logfmt_const_def_t cd[3] = { { "MPI_PROC_NULL", MPI_PROC_NULL },
-                                       { "MPI_ANY_SOURCE", MPI_ANY_SOURCE },
-                                       { "MPI_ANY_TAG", MPI_ANY_TAG } };
-          for (int i = 0; i < 3; i++)
-            logfmt_writer_add_const (em.w, &cd[i]);
-        }
+      fprintf (stderr, "mpe: cannot write %s: %s\n", m->name, err.message);
+      m->em.w = NULL;
+      return mpe_code (err.code);
     }
-  else
-    {
-      snprintf (stage_path, sizeof stage_path, "%s.merge", mpe__g.spill_path);
-      em.fd = open (stage_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-      if (em.fd >= 0)
-        unlink (stage_path);
-      else
-        em.err = -errno;
-    }
-  free (hosts);
-  free (call);
-  free (clens);
-  free (cdisp);
+  m->part_made = 1;
+  logfmt_writer_t *w = m->em.w;
+  int rc = 0;
+  for (size_t i = 0; i < m->defs.nstates && !rc; i++)
+    rc = logfmt_writer_add_state (w, &m->defs.states[i]);
+  for (size_t i = 0; i < m->defs.nevents && !rc; i++)
+    rc = logfmt_writer_add_event_def (w, &m->defs.events[i]);
+  uint32_t s = 0;
+  for (int r = 0; r < m->size && !rc; r++)
+    for (int t = 0; t < m->nts[r] && !rc; t++, s++)
+      {
+        logfmt_stream_def_t sd = { r, t, m->hosts + 256 * r };
+        uint32_t got = 0;
+        rc = logfmt_writer_add_stream (w, &sd, &got);
+        if (!rc && got != s)
+          {
+            fprintf (stderr, "mpe: stream numbering mismatch (%u != %u)\n",
+                     got, s);
+            rc = LOGFMT_EINVAL;
+          }
+      }
+  if (!rc)
+    rc = writer_add_comms (w, m->comms_all, m->comms_total);
+  logfmt_const_def_t cd[3] = { { "MPI_PROC_NULL", MPI_PROC_NULL },
+                               { "MPI_ANY_SOURCE", MPI_ANY_SOURCE },
+                               { "MPI_ANY_TAG", MPI_ANY_TAG } };
+  for (int i = 0; i < 3 && !rc; i++)
+    rc = logfmt_writer_add_const (w, &cd[i]);
+  /* Pieces from the other ranks land here (a bigger one grows it). */
+  m->piece_cap = PIECE_MAX + 16;
+  m->piece = rc ? NULL : malloc (m->piece_cap);
+  if (!rc && !m->piece)
+    rc = LOGFMT_ENOMEM;
+  if (rc)
+    fprintf (stderr, "mpe: cannot write %s: %s\n", m->name,
+             logfmt_strerror (rc));
+  return mpe_code (rc);
+}
 
-  phase ("writer open", t_start);
-  /* Pass 2: encode and summarise each stream with corrected times. */
-  em.shift = -G + delta[rank];
-  for (int t = 0; t < nt; t++)
+/* Phase "open": rank 0 opens the output, the others a staging file. */
+static int
+phase_open (merge_t *m)
+{
+  m->em.fd = -1;
+  if (m->rank == 0)
+    return open_writer (m);
+  char stage[4200];
+  snprintf (stage, sizeof stage, "%s.merge", mpe__g.spill_path);
+  m->em.fd = open (stage, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (m->em.fd < 0)
     {
-      if (!tb[t])
-        continue;
-      uint32_t stream = first_stream + (uint32_t) t;
-      logfmt_encoder_opts_t eo = { sizeof eo, stream, 0, 0 };
-      if (logfmt_encoder_new (&eo, block_cb, &em, &em.enc) != 0)
-        {
-          em.err = -ENOMEM;
-          break;
-        }
-      em.sb = NULL;
-      logfmt_summary_builder_new (defs.states, defs.nstates, &em.sb);
-      for_each_event (tb[t], &spilled[t], emit_cb, &em, scratch);
-      logfmt_encoder_flush (em.enc);
-      logfmt_encoder_free (em.enc);
-      em.enc = NULL;
-      if (em.sb)
-        {
-          void *bytes = NULL;
-          size_t len = 0;
-          if (logfmt_summary_builder_finish (em.sb, stream, &bytes, &len) == 0)
-            {
-              if (em.w)
-                logfmt_writer_put_summary (em.w, stream, bytes, len);
-              else if (em.fd >= 0)
-                stage_item (&em, ITEM_SUMMARY, stream, bytes, len);
-              free (bytes);
-            }
-          logfmt_summary_builder_free (em.sb);
-          em.sb = NULL;
-        }
+      fprintf (stderr, "mpe: rank %d: cannot create %s: %s\n", m->rank,
+               stage, strerror (errno));
+      return MPE_LOG_FILE_PROB;
     }
-  if (em.w && nmatch)
-    logfmt_writer_put_messages (em.w, msgs, nmatch);
-  else if (em.fd >= 0)
+  unlink (stage);
+  return MPE_LOG_OK;
+}
+
+/* One stream's summary: to the writer or the staging file. */
+static void
+put_summary (emit_t *em, uint32_t stream)
+{
+  void *bytes = NULL;
+  size_t len = 0;
+  int rc = logfmt_summary_builder_finish (em->sb, stream, &bytes, &len);
+  if (rc)
+    emit_fail (em, rc);
+  else if (em->w)
+    emit_fail (em, logfmt_writer_put_summary (em->w, stream, bytes, len));
+  else
+    stage_item (em, ITEM_SUMMARY, stream, bytes, len);
+  free (bytes);
+}
+
+/* Pass 2 over one thread: encode and summarise with corrected times. */
+static void
+encode_stream (merge_t *m, int t)
+{
+  emit_t *em = &m->em;
+  uint32_t stream = m->first_stream + (uint32_t) t;
+  logfmt_encoder_opts_t eo = { sizeof eo, stream, 0, 0 };
+  em->enc = NULL;
+  em->sb = NULL;
+  emit_fail (em, logfmt_encoder_new (&eo, block_cb, em, &em->enc));
+  if (!em->err)
+    emit_fail (em, logfmt_summary_builder_new (m->defs.states,
+                                               m->defs.nstates, &em->sb));
+  if (!em->err)
+    {
+      int rc = for_each_event (m->tb[t], &m->spilled[t], emit_cb, em,
+                               m->scratch);
+      if (rc)
+        emit_fail (em, rc);
+    }
+  if (!em->err)
+    emit_fail (em, logfmt_encoder_flush (em->enc));
+  if (!em->err)
+    put_summary (em, stream);
+  logfmt_encoder_free (em->enc);
+  logfmt_summary_builder_free (em->sb);
+  em->enc = NULL;
+  em->sb = NULL;
+}
+
+/* Phase "encode": every stream, then this rank's matched messages. */
+static int
+phase_encode (merge_t *m)
+{
+  emit_t *em = &m->em;
+  em->shift = -m->G + m->delta[m->rank];
+  for (int t = 0; t < m->nt && !em->err; t++)
+    if (m->tb[t])
+      encode_stream (m, t);
+  if (em->w && m->nmatch && !em->err)
+    emit_fail (em, logfmt_writer_put_messages (em->w, m->msgs, m->nmatch));
+  else if (!em->w)
     {
       /* Messages in items of at most PIECE_MAX bytes. */
       size_t per = PIECE_MAX / sizeof (logfmt_message_t) - 1;
-      for (size_t i = 0; i < nmatch; i += per)
+      for (size_t i = 0; i < m->nmatch && !em->err; i += per)
         {
-          size_t k = nmatch - i < per ? nmatch - i : per;
-          stage_item (&em, ITEM_MESSAGES, 0, msgs + i,
+          size_t k = m->nmatch - i < per ? m->nmatch - i : per;
+          stage_item (em, ITEM_MESSAGES, 0, m->msgs + i,
                       k * sizeof (logfmt_message_t));
         }
-      stage_item (&em, ITEM_END, 0, NULL, 0);
     }
-  free (mt);
-  free (scratch);
-  for (int t = 0; t < nt; t++)
-    free (spilled ? spilled[t].v : NULL);
-  free (spilled);
+  if (em->err)
+    fprintf (stderr, "mpe: rank %d: cannot %s: %s\n", m->rank,
+             em->w ? "write the log" : "stage its part of the log",
+             logfmt_strerror (em->err));
+  return mpe_code (em->err);
+}
 
-  phase ("pass 2", t_start);
-  /* Assemble on rank 0. */
-  int rc = MPE_LOG_OK;
-  if (rank == 0)
+/* Phase "assemble": the other ranks' pieces reach rank 0's writer. */
+static int
+phase_assemble (merge_t *m)
+{
+  int rc = 0;
+  if (m->rank != 0)
     {
-      int ended = 0;
-      unsigned char *buf = NULL;
-      size_t cap = 0;
-      while (ended < size - 1)
-        {
-          MPI_Status st;
-          int cnt = 0;
-          PMPI_Probe (MPI_ANY_SOURCE, TAG_PIECE, mpe__comm, &st);
-          PMPI_Get_count (&st, MPI_BYTE, &cnt);
-          if ((size_t) cnt > cap)
-            {
-              unsigned char *nb = realloc (buf, (size_t) cnt);
-              if (!nb)
-                abort ();
-              buf = nb;
-              cap = (size_t) cnt;
-            }
-          PMPI_Recv (buf, cnt, MPI_BYTE, st.MPI_SOURCE, TAG_PIECE, mpe__comm,
-                     MPI_STATUS_IGNORE);
-          int r = consume_piece (em.w, buf, (size_t) cnt, &ended);
-          if (r && !em.err)
-            em.err = r;
-        }
-      free (buf);
+      rc = send_staged (m->em.fd, m->em.fsize);
+      close (m->em.fd);
+      m->em.fd = -1;
+      if (rc)
+        fprintf (stderr, "mpe: rank %d: cannot send its part of the log: "
+                 "%s\n", m->rank, logfmt_strerror (rc));
+      return mpe_code (rc);
     }
+  for (int done = 0; done < m->size - 1;)
+    {
+      MPI_Status st;
+      int cnt = 0;
+      PMPI_Probe (MPI_ANY_SOURCE, MPI_ANY_TAG, mpe__comm, &st);
+      PMPI_Get_count (&st, MPI_BYTE, &cnt);
+      if (st.MPI_TAG != TAG_PIECE)
+        {
+          done += st.MPI_TAG == TAG_DONE;
+          PMPI_Recv (NULL, 0, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, mpe__comm,
+                     MPI_STATUS_IGNORE);
+          continue;
+        }
+      if ((size_t) cnt > m->piece_cap)
+        {
+          unsigned char *nb = realloc (m->piece, (size_t) cnt);
+          if (!nb)
+            {
+              discard_piece (&st);
+              if (!rc)
+                rc = LOGFMT_ENOMEM;
+              continue;
+            }
+          m->piece = nb;
+          m->piece_cap = (size_t) cnt;
+        }
+      PMPI_Recv (m->piece, cnt, MPI_BYTE, st.MPI_SOURCE, TAG_PIECE, mpe__comm,
+                 MPI_STATUS_IGNORE);
+      int r = rc ? 0 : consume_piece (m->em.w, m->piece, (size_t) cnt);
+      if (r && !rc)
+        rc = r;
+    }
+  if (rc)
+    fprintf (stderr, "mpe: cannot write %s: %s\n", m->name,
+             logfmt_strerror (rc));
+  return mpe_code (rc);
+}
+
+/* Phase "finish": totals; rank 0 completes the .part file. */
+static int
+phase_finish (merge_t *m)
+{
+  uint64_t counts[2] = { m->em.events, 0 };
+  for (int t = 0; t < m->nt; t++)
+    if (m->tb[t])
+      counts[1] += m->tb[t]->lost;
+  PMPI_Reduce (counts, m->totals, 2, MPI_UINT64_T, MPI_SUM, 0, mpe__comm);
+  if (counts[1])
+    fprintf (stderr, "mpe: rank %d lost %llu events (the spill file could "
+             "not be written); LOSS records mark where\n", m->rank,
+             (unsigned long long) counts[1]);
+  if (m->rank != 0)
+    return MPE_LOG_OK;
+  logfmt_error_t err;
+  memset (&err, 0, sizeof err);
+  int rc = logfmt_writer_finish (m->em.w, &err);
+  m->em.w = NULL;
+  if (rc)
+    {
+      fprintf (stderr, "mpe: cannot finish %s: %s\n", m->name, err.message);
+      return mpe_code (rc);
+    }
+  return MPE_LOG_OK;
+}
+
+/* Phase "publish": the finished file takes its name. */
+static int
+phase_publish (merge_t *m)
+{
+  if (m->rank != 0)
+    return MPE_LOG_OK;
+  if (rename (m->part, m->name) != 0)
+    {
+      fprintf (stderr, "mpe: cannot rename %s to %s: %s\n", m->part, m->name,
+               strerror (errno));
+      return MPE_LOG_FILE_PROB;
+    }
+  m->part_made = 0;
+  m->published = 1;
+  return MPE_LOG_OK;
+}
+
+static void
+merge_report (const merge_t *m)
+{
+  if (m->rank != 0)
+    return;
+  struct stat sb;
+  double mb = stat (m->name, &sb) == 0 ? sb.st_size / 1048576.0 : 0;
+  fprintf (stderr, "mpe: wrote %s (%.1f MB, %llu events, %d ranks) in %.2f s\n",
+           m->name, mb, (unsigned long long) m->totals[0], m->size,
+           PMPI_Wtime () - m->t_start);
+  if (m->totals[1])
+    fprintf (stderr, "mpe: %llu events were lost in all\n",
+             (unsigned long long) m->totals[1]);
+}
+
+static const struct
+{
+  const char *name;
+  int (*run) (merge_t *);
+} phases[] = {
+  { "streams", phase_streams },
+  { "scan", phase_scan },
+  { "route", phase_route },
+  { "exchange", phase_exchange },
+  { "match", phase_match },
+  { "shift", phase_shift },
+  { "sizes", phase_sizes },
+  { "definitions", phase_definitions },
+  { "open", phase_open },
+  { "encode", phase_encode },
+  { "assemble", phase_assemble },
+  { "finish", phase_finish },
+  { "publish", phase_publish },
+};
+
+/* The log could not be completed: nothing local is removed, what memory
+ * holds joins the spill file, and rank 0 says how to rebuild the log. */
+static void
+merge_failed (merge_t *m, int rc, const char *phase)
+{
+  if (m->rank == 0)
+    {
+      if (m->em.w)
+        logfmt_writer_abort (m->em.w);   /* removes the .part file */
+      else if (m->part_made)
+        unlink (m->part);
+      else if (m->published)   /* complete, but the ranks said otherwise */
+        unlink (m->name);
+      m->em.w = NULL;
+    }
+  if (m->em.fd >= 0)
+    close (m->em.fd);
+  m->em.fd = -1;
+  mpe__crash_flush ();
+  mpe__spill_keep ();
+  /* Where the files are: rank 0's directory, and whether any rank has
+   * them elsewhere (another node, another MPE_TMPDIR). */
+  char where[4096 + 256];
+  snprintf (where, sizeof where, "%s", mpe__g.spill_path);
+  char *slash = strrchr (where, '/');
+  if (slash)
+    *slash = '\0';
+  size_t dl = strlen (where);
+  snprintf (where + dl + 1, sizeof where - dl - 1, "%s", mpe__g.host);
+  char root[sizeof where];
+  memcpy (root, where, sizeof root);
+  PMPI_Bcast (root, (int) sizeof root, MPI_CHAR, 0, mpe__comm);
+  int elsewhere = strcmp (root, where) != 0
+                  || strcmp (root + strlen (root) + 1,
+                             where + strlen (where) + 1) != 0;
+  int nelsewhere = 0;
+  PMPI_Reduce (&elsewhere, &nelsewhere, 1, MPI_INT, MPI_SUM, 0, mpe__comm);
+  if (m->rank != 0)
+    return;
+  fprintf (stderr,
+           "mpe: %s was not written (%s, in the merge's %s phase).\n"
+           "mpe: every rank kept its local files (run %s); to rebuild the "
+           "whole log, run\n"
+           "    clogtool recover --run %s -o %s %s\n",
+           m->name, rc == MPE_LOG_NO_MEMORY ? "out of memory" : "file problem",
+           phase, mpe__g.runid, mpe__g.runid, m->name, where);
+  if (nelsewhere)
+    fprintf (stderr, "mpe: %d rank(s) kept theirs in another directory or "
+             "on another host: copy their mpe-%s-*.spill files into %s "
+             "first\n", nelsewhere, mpe__g.runid, where);
+}
+
+static void
+merge_free (merge_t *m)
+{
+  free (m->tb);
+  free (m->nts);
+  for (int t = 0; m->spilled && t < m->nt; t++)
+    free (m->spilled[t].v);
+  free (m->spilled);
+  free (m->scratch);
+  free (m->sc.sends);
+  free (m->sc.recvs);
+  free (m->sorted);
+  free (m->bad);
+  free (m->scount);
+  free (m->rcount);
+  free (m->sdisp);
+  free (m->rdisp);
+  free (m->in);
+  free (m->mt);
+  free (m->delta);
+  free (m->defs_mine);
+  free (m->defs_lens);
+  free (m->defs_displs);
+  free (m->defs_all);
+  free (m->defs.states);
+  free (m->defs.events);
+  free (m->defs.text);
+  free (m->hosts);
+  free (m->comms_mine);
+  free (m->comms_lens);
+  free (m->comms_displs);
+  free (m->comms_all);
+  free (m->piece);
+}
+
+int
+mpe__merge (const char *prefix)
+{
+  merge_t m;
+  memset (&m, 0, sizeof m);
+  m.em.fd = -1;
+  m.t_start = PMPI_Wtime ();
+  m.debug_timing = mpe__env_bool ("MPE_DEBUG_TIMING", 0);
+  m.rank = mpe__g.rank;
+  m.size = mpe__g.size;
+  merge_begin (&m, prefix);
+  merge_timing (&m, "sync");
+  int rc = MPE_LOG_OK;
+  size_t i;
+  for (i = 0; i < sizeof phases / sizeof phases[0]; i++)
+    {
+      if (test_hook_is ("MPE_TEST_MERGE_KILL", &m, phases[i].name))
+        raise (SIGKILL);
+      rc = phases[i].run (&m);
+      if (test_hook_is ("MPE_TEST_MERGE_FAIL", &m, phases[i].name))
+        rc = fail_nomem (&m, "MPE_TEST_MERGE_FAIL");
+      rc = merge_agree (rc);
+      merge_timing (&m, phases[i].name);
+      if (rc)
+        break;
+    }
+  if (rc)
+    merge_failed (&m, rc, phases[i].name);
   else
     {
-      if (em.fd >= 0)
-        send_staged (em.fd, em.fsize);
-      else
+      merge_report (&m);
+      /* Kept local files are complete: what memory holds goes in as RAW
+       * frames, so `clogtool recover` rebuilds this very log from them. */
+      if (!mpe__g.delete_local)
         {
-          unsigned char end[16] = { 0 };
-          uint32_t k = ITEM_END;
-          memcpy (end, &k, 4);
-          PMPI_Send (end, 16, MPI_BYTE, 0, TAG_PIECE, mpe__comm);
+          mpe__save_memory ();
+          mpe__spill_frame (MPE_SPILL_END, 0, NULL, 0);
         }
-      if (em.fd >= 0)
-        close (em.fd);
+      mpe__spill_close (mpe__g.delete_local);
+      mpe__tbuf_reset_all ();
     }
-
-  phase ("assembly", t_start);
-  uint64_t counts[2] = { em.events, em.lost }, totals[2] = { 0, 0 };
-  uint64_t lost_here = 0;
-  for (int t = 0; t < nt; t++)
-    if (tb[t])
-      lost_here += tb[t]->lost;
-  counts[1] = lost_here;
-  PMPI_Reduce (counts, totals, 2, MPI_UINT64_T, MPI_SUM, 0, mpe__comm);
-  if (lost_here)
-    fprintf (stderr, "mpe: rank %d lost %llu events (the spill file could "
-             "not be written); LOSS records mark where\n", rank,
-             (unsigned long long) lost_here);
-
-  if (rank == 0)
-    {
-      if (em.w)
-        {
-          if (em.err)
-            fprintf (stderr, "mpe: error while writing %s: %s\n", name,
-                     logfmt_strerror (em.err));
-          if (logfmt_writer_finish (em.w, &err) != 0)
-            {
-              fprintf (stderr, "mpe: cannot finish %s: %s\n", name,
-                       err.message);
-              open_ok = 0;
-            }
-          em.w = NULL;
-        }
-      if (open_ok)
-        {
-          struct stat sb;
-          double mb = stat (name, &sb) == 0 ? sb.st_size / 1048576.0 : 0;
-          fprintf (stderr, "mpe: wrote %s (%.1f MB, %llu events, %d ranks) "
-                   "in %.2f s\n", name, mb, (unsigned long long) totals[0],
-                   size, PMPI_Wtime () - t_start);
-          if (totals[1])
-            fprintf (stderr, "mpe: %llu events were lost in all\n",
-                     (unsigned long long) totals[1]);
-        }
-    }
-  phase ("finish", t_start);
-  PMPI_Bcast (&open_ok, 1, MPI_INT, 0, mpe__comm);
-  if (!open_ok)
-    rc = MPE_LOG_FILE_PROB;
-
-  /* Kept local files are complete: what memory holds goes in as RAW
-   * frames, so `clogtool recover` rebuilds this very log from them. */
-  if (!mpe__g.delete_local)
-    {
-      mpe__save_memory ();
-      mpe__spill_frame (MPE_SPILL_END, 0, NULL, 0);
-    }
-  mpe__spill_close (mpe__g.delete_local);
-  mpe__tbuf_reset_all ();
-  free (tb);
-  free (nts);
-  free (scount);
-  free (rcount);
-  free (sdisp);
-  free (rdisp);
-  free (delta);
-  free (defs.states);
-  free (defs.events);
-  free (defs.text);
+  merge_free (&m);
   return rc;
 }

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "mpe/wrappers/wrap-internal.h"
-#include "anim/client/anim-client.h"
 
 _Atomic int mpe__wrap_on;
 int mpe__wrap_inited;
@@ -101,11 +100,11 @@ wrap_start (int *argc, char ***argv)
   atomic_store (&mpe__wrap_on, 1);
   mpe__log_id (MPE_KNOWN_SOLO_COMM_INIT);
 #ifdef MPE_WRAP_ANIM
-  if (anim_client_start (NULL, rank, size) == 1 && rank == 0)
+  if (mpe__wrap_anim_start (rank, size) == 1 && rank == 0)
     fprintf (stderr, "MPE: libampe: MPEANIM_ADDR is not set, so nothing "
              "is animated (start mpeanim and export its address)\n");
 #else
-  anim_client_start (NULL, rank, size);
+  mpe__wrap_anim_start (rank, size);
 #endif
 }
 
@@ -171,7 +170,7 @@ wrap_stop (void)
   if (atomic_load (&mpe__wrap_on) && !mpe__wrap_nest)
     mpe__log_id (MPE_KNOWN_SOLO_COMM_FINALIZE);
   atomic_store (&mpe__wrap_on, 0);
-  anim_client_stop ();
+  mpe__wrap_anim_stop ();
   wrap_stopping = 1;
   mpe__wrap_finalize ();        /* runs wrap_describe_used unless done */
   wrap_stopping = 0;

@@ -211,4 +211,9 @@ int mpe__wrap_testsome (int s, int n, MPI_Request r[], int *outcount,
 int mpe__wrap_reqfree (int s, MPI_Request *r) MPE__WRAP_HIDDEN;
 int mpe__wrap_cancel (int s, MPI_Request *r) MPE__WRAP_HIDDEN;
 
+/* Live animation (wrap-anim.c): starts the client with the core's tap;
+ * returns as anim_client_start (1: no window address configured). */
+int mpe__wrap_anim_start (int world_rank, int world_size) MPE__WRAP_HIDDEN;
+void mpe__wrap_anim_stop (void) MPE__WRAP_HIDDEN;
+
 #endif

@@ -15,6 +15,10 @@
  *       event (5000).  Expected counts: RANKS*ITERS of each state and
  *       message end, RANKS*ceil(ITERS/10) ticks.  With THREADS > 1,
  *       iteration i is logged by thread i % THREADS.
+ *   clog2-util gen-comm OUT
+ *       writes 4 ranks' messages on a dup, split communicators and two
+ *       intercommunicators, recorded as MPE2 records them (do_gen_comm
+ *       lists every message).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -279,6 +283,74 @@ statedef (gen_t *g, int id, int s, int e, const char *name,
   put_rec (g, r, 2, 0);
 }
 
+/* Ends the last block, appends the comm table (entry i has local_ID i,
+ * kind kinds[i] and a UUID of its own) and writes the preamble. */
+static int
+gen_finish (gen_t *g, const char *out, int ranks, int threads,
+            const int32_t *kinds, int nentries)
+{
+  {
+    uint8_t r[24] = { 0 };
+    put_hdr (r, 1e8, 0, 0, 0);
+    memcpy (g->blk + g->pos, r, 24);      /* always fits (24 kept free) */
+    flush_block (g);
+  }
+  uint8_t n[4];
+  be32 (n, nentries);
+  fwrite (n, 1, 4, g->f);
+  for (int i = 0; i < nentries; i++)
+    {
+      uint8_t e[40] = { 0 };
+      be32 (e, 1000 + i);                       /* UUID: "random" int */
+      bef64 (e + 4, (double) i);                /* creation time */
+      snprintf ((char *) e + 12, 20, "node0");
+      be32 (e + 32, i);
+      be32 (e + 36, kinds[i]);
+      fwrite (e, 1, 40, g->f);
+    }
+  uint64_t ct = 1024 + g->nblocks * g->bs;
+  uint8_t pre[1024] = { 0 };
+  int len = 0;
+  const char *tok[] = { "CLOG-02.44", "is_big_endian=", "TRUE ",
+                        "is_finalzed=", "TRUE ", "block_size=", NULL,
+                        "num_buffered_blocks=", "128",
+                        "max_comm_world_size=", NULL, "max_thread_count=",
+                        "1", "known_eventID_start=", "0",
+                        "user_eventID_start=", "600",
+                        "known_solo_eventID_start=", "-10",
+                        "user_solo_eventID_start=", "5000",
+                        "known_stateID_count=", "300", "user_stateID_count=",
+                        "1", "known_solo_eventID_count=", "0",
+                        "user_solo_eventID_count=", "1", "commtable_fptr=",
+                        NULL, NULL, NULL };
+  char v[6][32];
+  snprintf (v[0], 32, "%zu", g->bs);
+  snprintf (v[1], 32, "%d", ranks);
+  snprintf (v[2], 32, "%llu", (unsigned long long) (ct / 1073741824u));
+  snprintf (v[3], 32, "%d", 1073741824);
+  snprintf (v[4], 32, "%llu", (unsigned long long) (ct % 1073741824u));
+  snprintf (v[5], 32, "%d", threads);
+  tok[12] = v[5];
+  tok[6] = v[0];
+  tok[10] = v[1];
+  tok[30] = v[2];
+  tok[31] = v[3];
+  tok[32] = v[4];
+  for (size_t i = 0; i < sizeof tok / sizeof tok[0]; i++)
+    {
+      size_t l = strlen (tok[i]) + 1;
+      memcpy (pre + len, tok[i], l);
+      len += (int) l;
+    }
+  if (fseek (g->f, 0, SEEK_SET) || fwrite (pre, 1, 1024, g->f) != 1024
+      || fclose (g->f))
+    {
+      perror (out);
+      return 2;
+    }
+  return 0;
+}
+
 static int
 do_gen (const char *out, int ranks, long iters, size_t bs, int threads)
 {
@@ -340,64 +412,147 @@ do_gen (const char *out, int ranks, long iters, size_t bs, int threads)
           ev (&g, t + 7e-5, r, 5000, NULL);
       }
   cur_thread = 0;
-  {
-    uint8_t r[24] = { 0 };
-    put_hdr (r, 1e8, 0, 0, 0);
-    memcpy (g.blk + g.pos, r, 24);      /* always fits (24 kept free) */
-    flush_block (&g);
-  }
   /* Comm table: world, then one self per rank. */
-  uint8_t n[4];
-  be32 (n, ranks + 1);
-  fwrite (n, 1, 4, g.f);
-  for (int i = 0; i <= ranks; i++)
-    {
-      uint8_t e[40] = { 0 };
-      be32 (e + 32, i);
-      be32 (e + 36, 1);
-      fwrite (e, 1, 40, g.f);
-    }
-  uint64_t ct = 1024 + g.nblocks * bs;
-  int len = 0;
-  const char *tok[] = { "CLOG-02.44", "is_big_endian=", "TRUE ",
-                        "is_finalzed=", "TRUE ", "block_size=", NULL,
-                        "num_buffered_blocks=", "128",
-                        "max_comm_world_size=", NULL, "max_thread_count=",
-                        "1", "known_eventID_start=", "0",
-                        "user_eventID_start=", "600",
-                        "known_solo_eventID_start=", "-10",
-                        "user_solo_eventID_start=", "5000",
-                        "known_stateID_count=", "300", "user_stateID_count=",
-                        "1", "known_solo_eventID_count=", "0",
-                        "user_solo_eventID_count=", "1", "commtable_fptr=",
-                        NULL, NULL, NULL };
-  char v[6][32];
-  snprintf (v[0], 32, "%zu", bs);
-  snprintf (v[1], 32, "%d", ranks);
-  snprintf (v[2], 32, "%llu", (unsigned long long) (ct / 1073741824u));
-  snprintf (v[3], 32, "%d", 1073741824);
-  snprintf (v[4], 32, "%llu", (unsigned long long) (ct % 1073741824u));
-  snprintf (v[5], 32, "%d", threads);
-  tok[12] = v[5];
-  tok[6] = v[0];
-  tok[10] = v[1];
-  tok[30] = v[2];
-  tok[31] = v[3];
-  tok[32] = v[4];
-  for (size_t i = 0; i < sizeof tok / sizeof tok[0]; i++)
-    {
-      size_t l = strlen (tok[i]) + 1;
-      memcpy (pre + len, tok[i], l);
-      len += (int) l;
-    }
-  if (fseek (g.f, 0, SEEK_SET) || fwrite (pre, 1, 1024, g.f) != 1024
-      || fclose (g.f))
+  int32_t *kinds = malloc ((size_t) (ranks + 1) * sizeof *kinds);
+  for (int i = 0; kinds && i <= ranks; i++)
+    kinds[i] = 1;
+  if (!kinds || gen_finish (&g, out, ranks, threads, kinds, ranks + 1))
+    return 2;
+  free (kinds);
+  free (g.blk);
+  return 0;
+}
+
+/* --------------------------------------------------------------- */
+/* Communicators the way MPE2 logs them (MPE-COMPAT 5.5-5.6)        */
+/* --------------------------------------------------------------- */
+
+/* Table ids of gen-comm's merged table.  Selves are 1..4. */
+enum
+{
+  GC_WORLD = 0, GC_DUP = 5, GC_EVEN = 6, GC_ODD = 7,
+  GC_IC1 = 8, GC_IC1_EVEN = 9, GC_IC1_ODD = 10, GC_IC1_ODD_SIDE = 11,
+  GC_IC2 = 12, GC_IC2_EVEN = 13, GC_IC2_ODD = 14, GC_IC2_ODD_SIDE = 15,
+  GC_NCOMMS = 16
+};
+
+/* COMMEVT on the parent comm (hc, hr): new comm nc, rank there, world. */
+static void
+commevt (gen_t *g, int hc, int hr, int etype, int nc, int rank, int wrank)
+{
+  uint8_t c[72] = { 0 };
+  put_hdr (c, 0, hc, hr, 9);
+  be32 (c + 24, etype);
+  be32 (c + 28, nc);
+  be32 (c + 32, rank);
+  be32 (c + 36, wrank);
+  snprintf ((char *) c + 24 + 16 + 12, 20, "node%d", wrank);
+  put_rec (g, c, 9, 0);
+}
+
+/* MSGEVT logged by rank hr of comm hc; the partner is rank pr of pc. */
+static void
+msgevt (gen_t *g, double t, int hc, int hr, int send, int pc, int pr,
+        int tag)
+{
+  uint8_t r[48] = { 0 };
+  put_hdr (r, t, hc, hr, 7);
+  be32 (r + 24, send ? -101 : -102);
+  be32 (r + 28, pc);
+  be32 (r + 32, pr);
+  be32 (r + 36, tag);
+  be32 (r + 40, 100 + tag);
+  put_rec (g, r, 7, t);
+}
+
+/* One message from (sc, sr) to (dc, dr), each end on its own side's comm
+ * id: equal ids for an intracomm, the two group ids for an intercomm. */
+static void
+gc_message (gen_t *g, double ts, double tr, int sc, int sr, int dc, int dr,
+            int tag)
+{
+  msgevt (g, ts, sc, sr, 1, dc, dr, tag);
+  msgevt (g, tr, dc, dr, 0, sc, sr, tag);
+}
+
+/* 4 ranks: MPI_COMM_WORLD, a dup of it, a split into even {0,2} and odd
+ * {1,3} ranks, an intercomm between the two halves (made from the split
+ * comms) and a dup of that intercomm.  Rank 0's table knows the even
+ * side's entries (inter 8, local 9, remote 10); the odd side's own inter
+ * entry (11) was learned at the merge (kind -1), its local group is 10
+ * and its remote group 9, as the UUIDs tie them.  Messages, times in us
+ * after 1000:
+ *   dup       w3 -> w0 tag 7     0 -> 5
+ *   even      w0 -> w2 tag 1    10 -> 15
+ *   odd       w1 -> w3 tag 1    10 -> 15
+ *   ic1       w0 -> w1 tag 5    20 -> 25,   w2 -> w3 tag 5   20 -> 25
+ *   ic1       w1 -> w0 tag 5    30 -> 35,   w3 -> w2 tag 5   30 -> 35
+ *   ic1, ic2  w0 -> w1 tag 9: ic1 sent at 40, ic2 at 41; w1 receives
+ *             ic2 at 45 and ic1 at 46 (only the comm tells them apart)
+ * Message sizes are 100 + tag; 9 messages, none unmatched. */
+static int
+do_gen_comm (const char *out)
+{
+  gen_t g = { 0 };
+  g.bs = 1024;                        /* several blocks */
+  g.blk = calloc (1, g.bs);
+  g.f = fopen (out, "wb");
+  if (!g.f || !g.blk)
     {
       perror (out);
       return 2;
     }
+  uint8_t pre[1024] = { 0 };
+  fwrite (pre, 1, sizeof pre, g.f);     /* rewritten at the end */
+
+  for (int r = 0; r < 4; r++)
+    {
+      int half = r & 1, hr = r / 2;
+      int split = half ? GC_ODD : GC_EVEN;
+      int ic1 = half ? GC_IC1_ODD_SIDE : GC_IC1;
+      int l1 = half ? GC_IC1_ODD : GC_IC1_EVEN;
+      int r1 = half ? GC_IC1_EVEN : GC_IC1_ODD;
+      int ic2 = half ? GC_IC2_ODD_SIDE : GC_IC2;
+      int l2 = half ? GC_IC2_ODD : GC_IC2_EVEN;
+      int r2 = half ? GC_IC2_EVEN : GC_IC2_ODD;
+      commevt (&g, GC_WORLD, r, 0, GC_WORLD, r, r);
+      commevt (&g, 1 + r, 0, 1, 1 + r, 0, r);
+      commevt (&g, GC_WORLD, r, 100, GC_DUP, r, r);
+      commevt (&g, GC_WORLD, r, 100, split, hr, r);
+      /* MPI_Intercomm_create on the split comm, then its dup on it. */
+      commevt (&g, split, hr, 1000, ic1, hr, r);
+      commevt (&g, split, hr, 101, l1, hr, r);
+      commevt (&g, split, hr, 102, r1, hr, r);
+      commevt (&g, l1, hr, 1000, ic2, hr, r);
+      commevt (&g, l1, hr, 101, l2, hr, r);
+      commevt (&g, l1, hr, 102, r2, hr, r);
+    }
+  statedef (&g, 300, 600, 601, "Compute", "blue", "");
+  const double t0 = 1e-3, us = 1e-6;
+  for (int r = 0; r < 4; r++)
+    ev (&g, t0 - 1 * us, r, 600, NULL);   /* everyone's origin */
+  gc_message (&g, t0, t0 + 5 * us, GC_DUP, 3, GC_DUP, 0, 7);
+  gc_message (&g, t0 + 10 * us, t0 + 15 * us, GC_EVEN, 0, GC_EVEN, 1, 1);
+  gc_message (&g, t0 + 10 * us, t0 + 15 * us, GC_ODD, 0, GC_ODD, 1, 1);
+  for (int i = 0; i < 2; i++)
+    gc_message (&g, t0 + 20 * us, t0 + 25 * us, GC_IC1_EVEN, i, GC_IC1_ODD,
+                i, 5);
+  for (int i = 0; i < 2; i++)
+    gc_message (&g, t0 + 30 * us, t0 + 35 * us, GC_IC1_ODD, i, GC_IC1_EVEN,
+                i, 5);
+  msgevt (&g, t0 + 40 * us, GC_IC1_EVEN, 0, 1, GC_IC1_ODD, 0, 9);
+  msgevt (&g, t0 + 41 * us, GC_IC2_EVEN, 0, 1, GC_IC2_ODD, 0, 9);
+  msgevt (&g, t0 + 45 * us, GC_IC2_ODD, 0, 0, GC_IC2_EVEN, 0, 9);
+  msgevt (&g, t0 + 46 * us, GC_IC1_ODD, 0, 0, GC_IC1_EVEN, 0, 9);
+  for (int r = 0; r < 4; r++)
+    ev (&g, t0 + 50 * us, r, 601, NULL);
+
+  int32_t kinds[GC_NCOMMS] = {
+    1, 1, -1, -1, -1, 1, 1, -1, 0, 2, 3, -1, 0, 2, 3, -1
+  };
+  int rc = gen_finish (&g, out, 4, 1, kinds, GC_NCOMMS);
   free (g.blk);
-  return 0;
+  return rc;
 }
 
 #ifndef CLOG2_UTIL_NO_MAIN
@@ -407,12 +562,15 @@ main (int argc, char **argv)
   if (argc >= 4 && strcmp (argv[1], "swap") == 0)
     return do_swap (argv[2], argv[3],
                     argc > 4 && strcmp (argv[4], "--local") == 0);
+  if (argc == 3 && strcmp (argv[1], "gen-comm") == 0)
+    return do_gen_comm (argv[2]);
   if (argc >= 5 && strcmp (argv[1], "gen") == 0)
     return do_gen (argv[2], atoi (argv[3]), atol (argv[4]),
                    argc > 5 ? (size_t) atol (argv[5]) : 65536,
                    argc > 6 ? atoi (argv[6]) : 1);
   fprintf (stderr, "usage: clog2-util swap IN OUT [--local]\n"
-                   "       clog2-util gen OUT RANKS ITERS [BLOCK_SIZE [THREADS]]\n");
+                   "       clog2-util gen OUT RANKS ITERS [BLOCK_SIZE [THREADS]]\n"
+                   "       clog2-util gen-comm OUT\n");
   return 2;
 }
 #endif

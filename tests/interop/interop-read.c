@@ -2,8 +2,9 @@
 /*
  * Real MPE2 logs open through logfmt_reader_open and give exactly the
  * counts MPE2's own clog2_print reports (tests/interop/data/README.md),
- * in both byte orders, as a local (unfinalized) file, and for a synthetic
- * CLOG2 file whose every time and partner is known.
+ * in both byte orders, as a local (unfinalized) file, and for synthetic
+ * CLOG2 files whose every time and partner is known (one of them with
+ * split, dup and intercommunicators as MPE2 records them).
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -351,6 +352,104 @@ check_backstep (const char *path)
   logfmt_reader_close (r);
 }
 
+/* Communicators as MPE2 logs them: a dup, split communicators and two
+ * intercommunicators whose two sides record each message on their own
+ * group's comm id (do_gen_comm).  Every message is one arrow between the
+ * right world ranks, at its exact times, on the right communicator. */
+static const struct
+{
+  int32_t  from, to, tag;
+  uint64_t ts, tr;              /* ns */
+  int      inter;               /* 1: first intercomm, 2: its dup */
+} comm_arrows[] = {
+  { 3, 0, 7, 1000, 6000, 0 },
+  { 0, 2, 1, 11000, 16000, 0 }, { 1, 3, 1, 11000, 16000, 0 },
+  { 0, 1, 5, 21000, 26000, 1 }, { 2, 3, 5, 21000, 26000, 1 },
+  { 1, 0, 5, 31000, 36000, 1 }, { 3, 2, 5, 31000, 36000, 1 },
+  { 0, 1, 9, 41000, 47000, 1 }, { 0, 1, 9, 42000, 46000, 2 },
+};
+
+static void
+check_comms (const char *path)
+{
+  if (do_gen_comm (path))
+    {
+      ok (0, "generate the communicator CLOG2 file");
+      return;
+    }
+  tally_t t;
+  logfmt_reader_t *r;
+  if (tally_file (path, &t, &r))
+    return;
+  ASSERT_EQ (logfmt_reader_info (r)->nstreams, 4, "communicators: four "
+             "streams, one per world rank");
+  ASSERT_EQ (t.sends, 9, "communicators: 9 send records");
+  ASSERT_EQ (t.recvs, 9, "communicators: 9 receive records");
+  ASSERT_EQ (t.matched, 9, "communicators: 9 messages matched");
+  ASSERT_EQ (t.unmatched, 0, "communicators: no unmatched message");
+
+  int seen[N (comm_arrows)] = { 0 };
+  uint32_t inter_comm[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX };
+  int good = 1;
+  logfmt_msg_iter_t *mi;
+  logfmt_message_t m;
+  logfmt_msg_iter_new (r, 0, UINT64_MAX, &mi);
+  while (logfmt_msg_iter_next (mi, &m) == 1)
+    {
+      size_t i = 0;
+      while (i < N (comm_arrows)
+             && (seen[i] || comm_arrows[i].from != m.send_rank
+                 || comm_arrows[i].to != m.recv_rank
+                 || comm_arrows[i].tag != m.tag
+                 || comm_arrows[i].ts != m.send_time
+                 || comm_arrows[i].tr != m.recv_time))
+        i++;
+      if (i == N (comm_arrows)
+          || logfmt_reader_stream (r, m.send_stream)->rank != m.send_rank
+          || logfmt_reader_stream (r, m.recv_stream)->rank != m.recv_rank
+          || m.size != (uint64_t) (100 + m.tag))
+        {
+          good = 0;
+          diag ("  unexpected arrow %d -> %d tag %d at %" PRIu64 " -> %"
+                PRIu64, m.send_rank, m.recv_rank, m.tag, m.send_time,
+                m.recv_time);
+          continue;
+        }
+      seen[i] = 1;
+      int k = comm_arrows[i].inter;
+      if (k && inter_comm[k] == UINT32_MAX)
+        inter_comm[k] = m.comm;
+      else if (k && inter_comm[k] != m.comm)
+        {
+          good = 0;
+          diag ("  arrow %zu on comm %u, its intercomm is %u", i, m.comm,
+                inter_comm[k]);
+        }
+    }
+  logfmt_msg_iter_free (mi);
+  for (size_t i = 0; i < N (comm_arrows); i++)
+    good &= seen[i];
+  ok (good, "communicators: each message is one arrow between the right "
+      "world ranks at its exact times");
+  ok (inter_comm[1] != inter_comm[2], "the two intercomms stay apart "
+      "(%u, %u)", inter_comm[1], inter_comm[2]);
+
+  /* Each intercomm is defined as one, listing both groups. */
+  int defs = 0;
+  for (size_t i = 0; i < logfmt_reader_n_comms (r); i++)
+    {
+      const logfmt_comm_def_t *d = logfmt_reader_comm (r, i);
+      if (d->id != inter_comm[1] && d->id != inter_comm[2])
+        continue;
+      static const int32_t want[4] = { 0, 2, 1, 3 };
+      defs += d->kind == 0 && d->size == 4 && d->ranks
+              && memcmp (d->ranks, want, sizeof want) == 0;
+    }
+  ASSERT_EQ (defs, 2, "both intercomms defined as inter, groups {0,2} and "
+             "{1,3}");
+  logfmt_reader_close (r);
+}
+
 /* logfmt_file_kind by content, and logfmt_import_mpe2: the converted file
  * has what the import on open gives, and a non-MPE2 input is refused. */
 static void
@@ -457,6 +556,8 @@ main (void)
   check_threads (q);
   snprintf (q, sizeof q, "%s/backstep.clog2", tmp);
   check_backstep (q);
+  snprintf (q, sizeof q, "%s/comms.clog2", tmp);
+  check_comms (q);
 
   char cmd[4300];
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmp);

@@ -4,7 +4,7 @@
  * unknown chunk types, and the little-endian load helpers. */
 #include "tests/common/tap.h"
 #include "logfmt-internal.h"
-#include "bench/logfmt-synth.h"
+#include "synth/logfmt-synth.h"
 
 #include <unistd.h>
 

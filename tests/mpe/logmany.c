@@ -8,7 +8,7 @@
  * wait in MPI_Recv for a message from CRASH_RANK that never comes.
  * RELOG = 1: first a whole log of N states on the main thread, written to
  * logmany-first.clog, then MPE_Init_log again and the above.
- * Writes logmany.clog.
+ * Writes logmany.clog and prints "rank R: MPE_Finish_log RC" on stdout.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -85,7 +85,8 @@ main (int argc, char **argv)
     }
   if (block && crash >= 0)
     MPI_Recv (&v, 1, MPI_INT, crash, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  MPE_Finish_log ("logmany");
+  int rc = MPE_Finish_log ("logmany");
+  printf ("rank %d: MPE_Finish_log %d\n", rank, rc);
   MPI_Finalize ();
   return 0;
 }

@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include "tests/common/tap.h"
-#include "logfmt/tools/clogtool-internal.h"
+#include "tools/clogtool-internal.h"
 
 static void
 time_is (const char *s, uint64_t want)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The real window under Xvfb, driven with xdotool: it draws the states,
 # wheel/keys/drag change the view, Home restores it, Ctrl+T opens the
-# statistics, and a corrupt file gives an error dialog, not a crash.
+# statistics (saved as CSV from there), and a corrupt file gives an error
+# dialog, not a crash.
 if [ -z "$MV_GUI_INNER" ]; then
   MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24" sh "$0" "$@"
 fi
@@ -52,6 +53,26 @@ r6=$(wait_red -ne "$r5"); ok $? "Alt+Left goes back in history: red $r6"
 xdotool key ctrl+t
 sw=$(timeout 15 xdotool search --sync --name '^Statistics$' | head -n 1)
 test -n "$sw"; ok $? "Ctrl+T opens the statistics window"
+
+# Save as CSV from the window (a file chooser): the table --export-stats
+# writes.  The button is live once the statistics are computed: retried.
+"$b/mpeview" --export-stats "$tap_tmp/want.csv" "$tap_tmp/t.clog"
+i=0; dlg=""
+while [ $i -lt 40 ] && [ -z "$dlg" ]; do
+  xdotool windowfocus --sync "$sw" key alt+c 2>/dev/null
+  sleep 0.3
+  dlg=$(xdotool search --name '^Save statistics as CSV$' | head -n 1)
+  i=$((i + 1))
+done
+test -n "$dlg"; ok $? "Save as CSV opens a file chooser"
+xdotool windowfocus --sync "$dlg" key ctrl+a type "$tap_tmp/saved.csv"
+xdotool key Return
+i=0
+while [ $i -lt 50 ] && ! test -s "$tap_tmp/saved.csv"; do
+  sleep 0.2; i=$((i + 1))
+done
+cmp "$tap_tmp/want.csv" "$tap_tmp/saved.csv" >&2
+ok $? "the saved table equals mpeview --export-stats"
 kill -0 $(echo $pids | awk '{print $1}'); ok $? "viewer still running"
 
 # A corrupt file: an error dialog (a second window), no crash.

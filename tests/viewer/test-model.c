@@ -3,6 +3,8 @@
  * reconstruction, arrows, statistics, search, on a hand-built log. */
 #include "config.h"
 
+#include <math.h>
+
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include "tests/viewer/mv-testlog.h"
 #include "viewer/app/mv-export.h"
 #include "viewer/draw/mv-draw.h"
+#include "viewer/model/mv-cache.h"
 #include "viewer/model/mv-scene.h"
 #include "viewer/model/mv-stats.h"
 #include "viewer/model/mv-view.h"
@@ -23,6 +26,50 @@ test_view (void)
   ok (mv_view_time_to_x (&v, 500) == 250.0, "t=500 maps to x=250");
   ok (mv_view_x_to_time (&v, 100) == 200, "x=100 maps to t=200");
   ok (mv_view_x_to_time (&v, -5) == 0, "left of the plot clamps to lo");
+  ok (mv_view_time_to_x (&v, v.t0) == 0 && mv_view_time_to_x (&v, v.t1) == 500
+      && mv_view_x_to_time (&v, 0) == v.t0
+      && mv_view_x_to_time (&v, 500) == v.t1,
+      "the view's edges map both ways exactly");
+  /* The one mapping, with times as big as real ones (ns since 1970,
+   * beyond a double's exact range) and awkward spans and widths. */
+  static const struct { guint64 t0, span; double w; } maps[] = {
+    { 1763990000123456789ull, 1, 1920 },
+    { 1763990000123456789ull, 7, 1913 },
+    { 1763990000123456789ull, 999999937, 1913 },
+    { 1763990000123456789ull, 86400000000123ull, 1000 },
+    { 17, 49, 3 },
+  };
+  gboolean edges = TRUE, inverse = TRUE, order = TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (maps); i++)
+    {
+      MvTimeMap m = mv_time_map (maps[i].t0, maps[i].t0 + maps[i].span,
+                                 maps[i].w);
+      edges &= mv_time_map_x (&m, m.t0) == 0
+               && mv_time_map_x (&m, m.t1) == maps[i].w
+               && mv_time_map_t (&m, 0) == m.t0
+               && mv_time_map_t (&m, maps[i].w) == m.t1
+               && mv_time_map_x (&m, m.t0 - 1) < 0
+               && mv_time_map_x (&m, m.t1 + 1) > maps[i].w;
+      /* Every pixel: the time found maps back into that pixel's half
+       * nanosecond (or the pixel itself when a pixel is < 1 ns). */
+      double px_per_ns = maps[i].w / (double) maps[i].span;
+      double prev = -1;
+      for (double x = 0; x <= maps[i].w; x += 1)
+        {
+          guint64 t = mv_time_map_t (&m, x);
+          double back = mv_time_map_x (&m, t);
+          inverse &= fabs (back - x) <= 0.5 * px_per_ns + 1e-9;
+          order &= back >= prev;
+          prev = back;
+        }
+    }
+  ok (edges, "time map: t0 -> 0 and t1 -> width exactly, and back");
+  ok (inverse, "time map: x -> t -> x within half a nanosecond");
+  ok (order, "time map: monotonic");
+  MvTimeMap big = mv_time_map (5, 1000, 100);
+  ok (mv_time_map_t (&big, -1e9) == 0
+      && mv_time_map_t (&big, 1e30) == G_MAXUINT64,
+      "time map: the inverse clamps to the time range");
   mv_view_zoom_at (&v, 250, 2.0);
   ok (v.t0 == 250 && v.t1 == 750, "zoom x2 around the centre: [%"
       G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT "]", v.t0, v.t1);
@@ -78,6 +125,7 @@ span_at (const MvLane *l, guint i)
 static void
 test_scene (MvLog *log)
 {
+  g_autoptr (MvCache) cache = mv_cache_new (log);
   MvSceneParams p = { .t0 = 0, .t1 = 1000, .width = 1000, .height = 44,
                       .row_h = 22, .force_lod = -1 };
   ok (!mv_scene_choose_summary (log, &p), "small window: decode");
@@ -89,7 +137,7 @@ test_scene (MvLog *log)
   ok (mv_scene_choose_summary (log, &q), "rows < 4 px: summaries");
 
   GError *error = NULL;
-  MvScene *s = mv_scene_compute (log, &p, NULL, &error);
+  MvScene *s = mv_scene_compute (cache, &p, NULL, &error);
   ok (s != NULL && !s->summary && s->nlanes == 2, "scene: 2 decoded lanes");
   if (s == NULL)
     return;
@@ -139,7 +187,7 @@ test_scene (MvLog *log)
   p.t0 = 250;
   p.t1 = 550;
   p.width = 300;
-  s = mv_scene_compute (log, &p, NULL, &error);
+  s = mv_scene_compute (cache, &p, NULL, &error);
   a = span_at (&s->lanes[0], 0);
   ok (a && a->state == 0 && a->depth == 0 && a->t_begin == 100
       && a->x0 == -1 && a->t_end == 550 && (a->flags & MV_SPAN_OPEN_RIGHT),
@@ -156,7 +204,7 @@ test_scene (MvLog *log)
   far.t0 = 0;
   far.t1 = 1000;
   far.width = 1000;
-  s = mv_scene_compute (log, &far, NULL, &error);
+  s = mv_scene_compute (cache, &far, NULL, &error);
   ok (s->decoded == 0 && s->lanes[0].spans->len == 3
       && span_at (&s->lanes[0], 0)->t_end == 600,
       "first window again: cached, same 3 spans on rank 0");
@@ -168,7 +216,7 @@ test_scene (MvLog *log)
   p.t1 = 1000;
   p.width = 1000;
   p.state_hidden = hidden;
-  s = mv_scene_compute (log, &p, NULL, &error);
+  s = mv_scene_compute (cache, &p, NULL, &error);
   ok (s->lanes[0].spans->len == 1 && span_at (&s->lanes[0], 0)->state == 1,
       "hiding A leaves only B on rank 0");
   mv_scene_free (s);
@@ -189,10 +237,11 @@ near (guint32 got, guint32 want)
 static void
 test_summary (MvLog *log)
 {
+  g_autoptr (MvCache) cache = mv_cache_new (log);
   GError *error = NULL;
   MvSceneParams p = { .t0 = 0, .t1 = 1000000, .width = 1000, .height = 44,
                       .row_h = 22, .force_lod = 1 };
-  MvScene *s = mv_scene_compute (log, &p, NULL, &error);
+  MvScene *s = mv_scene_compute (cache, &p, NULL, &error);
   ok (s && s->summary, "forced summaries");
   if (s)
     {
@@ -210,7 +259,7 @@ test_summary (MvLog *log)
   p.force_lod = -1;
   p.row_h = 0.5;
   p.height = 1;
-  s = mv_scene_compute (log, &p, NULL, &error);
+  s = mv_scene_compute (cache, &p, NULL, &error);
   ok (s && s->summary && s->nlanes == 1 && s->lanes[0].row_count == 2,
       "rows thinner than a pixel are aggregated");
   if (s)
@@ -221,7 +270,7 @@ test_summary (MvLog *log)
   /* The aggregated lane's cached pyramid follows the hidden states. */
   guint8 hide_a[2] = { 1, 0 };
   p.state_hidden = hide_a;
-  s = mv_scene_compute (log, &p, NULL, &error);
+  s = mv_scene_compute (cache, &p, NULL, &error);
   if (s)
     ok (s->lanes[0].pixels[650] == 0xffffff && near (s->lanes[0].pixels[250],
                                                      0x00ff00),
@@ -229,7 +278,7 @@ test_summary (MvLog *log)
         s->lanes[0].pixels[650], s->lanes[0].pixels[250]);
   mv_scene_free (s);
   p.state_hidden = NULL;
-  s = mv_scene_compute (log, &p, NULL, &error);
+  s = mv_scene_compute (cache, &p, NULL, &error);
   if (s)
     ok (near (s->lanes[0].pixels[650], 0xff8080),
         "A shown again: t=650us blends 50%% again (%06x)",
@@ -238,7 +287,7 @@ test_summary (MvLog *log)
   mv_scene_free (s);
   p.t1 = 4000000;
   p.width = 1000;
-  s = mv_scene_compute (log, &p, NULL, &error);
+  s = mv_scene_compute (cache, &p, NULL, &error);
   if (s)
     ok (near (s->lanes[0].pixels[40], 0xff0000)
         && s->lanes[0].pixels[400] == 0xffffff,
@@ -258,16 +307,18 @@ test_pan_memo (const char *path)
   ok (log && fresh, "64-rank log opened twice");
   if (!log || !fresh)
     return;
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  g_autoptr (MvCache) fresh_cache = mv_cache_new (fresh);
   /* 2,000 ns per pixel; rows 0.25 px: 16 lanes of 4 ranks. */
   MvSceneParams p = { .t0 = 0, .t1 = 2000000, .width = 1000, .height = 16,
                       .row_h = 0.25, .force_lod = -1 };
-  MvScene *a = mv_scene_compute (log, &p, NULL, &error);
+  MvScene *a = mv_scene_compute (cache, &p, NULL, &error);
   ok (a && a->summary && a->nlanes == 16 && a->pan_reused == 0,
       "first frame: 16 aggregated lanes, nothing reused");
   p.t0 += 100 * 2000;
   p.t1 += 100 * 2000;
-  MvScene *b = mv_scene_compute (log, &p, NULL, &error);
-  MvScene *c = mv_scene_compute (fresh, &p, NULL, &error);
+  MvScene *b = mv_scene_compute (cache, &p, NULL, &error);
+  MvScene *c = mv_scene_compute (fresh_cache, &p, NULL, &error);
   ok (b && c && b->pan_reused == 16 * 900 && c->pan_reused == 0,
       "pan by 100 px: 900 columns of 16 lanes reused (%zu)",
       b ? (size_t) b->pan_reused : 0);
@@ -281,17 +332,17 @@ test_pan_memo (const char *path)
   /* Half a pixel: no reuse.  Back 100 px the other way: reuse again. */
   p.t0 += 1000;
   p.t1 += 1000;
-  b = mv_scene_compute (log, &p, NULL, &error);
+  b = mv_scene_compute (cache, &p, NULL, &error);
   ok (b && b->pan_reused == 0, "a pan by half a pixel samples again");
   mv_scene_free (b);
   p.t0 -= 1000 + 100 * 2000;
   p.t1 -= 1000 + 100 * 2000;
-  mv_scene_free (mv_scene_compute (log, &p, NULL, &error));
+  mv_scene_free (mv_scene_compute (cache, &p, NULL, &error));
   p.t0 += 50 * 2000;
   p.t1 += 50 * 2000;
   mv_scene_free (c);
-  c = mv_scene_compute (fresh, &p, NULL, &error);
-  b = mv_scene_compute (log, &p, NULL, &error);
+  c = mv_scene_compute (fresh_cache, &p, NULL, &error);
+  b = mv_scene_compute (cache, &p, NULL, &error);
   same = b && c && b->pan_reused == 16 * 950;
   for (guint i = 0; same && i < b->nlanes; i++)
     same = memcmp (b->lanes[i].pixels, c->lanes[i].pixels, 4000) == 0;
@@ -312,20 +363,21 @@ test_coarse_first (const char *path)
   ok (log != NULL, "64-rank log opened");
   if (log == NULL)
     return;
+  g_autoptr (MvCache) cache = mv_cache_new (log);
   MvSceneParams p = { .t0 = 0, .t1 = 1000000, .width = 1000,
                       .height = 64 * 20, .row_h = 20, .force_lod = -1 };
   MvSceneParams c;
   ok (!mv_scene_choose_summary (log, &p), "64 rows of 20 px: decoded");
-  ok (mv_scene_coarse_first (log, &p, &c) && c.force_lod == 1
+  ok (mv_scene_coarse_first (cache, &p, &c) && c.force_lod == 1
       && c.t0 == p.t0 && c.t1 == p.t1 && c.width == p.width,
       "nothing decoded yet: a coarse stage from summaries first");
-  MvScene *s = mv_scene_compute (log, &p, NULL, &error);
+  MvScene *s = mv_scene_compute (cache, &p, NULL, &error);
   ok (s && !s->summary && s->decoded > 0, "the full scene decodes");
   mv_scene_free (s);
-  ok (!mv_scene_coarse_first (log, &p, &c),
+  ok (!mv_scene_coarse_first (cache, &p, &c),
       "once decoded: no coarse stage for the same view");
   p.force_lod = 1;
-  ok (!mv_scene_coarse_first (log, &p, &c),
+  ok (!mv_scene_coarse_first (cache, &p, &c),
       "a view from summaries needs no coarse stage");
   mv_log_unref (log);
 }
@@ -358,12 +410,13 @@ test_fine_lanes (const char *path)
   ok (log != NULL, "step log opened");
   if (log == NULL)
     return;
+  g_autoptr (MvCache) cache = mv_cache_new (log);
   MvSceneParams p = { .t0 = 499800, .t1 = 500300, .width = 1000,
                       .height = 100, .row_h = 0.25, .force_lod = -1 };
   MvSceneParams c;
-  ok (mv_scene_coarse_first (log, &p, &c) && c.coarse_lanes && c.t0 == p.t0,
+  ok (mv_scene_coarse_first (cache, &p, &c) && c.coarse_lanes && c.t0 == p.t0,
       "zoomed in past the pyramids: a coarse stage first");
-  MvScene *s = mv_scene_compute (log, &p, NULL, &error);
+  MvScene *s = mv_scene_compute (cache, &p, NULL, &error);
   ok (s && s->summary && s->fine && s->decoded > 0,
       "the full stage decodes the rows (%" G_GUINT64_FORMAT " events)",
       s ? s->decoded : 0);
@@ -371,7 +424,7 @@ test_fine_lanes (const char *path)
   ok (right == 20, "every lane steps from A to B where its rows do "
       "(%d of 20)", right);
   mv_scene_free (s);
-  s = mv_scene_compute (log, &c, NULL, &error);
+  s = mv_scene_compute (cache, &c, NULL, &error);
   right = s ? steps_right (s, 20) : 20;
   ok (s && !s->fine && right < 20,
       "the coarse stage cannot tell (%d of 20 lanes right)", right);
@@ -379,8 +432,8 @@ test_fine_lanes (const char *path)
   /* Fit all: the pyramids resolve a pixel; nothing is decoded. */
   p.t0 = 0;
   p.t1 = 1000000;
-  ok (!mv_scene_coarse_first (log, &p, &c), "fit all: one stage");
-  s = mv_scene_compute (log, &p, NULL, &error);
+  ok (!mv_scene_coarse_first (cache, &p, &c), "fit all: one stage");
+  s = mv_scene_compute (cache, &p, NULL, &error);
   ok (s && s->summary && !s->fine && s->decoded == 0,
       "fit all: from the pyramids");
   mv_scene_free (s);
@@ -392,6 +445,7 @@ test_fine_lanes (const char *path)
 static gboolean
 plot_equal_after_other (MvLog *log, int width, guint64 span, guint64 t_other)
 {
+  g_autoptr (MvCache) cache = mv_cache_new (log);
   GError *error = NULL;
   guint8 *img[2] = { NULL, NULL };
   int stride = cairo_format_stride_for_width (CAIRO_FORMAT_RGB24, width);
@@ -400,7 +454,7 @@ plot_equal_after_other (MvLog *log, int width, guint64 span, guint64 t_other)
       guint64 t0 = k == 1 ? t_other : 0;
       MvSceneParams p = { .t0 = t0, .t1 = t0 + span, .width = width,
                           .height = 44, .row_h = 22, .force_lod = -1 };
-      MvScene *s = mv_scene_compute (log, &p, NULL, &error);
+      MvScene *s = mv_scene_compute (cache, &p, NULL, &error);
       if (s == NULL)
         return FALSE;
       cairo_surface_t *surf = cairo_image_surface_create (CAIRO_FORMAT_RGB24,

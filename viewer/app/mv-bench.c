@@ -65,14 +65,14 @@ minor_faults (void)
 
 /* One scene for p: compute + plot surface (worker), then paint (GUI). */
 static gboolean
-stage (MvLog *log, const MvLayout *l, const MvSceneParams *p, cairo_t *cr,
+stage (MvCache *cache, const MvLayout *l, const MvSceneParams *p, cairo_t *cr,
        cairo_surface_t **plot, double *scene_ms, double *paint_ms,
        gboolean *summary)
 {
   double a = now_ms ();
   long fa = minor_faults ();
   GError *error = NULL;
-  MvScene *s = mv_scene_compute (log, p, NULL, &error);
+  MvScene *s = mv_scene_compute (cache, p, NULL, &error);
   if (s == NULL)
     {
       g_printerr ("mpeview: %s\n", error->message);
@@ -117,7 +117,7 @@ stage (MvLog *log, const MvLayout *l, const MvSceneParams *p, cairo_t *cr,
  * *scene_ms, *paint_ms and *summary are the first image's; *full_ms is
  * the time until the full one (the same when there is one stage). */
 static gboolean
-frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
+frame (MvCache *cache, const MvLayout *l, const MvView *v, cairo_t *cr,
        cairo_surface_t **plot, double *scene_ms, double *paint_ms,
        double *full_ms, double *cpu, gboolean *summary, gboolean *staged)
 {
@@ -127,8 +127,8 @@ frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
   };
   double ca = cpu_ms ();
   MvSceneParams coarse;
-  *staged = mv_scene_coarse_first (log, &p, &coarse);
-  if (!stage (log, l, *staged ? &coarse : &p, cr, plot, scene_ms, paint_ms,
+  *staged = mv_scene_coarse_first (cache, &p, &coarse);
+  if (!stage (cache, l, *staged ? &coarse : &p, cr, plot, scene_ms, paint_ms,
               summary))
     return FALSE;
   *full_ms = *scene_ms + *paint_ms;
@@ -136,7 +136,7 @@ frame (MvLog *log, const MvLayout *l, const MvView *v, cairo_t *cr,
     {
       double sm, pm;
       gboolean full_summary;
-      if (!stage (log, l, &p, cr, plot, &sm, &pm, &full_summary))
+      if (!stage (cache, l, &p, cr, plot, &sm, &pm, &full_summary))
         return FALSE;
       *full_ms += sm + pm;
     }
@@ -157,6 +157,7 @@ mv_bench_run (const char *input, int width, int height)
       return 1;
     }
   double t_open = now_ms ();
+  MvCache *cache = mv_cache_new (log);
   cairo_surface_t *surf = cairo_image_surface_create (CAIRO_FORMAT_RGB24,
                                                       width, height);
   cairo_t *cr = cairo_create (surf);
@@ -169,7 +170,7 @@ mv_bench_run (const char *input, int width, int height)
   gboolean summary, staged;
   cairo_surface_t *plot = NULL;
   double t_scene = now_ms ();
-  if (!frame (log, &l, &v, cr, &plot, &sm, &pm, &fm, &cm, &summary,
+  if (!frame (cache, &l, &v, cr, &plot, &sm, &pm, &fm, &cm, &summary,
               &staged))
     return 1;
   double t_first = t_scene + sm + pm, c_first = cpu_ms ();
@@ -209,7 +210,7 @@ mv_bench_run (const char *input, int width, int height)
           {
             if (pan > 0)
               mv_view_pan (&v, l.plot_w * 0.25);
-            if (!frame (log, &l, &v, cr, &plot, &sm, &pm, &fm, &cm,
+            if (!frame (cache, &l, &v, cr, &plot, &sm, &pm, &fm, &cm,
                         &summary, &staged))
               return 1;
             if (verbose)
@@ -262,6 +263,7 @@ mv_bench_run (const char *input, int width, int height)
   if (plot)
     cairo_surface_destroy (plot);
   mv_view_clear (&v);
+  mv_cache_unref (cache);
   mv_log_unref (log);
   return 0;
 }

@@ -132,7 +132,8 @@ mv_export_run (const MvExportOpts *o, GError **error)
     .row_h = row_h, .y0 = 0, .force_lod = -1,
   };
   mv_view_clear (&v);
-  g_autoptr (MvScene) scene = mv_scene_compute (log, &p, NULL, error);
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  g_autoptr (MvScene) scene = mv_scene_compute (cache, &p, NULL, error);
   if (scene == NULL)
     return FALSE;
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Headless rendering (--export) and benchmark (--bench); never touch GTK. */
+/* Headless rendering (--export), statistics (--export-stats) and
+ * benchmark (--bench); never touch GTK. */
 #ifndef MV_EXPORT_H
 #define MV_EXPORT_H
 
@@ -10,13 +11,16 @@ G_BEGIN_DECLS
 typedef struct
 {
   const char *input;
-  const char *output;       /* .png, .svg or .pdf */
+  const char *output;       /* .png, .svg or .pdf; .csv for stats */
   gboolean    has_from, has_to;
   guint64     from, to;     /* ns */
   int         width, height; /* 0 = default */
 } MvExportOpts;
 
 gboolean mv_export_run (const MvExportOpts *o, GError **error);
+/* The statistics table of instances beginning in [from, to] (default
+ * the whole run) as CSV (mv_stats_to_csv). */
+gboolean mv_export_stats_run (const MvExportOpts *o, GError **error);
 /* Parses "1.5", "1.5s", "20ms", "3us", "100ns" (no unit: seconds). */
 gboolean mv_parse_time (const char *s, guint64 *out);
 /* Headless benchmark: prints figures on stdout. */

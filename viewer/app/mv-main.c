@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mpeview: timeline viewer for .clog files (and MPE2 CLOG2/CLOG files).
- * --export and --bench run without a display: gtk_init is never called
- * on those paths.
+ * --export, --export-stats and --bench run without a display: gtk_init
+ * is never called on those paths.
  */
 #include "config.h"
 
@@ -45,7 +45,7 @@ int
 main (int argc, char **argv)
 {
   MvExportOpts eo = { 0 };
-  char *export_path = NULL;
+  char *export_path = NULL, *stats_path = NULL;
   gboolean bench = FALSE, version = FALSE;
   int width = 0, height = 0;
 
@@ -60,6 +60,9 @@ main (int argc, char **argv)
   GOptionEntry headless[] = {
     { "export", 'e', 0, G_OPTION_ARG_FILENAME, &export_path,
       "Render FILE's timeline to OUT (.png, .svg, .pdf) without a display",
+      "OUT" },
+    { "export-stats", 0, 0, G_OPTION_ARG_FILENAME, &stats_path,
+      "Write FILE's statistics table (per state and rank) to OUT as CSV",
       "OUT" },
     { "from", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_time_opt,
       "Start of the exported window (seconds, or 20ms, 3us, 100ns)", "T0" },
@@ -95,22 +98,30 @@ main (int argc, char **argv)
       g_print ("mpeview %s\n", PACKAGE_VERSION);
       return 0;
     }
-  if (export_path != NULL || bench)
+  if ((export_path != NULL) + (stats_path != NULL) + bench > 1)
+    {
+      g_printerr ("mpeview: --export, --export-stats and --bench are "
+                  "exclusive\n");
+      return 2;
+    }
+  if (export_path != NULL || stats_path != NULL || bench)
     {
       if (argc != 2)
         {
           g_printerr ("mpeview: %s needs exactly one input FILE\n",
-                      bench ? "--bench" : "--export");
+                      bench ? "--bench" : stats_path ? "--export-stats"
+                      : "--export");
           return 2;
         }
       if (bench)
         return mv_bench_run (argv[1], width ? width : 1920,
                              height ? height : 1080);
       eo.input = argv[1];
-      eo.output = export_path;
+      eo.output = stats_path ? stats_path : export_path;
       eo.width = width;
       eo.height = height;
-      if (!mv_export_run (&eo, &error))
+      if (!(stats_path ? mv_export_stats_run (&eo, &error)
+                       : mv_export_run (&eo, &error)))
         {
           g_printerr ("mpeview: %s\n", error->message);
           g_error_free (error);

@@ -1079,6 +1079,7 @@ draw_ruler (cairo_t *cr, const MvScene *s, const MvLayout *l,
 {
   guint64 t0 = s->p.t0, t1 = s->p.t1, span = t1 - t0;
   double w = l->plot_w;
+  MvTimeMap map = mv_time_map (t0, t1, w);
   PangoLayout *pl = make_layout (cr, "Sans 8");
   guint64 step = mv_ticks_step (span, w, 90);
   guint64 lead = step;
@@ -1092,7 +1093,7 @@ draw_ruler (cairo_t *cr, const MvScene *s, const MvLayout *l,
   for (guint64 t = t0 - t0 % minor + (t0 % minor ? minor : 0); t <= t1;
        t += minor)
     {
-      double x = round (l->plot_x + (double) (t - t0) * w / span) + 0.5;
+      double x = round (l->plot_x + mv_time_map_x (&map, t)) + 0.5;
       gboolean major = t % step == 0;
       cairo_move_to (cr, x, l->ruler_h - (major ? 9 : 4));
       cairo_line_to (cr, x, l->ruler_h);
@@ -1104,7 +1105,7 @@ draw_ruler (cairo_t *cr, const MvScene *s, const MvLayout *l,
   for (guint64 t = t0 - t0 % step + (t0 % step ? step : 0); t <= t1;
        t += step)
     {
-      double x = l->plot_x + (double) (t - t0) * w / span;
+      double x = l->plot_x + mv_time_map_x (&map, t);
       mv_format_time (t, step, buf, sizeof buf);
       text_at (cr, pl, buf, x, l->ruler_h / 2 - 2, 0.5, C_TEXT_DIM);
       if (t + step < t)
@@ -1118,8 +1119,8 @@ draw_ruler (cairo_t *cr, const MvScene *s, const MvLayout *l,
   if (o && o->has_sel && o->sel_t1 > o->sel_t0)
     {
       mv_format_duration (o->sel_t1 - o->sel_t0, buf, sizeof buf);
-      double a = l->plot_x + ((double) o->sel_t0 - (double) t0) * w / span;
-      double b = l->plot_x + ((double) o->sel_t1 - (double) t0) * w / span;
+      double a = l->plot_x + mv_time_map_x (&map, o->sel_t0);
+      double b = l->plot_x + mv_time_map_x (&map, o->sel_t1);
       set_rgba (cr, C_SEL, 0.9);
       cairo_rectangle (cr, a, l->ruler_h - 14, MAX (b - a, 1), 14);
       cairo_fill (cr);
@@ -1262,9 +1263,9 @@ mv_draw_timeline (cairo_t *cr, const MvScene *s, const MvLayout *l,
   mv_draw_plot (cr, s, l->plot_w, l->plot_h, o);
   if (o && o->has_sel && o->sel_t1 > o->sel_t0)
     {
-      double span = (double) (s->p.t1 - s->p.t0);
-      double a = ((double) o->sel_t0 - (double) s->p.t0) * l->plot_w / span;
-      double b = ((double) o->sel_t1 - (double) s->p.t0) * l->plot_w / span;
+      MvTimeMap map = mv_time_map (s->p.t0, s->p.t1, l->plot_w);
+      double a = mv_time_map_x (&map, o->sel_t0);
+      double b = mv_time_map_x (&map, o->sel_t1);
       set_rgba (cr, C_SEL, 0.15);
       cairo_rectangle (cr, a, 0, b - a, l->plot_h);
       cairo_fill (cr);

@@ -40,32 +40,6 @@ log_free (MvLog *log)
   g_free (log->rows);
   g_free (log->stream_row);
   g_clear_pointer (&log->evdef_by_id, g_hash_table_unref);
-  for (guint i = 0; log->cache && i < log->nrows; i++)
-    g_free (log->cache[i]);
-  g_free (log->cache);
-  g_free (log->cache_exact);
-  g_clear_pointer (&log->lane_cache, g_hash_table_unref);
-  mv__lane_memo_unref (NULL, log->lane_memo);
-  g_free (log->lane_spare[0]);
-  g_free (log->lane_spare[1]);
-  for (guint i = 0; log->dec && i < log->nrows; i++)
-    mv__dec_cache_free (log->dec[i]);
-  g_free (log->dec);
-  if (log->msgs)
-    g_array_unref (log->msgs);
-  g_mutex_clear (&log->cache_lock);
-}
-
-/* Lane keys are (first row << 32 | rows): g_int64_hash folds them to
- * first ^ rows, which collides in runs for lanes of ~10 rows. */
-static guint
-lane_key_hash (gconstpointer k)
-{
-  guint64 v = *(const guint64 *) k;
-  v ^= v >> 33;
-  v *= 0xff51afd7ed558ccdull;
-  v ^= v >> 33;
-  return (guint) v;
 }
 
 MvLog *
@@ -133,40 +107,12 @@ mv_log_open (const char *path, MvProgressFunc progress, gpointer user,
     }
   log->nstates = logfmt_reader_n_states (r);
   log->nevdefs = logfmt_reader_n_event_defs (r);
-  g_mutex_init (&log->cache_lock);
-  /* About 64 MB at most with the pyramid levels (twice the base): 65536
-   * bins (the most a stored summary level has) for up to 170 streams,
-   * fewer for more (1024 for 10,000 processes, still about as fine as
-   * the file's own summaries of such streams). */
-  guint64 per = (32u << 20) / ((guint64) MAX (log->nrows, 1) * 3);
-  log->cache_bins = 256;
-  while (log->cache_bins < 65536 && log->cache_bins * 2 <= per)
-    log->cache_bins *= 2;
-  log->cache_levels = 1;
-  while ((log->cache_bins >> log->cache_levels) >= 16)
-    log->cache_levels++;
-  log->lane_cache = g_hash_table_new_full (lane_key_hash, g_int64_equal,
-                                           g_free,
-                                           (GDestroyNotify) g_bytes_unref);
-  log->dec = g_new0 (MvDecCache *, MAX (log->nrows, 1));
-  log->cache = g_new0 (guint8 *, MAX (log->nrows, 1));
-  log->cache_exact = g_new0 (guint8, MAX (log->nrows, 1));
   log->evdef_by_id = g_hash_table_new (NULL, NULL);
   for (guint i = 0; i < log->nevdefs; i++)
     g_hash_table_insert (log->evdef_by_id,
                          GINT_TO_POINTER (logfmt_reader_event_def (r, i)->id),
                          GUINT_TO_POINTER (i + 1));
   return log;
-}
-
-void
-mv__dec_cache_free (MvDecCache *d)
-{
-  if (d == NULL)
-    return;
-  g_array_unref (d->evs);
-  g_array_unref (d->cargo);
-  g_free (d);
 }
 
 MvLog *

@@ -3,7 +3,8 @@
  * MvLog: a loaded log shared (read-only) by the GUI and worker threads.
  * Wraps a logfmt reader with the derived tables the viewer needs: rows
  * sorted by (rank, thread), the event-id -> definition map and counts.
- * Immutable once mv_log_open returns; reference counted.
+ * Immutable once mv_log_open returns (what drawing keeps from frame to
+ * frame is in an MvCache, mv-cache.h); reference counted.
  */
 #ifndef MV_LOG_H
 #define MV_LOG_H
@@ -25,16 +26,6 @@ typedef struct
   gboolean    first_of_rank;
 } MvRow;
 
-/* Events of one stream decoded for [ta, tb] (all events with
- * ta <= time <= tb), in the scene's compact form (mv-scene.c). */
-typedef struct MvDecCache_
-{
-  guint64 ta, tb;
-  GArray *evs;
-  GArray *cargo;
-  guint64 used;   /* dec_clock at last use, for LRU eviction */
-} MvDecCache;
-
 typedef struct
 {
   logfmt_reader_t     *reader;
@@ -49,36 +40,6 @@ typedef struct
   guint                nevdefs;
   guint                max_threads; /* threads of the busiest process */
   GHashTable          *evdef_by_id; /* id -> index+1 */
-  /* Whole-run occupancy per stream at a fixed resolution, filled on
-   * first use (mv-scene.c): redrawing from it is much cheaper than
-   * decoding the file's summary chunk on every frame.  Each cache is a
-   * pyramid: cache_bins bins, then halves, cache_levels levels in all,
-   * so a frame reads about one bin per pixel whatever the zoom. */
-  GMutex               cache_lock;
-  guint                cache_bins;
-  guint                cache_levels;
-  guint8             **cache;       /* [stream]: per bin the innermost
-                                       state that dominates it (2 bytes,
-                                       0xffff none) and its share (1) */
-  guint8              *cache_exact; /* [stream]: as fine as the file's
-                                       finest summary level */
-  guint                cache_filled;  /* streams with a cache */
-  /* Pyramids of lanes that aggregate rows (many processes), keyed by
-   * their rows; GBytes values, dropped when over a size bound. */
-  GHashTable          *lane_cache;
-  gsize                lane_cache_bytes;
-  guint                lane_cache_hidden;  /* hash of hidden states */
-  /* The last summary frame's lanes (mv-scene.c): a pan by whole
-   * pixels copies the columns still in view and samples the rest. */
-  struct MvLaneMemo_  *lane_memo;
-  gpointer             lane_spare[2];  /* freed lane blocks, for reuse */
-  gboolean             lane_spare_made;  /* one made ahead, on frame 1 */
-  /* Decoded events per stream, reused across frames (mv-scene.c). */
-  struct MvDecCache_  **dec;        /* [stream], NULL if none */
-  guint64              dec_events, dec_clock;
-  /* Messages (logfmt_message_t) meeting [msg_ta, msg_tb], or NULL. */
-  GArray              *msgs;
-  guint64              msg_ta, msg_tb;
 } MvLog;
 
 /* Progress in [0,1]; return TRUE to cancel. */
@@ -106,9 +67,6 @@ guint64 mv_log_t_last (const MvLog *log);
 gboolean mv_log_find_begin (const MvLog *log, guint32 stream,
                             guint64 time, gint32 state,
                             logfmt_event_t *ev);
-
-void   mv__dec_cache_free (MvDecCache *d);
-void   mv__lane_memo_unref (MvLog *log, struct MvLaneMemo_ *m);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MvLog, mv_log_unref)
 

@@ -9,13 +9,21 @@
  * faded by coverage) from the file's summaries; otherwise the visible
  * blocks are decoded into spans
  * (states, with their nesting depth), markers (solo events) and arrows.
+ *
+ * Built by mv-scene.c (level of detail, lanes shared by two threads),
+ * one job per file: mv-lane-summary.c (lanes from the pyramids),
+ * mv-lane-fine.c (summary lanes read for the window), mv-lane-decode.c
+ * (spans and markers), mv-arrows.c, mv-hit.c (hit testing, tooltips).
+ * What is kept from frame to frame is in the MvCache (mv-cache.h).
  */
 #ifndef MV_SCENE_H
 #define MV_SCENE_H
 
 #include <gio/gio.h>
 
+#include "mv-cache.h"
 #include "mv-log.h"
+#include "mv-view.h"
 
 G_BEGIN_DECLS
 
@@ -94,7 +102,9 @@ typedef struct
 typedef struct
 {
   MvLog   *log;
+  MvCache *cache;                /* the one it was computed with */
   MvSceneParams p;               /* hidden pointers are NULLed */
+  MvTimeMap map;                 /* [p.t0, p.t1] onto p.width pixels */
   gboolean summary;              /* level of detail used */
   gboolean fine;                 /* summary lanes read from the file for
                                     this window (zoomed in further than
@@ -119,14 +129,14 @@ gboolean mv_scene_choose_summary (const MvLog *log, const MvSceneParams *p);
  * to decode for several rows, or thousands of messages not read yet):
  * coarse is then p made cheap (drawn from summaries, or without
  * arrows), to show at once while the full scene is computed. */
-gboolean mv_scene_coarse_first (MvLog *log, const MvSceneParams *p,
+gboolean mv_scene_coarse_first (MvCache *cache, const MvSceneParams *p,
                                 MvSceneParams *coarse);
 /* Rows [first, last) visible for a scroll position and size. */
 void     mv_scene_visible_rows (const MvLog *log, const MvSceneParams *p,
                                 guint *first, guint *last);
 
 /* (transfer full); NULL with error if cancelled or the file is bad. */
-MvScene *mv_scene_compute (MvLog *log, const MvSceneParams *p,
+MvScene *mv_scene_compute (MvCache *cache, const MvSceneParams *p,
                            GCancellable *cancellable, GError **error);
 void     mv_scene_free (MvScene *s);
 

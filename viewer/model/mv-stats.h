@@ -65,6 +65,15 @@ GArray  *mv_stats_instances (MvLog *log, gint32 state, int bin,
 gboolean mv_search_state (MvLog *log, gint32 state, guint64 from,
                           gboolean forward, MvInstance *out,
                           GCancellable *cancellable);
+/* The statistics table as CSV, as the statistics window shows it: a
+ * header, then per state its total row (rank `all`) and a row per rank
+ * with instances; columns state, rank, count, total_s, exclusive_s,
+ * mean_s, min_s, max_s (seconds, 9 decimals).  (transfer full) */
+char    *mv_stats_to_csv (const MvStats *st);
+/* Writes it to path (atomically: a failed write leaves no half file). */
+gboolean mv_stats_save_csv (const MvStats *st, const char *path,
+                            GError **error);
+
 /* State index by name (exact, then case-insensitive prefix), or -1. */
 gint32   mv_find_state_by_name (const MvLog *log, const char *name);
 

@@ -30,22 +30,49 @@ mv_view_clear (MvView *v)
 }
 
 double
+mv_time_map_dt (const MvTimeMap *m, double x)
+{
+  return x / m->width * m->span;
+}
+
+/* t + off (ns, may be negative) to the nearest ns (halves up), in
+ * integers (t may be beyond a double's exact range), clamped to
+ * [0, G_MAXUINT64]. */
+static guint64
+add_offset (guint64 t, double off)
+{
+  double d = floor (off + 0.5);
+  if (d < 0)
+    return -d >= (double) t ? 0 : t - (guint64) -d;
+  if (d >= (double) (G_MAXUINT64 - t))
+    return G_MAXUINT64;
+  return t + (guint64) d;
+}
+
+guint64
+mv_time_map_t (const MvTimeMap *m, double x)
+{
+  return add_offset (m->t0, mv_time_map_dt (m, x));
+}
+
+MvTimeMap
+mv_view_map (const MvView *v)
+{
+  return mv_time_map (v->t0, v->t1, v->width);
+}
+
+double
 mv_view_time_to_x (const MvView *v, guint64 t)
 {
-  /* Signed difference keeps times before t0 left of the plot. */
-  double d = t >= v->t0 ? (double) (t - v->t0) : -(double) (v->t0 - t);
-  return d * v->width / (double) (v->t1 - v->t0);
+  MvTimeMap m = mv_view_map (v);
+  return mv_time_map_x (&m, t);
 }
 
 guint64
 mv_view_x_to_time (const MvView *v, double x)
 {
-  double t = (double) v->t0 + x * (double) (v->t1 - v->t0) / v->width;
-  if (t <= (double) v->lo)
-    return v->lo;
-  if (t >= (double) v->hi)
-    return v->hi;
-  return (guint64) llround (t);
+  MvTimeMap m = mv_view_map (v);
+  return CLAMP (mv_time_map_t (&m, x), v->lo, v->hi);
 }
 
 static void
@@ -93,25 +120,21 @@ mv_view_set (MvView *v, guint64 t0, guint64 t1, gboolean history)
 void
 mv_view_zoom_at (MvView *v, double x, double factor)
 {
-  double span = (double) (v->t1 - v->t0);
-  double at = (double) v->t0 + x * span / v->width;
-  double nspan = MAX (span / factor, (double) MIN_SPAN);
-  double nt0 = at - (x / v->width) * nspan;
-  if (nt0 < (double) v->lo)
-    nt0 = (double) v->lo;
-  mv_view_set (v, (guint64) llround (nt0),
-               (guint64) llround (nt0 + nspan), FALSE);
+  MvTimeMap m = mv_view_map (v);
+  double nspan = MAX (m.span / factor, (double) MIN_SPAN);
+  /* Offsets from t0 in ns: x keeps showing the time it shows now. */
+  double nt0 = mv_time_map_dt (&m, x) - (x / v->width) * nspan;
+  nt0 = MAX (nt0, -(double) (v->t0 - v->lo));
+  mv_view_set (v, add_offset (v->t0, nt0), add_offset (v->t0, nt0 + nspan),
+               FALSE);
 }
 
 void
 mv_view_pan (MvView *v, double dx)
 {
-  double dt = dx * (double) (v->t1 - v->t0) / v->width;
+  MvTimeMap m = mv_view_map (v);
   guint64 span = v->t1 - v->t0;
-  double nt0 = (double) v->t0 + dt;
-  guint64 t0 = nt0 <= (double) v->lo ? v->lo
-               : nt0 >= (double) (v->hi - span) ? v->hi - span
-               : (guint64) llround (nt0);
+  guint64 t0 = CLAMP (mv_time_map_t (&m, dx), v->lo, v->hi - span);
   mv_view_set (v, t0, t0 + span, FALSE);
 }
 

@@ -11,6 +11,43 @@
 
 G_BEGIN_DECLS
 
+/* The one time <-> pixel mapping: [t0, t1] onto [0, width] pixels.
+ * Every path that places something in time uses it, so the same time
+ * lands on the same pixel in the scene, the drawing and the widgets:
+ * mv_time_map_x (t0) == 0 and mv_time_map_x (t1) == width exactly, and
+ * mv_time_map_t inverts it (rounded to the nearest nanosecond). */
+typedef struct
+{
+  guint64 t0, t1;       /* t1 > t0 */
+  double  width;        /* pixels */
+  double  span;         /* t1 - t0, as a double */
+} MvTimeMap;
+
+static inline MvTimeMap
+mv_time_map (guint64 t0, guint64 t1, double width)
+{
+  MvTimeMap m = { t0, MAX (t1, t0 + 1), width, 0 };
+  m.span = (double) (m.t1 - m.t0);
+  return m;
+}
+
+/* Inline: the scene maps every decoded event through it.  The signed
+ * difference is taken in integers first (times are ~1e18 ns since the
+ * epoch, beyond a double's exact range), then scaled. */
+static inline double
+mv_time_map_x (const MvTimeMap *m, guint64 t)
+{
+  double d = t >= m->t0 ? (double) (t - m->t0) : -(double) (m->t0 - t);
+  /* As a fraction of the window first: exactly 0 and 1 at its edges. */
+  return d / m->span * m->width;
+}
+
+/* The time at pixel x as an offset from t0, in ns (not rounded). */
+double  mv_time_map_dt (const MvTimeMap *m, double x);
+/* The time at pixel x, rounded to the nearest ns, clamped to
+ * [0, G_MAXUINT64]. */
+guint64 mv_time_map_t (const MvTimeMap *m, double x);
+
 typedef struct
 {
   guint64 t0, t1;       /* visible time window, ns, t1 > t0 */
@@ -24,6 +61,8 @@ typedef struct
 
 void    mv_view_init (MvView *v, guint64 lo, guint64 hi, double width);
 void    mv_view_clear (MvView *v);
+/* The window's MvTimeMap. */
+MvTimeMap mv_view_map (const MvView *v);
 double  mv_view_time_to_x (const MvView *v, guint64 t);
 /* Clamped to [lo, hi]. */
 guint64 mv_view_x_to_time (const MvView *v, double x);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "mv-stats-window.h"
 #include "../model/mv-stats.h"
@@ -12,18 +13,23 @@ enum
   COL_EXCL, COL_STATE, N_COLS
 };
 
-typedef struct
+struct _MvStatsWindow
 {
-  GtkWidget    *win, *range, *state, *hist, *tree, *inst, *status;
+  GtkWindow     parent;
+  GtkWidget    *range, *state, *save, *hist, *tree, *inst, *status;
   GtkTreeStore *store;
   MvTimeline   *tl;
   MvLog        *log;
   MvStats      *st;
-  int           sel_bin, hover_bin;
+  int           sel_bin;
   GArray       *instances;
-  GCancellable *cancel;
-  gboolean      dead;
-} Sw;
+  GCancellable *cancel;          /* the statistics job */
+  GCancellable *inst_cancel;     /* the instance list job */
+};
+
+G_DEFINE_TYPE (MvStatsWindow, mv_stats_window, GTK_TYPE_WINDOW)
+
+typedef MvStatsWindow Sw;
 
 static void
 fmt_dur_cell (GtkTreeViewColumn *col, GtkCellRenderer *r, GtkTreeModel *m,
@@ -234,16 +240,18 @@ stats_thread (GTask *t, gpointer src, gpointer data, GCancellable *c)
     g_task_return_error (t, error);
 }
 
+/* Jobs hold a reference on the window (their source object), and a
+ * closed window cancels them: a result for a closed window arrives as
+ * G_IO_ERROR_CANCELLED and is dropped. */
 static void
 stats_done (GObject *src, GAsyncResult *res, gpointer user)
 {
-  Sw *sw = user;
+  Sw *sw = MV_STATS_WINDOW (src);
   GError *error = NULL;
   MvStats *st = g_task_propagate_pointer (G_TASK (res), &error);
-  if (sw->dead)
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      mv_stats_free (st);
-      g_clear_error (&error);
+      g_error_free (error);
       return;
     }
   if (st == NULL)
@@ -255,6 +263,7 @@ stats_done (GObject *src, GAsyncResult *res, gpointer user)
   mv_stats_free (sw->st);
   sw->st = st;
   fill_table (sw);
+  gtk_widget_set_sensitive (sw->save, TRUE);
   gtk_label_set_text (GTK_LABEL (sw->status),
                       st->t0 == 0 && st->t1 == G_MAXUINT64
                       ? "Whole run. Click a histogram bar to list its "
@@ -281,13 +290,14 @@ recompute (Sw *sw)
   mv_stats_free (sw->st);
   sw->st = NULL;
   sw->sel_bin = -1;
+  gtk_widget_set_sensitive (sw->save, FALSE);
   gtk_tree_store_clear (sw->store);
   gtk_label_set_text (GTK_LABEL (sw->status), "Computing…");
   Job *j = g_new0 (Job, 1);
   j->log = mv_log_ref (sw->log);
   j->t0 = t0;
   j->t1 = t1;
-  GTask *t = g_task_new (NULL, sw->cancel, stats_done, sw);
+  GTask *t = g_task_new (sw, sw->cancel, stats_done, NULL);
   g_task_set_task_data (t, j, (GDestroyNotify) job_free);
   g_task_run_in_thread (t, stats_thread);
   g_object_unref (t);
@@ -306,14 +316,10 @@ inst_thread (GTask *t, gpointer src, gpointer data, GCancellable *c)
 static void
 inst_done (GObject *src, GAsyncResult *res, gpointer user)
 {
-  Sw *sw = user;
+  Sw *sw = MV_STATS_WINDOW (src);
   GArray *a = g_task_propagate_pointer (G_TASK (res), NULL);
-  if (sw->dead || a == NULL)
-    {
-      if (a)
-        g_array_unref (a);
-      return;
-    }
+  if (a == NULL)
+    return;
   if (sw->instances)
     g_array_unref (sw->instances);
   sw->instances = a;
@@ -358,7 +364,11 @@ on_hist_press (GtkWidget *da, GdkEventButton *ev, Sw *sw)
   j->bin = b;
   j->t0 = sw->st->t0;
   j->t1 = sw->st->t1;
-  GTask *t = g_task_new (NULL, NULL, inst_done, sw);
+  if (sw->inst_cancel)
+    g_cancellable_cancel (sw->inst_cancel);
+  g_clear_object (&sw->inst_cancel);
+  sw->inst_cancel = g_cancellable_new ();
+  GTask *t = g_task_new (sw, sw->inst_cancel, inst_done, NULL);
   g_task_set_task_data (t, j, (GDestroyNotify) job_free);
   g_task_run_in_thread (t, inst_thread);
   g_object_unref (t);
@@ -404,20 +414,84 @@ on_row_activated (GtkTreeView *tv, GtkTreePath *path, GtkTreeViewColumn *c,
 }
 
 static void
-sw_free (Sw *sw)
+on_save_response (GtkNativeDialog *dlg, int response, Sw *sw)
 {
-  sw->dead = TRUE;
+  if (response == GTK_RESPONSE_ACCEPT && sw->st != NULL)
+    {
+      char *path = gtk_file_chooser_get_filename (GTK_FILE_CHOOSER (dlg));
+      GError *error = NULL;
+      char *msg = mv_stats_save_csv (sw->st, path, &error)
+                  ? g_strdup_printf ("Saved %s", path)
+                  : g_strdup_printf ("Not saved: %s", error->message);
+      gtk_label_set_text (GTK_LABEL (sw->status), msg);
+      g_free (msg);
+      g_clear_error (&error);
+      g_free (path);
+    }
+  g_object_unref (dlg);
+}
+
+static void
+on_save (GtkButton *b, Sw *sw)
+{
+  GtkFileChooserNative *dlg = gtk_file_chooser_native_new
+    ("Save statistics as CSV", GTK_WINDOW (sw), GTK_FILE_CHOOSER_ACTION_SAVE,
+     "_Save", "_Cancel");
+  GtkFileChooser *fc = GTK_FILE_CHOOSER (dlg);
+  gtk_file_chooser_set_do_overwrite_confirmation (fc, TRUE);
+  char *base = g_path_get_basename (sw->log->path);
+  char *dot = strrchr (base, '.');
+  if (dot != NULL && dot != base)
+    *dot = '\0';
+  char *name = g_strdup_printf ("%s-stats.csv", base);
+  gtk_file_chooser_set_current_name (fc, name);
+  g_free (name);
+  g_free (base);
+  GtkFileFilter *f = gtk_file_filter_new ();
+  gtk_file_filter_set_name (f, "CSV (*.csv)");
+  gtk_file_filter_add_pattern (f, "*.csv");
+  gtk_file_chooser_add_filter (fc, f);
+  g_signal_connect_object (dlg, "response", G_CALLBACK (on_save_response),
+                           sw, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dlg));
+}
+
+static void
+mv_stats_window_dispose (GObject *obj)
+{
+  Sw *sw = MV_STATS_WINDOW (obj);
   if (sw->cancel)
     g_cancellable_cancel (sw->cancel);
+  if (sw->inst_cancel)
+    g_cancellable_cancel (sw->inst_cancel);
   g_clear_object (&sw->cancel);
+  g_clear_object (&sw->inst_cancel);
+  G_OBJECT_CLASS (mv_stats_window_parent_class)->dispose (obj);
+}
+
+static void
+mv_stats_window_finalize (GObject *obj)
+{
+  Sw *sw = MV_STATS_WINDOW (obj);
   mv_stats_free (sw->st);
-  sw->st = NULL;
   mv_log_unref (sw->log);
-  sw->log = NULL;
   if (sw->instances)
     g_array_unref (sw->instances);
-  sw->instances = NULL;
-  /* Late callbacks see `dead`; the struct itself stays allocated. */
+  G_OBJECT_CLASS (mv_stats_window_parent_class)->finalize (obj);
+}
+
+static void
+mv_stats_window_class_init (MvStatsWindowClass *klass)
+{
+  GObjectClass *oc = G_OBJECT_CLASS (klass);
+  oc->dispose = mv_stats_window_dispose;
+  oc->finalize = mv_stats_window_finalize;
+}
+
+static void
+mv_stats_window_init (MvStatsWindow *sw)
+{
+  sw->sel_bin = -1;
 }
 
 static void
@@ -440,29 +514,39 @@ add_col (Sw *sw, const char *title, int col, gboolean dur)
   gtk_tree_view_append_column (GTK_TREE_VIEW (sw->tree), c);
 }
 
+/* The parent points to its statistics window until the window is
+ * destroyed. */
+#define WINDOW_KEY "mv-stats-window"
+
+static void
+on_window_destroy (GtkWidget *w, gpointer parent)
+{
+  if (g_object_get_data (parent, WINDOW_KEY) == w)
+    g_object_set_data (parent, WINDOW_KEY, NULL);
+}
+
 GtkWidget *
 mv_stats_window_show (GtkWindow *parent, MvTimeline *tl)
 {
   MvLog *log = mv_timeline_get_log (tl);
-  Sw *old = g_object_get_data (G_OBJECT (parent), "mv-stats-window");
-  if (old && !old->dead && old->log == log)
+  Sw *old = g_object_get_data (G_OBJECT (parent), WINDOW_KEY);
+  if (old && old->log == log)
     {
-      gtk_window_present (GTK_WINDOW (old->win));
-      return old->win;
+      gtk_window_present (GTK_WINDOW (old));
+      return GTK_WIDGET (old);
     }
-  if (old && !old->dead)
-    gtk_widget_destroy (old->win);
+  if (old)
+    gtk_widget_destroy (GTK_WIDGET (old));
 
-  Sw *sw = g_new0 (Sw, 1);
+  Sw *sw = g_object_new (MV_TYPE_STATS_WINDOW, "type", GTK_WINDOW_TOPLEVEL,
+                         "title", "Statistics", "transient-for", parent,
+                         "destroy-with-parent", TRUE, "default-width", 980,
+                         "default-height", 680, NULL);
   sw->tl = tl;
   sw->log = mv_log_ref (log);
-  sw->sel_bin = -1;
-  sw->win = gtk_window_new (GTK_WINDOW_TOPLEVEL);
-  gtk_window_set_transient_for (GTK_WINDOW (sw->win), parent);
-  gtk_window_set_destroy_with_parent (GTK_WINDOW (sw->win), TRUE);
-  gtk_window_set_title (GTK_WINDOW (sw->win), "Statistics");
-  gtk_window_set_default_size (GTK_WINDOW (sw->win), 980, 680);
-  g_object_set_data (G_OBJECT (parent), "mv-stats-window", sw);
+  g_object_set_data (G_OBJECT (parent), WINDOW_KEY, sw);
+  g_signal_connect_object (sw, "destroy", G_CALLBACK (on_window_destroy),
+                           parent, 0);
 
   GtkWidget *vbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   g_object_set (vbox, "margin", 10, NULL);
@@ -485,6 +569,12 @@ mv_stats_window_show (GtkWindow *parent, MvTimeline *tl)
                                     ? mv_log_state (log, i)->name : "?");
   gtk_combo_box_set_active (GTK_COMBO_BOX (sw->state), log->nstates ? 0 : -1);
   gtk_box_pack_start (GTK_BOX (bar), sw->state, FALSE, FALSE, 0);
+  sw->save = gtk_button_new_with_mnemonic ("Save as _CSV…");
+  gtk_widget_set_tooltip_text (sw->save, "Save the table (every state, "
+                               "rank and total) as CSV");
+  gtk_widget_set_sensitive (sw->save, FALSE);
+  g_signal_connect (sw->save, "clicked", G_CALLBACK (on_save), sw);
+  gtk_box_pack_end (GTK_BOX (bar), sw->save, FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (vbox), bar, FALSE, FALSE, 0);
 
   GtkWidget *hpaned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
@@ -526,12 +616,11 @@ mv_stats_window_show (GtkWindow *parent, MvTimeline *tl)
   sw->status = gtk_label_new ("");
   gtk_label_set_xalign (GTK_LABEL (sw->status), 0);
   gtk_box_pack_start (GTK_BOX (vbox), sw->status, FALSE, FALSE, 0);
-  gtk_container_add (GTK_CONTAINER (sw->win), vbox);
+  gtk_container_add (GTK_CONTAINER (sw), vbox);
 
   g_signal_connect (sw->state, "changed", G_CALLBACK (on_state_changed), sw);
   g_signal_connect (sw->range, "changed", G_CALLBACK (on_range_changed), sw);
-  g_signal_connect_swapped (sw->win, "destroy", G_CALLBACK (sw_free), sw);
   recompute (sw);
-  gtk_widget_show_all (sw->win);
-  return sw->win;
+  gtk_widget_show_all (GTK_WIDGET (sw));
+  return GTK_WIDGET (sw);
 }

@@ -14,6 +14,7 @@ struct _MvTimeline
   GtkWidget     *grid, *area, *hscroll, *vscroll;
   GtkAdjustment *hadj, *vadj;
   MvLog         *log;
+  MvCache       *cache;          /* the log's, kept across frames */
   MvView         view;
   gboolean       have_view;
   MvLayout       layout;
@@ -38,7 +39,7 @@ struct _MvTimeline
 
 typedef struct
 {
-  MvLog        *log;
+  MvCache      *cache;
   MvSceneParams p;
   guint8       *sh, *eh;
   gint32        highlight;
@@ -59,7 +60,7 @@ static void request_scene_stage (MvTimeline *tl, gboolean allow_coarse);
 static void
 job_free (Job *j)
 {
-  mv_log_unref (j->log);
+  mv_cache_unref (j->cache);
   g_free (j->sh);
   g_free (j->eh);
   if (j->surf)
@@ -90,7 +91,7 @@ job_thread (GTask *task, gpointer src, gpointer data, GCancellable *cancel)
   GError *error = NULL;
   j->p.state_hidden = j->sh;
   j->p.evdef_hidden = j->eh;
-  MvScene *s = mv_scene_compute (j->log, &j->p, cancel, &error);
+  MvScene *s = mv_scene_compute (j->cache, &j->p, cancel, &error);
   if (s == NULL)
     {
       g_task_return_error (task, error);
@@ -195,10 +196,10 @@ request_scene_stage (MvTimeline *tl, gboolean allow_coarse)
       return;
     }
   Job *j = g_new0 (Job, 1);
-  j->log = mv_log_ref (tl->log);
+  j->cache = mv_cache_ref (tl->cache);
   j->p = current_params (tl);
   MvSceneParams coarse;
-  if (allow_coarse && mv_scene_coarse_first (tl->log, &j->p, &coarse))
+  if (allow_coarse && mv_scene_coarse_first (tl->cache, &j->p, &coarse))
     {
       j->p = coarse;
       j->coarse = TRUE;
@@ -302,11 +303,10 @@ scene_transform (MvTimeline *tl, double *sx, double *tx, double *sy,
                  double *ty)
 {
   const MvSceneParams *q = &tl->scene->p;
-  double span_v = (double) (tl->view.t1 - tl->view.t0);
-  double span_s = (double) (q->t1 - q->t0);
-  double w = tl->layout.plot_w;
-  *sx = (span_s / q->width) * (w / span_v);
-  *tx = ((double) q->t0 - (double) tl->view.t0) * w / span_v;
+  /* Where the scene's first and last times fall in the view. */
+  MvTimeMap m = mv_time_map (tl->view.t0, tl->view.t1, tl->layout.plot_w);
+  *tx = mv_time_map_x (&m, q->t0);
+  *sx = (mv_time_map_x (&m, q->t1) - *tx) / q->width;
   *sy = tl->view.row_h / q->row_h;
   *ty = q->y0 * *sy - tl->view.y0;
 }
@@ -592,6 +592,7 @@ timeline_free (MvTimeline *tl)
     cairo_surface_destroy (tl->surf);
   if (tl->spare)
     cairo_surface_destroy (tl->spare);
+  mv_cache_unref (tl->cache);
   mv_log_unref (tl->log);
   mv_view_clear (&tl->view);
   g_free (tl->state_hidden);
@@ -667,8 +668,10 @@ mv_timeline_set_log (MvTimeline *tl, MvLog *log)
   if (tl->surf)
     cairo_surface_destroy (tl->surf);
   tl->surf = NULL;
+  mv_cache_unref (tl->cache);
   mv_log_unref (tl->log);
   tl->log = log ? mv_log_ref (log) : NULL;
+  tl->cache = log ? mv_cache_new (log) : NULL;
   mv_view_clear (&tl->view);
   g_free (tl->state_hidden);
   g_free (tl->evdef_hidden);

@@ -445,6 +445,135 @@ LOGFMT_API int  logfmt_reader_summary (const logfmt_reader_t *r,
                                        uint64_t *level_ns,
                                        logfmt_error_t *err);
 
+/* ------------------------------------------------------------------ */
+/* State intervals: BEGIN/END records paired into instances            */
+/* ------------------------------------------------------------------ */
+
+/* The one rule (docs/FORMAT.md section 13), applied per stream
+ * (a thread's records are never paired with another stream's):
+ *  - a BEGIN opens a new instance of its state, the innermost one;
+ *  - an END closes the innermost open instance of ITS state and leaves
+ *    every other open instance open (states may overlap without
+ *    nesting: BEGIN A, BEGIN B, END A, END B gives A and B);
+ *  - an END with no open instance of its state is unmatched: counted,
+ *    no instance (logging may have started inside the state);
+ *  - a BEGIN met while LOGFMT_STATE_MAX_DEPTH instances are open is too
+ *    deep: counted, no instance; the next END of that state closes it
+ *    (before any tracked instance of the state); while it is open its
+ *    time counts as its innermost tracked enclosing instance's;
+ *  - instances still open when the stream ends are left open: they are
+ *    cut at the stream's last record (LOGFMT_IV_OPEN).
+ * Exclusive time is the time an instance was the innermost open one,
+ * the quantity summaries store per state (FORMAT.md section 6). */
+#define LOGFMT_STATE_MAX_DEPTH 256
+
+#define LOGFMT_IV_OPEN         0x1u  /* no END: cut where the stream ends */
+#define LOGFMT_IV_BEGIN_CARGO  0x2u  /* begin_cargo[] is valid */
+#define LOGFMT_IV_END_CARGO    0x4u  /* end_cargo[] is valid */
+
+typedef struct
+{
+  uint32_t stream;      /* stream index (rank and thread: logfmt_reader_stream) */
+  int32_t  state;       /* state index (logfmt_reader_state) */
+  uint64_t start;       /* time of the BEGIN */
+  uint64_t end;         /* time of the END, or of the stream's last record
+                         * for an instance left open (LOGFMT_IV_OPEN) */
+  uint64_t inclusive;   /* end - start */
+  uint64_t exclusive;   /* ns during which it was the innermost open
+                         * instance; <= inclusive */
+  uint32_t depth;       /* instances open around it at its BEGIN (0 =
+                         * outermost); < LOGFMT_STATE_MAX_DEPTH */
+  uint32_t flags;       /* LOGFMT_IV_* */
+  uint8_t  begin_cargo[LOGFMT_CARGO_SIZE];  /* the BEGIN's, if flagged */
+  uint8_t  end_cargo[LOGFMT_CARGO_SIZE];    /* the END's, if flagged */
+} logfmt_interval_t;
+
+/* Per-state tallies of a pass (logfmt_interval_iter_counts). */
+typedef struct
+{
+  uint64_t closed;          /* instances closed by an END */
+  uint64_t left_open;       /* instances cut at the end of the stream */
+  uint64_t unmatched_ends;  /* ENDs that closed nothing */
+  uint64_t too_deep;        /* BEGINs beyond LOGFMT_STATE_MAX_DEPTH */
+  uint64_t inclusive;       /* ns, sum over closed instances */
+  uint64_t exclusive;       /* ns, sum over closed instances */
+} logfmt_interval_counts_t;
+
+/* Pull iterator over the instances of one stream that overlap [t0, t1]
+ * (start <= t1 and end >= t0; t0 = 0, t1 = UINT64_MAX for all).
+ * Instances come in the order they close (END time), then those left
+ * open, outermost first.  Every field is what a whole-stream pass gives:
+ * an instance crossing a window edge is NOT clipped (compare start and
+ * end with the window).  A window pass reads the records before t0 (to
+ * know what is open there) and after t1 until every instance begun by t1
+ * has ended.  Memory is fixed after _new; no allocation per record. */
+typedef struct logfmt_interval_iter logfmt_interval_iter_t;
+LOGFMT_API int  logfmt_interval_iter_new (const logfmt_reader_t *r,
+                                          uint32_t stream,
+                                          uint64_t t0, uint64_t t1,
+                                          logfmt_interval_iter_t **out);
+/* 1 and fills *iv, 0 at the end, or a negative code (details in
+ * logfmt_interval_iter_error; instances delivered so far are right). */
+LOGFMT_API int  logfmt_interval_iter_next (logfmt_interval_iter_t *it,
+                                           logfmt_interval_t *iv);
+/* Another stream or window, from its start, keeping the buffers. */
+LOGFMT_API int  logfmt_interval_iter_reset (logfmt_interval_iter_t *it,
+                                            uint32_t stream,
+                                            uint64_t t0, uint64_t t1);
+/* Tallies of the pass so far for one state (state < 0: all states):
+ * closed and left_open count delivered instances; unmatched_ends and
+ * too_deep count records with t0 <= time <= t1. */
+LOGFMT_API int  logfmt_interval_iter_counts (const logfmt_interval_iter_t *it,
+                                             int32_t state,
+                                             logfmt_interval_counts_t *c);
+LOGFMT_API const logfmt_error_t *
+                logfmt_interval_iter_error (const logfmt_interval_iter_t *it);
+LOGFMT_API void logfmt_interval_iter_free (logfmt_interval_iter_t *it);
+
+/* The same rule, pushed one record at a time, for callers that walk the
+ * records themselves and need to act in time order (an exporter writing
+ * enter/leave events, a builder binning the innermost state). */
+typedef struct logfmt_state_tracker logfmt_state_tracker_t;
+
+typedef enum
+{
+  LOGFMT_STEP_NONE = 0,       /* not a BEGIN or END of a known state */
+  LOGFMT_STEP_OPENED,         /* a new innermost instance (open index depth-1) */
+  LOGFMT_STEP_CLOSED,         /* *closed filled; its inner instances stay open */
+  LOGFMT_STEP_UNMATCHED_END,  /* an END that closed nothing */
+  LOGFMT_STEP_TOO_DEEP        /* a BEGIN beyond the limit, or its END */
+} logfmt_step_t;
+
+/* nstates: states are 0 .. nstates-1 (others are ignored).  stream is
+ * copied into the instances. */
+LOGFMT_API int  logfmt_state_tracker_new (size_t nstates, uint32_t stream,
+                                          logfmt_state_tracker_t **out);
+/* Forgets every open instance; starts a new stream. */
+LOGFMT_API void logfmt_state_tracker_reset (logfmt_state_tracker_t *tr,
+                                            uint32_t stream);
+/* Applies one record as the reader classifies it (kind, state, time,
+ * flags, cargo).  Returns a logfmt_step_t, or LOGFMT_ENOMEM.  For
+ * LOGFMT_STEP_CLOSED, *closed (may be NULL) receives the instance and
+ * *inner (may be NULL) the number of open instances that were inside it
+ * and stay open: they are now open indices depth-inner .. depth-1. */
+LOGFMT_API int  logfmt_state_tracker_apply (logfmt_state_tracker_t *tr,
+                                            const logfmt_event_t *ev,
+                                            logfmt_interval_t *closed,
+                                            uint32_t *inner);
+/* Open instances, outermost (0) to innermost (depth-1); end and
+ * inclusive are not set yet, exclusive counts up to the last record. */
+LOGFMT_API uint32_t logfmt_state_tracker_depth (const logfmt_state_tracker_t *tr);
+LOGFMT_API const logfmt_interval_t *
+                logfmt_state_tracker_open (const logfmt_state_tracker_t *tr,
+                                           uint32_t i);
+/* Ends the stream at time t_cut (its last record): takes the outermost
+ * open instance, cut there (LOGFMT_IV_OPEN), into *iv.  1 while there
+ * is one, then 0. */
+LOGFMT_API int  logfmt_state_tracker_cut (logfmt_state_tracker_t *tr,
+                                          uint64_t t_cut,
+                                          logfmt_interval_t *iv);
+LOGFMT_API void logfmt_state_tracker_free (logfmt_state_tracker_t *tr);
+
 /* Messages whose [send_time, recv_time] intersects [t0, t1]. */
 typedef struct logfmt_msg_iter logfmt_msg_iter_t;
 LOGFMT_API int  logfmt_msg_iter_new (const logfmt_reader_t *r,

@@ -2,7 +2,8 @@
 /*
  * Fake ranks for mpeanim tests and benchmarks: forks P processes that
  * each run the real anim client (libanimclient) behind a stand-in for the
- * logging core's tap, and emit messages on a ring at a given rate.
+ * logging core (its anim_client_core_t), and emit messages on a ring at a
+ * given rate.
  *
  *   anim-feed [--ranks P] [--msgs N] [--rate R] [--threads T]
  *             [--hold-ms H] [--addr A] [--no-client] [--quiet]
@@ -26,29 +27,33 @@
 #include <unistd.h>
 
 #include "anim/client/anim-client.h"
-#include "mpe/src/mpe-wrap-internal.h"
 
-/* ---- stand-in for libmpe's tap interface ------------------------- */
+/* ---- stand-in for the logging core -------------------------------- */
 
-static _Atomic (mpe_tap_cb) tap_cb;
-static void *_Atomic tap_user;
+/* Called through a pointer, as the core calls its tap. */
+typedef void (*feed_tap_fn) (const anim_client_record_t *rec);
+static _Atomic (feed_tap_fn) tap_fn;
 static _Atomic int late_defs;
 
-void
-mpe__set_tap (mpe_tap_cb tap, void *user)
+static void
+feed_set_tap (int on)
 {
-  atomic_store (&tap_user, user);
-  atomic_store (&tap_cb, tap);
+  atomic_store (&tap_fn, on ? anim_client_record : NULL);
 }
 
-void
-mpe__foreach_state_def (mpe_state_def_cb cb, void *user)
+static void
+feed_foreach_state_def (anim_client_state_def_cb cb, void *user)
 {
   cb (user, 100, 101, "Compute", "red");
   cb (user, 102, 103, "Wait", "blue");
   if (atomic_load (&late_defs))
     cb (user, 104, 105, "Late", "green");
 }
+
+static const anim_client_core_t feed_core = {
+  .set_tap = feed_set_tap,
+  .foreach_state_def = feed_foreach_state_def,
+};
 
 /* ---- the fake rank ------------------------------------------------ */
 
@@ -71,12 +76,13 @@ emit (int thread, int type, int id, int partner, int tag, uint64_t bytes)
 {
   /* The record is made either way, as the logging core does; only the
    * tap call differs between --no-client and a client. */
-  mpe_tap_record_t r = { .time_ns = now_ns (), .world_rank = my_rank,
-                         .thread = thread, .type = type, .event_id = id,
-                         .partner = partner, .tag = tag, .bytes = bytes };
-  mpe_tap_cb cb = atomic_load_explicit (&tap_cb, memory_order_acquire);
-  if (cb)
-    cb (atomic_load (&tap_user), &r);
+  anim_client_record_t r = { .time_ns = now_ns (), .thread = thread,
+                             .type = type, .event_id = id,
+                             .partner = partner, .tag = tag,
+                             .bytes = bytes };
+  feed_tap_fn tap = atomic_load_explicit (&tap_fn, memory_order_acquire);
+  if (tap)
+    tap (&r);
 }
 
 static void *
@@ -124,7 +130,7 @@ run_rank (int rank)
   my_rank = rank;
   if (!no_client)
     {
-      int rc = anim_client_start (addr, rank, ranks);
+      int rc = anim_client_start (&feed_core, addr, rank, ranks);
       if (rc < 0)
         return 3;
     }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* clogtool gen: a synthetic but realistic log, written by the generator
- * the benchmarks use (bench/logfmt-synth.c). */
+ * the tests and benchmarks use (synth/logfmt-synth.c). */
 #include "config.h"
 
 #include <getopt.h>
@@ -10,9 +10,7 @@
 #include "clogtool.h"
 #include "clogtool-internal.h"
 
-#ifdef CLOGTOOL_HAVE_SYNTH
-# include "bench/logfmt-synth.h"
-#endif
+#include "synth/logfmt-synth.h"
 
 static void
 gen_help (void)
@@ -102,7 +100,6 @@ clogtool_gen_main (int argc, char **argv)
     return clogtool__usage_error ("gen", "too many streams (%lld)",
                                   procs * threads);
 
-#ifdef CLOGTOOL_HAVE_SYNTH
   logfmt_synth_opts_t opts;
   logfmt_synth_opts_init (&opts);
   opts.nprocs = (uint32_t) procs;
@@ -118,8 +115,4 @@ clogtool_gen_main (int argc, char **argv)
       return CLOGTOOL_EXIT_PROBLEM;
     }
   return CLOGTOOL_EXIT_OK;
-#else
-  clogtool__error ("gen: this build has no synthetic log generator");
-  return CLOGTOOL_EXIT_PROBLEM;
-#endif
 }

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Arrows: the window's messages between visible rows, one arrow each,
+ * or summed into 4-pixel cells when there are more than
+ * MV_SCENE_MAX_ARROWS.  Messages are read with a margin and kept in the
+ * cache.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "mv-scene-build.h"
+
+#define MAX_MSGS_SCANNED MV_SCENE_MAX_MSGS_SCANNED
+
+static double
+row_center (const MvScene *s, guint row)
+{
+  return ((double) row + 0.5) * s->p.row_h - s->p.y0;
+}
+
+static gpointer
+arrow_key (const MvArrow *a)
+{
+  /* 4-pixel cells: arrows closer than that look the same. */
+  guint64 q[4] = {
+    (guint64) (gint64) floor (a->x0 / 4) & 0xffff,
+    (guint64) (gint64) floor (a->y0 / 4) & 0xffff,
+    (guint64) (gint64) floor (a->x1 / 4) & 0xffff,
+    (guint64) (gint64) floor (a->y1 / 4) & 0xffff,
+  };
+  return GSIZE_TO_POINTER ((gsize) (q[0] << 48 | q[1] << 32 | q[2] << 16
+                                    | q[3]));
+}
+
+static guint
+key_hash (gconstpointer k)
+{
+  guint64 v = GPOINTER_TO_SIZE (k);
+  v ^= v >> 33;
+  v *= 0xff51afd7ed558ccdull;
+  v ^= v >> 33;
+  return (guint) v;
+}
+
+/* Adds an arrow to the cells table (aggregated mode). */
+static void
+cell_add (MvScene *s, GHashTable *cells, const MvArrow *a)
+{
+  gpointer key = arrow_key (a);
+  gpointer v = g_hash_table_lookup (cells, key);
+  if (v != NULL)
+    g_array_index (s->arrows, MvArrow, GPOINTER_TO_UINT (v) - 1).count
+      += a->count;
+  else
+    {
+      g_array_append_val (s->arrows, *a);
+      g_hash_table_insert (cells, key, GUINT_TO_POINTER (s->arrows->len));
+    }
+}
+
+/* Messages kept across frames: at most this many. */
+#define MSG_CACHE_MAX (10 * MAX_MSGS_SCANNED)
+
+/* Messages meeting [ta, tb], at most max (NULL if more, or damaged:
+ * *problem then says why). */
+static GArray *
+msgs_read (const MvLog *log, guint64 ta, guint64 tb, guint64 max,
+           GCancellable *cancellable, char **problem)
+{
+  logfmt_msg_iter_t *it = NULL;
+  if (logfmt_msg_iter_new (log->reader, ta, tb, &it) != 0)
+    return NULL;
+  /* Sized for the messages expected from the run's average (+25%): a
+   * doubling array copies and faults in fresh pages at each step. */
+  double est = (double) log->info->nmessages
+               * (double) (MIN (tb, mv_log_t_last (log))
+                           - MIN (MAX (ta, mv_log_t_first (log)),
+                                  mv_log_t_last (log)))
+               / MAX (mv__run_span (log), 1);
+  GArray *a = g_array_sized_new (FALSE, FALSE, sizeof (logfmt_message_t),
+                                 (guint) MIN (est * 1.25 + 64, (double) max));
+  logfmt_message_t m;
+  int rc;
+  while ((rc = logfmt_msg_iter_next (it, &m)) == 1)
+    {
+      if (a->len >= max
+          || ((a->len & 4095) == 0 && g_cancellable_is_cancelled (cancellable)))
+        {
+          g_array_unref (a);
+          a = NULL;
+          break;
+        }
+      g_array_append_val (a, m);
+    }
+  if (rc < 0)
+    *problem = g_strdup (logfmt_msg_iter_error (it)->message);
+  logfmt_msg_iter_free (it);
+  return a;
+}
+
+/* The window's messages, from the cache if it holds them, else read
+ * with a margin of two window widths each side and kept. */
+static GArray *
+msgs_get (MvCache *cache, guint64 t0, guint64 t1, GCancellable *cancellable,
+          char **problem)
+{
+  const MvLog *log = mv_cache_log (cache);
+  GArray *a = mv_cache_messages_get (cache, t0, t1);
+  if (a)
+    return a;
+  guint64 m = 2 * (t1 - t0);
+  guint64 ta = t0 - MIN (t0, m);
+  guint64 tb = t1 > G_MAXUINT64 - m ? G_MAXUINT64 : t1 + m;
+  a = msgs_read (log, ta, tb, MSG_CACHE_MAX, cancellable, problem);
+  if (a == NULL && *problem == NULL)
+    return msgs_read (log, t0, t1, 2 * MAX_MSGS_SCANNED, cancellable,
+                      problem);
+  if (a && *problem == NULL)
+    mv_cache_messages_put (cache, a, ta, tb);
+  return a;
+}
+
+void
+mv__scene_arrows (MvScene *s, GCancellable *cancellable)
+{
+  MvLog *log = s->log;
+  GHashTable *cells = NULL;
+  s->arrows = g_array_new (FALSE, FALSE, sizeof (MvArrow));
+  if (s->p.hide_arrows)
+    return;
+  double span = (double) (s->p.t1 - s->p.t0);
+  guint64 scanned = 0;
+  double est = (double) log->info->nmessages * span / mv__run_span (log);
+  if (est > MAX_MSGS_SCANNED)
+    {
+      s->arrows_skipped = TRUE;
+      return;
+    }
+  char *problem = NULL;
+  GArray *msgs = msgs_get (s->cache, s->p.t0, s->p.t1, cancellable,
+                           &problem);
+  if (problem)
+    mv__scene_problem (s, problem);
+  if (msgs == NULL)
+    {
+      /* Messages bunched in this window: too many to draw. */
+      s->arrows_skipped = !g_cancellable_is_cancelled (cancellable);
+      return;
+    }
+  for (guint mi = 0; mi < msgs->len; mi++)
+    {
+      const logfmt_message_t m = g_array_index (msgs, logfmt_message_t, mi);
+      if (m.send_stream != LOGFMT_NO_STREAM
+          && m.recv_stream != LOGFMT_NO_STREAM
+          && (MIN (m.send_time, m.recv_time) > s->p.t1
+              || MAX (m.send_time, m.recv_time) < s->p.t0))
+        continue;
+      if (++scanned > 2 * MAX_MSGS_SCANNED)
+        {
+          /* Messages bunched in this window: give up, as above. */
+          s->arrows_skipped = TRUE;
+          g_array_set_size (s->arrows, 0);
+          break;
+        }
+      if (m.send_stream == LOGFMT_NO_STREAM
+          || m.recv_stream == LOGFMT_NO_STREAM
+          || m.send_stream >= log->nrows || m.recv_stream >= log->nrows)
+        continue;
+      MvArrow a = { .count = 1, .msg = m };
+      a.y0 = (float) row_center (s, log->stream_row[m.send_stream]);
+      a.y1 = (float) row_center (s, log->stream_row[m.recv_stream]);
+      if ((a.y0 < 0 && a.y1 < 0)
+          || (a.y0 > s->p.height && a.y1 > s->p.height))
+        continue;
+      a.x0 = (float) mv_time_map_x (&s->map, m.send_time);
+      a.x1 = (float) mv_time_map_x (&s->map, m.recv_time);
+      s->nmessages++;
+      if (cells != NULL)
+        cell_add (s, cells, &a);
+      else
+        {
+          g_array_append_val (s->arrows, a);
+          if (s->arrows->len > MV_SCENE_MAX_ARROWS)
+            {
+              /* Too many to tell apart: switch to count-weighted cells. */
+              GArray *old = s->arrows;
+              /* Sized for every message left (pages are touched only
+               * as cells are added): no copying as it grows. */
+              s->arrows = g_array_sized_new (FALSE, FALSE, sizeof (MvArrow),
+                                             MIN (msgs->len - mi + old->len,
+                                                  2 * MAX_MSGS_SCANNED + 1));
+              cells = g_hash_table_new (key_hash, g_direct_equal);
+              for (guint i = 0; i < old->len; i++)
+                cell_add (s, cells, &g_array_index (old, MvArrow, i));
+              g_array_unref (old);
+              s->arrows_aggregated = TRUE;
+            }
+        }
+    }
+  g_array_unref (msgs);
+  if (cells)
+    g_hash_table_unref (cells);
+}

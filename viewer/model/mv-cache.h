@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * MvCache: what the scene building keeps from frame to frame for one
+ * log, so that a frame costs about one pass over its pixels:
+ *   - per stream, a whole-run occupancy pyramid (mv-pyramid.h), read
+ *     from the file's summaries on first use;
+ *   - pyramids of lanes that aggregate rows (many processes);
+ *   - the last summary frame's lanes (a pan by whole pixels copies the
+ *     columns still in view);
+ *   - lane blocks (every summary lane's arrays of a frame in one
+ *     allocation), recycled: fresh pages cost ~10 us each to fault in;
+ *   - decoded events per stream and the messages of a window, with a
+ *     margin so that pans and zooms in are served without the file.
+ * The log itself (MvLog) is immutable; everything mutable is here,
+ * behind one lock, so scenes on worker threads can share a cache.
+ * Reference counted; holds a reference on its log.
+ */
+#ifndef MV_CACHE_H
+#define MV_CACHE_H
+
+#include <glib.h>
+
+#include "mv-log.h"
+
+G_BEGIN_DECLS
+
+typedef struct MvCache MvCache;
+
+MvCache *mv_cache_new (MvLog *log);
+MvCache *mv_cache_ref (MvCache *c);
+void     mv_cache_unref (MvCache *c);
+MvLog   *mv_cache_log (const MvCache *c);
+
+/* ---- whole-run pyramids, one per stream ---- */
+
+/* Base bins and levels of every pyramid of this cache (fixed). */
+guint    mv_cache_bins (const MvCache *c);
+guint    mv_cache_levels (const MvCache *c);
+
+typedef enum
+{
+  MV_PYR_COARSER,    /* the file's summary is finer than the pyramid */
+  MV_PYR_FINEST,     /* the file has nothing finer: serves every zoom */
+  MV_PYR_DAMAGED,    /* the summary could not be read (shown empty) */
+  MV_PYR_UNREAD,     /* not read yet (mv_cache_pyramid_peek only) */
+} MvPyrQuality;
+
+/* The stream's pyramid, read on first use (several threads may read
+ * different streams at once).  Valid as long as the cache. */
+const guint8 *mv_cache_pyramid (MvCache *c, guint32 stream,
+                                MvPyrQuality *quality);
+MvPyrQuality  mv_cache_pyramid_peek (MvCache *c, guint32 stream);
+/* Reads the pyramids of rows [first, last) on all cores (the first
+ * frame of a many-process log: one summary read per stream). */
+void          mv_cache_prefill (MvCache *c, guint first, guint last);
+
+/* ---- pyramids of aggregated lanes ---- */
+
+/* Keyed by the lane's rows (first << 32 | count) and a hash of the
+ * hidden states (a change of them empties the store).  get: (transfer
+ * full) or NULL; put: the store takes its own reference. */
+GBytes  *mv_cache_lane_pyr_get (MvCache *c, guint64 key, guint hidden);
+void     mv_cache_lane_pyr_put (MvCache *c, guint64 key, guint hidden,
+                                GBytes *pyr);
+
+/* ---- lane blocks ---- */
+
+/* A block of size bytes, recycled if one of that size is spare. */
+guint8  *mv_cache_block_new (MvCache *c, gsize size);
+/* On the first summary frame: a second block, its pages written now,
+ * for the frame after it (a pan keeps the first one in its memo). */
+void     mv_cache_block_ahead (MvCache *c, gsize size);
+guint8  *mv_block_ref (guint8 *block);
+/* The last reference returns the block to the spares (c NULL: freed). */
+void     mv_cache_block_unref (MvCache *c, guint8 *block);
+
+/* ---- the last summary frame (for pans) ---- */
+
+typedef struct
+{
+  guint    row_first, row_count;
+  guint32 *pixels;      /* NULL unless sampled from a pyramid */
+  gint16  *dominant;
+  guint8  *dom_pct;
+} MvMemoLane;
+
+/* Immutable once published; lanes point into `block`, referenced. */
+typedef struct
+{
+  gint        ref;
+  int         width;
+  double      height, row_h, y0;
+  gsize       off;          /* pyramid level sampled (MvPyrGeom) */
+  double      first, per;
+  guint       hidden;       /* hash of the hidden states */
+  guint       nlanes;
+  MvMemoLane *lanes;
+  guint8     *block;
+} MvLaneMemo;
+
+/* (transfer full) or NULL. */
+MvLaneMemo *mv_cache_memo_get (MvCache *c);
+/* Forgets m if it is still the published memo (a frame that cannot use
+ * it: its block may then serve that frame). */
+void        mv_cache_memo_drop (MvCache *c, MvLaneMemo *m);
+/* (transfer full) */
+void        mv_cache_memo_publish (MvCache *c, MvLaneMemo *m);
+void        mv_lane_memo_unref (MvCache *c, MvLaneMemo *m);
+
+/* ---- decoded events per stream ---- */
+
+/* The part of an event the drawing needs (24 bytes instead of 88). */
+typedef struct
+{
+  guint64 time;
+  gint32  a;         /* state (BEGIN/END) or event id (SOLO) */
+  guint8  kind;
+  guint8  flags;
+  guint16 pad;
+  guint32 cargo;     /* index into the cargo array, SOLO with cargo */
+} MvEv;
+
+/* Events of one stream decoded for [ta, tb] (all events with
+ * ta <= time <= tb).  Reference counted, immutable once put. */
+typedef struct
+{
+  guint64 ta, tb;
+  GArray *evs;       /* MvEv */
+  GArray *cargo;     /* LOGFMT_CARGO_SIZE each */
+  guint64 used;      /* for LRU eviction (the cache's) */
+} MvDecoded;
+
+MvDecoded *mv_decoded_new (guint64 ta, guint64 tb, guint reserve);
+void       mv_decoded_unref (MvDecoded *d);
+/* The stream's events if they cover [ta, tb]: (transfer full) or NULL. */
+MvDecoded *mv_cache_decoded_get (MvCache *c, guint32 stream, guint64 ta,
+                                 guint64 tb);
+gboolean   mv_cache_decoded_covers (MvCache *c, guint32 stream, guint64 ta,
+                                    guint64 tb);
+/* Keeps d (its own reference) for the stream; least recently used
+ * streams go when over the bound. */
+void       mv_cache_decoded_put (MvCache *c, guint32 stream, MvDecoded *d);
+
+/* ---- messages ---- */
+
+/* Messages (logfmt_message_t) meeting [t0, t1] if the kept window
+ * covers it: (transfer full) or NULL. */
+GArray    *mv_cache_messages_get (MvCache *c, guint64 t0, guint64 t1);
+gboolean   mv_cache_messages_cover (MvCache *c, guint64 t0, guint64 t1);
+/* Keeps a (its own reference): the messages meeting [ta, tb]. */
+void       mv_cache_messages_put (MvCache *c, GArray *a, guint64 ta,
+                                  guint64 tb);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MvCache, mv_cache_unref)
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Decoded lanes: the window's events of a row as spans (states, with
+ * their nesting depth) and markers (solo events, losses).  A stream's
+ * events are decoded with a margin and kept in the cache, so pans and
+ * zooms in are served from memory.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "mv-scene-build.h"
+
+/* Decoded beyond the window on each side, in window widths, so that
+ * pans and zooms in are served from the cache. */
+#define DEC_MARGIN_SPANS     2u
+
+typedef struct
+{
+  gint32  state;
+  guint16 flags;
+  guint64 t_begin;
+} Open;
+
+static void
+emit_span (MvScene *s, MvLane *lane, GArray *last_at_depth, guint depth,
+           const Open *o, guint64 t_end, guint16 extra_flags)
+{
+  if (t_end < s->p.t0
+      || mv__hidden (s->p.state_hidden, s->log->nstates, o->state))
+    return;
+  double w = s->p.width;
+  double x0 = (o->flags & MV_SPAN_OPEN_LEFT) ? -1
+    : mv_time_map_x (&s->map, o->t_begin);
+  double x1 = (extra_flags & MV_SPAN_OPEN_RIGHT) ? w + 1
+    : mv_time_map_x (&s->map, t_end);
+  x0 = CLAMP (x0, -1, w + 1);
+  x1 = CLAMP (x1, -1, w + 1);
+  if (last_at_depth->len <= depth)
+    {
+      guint old = last_at_depth->len;
+      g_array_set_size (last_at_depth, depth + 1);
+      for (guint i = old; i <= depth; i++)
+        g_array_index (last_at_depth, gint, i) = -1;
+    }
+  gint li = g_array_index (last_at_depth, gint, depth);
+  if (x1 - x0 < 1.0 && li >= 0)
+    {
+      /* Sub-pixel instances next to a narrow neighbour merge into it. */
+      MvSpan *last = &g_array_index (lane->spans, MvSpan, li);
+      if (last->x1 >= x0 - 1.0
+          && (last->x1 - last->x0 < 2.0 || (last->flags & MV_SPAN_MERGED)))
+        {
+          last->x1 = MAX (last->x1, (float) x1);
+          last->count++;
+          last->flags |= MV_SPAN_MERGED;
+          last->t_end = t_end;
+          return;
+        }
+    }
+  MvSpan sp = {
+    .x0 = (float) x0, .x1 = (float) x1, .depth = depth,
+    .flags = o->flags | extra_flags, .state = o->state, .count = 1,
+    .t_begin = o->t_begin, .t_end = t_end,
+  };
+  g_array_append_val (lane->spans, sp);
+  g_array_index (last_at_depth, gint, depth) = lane->spans->len - 1;
+}
+
+static int
+span_cmp (gconstpointer a, gconstpointer b)
+{
+  const MvSpan *x = a, *y = b;
+  if (x->depth != y->depth)
+    return x->depth < y->depth ? -1 : 1;
+  return x->x0 < y->x0 ? -1 : x->x0 > y->x0;
+}
+
+/* Decodes the events of a stream in [ta, tb] (all but messages). */
+static MvDecoded *
+dec_decode (const MvLog *log, guint32 stream, guint64 ta, guint64 tb,
+            guint64 *nread, char **problem, GError **error)
+{
+  logfmt_iter_t *it = NULL;
+  int rc = logfmt_iter_new (log->reader, stream, ta, tb, &it);
+  if (rc != 0)
+    {
+      g_set_error (error, MV_LOG_ERROR, -rc, "stream %u: %s", stream,
+                   logfmt_strerror (rc));
+      return NULL;
+    }
+  /* Sized from the stream's average rate (+25%): a doubling array
+   * copies, and faults in fresh pages, at each step. */
+  guint64 total = logfmt_reader_stream_events (log->reader, stream);
+  double frac = (double) (MIN (tb, mv_log_t_last (log))
+                          - MIN (MAX (ta, mv_log_t_first (log)),
+                                 mv_log_t_last (log)))
+                / MAX (mv__run_span (log), 1);
+  MvDecoded *d = mv_decoded_new (ta, tb,
+                                 (guint) MIN (total * frac * 1.25 + 64,
+                                              (double) total + 1));
+  logfmt_event_t buf[128];
+  long got;
+  while ((got = logfmt_iter_next_batch (it, buf, G_N_ELEMENTS (buf))) > 0)
+    {
+      *nread += (guint64) got;
+      for (long i = 0; i < got; i++)
+        {
+          const logfmt_event_t *ev = &buf[i];
+          if (ev->kind == LOGFMT_KIND_SEND || ev->kind == LOGFMT_KIND_RECV)
+            continue;
+          MvEv e = { ev->time, ev->kind == LOGFMT_KIND_BEGIN
+                             || ev->kind == LOGFMT_KIND_END ? ev->state
+                                                            : ev->id,
+                   ev->kind, (guint8) ev->flags, 0, 0 };
+          if (ev->kind == LOGFMT_KIND_SOLO && (ev->flags & LOGFMT_EVF_CARGO))
+            {
+              e.cargo = d->cargo->len;
+              g_array_append_vals (d->cargo, ev->cargo, 1);
+            }
+          g_array_append_val (d->evs, e);
+        }
+    }
+  if (got < 0)
+    {
+      /* Show what decoded before the damage; not kept for later. */
+      *problem = g_strdup (logfmt_iter_error (it)->message);
+    }
+  logfmt_iter_free (it);
+  return d;
+}
+
+/* The stream's events covering [tstart, t1]: from the cache, or decoded
+ * with a margin and kept (unless damaged).  (transfer full) */
+static MvDecoded *
+dec_get (MvScene *s, guint32 stream, guint64 tstart, guint64 t1,
+         guint64 *nread, GError **error)
+{
+  MvDecoded *d = mv_cache_decoded_get (s->cache, stream, tstart, t1);
+  if (d != NULL)
+    return d;
+  guint64 m = (guint64) DEC_MARGIN_SPANS * (s->p.t1 - s->p.t0);
+  guint64 ta = tstart == 0 ? 0 : tstart - MIN (tstart, m);
+  guint64 tb = t1 > G_MAXUINT64 - m ? G_MAXUINT64 : t1 + m;
+  char *problem = NULL;
+  d = dec_decode (s->log, stream, ta, tb, nread, &problem, error);
+  if (problem)
+    mv__scene_problem (s, problem);
+  else if (d)
+    mv_cache_decoded_put (s->cache, stream, d);
+  return d;
+}
+
+gboolean
+mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs, guint64 *nread,
+             GError **error)
+{
+  MvLog *log = s->log;
+  guint32 stream = log->rows[lane->row_first].stream;
+  guint64 t0 = s->p.t0, t1 = s->p.t1;
+  guint64 tstart = mv__decode_start (log, stream, t0, t1);
+
+  lane->spans = g_array_new (FALSE, FALSE, sizeof (MvSpan));
+  lane->markers = g_array_new (FALSE, FALSE, sizeof (MvMarker));
+  g_array_set_size (evs, 0);
+
+  GArray *cargo = g_array_new (FALSE, FALSE, LOGFMT_CARGO_SIZE);
+  MvDecoded *d = dec_get (s, stream, tstart, t1, nread, error);
+  if (d == NULL)
+    {
+      g_array_unref (cargo);
+      return FALSE;
+    }
+  /* Copy this window's part out of the cached events. */
+  const MvEv *all = (const MvEv *) d->evs->data;
+  guint lo_i = 0, hi_i = d->evs->len;
+  while (lo_i < hi_i)
+    {
+      guint mid = lo_i + (hi_i - lo_i) / 2;
+      if (all[mid].time < tstart)
+        lo_i = mid + 1;
+      else
+        hi_i = mid;
+    }
+  for (guint i = lo_i; i < d->evs->len && all[i].time <= t1; i++)
+    {
+      MvEv e = all[i];
+      if ((e.kind == LOGFMT_KIND_SOLO || e.kind == LOGFMT_KIND_LOSS)
+          && e.time < t0)
+        continue;
+      if (e.kind == LOGFMT_KIND_SOLO && (e.flags & LOGFMT_EVF_CARGO))
+        {
+          g_array_append_vals (cargo, &g_array_index (d->cargo, guint8,
+                                                      (gsize) e.cargo
+                                                      * LOGFMT_CARGO_SIZE),
+                               1);
+          e.cargo = cargo->len - 1;
+        }
+      g_array_append_val (evs, e);
+    }
+  mv_decoded_unref (d);
+
+  /* Pass 1: ends without a begin are states opened before tstart,
+   * innermost first. */
+  GArray *stack = g_array_new (FALSE, FALSE, sizeof (Open));
+  GArray *pre = g_array_new (FALSE, FALSE, sizeof (gint32));
+  for (guint i = 0; i < evs->len; i++)
+    {
+      const MvEv *e = &g_array_index (evs, MvEv, i);
+      if (e->kind == LOGFMT_KIND_BEGIN)
+        {
+          Open o = { e->a, 0, e->time };
+          g_array_append_val (stack, o);
+        }
+      else if (e->kind == LOGFMT_KIND_END)
+        {
+          gint k = (gint) stack->len - 1;
+          while (k >= 0 && g_array_index (stack, Open, k).state != e->a)
+            k--;
+          if (k >= 0)
+            g_array_set_size (stack, k);
+          else
+            g_array_append_val (pre, e->a);
+        }
+    }
+  g_array_set_size (stack, 0);
+  for (gint i = (gint) pre->len - 1; i >= 0; i--)
+    {
+      Open o = { g_array_index (pre, gint32, i), MV_SPAN_OPEN_LEFT, tstart };
+      g_array_append_val (stack, o);
+    }
+
+  /* Pass 2: spans with their depth, markers. */
+  GArray *last = g_array_new (FALSE, FALSE, sizeof (gint));
+  for (guint i = 0; i < evs->len; i++)
+    {
+      const MvEv *e = &g_array_index (evs, MvEv, i);
+      switch (e->kind)
+        {
+        case LOGFMT_KIND_BEGIN:
+          {
+            Open o = { e->a, 0, e->time };
+            g_array_append_val (stack, o);
+            break;
+          }
+        case LOGFMT_KIND_END:
+          {
+            gint k = (gint) stack->len - 1;
+            while (k >= 0 && g_array_index (stack, Open, k).state != e->a)
+              k--;
+            if (k < 0)
+              break;
+            /* Unclosed inner states end with their parent. */
+            for (gint j = (gint) stack->len - 1; j >= k; j--)
+              emit_span (s, lane, last, j, &g_array_index (stack, Open, j),
+                         e->time, 0);
+            g_array_set_size (stack, k);
+            break;
+          }
+        case LOGFMT_KIND_SOLO:
+        case LOGFMT_KIND_LOSS:
+          {
+            if (e->time < t0)
+              break;
+            int dd = e->kind == LOGFMT_KIND_SOLO
+                    ? mv_log_find_evdef (log, e->a) : -1;
+            if (mv__hidden (s->p.evdef_hidden, log->nevdefs, dd))
+              break;
+            float x = (float) mv_time_map_x (&s->map, e->time);
+            if (lane->markers->len > 0)
+              {
+                MvMarker *m = &g_array_index (lane->markers, MvMarker,
+                                              lane->markers->len - 1);
+                if (x - m->x < 1.0f && m->evdef == dd)
+                  {
+                    m->count++;
+                    break;
+                  }
+              }
+            MvMarker m = { .x = x, .evdef = dd,
+                           .id = e->kind == LOGFMT_KIND_SOLO ? e->a : -1,
+                           .count = 1, .time = e->time, .flags = e->flags };
+            if (e->flags & LOGFMT_EVF_CARGO)
+              memcpy (m.cargo, &g_array_index (cargo, guint8,
+                                               (gsize) e->cargo
+                                               * LOGFMT_CARGO_SIZE),
+                      sizeof m.cargo);
+            g_array_append_val (lane->markers, m);
+            break;
+          }
+        default:
+          break;
+        }
+    }
+  for (gint j = (gint) stack->len - 1; j >= 0; j--)
+    emit_span (s, lane, last, j, &g_array_index (stack, Open, j), t1,
+               MV_SPAN_OPEN_RIGHT);
+  g_array_sort (lane->spans, span_cmp);
+  g_array_unref (cargo);
+  g_array_unref (last);
+  g_array_unref (stack);
+  g_array_unref (pre);
+  return TRUE;
+}

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Summary lanes read from the file for the window: zoomed in further
+ * than the whole-run pyramids resolve (a bin wider than FINE_MIN_BIN_PX
+ * pixels), streams whose stored summary is no finer than the pyramid
+ * are decoded, the others' summaries resampled.  At most
+ * FINE_MAX_EVENTS events are decoded for a frame (whole blocks count);
+ * beyond that the pyramids serve, blocky as they are.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "mv-scene-build.h"
+
+#define FINE_MIN_BIN_PX  4.0
+#define FINE_MAX_EVENTS  40000000.0
+#define FINE_BLOCK_GUESS 65536.0   /* events of a typical block */
+#define FINE_SLOTS       4         /* states kept per pixel of a lane */
+#define FINE_DEPTH       256       /* nesting followed (as summaries) */
+
+gboolean
+mv__fine_wanted (MvCache *cache, const MvSceneParams *p)
+{
+  MvLog *log = mv_cache_log (cache);
+  if (p->coarse_lanes || log->nstates == 0 || p->width <= 0)
+    return FALSE;
+  double cbin = mv__run_span (log) / mv_cache_bins (cache);
+  double pbin = (double) (p->t1 - p->t0) / p->width;
+  if (pbin * FINE_MIN_BIN_PX >= cbin)
+    return FALSE;
+  guint first, last;
+  mv_scene_visible_rows (log, p, &first, &last);
+  double frac = (double) (p->t1 - p->t0) / MAX (mv__run_span (log), 1);
+  double est = 0;
+  gboolean differs = p->row_h < 1;
+  for (guint r = first; r < last; r++)
+    {
+      guint32 st = log->rows[r].stream;
+      double n = (double) logfmt_reader_stream_events (log->reader, st);
+      est += MIN (n, n * frac + FINE_BLOCK_GUESS);
+      /* A row of its own whose stored summary is finer than the
+       * pyramid is read from the file already (lane_summary). */
+      MvPyrQuality q = mv_cache_pyramid_peek (cache, st);
+      differs |= q == MV_PYR_UNREAD || q == MV_PYR_FINEST;
+    }
+  return differs && est <= FINE_MAX_EVENTS;
+}
+
+/* A lane's pixels being summed from its rows: per pixel, the rows'
+ * coverage by their dominant state, for the FINE_SLOTS most common. */
+struct MvFineAcc_
+{
+  guint    width;
+  gint16  *state;     /* width x FINE_SLOTS, -1 free */
+  float   *weight;    /* width x FINE_SLOTS */
+  float   *total;     /* width: summed row coverage */
+  /* One row's current pixel (rows are swept left to right). */
+  gint     cur_x;
+  guint    cur_n;
+  gint32   cur_state[8];
+  float    cur_w[8];
+  GArray  *evs;       /* FineEv: one row's decoded events */
+  gint32   stack[FINE_DEPTH];  /* open states, outermost first */
+  gint32   pre[FINE_DEPTH];    /* states open before the decode */
+  float   *occ;       /* width x nstates: a stored summary */
+  logfmt_iter_t *it;  /* reused for every row */
+};
+
+typedef struct
+{
+  guint64 time;
+  gint32  state;
+  guint8  kind;
+} FineEv;
+
+MvFineAcc *
+mv__fine_acc_new (guint width, guint nstates)
+{
+  MvFineAcc *a = g_new0 (MvFineAcc, 1);
+  a->width = width;
+  a->state = g_new (gint16, (gsize) width * FINE_SLOTS);
+  a->weight = g_new (float, (gsize) width * FINE_SLOTS);
+  a->total = g_new (float, width);
+  a->evs = g_array_new (FALSE, FALSE, sizeof (FineEv));
+  a->occ = g_new (float, (gsize) width * MAX (nstates, 1));
+  return a;
+}
+
+void
+mv__fine_acc_free (MvFineAcc *a)
+{
+  if (a == NULL)
+    return;
+  g_free (a->state);
+  g_free (a->weight);
+  g_free (a->total);
+  g_array_unref (a->evs);
+  g_free (a->occ);
+  logfmt_iter_free (a->it);
+  g_free (a);
+}
+
+static void
+fine_acc_reset (MvFineAcc *a)
+{
+  memset (a->state, 0xff, (gsize) a->width * FINE_SLOTS * sizeof *a->state);
+  memset (a->weight, 0, (gsize) a->width * FINE_SLOTS * sizeof *a->weight);
+  memset (a->total, 0, a->width * sizeof *a->total);
+}
+
+/* One row's pixel x: covered `cov` (0..1) in all, mostly by `state`. */
+static void
+fine_add (MvFineAcc *a, guint x, gint32 state, float cov)
+{
+  gint16 *st = a->state + (gsize) x * FINE_SLOTS;
+  float *w = a->weight + (gsize) x * FINE_SLOTS;
+  a->total[x] += cov;
+  guint min = 0;
+  for (guint i = 0; i < FINE_SLOTS; i++)
+    {
+      if (st[i] == state || st[i] < 0)
+        {
+          st[i] = (gint16) state;
+          w[i] += cov;
+          return;
+        }
+      if (w[i] < w[min])
+        min = i;
+    }
+  /* More states than slots: the rarest gives way. */
+  if (cov > w[min])
+    {
+      st[min] = (gint16) state;
+      w[min] = cov;
+    }
+}
+
+/* Ends the row's current pixel: its dominant state takes its coverage. */
+static void
+fine_flush (MvFineAcc *a)
+{
+  if (a->cur_x < 0 || a->cur_n == 0)
+    {
+      a->cur_n = 0;
+      return;
+    }
+  guint best = 0;
+  float cov = 0;
+  for (guint i = 0; i < a->cur_n; i++)
+    {
+      cov += a->cur_w[i];
+      if (a->cur_w[i] > a->cur_w[best])
+        best = i;
+    }
+  fine_add (a, (guint) a->cur_x, a->cur_state[best], MIN (cov, 1.0f));
+  a->cur_n = 0;
+}
+
+static void
+fine_part (MvFineAcc *a, gint x, gint32 state, float w)
+{
+  if (x != a->cur_x)
+    {
+      fine_flush (a);
+      a->cur_x = x;
+    }
+  guint i = 0;
+  while (i < a->cur_n && a->cur_state[i] != state)
+    i++;
+  if (i == a->cur_n)
+    {
+      if (a->cur_n == G_N_ELEMENTS (a->cur_state))
+        return;  /* a pixel of many tiny states: the first ones count */
+      a->cur_state[a->cur_n] = state;
+      a->cur_w[a->cur_n++] = 0;
+    }
+  a->cur_w[i] += w;
+}
+
+/* The row's innermost state was `state` over pixels [xa, xb). */
+static void
+fine_interval (MvFineAcc *a, gint32 state, double xa, double xb)
+{
+  xa = MAX (xa, 0);
+  xb = MIN (xb, (double) a->width);
+  if (xb <= xa)
+    return;
+  gint ia = (gint) floor (xa), ib = (gint) ceil (xb) - 1;
+  if (ia == ib)
+    {
+      fine_part (a, ia, state, (float) (xb - xa));
+      return;
+    }
+  fine_part (a, ia, state, (float) (ia + 1 - xa));
+  fine_flush (a);
+  /* Whole pixels: the slot the state had in the last pixel is tried
+   * first (neighbouring pixels of a lane mostly share their layout). */
+  guint hint = 0;
+  for (gint x = ia + 1; x < ib; x++)
+    {
+      gint16 *st = a->state + (gsize) x * FINE_SLOTS;
+      if (st[hint] == state)
+        {
+          a->weight[(gsize) x * FINE_SLOTS + hint] += 1.0f;
+          a->total[x] += 1.0f;
+          continue;
+        }
+      fine_add (a, (guint) x, state, 1.0f);
+      for (guint i = 0; i < FINE_SLOTS; i++)
+        if (st[i] == state)
+          hint = i;
+    }
+  a->cur_x = ib;
+  fine_part (a, ib, state, (float) (xb - ib));
+}
+
+/* Applies a BEGIN or END to the open states (stack, *depth deep, of
+ * which the outermost FINE_DEPTH are kept).  FALSE for an END that
+ * closes nothing open here. */
+static inline gboolean
+fine_nest (gint32 *stack, guint *depth, const FineEv *e)
+{
+  if (e->kind == LOGFMT_KIND_BEGIN)
+    {
+      if (*depth < FINE_DEPTH)
+        stack[*depth] = e->state;
+      (*depth)++;
+      return TRUE;
+    }
+  gint k = (gint) MIN (*depth, FINE_DEPTH) - 1;
+  while (k >= 0 && stack[k] != e->state)
+    k--;
+  if (k >= 0)
+    *depth = (guint) k;
+  else if (*depth > FINE_DEPTH)
+    (*depth)--;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/* Adds one row to the lane from its decoded events. */
+static gboolean
+fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
+{
+  MvLog *log = s->log;
+  guint64 t0 = s->p.t0, t1 = s->p.t1;
+  guint64 tstart = mv__decode_start (log, stream, t0, t1);
+  /* One iterator per lane job: a new one per row would cost a zstd
+   * context each (a fifth of the time for 10,000 rows). */
+  int rc = a->it ? logfmt_iter_reset (a->it, stream, tstart, t1)
+           : logfmt_iter_new (log->reader, stream, tstart, t1, &a->it);
+  if (rc != 0)
+    {
+      mv__scene_problem (s, g_strdup_printf ("stream %u: %s", stream,
+                                         logfmt_strerror (rc)));
+      return FALSE;
+    }
+  logfmt_iter_t *it = a->it;
+  g_array_set_size (a->evs, 0);
+  logfmt_event_t buf[256];
+  long got;
+  while ((got = logfmt_iter_next_batch (it, buf, G_N_ELEMENTS (buf))) > 0)
+    {
+      *nread += (guint64) got;
+      guint len = a->evs->len;
+      g_array_set_size (a->evs, len + (guint) got);
+      FineEv *out = (FineEv *) a->evs->data + len;
+      for (long i = 0; i < got; i++)
+        if (buf[i].kind == LOGFMT_KIND_BEGIN || buf[i].kind == LOGFMT_KIND_END)
+          *out++ = (FineEv) { buf[i].time, buf[i].state, (guint8) buf[i].kind };
+      g_array_set_size (a->evs, (guint) (out - (FineEv *) a->evs->data));
+    }
+  if (got < 0)
+    mv__scene_problem (s, g_strdup (logfmt_iter_error (it)->message));
+
+  /* Ends without a begin: states open before tstart, innermost first.
+   * Nesting deeper than FINE_DEPTH is not followed. */
+  const FineEv *ev = (const FineEv *) a->evs->data;
+  guint n = a->evs->len;
+  gint32 *stack = a->stack;
+  guint depth = 0, npre = 0;
+  for (guint i = 0; i < n; i++)
+    if (!fine_nest (stack, &depth, &ev[i]) && npre < FINE_DEPTH)
+      a->pre[npre++] = ev[i].state;
+  for (depth = 0; depth < npre; depth++)
+    stack[depth] = a->pre[npre - 1 - depth];
+
+  const guint8 *hid = s->p.state_hidden;
+  guint ns = log->nstates;
+  a->cur_x = -1;
+  a->cur_n = 0;
+  guint64 prev = tstart;
+  for (guint i = 0; i <= n; i++)
+    {
+      guint64 t = i < n ? MIN (ev[i].time, t1) : t1;
+      if (depth > 0 && depth <= FINE_DEPTH && t > prev && t > t0)
+        {
+          gint32 top = stack[depth - 1];
+          if (top >= 0 && (guint) top < ns && !(hid && hid[top]))
+            fine_interval (a, top, mv_time_map_x (&s->map, MAX (prev, t0)),
+                           mv_time_map_x (&s->map, t));
+        }
+      if (i == n || ev[i].time > t1)
+        break;
+      prev = MAX (prev, t);
+      fine_nest (stack, &depth, &ev[i]);
+    }
+  fine_flush (a);
+  return TRUE;
+}
+
+/* Adds one row to the lane from its stored summary. */
+static void
+fine_row_summary (MvScene *s, MvFineAcc *a, guint32 stream)
+{
+  MvLog *log = s->log;
+  guint ns = log->nstates;
+  logfmt_error_t err = { 0 };
+  if (logfmt_reader_summary (log->reader, stream, s->p.t0, s->p.t1,
+                             a->width, a->occ, NULL, NULL, &err) != 0)
+    {
+      mv__scene_problem (s, g_strdup (err.message));
+      return;
+    }
+  for (guint x = 0; x < a->width; x++)
+    {
+      const float *o = a->occ + (gsize) x * ns;
+      float cov = 0, best = 0;
+      gint32 dom = -1;
+      for (guint k = 0; k < ns; k++)
+        {
+          if (o[k] <= 0 || (s->p.state_hidden && s->p.state_hidden[k]))
+            continue;
+          cov += o[k];
+          if (o[k] > best)
+            {
+              best = o[k];
+              dom = (gint32) k;
+            }
+        }
+      if (dom >= 0)
+        fine_add (a, x, dom, MIN (cov, 1.0f));
+    }
+}
+
+/* A summary lane from the file for this window (see FINE_MIN_BIN_PX). */
+void
+mv__lane_fine (MvScene *s, MvLane *lane, MvFineAcc *a, const guint32 *lut,
+           guint64 *nread)
+{
+  MvLog *log = s->log;
+  fine_acc_reset (a);
+  for (guint r = 0; r < lane->row_count; r++)
+    {
+      const MvRow *row = &log->rows[lane->row_first + r];
+      MvPyrQuality exact;
+      mv_cache_pyramid (s->cache, row->stream, &exact);
+      if (exact == MV_PYR_DAMAGED)
+        mv__scene_problem (s, g_strdup_printf ("rank %d: the summary is damaged "
+                                           "(empty where it cannot be read)",
+                                           row->rank));
+      else if (exact == MV_PYR_FINEST)
+        fine_row_decode (s, a, row->stream, nread);
+      else
+        fine_row_summary (s, a, row->stream);
+    }
+  float inv = 1.0f / lane->row_count;
+  for (guint x = 0; x < a->width; x++)
+    {
+      const gint16 *st = a->state + (gsize) x * FINE_SLOTS;
+      const float *w = a->weight + (gsize) x * FINE_SLOTS;
+      guint best = 0;
+      for (guint i = 1; i < FINE_SLOTS; i++)
+        if (w[i] > w[best])
+          best = i;
+      if (a->total[x] <= 0 || st[best] < 0)
+        {
+          lane->pixels[x] = MV_SCENE_BG_RGB;
+          lane->dominant[x] = -1;
+          lane->dom_pct[x] = 0;
+          continue;
+        }
+      float cov = MIN (a->total[x] * inv, 1.0f);
+      lane->pixels[x] = lut[(gsize) st[best] * 256
+                            + (guint) lroundf (cov * 255)];
+      lane->dominant[x] = st[best];
+      lane->dom_pct[x] = (guint8) lroundf (cov * 100);
+    }
+}
+

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internal to the scene building (mv-scene.c and the lane and arrow
+ * files it calls): helpers they share and the one entry point of each.
+ */
+#ifndef MV_SCENE_BUILD_H
+#define MV_SCENE_BUILD_H
+
+#include "mv-pyramid.h"
+#include "mv-scene.h"
+
+G_BEGIN_DECLS
+
+/* Above this many messages in the window, arrows are not drawn (they
+ * would be a solid mass; the status says to zoom in). */
+#define MV_SCENE_MAX_MSGS_SCANNED 40000u
+
+/* Length of the run, ns (at least 1). */
+double   mv__run_span (const MvLog *log);
+/* Where a stream's decode for [t0, t1] starts: far enough back to find
+ * the states open at t0 (the whole stream's start when that is cheap). */
+guint64  mv__decode_start (const MvLog *log, guint32 stream, guint64 t0,
+                           guint64 t1);
+/* TRUE if flags (n of them, may be NULL) hide i. */
+gboolean mv__hidden (const guint8 *flags, guint n, gint32 i);
+/* Keeps the first problem met (lanes run on several threads); takes
+ * msg. */
+void     mv__scene_problem (MvScene *s, char *msg);
+
+/* ---- summary lanes (mv-lane-summary.c) ---- */
+
+/* What every summary lane of a frame shares. */
+typedef struct
+{
+  const guint32    *rgb;     /* per state */
+  const guint32    *lut;     /* per state x coverage 0-255 */
+  MvPyrGeom         geom;
+  guint             hid;     /* hash of the hidden states */
+  MvLaneMemo       *memo;    /* the last frame, if this one is its pan */
+  gint              shift;   /* new pixel x = memo's x + shift */
+  struct MvFineAcc_ *fine;   /* per thread, see mv__lane_fine */
+} MvSummaryFrame;
+
+/* Sets up f for s (pyramid geometry, colours, the memo of the last
+ * frame if this one is a pan of it) and the scene's lane block. */
+void     mv__summary_frame_init (MvScene *s, MvSummaryFrame *f);
+/* After a complete frame: its lanes become the memo for the next. */
+void     mv__summary_frame_publish (MvScene *s, MvSummaryFrame *f);
+void     mv__summary_frame_clear (MvScene *s, MvSummaryFrame *f);
+/* One lane; occ (width x nstates floats) and fine are the calling
+ * thread's scratch. */
+gboolean mv__lane_summary (MvScene *s, MvLane *lane, const MvSummaryFrame *f,
+                           float *occ, struct MvFineAcc_ *fine,
+                           guint64 *nread, GError **error);
+
+/* ---- summary lanes read for the window (mv-lane-fine.c) ---- */
+
+typedef struct MvFineAcc_ MvFineAcc;
+
+/* TRUE if this window is zoomed in further than the pyramids resolve
+ * and the file can give better for it. */
+gboolean   mv__fine_wanted (MvCache *cache, const MvSceneParams *p);
+MvFineAcc *mv__fine_acc_new (guint width, guint nstates);
+void       mv__fine_acc_free (MvFineAcc *a);
+void       mv__lane_fine (MvScene *s, MvLane *lane, MvFineAcc *a,
+                          const guint32 *lut, guint64 *nread);
+
+/* ---- decoded lanes (mv-lane-decode.c) ---- */
+
+/* Spans and markers of one lane; evs is the calling thread's scratch. */
+gboolean mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs,
+                          guint64 *nread, GError **error);
+
+/* ---- arrows (mv-arrows.c) ---- */
+
+void     mv__scene_arrows (MvScene *s, GCancellable *cancellable);
+
+G_END_DECLS
+
+#endif
