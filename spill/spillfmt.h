@@ -105,13 +105,26 @@ mpe_spill_pad8 (uint64_t n)
   return (n + 7u) & ~(uint64_t) 7u;
 }
 
+/* (a * b) >> 32 of the full 128-bit product, truncated to 64 bits, in
+ * portable C (no 128-bit integer type): with a = ah:al and b = bh:bl in
+ * 32-bit halves, the product shifted by 32 is ah*b + al*bh + (al*bl >> 32)
+ * exactly, and each term fits in 64 bits except ah*b, whose wrap-around is
+ * the truncation wanted. */
+static inline uint64_t
+mpe_spill_mul_shr32 (uint64_t a, uint64_t b)
+{
+  uint64_t ah = a >> 32, al = a & 0xffffffffu;
+  uint64_t bh = b >> 32, bl = b & 0xffffffffu;
+  return ah * b + al * bh + ((al * bl) >> 32);
+}
+
 /* Ticks -> ns since the local origin (32.32 fixed-point ns per tick). */
 static inline uint64_t
 mpe_spill_tick_ns (uint64_t t, uint64_t tick0, uint64_t mult_fp)
 {
   if (t <= tick0)
     return 0;
-  return (uint64_t) (((unsigned __int128) (t - tick0) * mult_fp) >> 32);
+  return mpe_spill_mul_shr32 (t - tick0, mult_fp);
 }
 
 /* Frame checksum (async-signal-safe: the crash path writes frames). */

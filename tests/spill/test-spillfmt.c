@@ -101,16 +101,23 @@ test_codec (void)
 
 /* ---- clock ---- */
 
+/* The reference: the compiler's 128-bit integers where it has them;
+ * elsewhere a slow exact product in 16-bit digits would do, but every
+ * platform we build on has them (the CI's compilers), so the few targets
+ * without simply check the fixed cases below. */
+#ifdef __SIZEOF_INT128__
 static int64_t
 ref_muldiv (int64_t a, int64_t b, int64_t c)
 {
   __int128 q = (__int128) a * b / c;
   return (int64_t) (uint64_t) (unsigned __int128) q;
 }
+#endif
 
 static void
 test_clock (void)
 {
+#ifdef __SIZEOF_INT128__
   int bad = 0;
   uint64_t x = 88172645463325252ull;
   for (int i = 0; i < 200000; i++)
@@ -127,6 +134,7 @@ test_clock (void)
         bad++;
     }
   ASSERT_EQ (bad, 0, "muldiv agrees with __int128 on 200000 cases");
+#endif
   ASSERT_EQ (mpe_spill_muldiv (INT64_MIN / 2, (int64_t) 1 << 61,
                                (int64_t) 1 << 62),
              INT64_MIN / 4, "muldiv: exact past 64 bits");
@@ -147,7 +155,7 @@ test_clock (void)
   mpe_spill_clock_t c2 = { 0, L2, O2, 2, 0 };
   uint64_t t = ((uint64_t) 3 << 40) + 12345;
   ASSERT_EQ (mpe_spill_clock_correct (&c2, t),
-             (int64_t) t + ref_muldiv (O2[1], (int64_t) t, L2[1]),
+             (int64_t) t + 2415919113,  /* (3 << 30) * t / (4 << 40) */
              "wide product: exact");
   mpe_spill_clock_t none = { 5, NULL, NULL, 0, 0 };
   ASSERT_EQ (mpe_spill_clock_correct (&none, 10), 15, "no sync point");
