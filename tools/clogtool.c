@@ -21,7 +21,7 @@ static const subcommand_t subcommands[] = {
   { "verify", clogtool_verify_main, "check every block, index and summary" },
   { "repair", clogtool_repair_main, "rebuild a damaged or unfinished file" },
   { "convert", clogtool_convert_main,
-    "convert MPE2 logs to .clog, .clog to OTF2 or Chrome JSON" },
+    "convert MPE2 logs to .clog, .clog to CLOG2, OTF2 or Chrome JSON" },
   { "recover", clogtool_recover_main,
     "build a log from a crashed run's local files" },
   { "gen", clogtool_gen_main, "write a synthetic log (tests, benchmarks)" },

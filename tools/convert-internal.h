@@ -28,5 +28,6 @@ void convert__progress_done (convert_ctx_t *c);
 int  convert__to_clog (convert_ctx_t *c, const logfmt_reader_t *r);
 int  convert__to_json (convert_ctx_t *c, const logfmt_reader_t *r);
 int  convert__to_otf2 (convert_ctx_t *c, const logfmt_reader_t *r);
+int  convert__to_clog2 (convert_ctx_t *c, const logfmt_reader_t *r);
 
 #endif

@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Chrome trace event format (JSON), as loaded by the Perfetto UI and
- * chrome://tracing: pid = world rank, tid = thread, an "X" slice per state
- * instance, an "i" instant per solo event, a flow ("s" then "f") per
- * matched message, and metadata naming processes and threads.  Written
+ * chrome://tracing: pid = world rank, tid = thread, a slice per state
+ * instance (instances as the state tracker pairs them, FORMAT.md section
+ * 13), an "i" instant per solo event, a flow ("s" then "f") per matched
+ * message, and metadata naming processes and threads.  Written
  * incrementally, one stream at a time; only the open states of the
- * current stream are held in memory.
+ * current stream are held in memory (by the tracker).
+ *
+ * Slices on one thread must nest.  An instance that ends while instances
+ * begun inside it stay open (states that overlap without nesting) is
+ * written as an async slice ("b"/"e", its own track in the process); the
+ * rest then nest, so they are "X" slices on the thread.
  */
 #include "config.h"
 
@@ -20,18 +26,10 @@
 
 typedef struct
 {
-  int32_t  state;
-  uint64_t time;
-  int      has_cargo;
-  uint8_t  cargo[LOGFMT_CARGO_SIZE];
-} open_t;
-
-typedef struct
-{
   FILE   *f;
   int     first;
-  open_t *open;
-  size_t  nopen, capopen;
+  logfmt_state_tracker_t *tracker;
+  uint64_t async_id;
 } json_t;
 
 /* Microseconds with nanosecond digits, exact. */
@@ -63,22 +61,39 @@ put_info (json_t *j, const char *format, const uint8_t *cargo)
   fputc ('}', j->f);
 }
 
+/* One instance: an "X" slice, or a "b"/"e" pair when it does not nest
+ * (inner > 0).  Its text is the END's cargo, else the BEGIN's. */
 static void
 put_slice (json_t *j, const logfmt_reader_t *r, const logfmt_stream_def_t *sd,
-           const open_t *o, uint64_t end, const uint8_t *end_cargo,
-           int unfinished)
+           const logfmt_interval_t *iv, uint32_t inner)
 {
-  const logfmt_state_def_t *def = logfmt_reader_state (r, (size_t) o->state);
+  const logfmt_state_def_t *def = logfmt_reader_state (r, (size_t) iv->state);
+  const uint8_t *cargo = (iv->flags & LOGFMT_IV_END_CARGO) ? iv->end_cargo
+                         : (iv->flags & LOGFMT_IV_BEGIN_CARGO)
+                         ? iv->begin_cargo : NULL;
   begin_obj (j);
-  fputs ("\"ph\":\"X\",\"cat\":\"state\",\"name\":", j->f);
+  fputs (inner ? "\"ph\":\"b\"" : "\"ph\":\"X\"", j->f);
+  fputs (",\"cat\":\"state\",\"name\":", j->f);
   clogtool__json_string (j->f, def ? def->name : "?");
   fprintf (j->f, ",\"pid\":%d,\"tid\":%d", sd->rank, sd->thread);
-  put_ts (j->f, "ts", o->time);
-  put_ts (j->f, "dur", end - o->time);
-  if (unfinished)
+  if (inner)
+    fprintf (j->f, ",\"id\":%" PRIu64, ++j->async_id);
+  put_ts (j->f, "ts", iv->start);
+  if (!inner)
+    put_ts (j->f, "dur", iv->inclusive);
+  if (iv->flags & LOGFMT_IV_OPEN)
     fputs (",\"args\":{\"unfinished\":true}", j->f);
-  else if (def && (end_cargo || o->has_cargo))
-    put_info (j, def->format, end_cargo ? end_cargo : o->cargo);
+  else if (def && cargo)
+    put_info (j, def->format, cargo);
+  fputc ('}', j->f);
+  if (!inner)
+    return;
+  begin_obj (j);
+  fputs ("\"ph\":\"e\",\"cat\":\"state\",\"name\":", j->f);
+  clogtool__json_string (j->f, def ? def->name : "?");
+  fprintf (j->f, ",\"pid\":%d,\"tid\":%d,\"id\":%" PRIu64, sd->rank,
+           sd->thread, j->async_id);
+  put_ts (j->f, "ts", iv->end);
   fputc ('}', j->f);
 }
 
@@ -96,51 +111,31 @@ write_stream (json_t *j, convert_ctx_t *c, const logfmt_reader_t *r,
       clogtool__lib_error (c->in, rc, NULL);
       return -1;
     }
-  j->nopen = 0;
+  logfmt_state_tracker_reset (j->tracker, s);
   while ((rc = logfmt_iter_next (it, &ev)) == 1)
     {
       last = ev.time;
       switch (ev.kind)
         {
         case LOGFMT_KIND_BEGIN:
-          if (j->nopen == j->capopen)
-            {
-              size_t n = j->capopen ? j->capopen * 2 : 16;
-              open_t *p = realloc (j->open, n * sizeof *p);
-              if (!p)
-                {
-                  logfmt_iter_free (it);
-                  clogtool__error ("out of memory");
-                  return -1;
-                }
-              j->open = p;
-              j->capopen = n;
-            }
-          {
-            open_t *o = &j->open[j->nopen++];
-            o->state = ev.state;
-            o->time = ev.time;
-            o->has_cargo = (ev.flags & LOGFMT_EVF_CARGO) != 0;
-            memcpy (o->cargo, ev.cargo, sizeof o->cargo);
-          }
-          c->events++;
-          break;
         case LOGFMT_KIND_END:
           {
-            /* MPE pairs an end with the oldest open start of its state. */
-            size_t k = 0;
-            while (k < j->nopen && j->open[k].state != ev.state)
-              k++;
-            if (k == j->nopen)
+            logfmt_interval_t iv;
+            uint32_t inner = 0;
+            int st = logfmt_state_tracker_apply (j->tracker, &ev, &iv,
+                                                 &inner);
+            if (st < 0)
               {
-                c->dropped++;
-                break;
+                logfmt_iter_free (it);
+                clogtool__error ("out of memory");
+                return -1;
               }
-            put_slice (j, r, sd, &j->open[k], ev.time,
-                       (ev.flags & LOGFMT_EVF_CARGO) ? ev.cargo : NULL, 0);
-            memmove (&j->open[k], &j->open[k + 1],
-                     (j->nopen - k - 1) * sizeof *j->open);
-            j->nopen--;
+            if (st == LOGFMT_STEP_CLOSED)
+              put_slice (j, r, sd, &iv, inner);
+            else if (st == LOGFMT_STEP_UNMATCHED_END
+                     || (st == LOGFMT_STEP_TOO_DEEP
+                         && ev.kind == LOGFMT_KIND_BEGIN))
+              c->dropped++;
             c->events++;
           }
           break;
@@ -185,8 +180,9 @@ write_stream (json_t *j, convert_ctx_t *c, const logfmt_reader_t *r,
     }
   logfmt_iter_free (it);
   /* States still open at the end of the stream run to its last event. */
-  for (size_t k = 0; k < j->nopen; k++)
-    put_slice (j, r, sd, &j->open[k], last, NULL, 1);
+  logfmt_interval_t iv;
+  while (logfmt_state_tracker_cut (j->tracker, last, &iv) == 1)
+    put_slice (j, r, sd, &iv, 0);
   return 0;
 }
 
@@ -204,6 +200,13 @@ convert__to_json (convert_ctx_t *c, const logfmt_reader_t *r)
       return -1;
     }
   setvbuf (j.f, NULL, _IOFBF, 1 << 20);
+  if (logfmt_state_tracker_new (logfmt_reader_n_states (r), 0, &j.tracker))
+    {
+      clogtool__error ("out of memory");
+      fclose (j.f);
+      remove (c->out);
+      return -1;
+    }
   fputs ("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":", j.f);
   clogtool__json_string (j.f, c->in);
   fputs (",\"format\":", j.f);
@@ -289,7 +292,7 @@ convert__to_json (convert_ctx_t *c, const logfmt_reader_t *r)
         rc = 0;
       logfmt_msg_iter_free (mi);
     }
-  free (j.open);
+  logfmt_state_tracker_free (j.tracker);
   fputs ("\n]}\n", j.f);
   if (ferror (j.f) | (fclose (j.f) != 0))
     {

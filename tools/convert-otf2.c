@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * OTF2 export, so Vampir and the Score-P tools read our logs:
- *  - one region per state, Enter/Leave for each instance;
+ *  - one region per state, Enter/Leave for each instance as the state
+ *    tracker pairs them (FORMAT.md section 13).  OTF2 regions nest: an
+ *    END that leaves instances begun inside its own open (states that
+ *    overlap without nesting) leaves them and re-enters them at once, the
+ *    re-entries carrying the attribute "continued" (joined, the pieces
+ *    are the instances);
  *  - MpiSend/MpiRecv with the communicator and the partner's rank in it;
  *  - solo events as metric events, one metric per event kind (value 1);
  *  - one location per stream, grouped into one location group per rank;
@@ -43,7 +48,11 @@ typedef struct
   uint32_t *comm_size;
   size_t ncomms;
   uint64_t unnested;
+  logfmt_state_tracker_t *tracker;
+  OTF2_AttributeList *continued;  /* "continued" = 1, for re-entries */
 } otf2_t;
+
+#define ATTR_CONTINUED 0
 
 static OTF2_FlushType
 pre_flush (void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cb,
@@ -124,9 +133,8 @@ write_stream (otf2_t *o, uint32_t s)
       clogtool__lib_error (o->c->in, rc, NULL);
       return -1;
     }
-  /* Open regions, innermost last. */
-  int32_t *stack = NULL;
-  size_t depth = 0, cap = 0;
+  logfmt_state_tracker_t *tr = o->tracker;
+  logfmt_state_tracker_reset (tr, s);
   logfmt_event_t ev;
   uint64_t last = 0;
   OTF2_ErrorCode e = OTF2_SUCCESS;
@@ -138,46 +146,45 @@ write_stream (otf2_t *o, uint32_t s)
       switch (ev.kind)
         {
         case LOGFMT_KIND_BEGIN:
-          if (depth == cap)
-            {
-              size_t n = cap ? cap * 2 : 16;
-              int32_t *p = realloc (stack, n * sizeof *p);
-              if (!p)
-                {
-                  bad = 1;
-                  break;
-                }
-              stack = p;
-              cap = n;
-            }
-          stack[depth++] = ev.state;
-          e = OTF2_EvtWriter_Enter (ew, NULL, ev.time, (uint32_t) ev.state);
-          break;
         case LOGFMT_KIND_END:
           {
-            /* OTF2 needs proper nesting: an end that is not innermost
-             * closes the regions inside it and reopens them. */
-            size_t k = depth;
-            while (k > 0 && stack[k - 1] != ev.state)
-              k--;
-            if (k == 0)
-              {
-                o->c->dropped++;
-                break;
-              }
-            for (size_t i = depth; e == OTF2_SUCCESS && i > k; i--)
-              e = OTF2_EvtWriter_Leave (ew, NULL, ev.time,
-                                        (uint32_t) stack[i - 1]);
-            if (e == OTF2_SUCCESS)
-              e = OTF2_EvtWriter_Leave (ew, NULL, ev.time,
-                                        (uint32_t) ev.state);
-            for (size_t i = k; e == OTF2_SUCCESS && i < depth; i++)
+            logfmt_interval_t iv;
+            uint32_t inner = 0;
+            int st = logfmt_state_tracker_apply (tr, &ev, &iv, &inner);
+            if (st == LOGFMT_STEP_OPENED)
               e = OTF2_EvtWriter_Enter (ew, NULL, ev.time,
-                                        (uint32_t) stack[i]);
-            if (k < depth)
-              o->unnested++;
-            memmove (&stack[k - 1], &stack[k], (depth - k) * sizeof *stack);
-            depth--;
+                                        (uint32_t) ev.state);
+            else if (st == LOGFMT_STEP_CLOSED)
+              {
+                /* The inner ones, now open indices depth-inner ..
+                 * depth-1, are left and re-entered around it. */
+                uint32_t d = logfmt_state_tracker_depth (tr);
+                for (uint32_t i = d; e == OTF2_SUCCESS && i > d - inner; i--)
+                  e = OTF2_EvtWriter_Leave (
+                    ew, NULL, ev.time,
+                    (uint32_t) logfmt_state_tracker_open (tr, i - 1)->state);
+                if (e == OTF2_SUCCESS)
+                  e = OTF2_EvtWriter_Leave (ew, NULL, ev.time,
+                                            (uint32_t) iv.state);
+                for (uint32_t i = d - inner; e == OTF2_SUCCESS && i < d; i++)
+                  {
+                    OTF2_AttributeValue one = { .uint8 = 1 };
+                    e = OTF2_AttributeList_AddAttribute (
+                      o->continued, ATTR_CONTINUED, OTF2_TYPE_UINT8, one);
+                    if (e == OTF2_SUCCESS)
+                      e = OTF2_EvtWriter_Enter (
+                        ew, o->continued, ev.time,
+                        (uint32_t) logfmt_state_tracker_open (tr, i)->state);
+                  }
+                if (inner)
+                  o->unnested++;
+              }
+            else if (st == LOGFMT_STEP_UNMATCHED_END
+                     || (st == LOGFMT_STEP_TOO_DEEP
+                         && ev.kind == LOGFMT_KIND_BEGIN))
+              o->c->dropped++;
+            else if (st < 0)
+              bad = 1;
           }
           break;
         case LOGFMT_KIND_SOLO:
@@ -211,10 +218,14 @@ write_stream (otf2_t *o, uint32_t s)
           break;
         }
     }
-  /* Regions still open at the end of the stream close at its last event. */
-  while (e == OTF2_SUCCESS && !bad && rc >= 0 && depth > 0)
-    e = OTF2_EvtWriter_Leave (ew, NULL, last, (uint32_t) stack[--depth]);
-  free (stack);
+  /* Regions still open at the end of the stream close at its last event,
+   * innermost first. */
+  for (uint32_t i = logfmt_state_tracker_depth (tr);
+       e == OTF2_SUCCESS && !bad && rc >= 0 && i > 0; i--)
+    e = OTF2_EvtWriter_Leave (ew, NULL, last,
+                              (uint32_t) logfmt_state_tracker_open (tr, i - 1)
+                                ->state);
+  logfmt_state_tracker_reset (tr, s);
   if (rc < 0)
     {
       clogtool__lib_error (o->c->in, rc, logfmt_iter_error (it));
@@ -263,6 +274,13 @@ write_defs (otf2_t *o)
 
   /* Regions: one per state. */
   uint32_t empty = str (o, g, "", &e);
+  uint32_t cont_name = str (o, g, "continued", &e);
+  uint32_t cont_desc = str (o, g, "1: this Enter continues the instance left "
+                        "just before at the same time, because an "
+                        "instance it was nested in ended first", &e);
+  if (e == OTF2_SUCCESS)
+    e = OTF2_GlobalDefWriter_WriteAttribute (g, ATTR_CONTINUED, cont_name, cont_desc,
+                                             OTF2_TYPE_UINT8);
   for (size_t i = 0; i < logfmt_reader_n_states (r); i++)
     {
       const logfmt_state_def_t *d = logfmt_reader_state (r, i);
@@ -403,8 +421,11 @@ setup (otf2_t *o)
                           * sizeof (int32_t));
   o->inv = calloc (o->ncomms + 1, sizeof *o->inv);
   o->comm_size = calloc (o->ncomms + 1, sizeof *o->comm_size);
+  o->continued = OTF2_AttributeList_New ();
   if (!o->loc_of_rank || !o->nevents || !o->loc_rank || !o->loc_thread
-      || !o->inv || !o->comm_size)
+      || !o->inv || !o->comm_size || !o->continued
+      || logfmt_state_tracker_new (logfmt_reader_n_states (r), 0,
+                                   &o->tracker))
     return -1;
   for (uint32_t k = 0; k < o->nranks; k++)
     o->loc_of_rank[k] = UINT64_MAX;
@@ -559,7 +580,8 @@ close:
 out:
   if (o.unnested && rc == 0)
     fprintf (stderr, "clogtool convert: %" PRIu64 " state ends were not "
-             "innermost; regions inside them were left and re-entered\n",
+             "innermost; regions inside them were left and re-entered "
+             "(attribute \"continued\")\n",
              o.unnested);
   free (dir);
   free (o.loc_of_rank);
@@ -572,6 +594,9 @@ out:
       free (o.inv[i]);
   free (o.inv);
   free (o.comm_size);
+  logfmt_state_tracker_free (o.tracker);
+  if (o.continued)
+    OTF2_AttributeList_Delete (o.continued);
   return rc;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * clogtool convert IN OUT [--format clog|otf2|json] [--progress]
+ * clogtool convert IN OUT [--format clog|clog2|otf2|json] [--progress]
  *
  * IN is anything the reader opens (.clog, MPE2's CLOG2, CLOG v1).  An MPE2
  * file going to .clog is imported straight into the output writer, one
@@ -29,19 +29,21 @@
 static void
 usage (FILE *f)
 {
-  fputs ("Usage: clogtool convert IN OUT [--format clog|otf2|json] "
+  fputs ("Usage: clogtool convert IN OUT [--format clog|clog2|otf2|json] "
          "[--progress] [-q]\n"
          "\n"
          "Converts IN (.clog, MPE2 .clog2 or old CLOG v1, recognised by\n"
          "content) to OUT.  The format comes from OUT's extension unless\n"
          "--format is given:\n"
          "  .clog   our indexed format (opens instantly afterwards)\n"
+         "  .clog2  MPE2's CLOG2 (clog2_print, clog2TOslog2, Jumpshot);\n"
+         "          what CLOG2 cannot hold is reported on stderr\n"
          "  .otf2   OTF2 archive: OUT is the anchor file, the archive's\n"
          "          directory and .def file are written beside it\n"
          "  .json   Chrome trace event format (Perfetto UI, chrome://tracing)\n"
          "\n"
          "Options:\n"
-         "  --format F   clog, otf2 or json\n"
+         "  --format F   clog, clog2, otf2 or json\n"
          "  --progress   show progress on stderr\n"
          "  -q, --quiet  do not print the speed report\n"
          "  -h, --help   show this help\n", f);
@@ -316,14 +318,14 @@ clogtool_convert_main (int argc, char **argv)
   if (!format)
     {
       format = ext_of (c.out);
-      if (strcmp (format, "clog") && strcmp (format, "otf2")
-          && strcmp (format, "json"))
+      if (strcmp (format, "clog") && strcmp (format, "clog2")
+          && strcmp (format, "otf2") && strcmp (format, "json"))
         return clogtool__usage_error ("convert",
                                       "cannot tell the format of '%s' from "
                                       "its extension; use --format", c.out);
     }
-  if (strcmp (format, "clog") && strcmp (format, "otf2")
-      && strcmp (format, "json"))
+  if (strcmp (format, "clog") && strcmp (format, "clog2")
+      && strcmp (format, "otf2") && strcmp (format, "json"))
     return clogtool__usage_error ("convert", "unknown format '%s'", format);
 #ifndef HAVE_OTF2
   if (strcmp (format, "otf2") == 0)
@@ -361,6 +363,8 @@ clogtool_convert_main (int argc, char **argv)
       c.prog_hi = 1.0;
       if (strcmp (format, "clog") == 0)
         rc = convert__to_clog (&c, r);
+      else if (strcmp (format, "clog2") == 0)
+        rc = convert__to_clog2 (&c, r);
       else if (strcmp (format, "json") == 0)
         rc = convert__to_json (&c, r);
       else

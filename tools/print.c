@@ -28,7 +28,8 @@ print_help (void)
     "  -k, --kind K[,K...]    only these kinds: begin, end, solo, send,\n"
     "                         recv, loss (also: state = begin,end;\n"
     "                         msg = send,recv)\n"
-    "  -n, --limit N          stop after N events\n"
+    "  -n, --limit N          stop after N events (instances)\n"
+    "  -i, --intervals        state instances instead of events (below)\n"
     "      --tsv              tab-separated columns (for scripts)\n"
     "      --tolerant         read an unfinished file (crashed run) by\n"
     "                         scanning its blocks\n"
@@ -41,6 +42,14 @@ print_help (void)
     "cargo decoded through the definition's format string; send shows\n"
     "to=RANK, recv from=RANK, both tag=, size= (bytes) and comm=; loss\n"
     "shows lost=N (events dropped by the logger).\n"
+    "\n"
+    "With --intervals, one line per state instance as every tool pairs\n"
+    "them (FORMAT.md section 13), in the order they end: start and end\n"
+    "(s), rank, thread, state, then dur= (inclusive s), excl= (s as the\n"
+    "innermost state), depth= (instances open around it at its start),\n"
+    "open (no end: cut at the thread's last event) and info from the\n"
+    "end's cargo, else the start's.  --from/--to select the instances\n"
+    "overlapping the window, unclipped; --kind does not apply.\n"
     "\n"
     "Exit status: 0 success, 1 error (or no stream matches the rank and\n"
     "thread filters), 2 bad usage.\n", stdout);
@@ -408,6 +417,166 @@ print_event (printer_t *p, uint32_t stream, const logfmt_event_t *ev)
   fwrite (l.buf, 1, l.n, stdout);
 }
 
+/* --intervals: state instances of each selected stream, merged in the
+ * order they end. */
+typedef struct
+{
+  logfmt_interval_iter_t *it;
+  logfmt_interval_t iv;
+} iv_cursor_t;
+
+static int
+iv_less (const iv_cursor_t *a, const iv_cursor_t *b)
+{
+  if (a->iv.end != b->iv.end)
+    return a->iv.end < b->iv.end;
+  return a->iv.stream < b->iv.stream;
+}
+
+static void
+iv_heap_down (iv_cursor_t *h, size_t n, size_t i)
+{
+  for (;;)
+    {
+      size_t l = 2 * i + 1, m = i;
+      if (l < n && iv_less (&h[l], &h[m]))
+        m = l;
+      if (l + 1 < n && iv_less (&h[l + 1], &h[m]))
+        m = l + 1;
+      if (m == i)
+        return;
+      iv_cursor_t t = h[i];
+      h[i] = h[m];
+      h[m] = t;
+      i = m;
+    }
+}
+
+static void
+print_interval (printer_t *p, const logfmt_interval_t *iv)
+{
+  const logfmt_stream_def_t *sd = logfmt_reader_stream (p->r, iv->stream);
+  const logfmt_state_def_t *def = logfmt_reader_state (p->r,
+                                                       (size_t) iv->state);
+  const char *name = def && def->name ? def->name : "-";
+  line_t l;
+  char sep = p->tsv ? '\t' : ' ';
+  l.n = 0;
+  l_time (&l, iv->start);
+  l_char (&l, sep);
+  l_time (&l, iv->end);
+  l_char (&l, sep);
+  l_i64w (&l, sd ? sd->rank : -1, p->tsv ? 0 : 4);
+  l_char (&l, sep);
+  l_i64w (&l, sd ? sd->thread : -1, p->tsv ? 0 : 2);
+  l_char (&l, sep);
+  size_t start = l.n;
+  l_clean (&l, name);
+  if (!p->tsv)
+    {
+      size_t width = 0;
+      for (size_t i = start; i < l.n; i++)
+        width += ((unsigned char) l.buf[i] & 0xc0) != 0x80;
+      for (; width < 20; width++)
+        l_char (&l, ' ');
+    }
+  l_char (&l, sep);
+  l_str (&l, "dur=");
+  l_time (&l, iv->inclusive);
+  l_str (&l, " excl=");
+  l_time (&l, iv->exclusive);
+  l_str (&l, " depth=");
+  l_u64w (&l, iv->depth, 0, 0);
+  if (iv->flags & LOGFMT_IV_OPEN)
+    l_str (&l, " open");
+  /* The instance's text: the END's cargo, else the BEGIN's (MPE2). */
+  logfmt_event_t ev;
+  ev.flags = 0;
+  if (iv->flags & LOGFMT_IV_END_CARGO)
+    {
+      ev.flags = LOGFMT_EVF_CARGO;
+      memcpy (ev.cargo, iv->end_cargo, sizeof ev.cargo);
+    }
+  else if (iv->flags & LOGFMT_IV_BEGIN_CARGO)
+    {
+      ev.flags = LOGFMT_EVF_CARGO;
+      memcpy (ev.cargo, iv->begin_cargo, sizeof ev.cargo);
+    }
+  put_cargo (&l, &ev, def ? def->format : NULL);
+  l.buf[l.n++] = '\n';
+  fwrite (l.buf, 1, l.n, stdout);
+}
+
+static int
+print_intervals (const char *path, logfmt_reader_t *r, const uint32_t *sel,
+                 size_t nsel, uint64_t t0, uint64_t t1, long long limit,
+                 int tsv)
+{
+  int status = CLOGTOOL_EXIT_OK;
+  iv_cursor_t *heap = calloc (nsel ? nsel : 1, sizeof *heap);
+  size_t nheap = 0;
+  if (heap == NULL)
+    {
+      clogtool__error ("out of memory");
+      return CLOGTOOL_EXIT_PROBLEM;
+    }
+  for (size_t i = 0; i < nsel; i++)
+    {
+      iv_cursor_t *cur = &heap[nheap];
+      int rc = logfmt_interval_iter_new (r, sel[i], t0, t1, &cur->it);
+      if (rc < 0)
+        {
+          clogtool__lib_error (path, rc, NULL);
+          status = CLOGTOOL_EXIT_PROBLEM;
+          continue;
+        }
+      rc = logfmt_interval_iter_next (cur->it, &cur->iv);
+      if (rc == 1)
+        {
+          nheap++;
+          continue;
+        }
+      if (rc < 0)
+        {
+          clogtool__lib_error (path, rc, logfmt_interval_iter_error (cur->it));
+          status = CLOGTOOL_EXIT_PROBLEM;
+        }
+      logfmt_interval_iter_free (cur->it);
+      cur->it = NULL;
+    }
+  printer_t pr = { r, tsv, INT32_MIN, -1 };
+  for (size_t i = nheap / 2; i-- > 0;)
+    iv_heap_down (heap, nheap, i);
+  long long printed = 0;
+  while (nheap > 0 && (limit < 0 || printed < limit))
+    {
+      iv_cursor_t *top = &heap[0];
+      print_interval (&pr, &top->iv);
+      printed++;
+      if (ferror (stdout))
+        break;
+      int rc = logfmt_interval_iter_next (top->it, &top->iv);
+      if (rc != 1)
+        {
+          if (rc < 0)
+            {
+              fflush (stdout);
+              clogtool__lib_error (path, rc,
+                                   logfmt_interval_iter_error (top->it));
+              status = CLOGTOOL_EXIT_PROBLEM;
+            }
+          logfmt_interval_iter_free (top->it);
+          heap[0] = heap[--nheap];
+          heap[nheap].it = NULL;
+        }
+      iv_heap_down (heap, nheap, 0);
+    }
+  for (size_t i = 0; i < nheap; i++)
+    logfmt_interval_iter_free (heap[i].it);
+  free (heap);
+  return status;
+}
+
 int
 clogtool_print_main (int argc, char **argv)
 {
@@ -418,6 +587,7 @@ clogtool_print_main (int argc, char **argv)
     { "to", required_argument, NULL, 'T' },
     { "kind", required_argument, NULL, 'k' },
     { "limit", required_argument, NULL, 'n' },
+    { "intervals", no_argument, NULL, 'i' },
     { "tsv", no_argument, NULL, 'S' },
     { "tolerant", no_argument, NULL, 'P' },
     { "help", no_argument, NULL, 'h' },
@@ -427,7 +597,7 @@ clogtool_print_main (int argc, char **argv)
   uint64_t t0 = 0, t1 = UINT64_MAX;
   unsigned kinds = 0;
   long long limit = -1;
-  int tsv = 0, c, status = CLOGTOOL_EXIT_OK;
+  int tsv = 0, intervals = 0, c, status = CLOGTOOL_EXIT_OK;
   unsigned open_flags = LOGFMT_OPEN_NOVERIFY;
   logfmt_reader_t *r = NULL;
   cursor_t *heap = NULL;
@@ -435,7 +605,7 @@ clogtool_print_main (int argc, char **argv)
 
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long (argc, argv, ":r:t:f:T:k:n:h", longopts, NULL))
+  while ((c = getopt_long (argc, argv, ":r:t:f:T:k:n:ih", longopts, NULL))
          != -1)
     {
       switch (c)
@@ -485,6 +655,9 @@ clogtool_print_main (int argc, char **argv)
         case 'S':
           tsv = 1;
           break;
+        case 'i':
+          intervals = 1;
+          break;
         case 'P':
           open_flags |= LOGFMT_OPEN_TOLERANT;
           break;
@@ -530,6 +703,38 @@ clogtool_print_main (int argc, char **argv)
     {
       clogtool__error ("out of memory");
       status = CLOGTOOL_EXIT_PROBLEM;
+      goto out;
+    }
+  if (intervals)
+    {
+      uint32_t *sel = malloc ((info->nstreams ? info->nstreams : 1)
+                              * sizeof *sel);
+      size_t nsel = 0;
+      if (sel == NULL)
+        {
+          clogtool__error ("out of memory");
+          status = CLOGTOOL_EXIT_PROBLEM;
+          goto out;
+        }
+      for (uint32_t s = 0; s < info->nstreams; s++)
+        {
+          const logfmt_stream_def_t *sd = logfmt_reader_stream (r, s);
+          if (sd != NULL && in_list (&ranks, sd->rank)
+              && in_list (&threads, sd->thread))
+            sel[nsel++] = s;
+        }
+      if (nsel == 0)
+        {
+          clogtool__error ("%s: no stream matches the --rank/--thread "
+                           "filters", argv[optind]);
+          status = CLOGTOOL_EXIT_PROBLEM;
+        }
+      else
+        status = print_intervals (argv[optind], r, sel, nsel, t0, t1, limit,
+                                  tsv);
+      free (sel);
+      if (clogtool__flush_stdout () < 0)
+        status = CLOGTOOL_EXIT_PROBLEM;
       goto out;
     }
   size_t selected = 0;

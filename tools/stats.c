@@ -20,9 +20,11 @@ stats_help (void)
     "\n"
     "Prints statistics of a log: processes, threads, events by kind,\n"
     "time range, per-rank event counts, lost events, and per state the\n"
-    "number of completed instances (start/end pairs matched with a stack\n"
-    "per thread, summed over all ranks) and their total inclusive time;\n"
-    "solo event counts; messages (table entries, bytes, unmatched ends).\n"
+    "number of completed instances (summed over all ranks and threads;\n"
+    "an end closes the innermost open instance of its own state, see\n"
+    "FORMAT.md section 13) with their total inclusive and exclusive time,\n"
+    "and the starts and ends without a partner; solo event counts;\n"
+    "messages (table entries, bytes, unmatched ends).\n"
     "\n"
     "Options:\n"
     "  -j, --json   one JSON object instead of the table\n"
@@ -34,7 +36,8 @@ stats_help (void)
     "threads (timelines over all ranks), streams, events, lost_events,\n"
     "t_first, t_last, duration (seconds), kinds {begin, end, solo, send,\n"
     "recv, loss}, states [{name, color, rgb, start_id, end_id, count,\n"
-    "total_s, unmatched_begins, unmatched_ends}], solo_events [{name, id,\n"
+    "total_s, exclusive_s, unmatched_begins, unmatched_ends, too_deep}],\n"
+    "solo_events [{name, id,\n"
     "count}], messages {count, bytes, unmatched, sends, recvs},\n"
     "per_rank [{rank, threads, events, lost}].\n"
     "\n"
@@ -101,14 +104,9 @@ solo_map_get (solo_map_t *m, int32_t id)
 
 typedef struct
 {
-  uint64_t count, total_ns, unmatched_begins, unmatched_ends;
+  uint64_t count, total_ns, excl_ns, unmatched_begins, unmatched_ends;
+  uint64_t too_deep;
 } state_acc_t;
-
-typedef struct
-{
-  int32_t state;
-  uint64_t t;
-} open_state_t;
 
 typedef struct
 {
@@ -130,8 +128,7 @@ typedef struct
   rank_acc_t *ranks;
   size_t nranks;
   uint32_t *stream_rank;     /* stream -> index in ranks */
-  open_state_t *stack;
-  size_t stack_cap;
+  logfmt_state_tracker_t *tracker;
   uint64_t msg_count, msg_bytes, msg_unmatched;
 } stats_t;
 
@@ -175,30 +172,14 @@ build_ranks (stats_t *st, uint32_t nstreams)
   return 0;
 }
 
-static int
-push_state (stats_t *st, size_t *depth, int32_t state, uint64_t t)
-{
-  if (*depth == st->stack_cap)
-    {
-      size_t ncap = st->stack_cap ? st->stack_cap * 2 : 256;
-      open_state_t *ns = realloc (st->stack, ncap * sizeof *ns);
-      if (ns == NULL)
-        return -1;
-      st->stack = ns;
-      st->stack_cap = ncap;
-    }
-  st->stack[(*depth)++] = (open_state_t) { state, t };
-  return 0;
-}
-
 /* Scans one stream.  Returns 0 or a negative code (message printed). */
 static int
 scan_stream (stats_t *st, uint32_t s)
 {
   logfmt_iter_t *it = NULL;
   logfmt_event_t ev;
-  size_t depth = 0;
-  uint64_t events = 0, lost = 0;
+  logfmt_interval_t iv;
+  uint64_t events = 0, lost = 0, last = 0;
   int rc = logfmt_iter_new (st->r, s, 0, UINT64_MAX, &it);
 
   if (rc < 0)
@@ -206,8 +187,10 @@ scan_stream (stats_t *st, uint32_t s)
       clogtool__lib_error (st->path, rc, NULL);
       return rc;
     }
+  logfmt_state_tracker_reset (st->tracker, s);
   while ((rc = logfmt_iter_next (it, &ev)) == 1)
     {
+      last = ev.time;
       if (events == 0 && ev.time < st->t_first)
         st->t_first = ev.time;
       if (ev.time > st->t_last)
@@ -220,37 +203,29 @@ scan_stream (stats_t *st, uint32_t s)
       switch (ev.kind)
         {
         case LOGFMT_KIND_BEGIN:
-          if (ev.state < 0 || (size_t) ev.state >= st->nstates)
-            break;
-          if (push_state (st, &depth, ev.state, ev.time) < 0)
+        case LOGFMT_KIND_END:
+          switch (logfmt_state_tracker_apply (st->tracker, &ev, &iv, NULL))
             {
+            case LOGFMT_STEP_CLOSED:
+              st->states[iv.state].count++;
+              st->states[iv.state].total_ns += iv.inclusive;
+              st->states[iv.state].excl_ns += iv.exclusive;
+              break;
+            case LOGFMT_STEP_UNMATCHED_END:
+              st->states[ev.state].unmatched_ends++;
+              break;
+            case LOGFMT_STEP_TOO_DEEP:
+              if (ev.kind == LOGFMT_KIND_BEGIN)
+                st->states[ev.state].too_deep++;
+              break;
+            case LOGFMT_ENOMEM:
               clogtool__error ("out of memory");
               logfmt_iter_free (it);
               return LOGFMT_ENOMEM;
+            default:
+              break;
             }
           break;
-        case LOGFMT_KIND_END:
-          {
-            if (ev.state < 0 || (size_t) ev.state >= st->nstates)
-              break;
-            /* The innermost open instance of this state ends; states
-             * that do not nest properly are still paired. */
-            size_t j = depth;
-            while (j > 0 && st->stack[j - 1].state != ev.state)
-              j--;
-            state_acc_t *a = &st->states[ev.state];
-            if (j == 0)
-              {
-                a->unmatched_ends++;
-                break;
-              }
-            a->count++;
-            a->total_ns += ev.time - st->stack[j - 1].t;
-            memmove (&st->stack[j - 1], &st->stack[j],
-                     (depth - j) * sizeof *st->stack);
-            depth--;
-            break;
-          }
         case LOGFMT_KIND_SOLO:
           {
             solo_slot_t *slot = solo_map_get (&st->solo, ev.id);
@@ -272,8 +247,9 @@ scan_stream (stats_t *st, uint32_t s)
     }
   if (rc < 0)
     clogtool__lib_error (st->path, rc, logfmt_iter_error (it));
-  for (size_t j = 0; j < depth; j++)
-    st->states[st->stack[j].state].unmatched_begins++;
+  /* Instances left open at the end of the stream. */
+  while (logfmt_state_tracker_cut (st->tracker, last, &iv) == 1)
+    st->states[iv.state].unmatched_begins++;
   st->events += events;
   st->lost += lost;
   st->ranks[st->stream_rank[s]].events += events;
@@ -372,9 +348,11 @@ print_json (const stats_t *st, const solo_slot_t *solos, size_t nsolo)
                d->start_id, d->end_id);
       fprintf (f, ", \"count\": %" PRIu64 ", \"total_s\": %s",
                a->count, clogtool__fmt_time (a->total_ns, t));
+      fprintf (f, ", \"exclusive_s\": %s",
+               clogtool__fmt_time (a->excl_ns, t));
       fprintf (f, ", \"unmatched_begins\": %" PRIu64
-               ", \"unmatched_ends\": %" PRIu64 "}",
-               a->unmatched_begins, a->unmatched_ends);
+               ", \"unmatched_ends\": %" PRIu64 ", \"too_deep\": %" PRIu64
+               "}", a->unmatched_begins, a->unmatched_ends, a->too_deep);
     }
   fputs (st->nstates ? "\n  ]" : "]", f);
 
@@ -447,8 +425,8 @@ print_table (const stats_t *st, const solo_slot_t *solos, size_t nsolo)
             "rebuilds it)\n", st->kinds[LOGFMT_KIND_SEND],
             st->kinds[LOGFMT_KIND_RECV]);
 
-  printf ("\n%-24s %-18s %10s %18s %14s\n", "state", "color", "count",
-          "total_s", "mean_us");
+  printf ("\n%-24s %-18s %10s %18s %18s %14s\n", "state", "color", "count",
+          "total_s", "exclusive_s", "mean_us");
   for (size_t i = 0; i < st->nstates; i++)
     {
       const logfmt_state_def_t *d = logfmt_reader_state (st->r, i);
@@ -457,12 +435,16 @@ print_table (const stats_t *st, const solo_slot_t *solos, size_t nsolo)
       clogtool__put_text (stdout, d->name ? d->name : "-", 24);
       putchar (' ');
       clogtool__put_text (stdout, d->color ? d->color : "-", 18);
-      printf (" %10" PRIu64 " %18s %14.3f\n", a->count,
-              clogtool__fmt_time (a->total_ns, t), mean_us);
+      printf (" %10" PRIu64 " %18s %18s %14.3f\n", a->count,
+              clogtool__fmt_time (a->total_ns, t),
+              clogtool__fmt_time (a->excl_ns, t2), mean_us);
       if (a->unmatched_begins || a->unmatched_ends)
         printf ("%-24s (%" PRIu64 " starts and %" PRIu64
                 " ends without a partner)\n", "", a->unmatched_begins,
                 a->unmatched_ends);
+      if (a->too_deep)
+        printf ("%-24s (%" PRIu64 " starts nested deeper than %d, not "
+                "counted)\n", "", a->too_deep, LOGFMT_STATE_MAX_DEPTH);
     }
 
   printf ("\n%-24s %12s %12s\n", "solo event", "id", "count");
@@ -531,7 +513,8 @@ clogtool_stats_main (int argc, char **argv)
   st.nstates = logfmt_reader_n_states (st.r);
   st.states = calloc (st.nstates ? st.nstates : 1, sizeof *st.states);
   st.t_first = UINT64_MAX;
-  if (st.states == NULL || build_ranks (&st, info->nstreams) < 0)
+  if (st.states == NULL || build_ranks (&st, info->nstreams) < 0
+      || logfmt_state_tracker_new (st.nstates, 0, &st.tracker) < 0)
     {
       clogtool__error ("out of memory");
       status = CLOGTOOL_EXIT_PROBLEM;
@@ -589,7 +572,7 @@ out:
   free (st.states);
   free (st.ranks);
   free (st.stream_rank);
-  free (st.stack);
+  logfmt_state_tracker_free (st.tracker);
   logfmt_reader_close (st.r);
   return status;
 }

@@ -99,6 +99,28 @@ logfmt_color_lookup (const char *name, uint32_t *rgb)
   return LOGFMT_ENOENT;
 }
 
+/* The X11 name of the colour nearest to rgb (an exact match if there is
+ * one), for formats that take names only. */
+const char *
+logfmt__color_nearest (uint32_t rgb)
+{
+  size_t best = 0;
+  uint32_t best_d = UINT32_MAX;
+  for (size_t i = 0; i < sizeof logfmt_colors / sizeof logfmt_colors[0]; i++)
+    {
+      uint32_t c = logfmt_colors[i].rgb, d = 0;
+      for (int k = 0; k < 24; k += 8)
+        {
+          int32_t x = (int32_t) ((c >> k) & 0xff)
+                      - (int32_t) ((rgb >> k) & 0xff);
+          d += (uint32_t) (x * x);
+        }
+      if (d < best_d)
+        best = i, best_d = d;
+    }
+  return logfmt_colors[best].name;
+}
+
 /* ---- Cargo ----------------------------------------------------------- */
 
 typedef struct

@@ -217,6 +217,9 @@ cur_u64 (logfmt__cur_t *c)
 
 uint32_t logfmt__crc32c (uint32_t crc, const void *data, size_t len);
 
+/* The X11 colour name nearest to 0xRRGGBB (logfmt-color.c). */
+const char *logfmt__color_nearest (uint32_t rgb);
+
 /* Fills err (may be NULL) and returns code. */
 int logfmt__err (logfmt_error_t *err, int code, const char *file,
                  uint64_t offset, const char *fmt, ...)

@@ -15,6 +15,9 @@
  *       event (5000).  Expected counts: RANKS*ITERS of each state and
  *       message end, RANKS*ceil(ITERS/10) ticks.  With THREADS > 1,
  *       iteration i is logged by thread i % THREADS.
+ *   clog2-util check FILE
+ *       checks a merged big-endian file as strictly as MPE-COMPAT 5 says
+ *       (do_check) and prints its records per type; exit 1 on a fault.
  *   clog2-util gen-comm OUT
  *       writes 4 ranks' messages on a dup, split communicators and two
  *       intercommunicators, recorded as MPE2 records them (do_gen_comm
@@ -111,7 +114,8 @@ get_token (const uint8_t *d, const char *key, int skip)
 static const int rec_size[12] = { 24, 24, 136, 128, 64, 32, 64, 48, 40, 72,
                                    72, 32 };
 
-static int
+/* (unused by some of the tests that include this file) */
+static int __attribute__ ((unused))
 do_swap (const char *in, const char *out, int local)
 {
   size_t len;
@@ -351,7 +355,8 @@ gen_finish (gen_t *g, const char *out, int ranks, int threads,
   return 0;
 }
 
-static int
+/* (unused by some of the tests that include this file) */
+static int __attribute__ ((unused))
 do_gen (const char *out, int ranks, long iters, size_t bs, int threads)
 {
   gen_t g = { 0 };
@@ -450,7 +455,9 @@ commevt (gen_t *g, int hc, int hr, int etype, int nc, int rank, int wrank)
   put_rec (g, c, 9, 0);
 }
 
-/* MSGEVT logged by rank hr of comm hc; the partner is rank pr of pc. */
+/* MSGEVT logged by rank hr of comm hc; the partner is rank pr of pc: on
+ * an intracomm both are the same comm, on an intercomm each side names
+ * its own group (hc) and the other group (pc). */
 static void
 msgevt (gen_t *g, double t, int hc, int hr, int send, int pc, int pr,
         int tag)
@@ -465,23 +472,13 @@ msgevt (gen_t *g, double t, int hc, int hr, int send, int pc, int pr,
   put_rec (g, r, 7, t);
 }
 
-/* One message from (sc, sr) to (dc, dr), each end on its own side's comm
- * id: equal ids for an intracomm, the two group ids for an intercomm. */
-static void
-gc_message (gen_t *g, double ts, double tr, int sc, int sr, int dc, int dr,
-            int tag)
-{
-  msgevt (g, ts, sc, sr, 1, dc, dr, tag);
-  msgevt (g, tr, dc, dr, 0, sc, sr, tag);
-}
-
 /* 4 ranks: MPI_COMM_WORLD, a dup of it, a split into even {0,2} and odd
  * {1,3} ranks, an intercomm between the two halves (made from the split
  * comms) and a dup of that intercomm.  Rank 0's table knows the even
  * side's entries (inter 8, local 9, remote 10); the odd side's own inter
  * entry (11) was learned at the merge (kind -1), its local group is 10
  * and its remote group 9, as the UUIDs tie them.  Messages, times in us
- * after 1000:
+ * after 1 ms (the log starts 1 us earlier):
  *   dup       w3 -> w0 tag 7     0 -> 5
  *   even      w0 -> w2 tag 1    10 -> 15
  *   odd       w1 -> w3 tag 1    10 -> 15
@@ -490,7 +487,8 @@ gc_message (gen_t *g, double ts, double tr, int sc, int sr, int dc, int dr,
  *   ic1, ic2  w0 -> w1 tag 9: ic1 sent at 40, ic2 at 41; w1 receives
  *             ic2 at 45 and ic1 at 46 (only the comm tells them apart)
  * Message sizes are 100 + tag; 9 messages, none unmatched. */
-static int
+/* (unused by some of the tests that include this file) */
+static int __attribute__ ((unused))
 do_gen_comm (const char *out)
 {
   gen_t g = { 0 };
@@ -531,15 +529,21 @@ do_gen_comm (const char *out)
   const double t0 = 1e-3, us = 1e-6;
   for (int r = 0; r < 4; r++)
     ev (&g, t0 - 1 * us, r, 600, NULL);   /* everyone's origin */
-  gc_message (&g, t0, t0 + 5 * us, GC_DUP, 3, GC_DUP, 0, 7);
-  gc_message (&g, t0 + 10 * us, t0 + 15 * us, GC_EVEN, 0, GC_EVEN, 1, 1);
-  gc_message (&g, t0 + 10 * us, t0 + 15 * us, GC_ODD, 0, GC_ODD, 1, 1);
+  /* In time order, as a merged file is. */
+  msgevt (&g, t0, GC_DUP, 3, 1, GC_DUP, 0, 7);
+  msgevt (&g, t0 + 5 * us, GC_DUP, 0, 0, GC_DUP, 3, 7);
+  msgevt (&g, t0 + 10 * us, GC_EVEN, 0, 1, GC_EVEN, 1, 1);
+  msgevt (&g, t0 + 10 * us, GC_ODD, 0, 1, GC_ODD, 1, 1);
+  msgevt (&g, t0 + 15 * us, GC_EVEN, 1, 0, GC_EVEN, 0, 1);
+  msgevt (&g, t0 + 15 * us, GC_ODD, 1, 0, GC_ODD, 0, 1);
   for (int i = 0; i < 2; i++)
-    gc_message (&g, t0 + 20 * us, t0 + 25 * us, GC_IC1_EVEN, i, GC_IC1_ODD,
-                i, 5);
+    msgevt (&g, t0 + 20 * us, GC_IC1_EVEN, i, 1, GC_IC1_ODD, i, 5);
   for (int i = 0; i < 2; i++)
-    gc_message (&g, t0 + 30 * us, t0 + 35 * us, GC_IC1_ODD, i, GC_IC1_EVEN,
-                i, 5);
+    msgevt (&g, t0 + 25 * us, GC_IC1_ODD, i, 0, GC_IC1_EVEN, i, 5);
+  for (int i = 0; i < 2; i++)
+    msgevt (&g, t0 + 30 * us, GC_IC1_ODD, i, 1, GC_IC1_EVEN, i, 5);
+  for (int i = 0; i < 2; i++)
+    msgevt (&g, t0 + 35 * us, GC_IC1_EVEN, i, 0, GC_IC1_ODD, i, 5);
   msgevt (&g, t0 + 40 * us, GC_IC1_EVEN, 0, 1, GC_IC1_ODD, 0, 9);
   msgevt (&g, t0 + 41 * us, GC_IC2_EVEN, 0, 1, GC_IC2_ODD, 0, 9);
   msgevt (&g, t0 + 45 * us, GC_IC2_ODD, 0, 0, GC_IC2_EVEN, 0, 9);
@@ -555,13 +559,175 @@ do_gen_comm (const char *out)
   return rc;
 }
 
+/* --------------------------------------------------------------- */
+/* Strict layout check of a merged big-endian file (MPE-COMPAT 5)   */
+/* --------------------------------------------------------------- */
+
+static const char *const check_keys[] = {
+  "is_big_endian=", "is_finalzed=", "block_size=", "num_buffered_blocks=",
+  "max_comm_world_size=", "max_thread_count=", "known_eventID_start=",
+  "user_eventID_start=", "known_solo_eventID_start=",
+  "user_solo_eventID_start=", "known_stateID_count=", "user_stateID_count=",
+  "known_solo_eventID_count=", "user_solo_eventID_count=", "commtable_fptr="
+};
+
+static double
+rdf64 (const uint8_t *p)
+{
+  uint64_t u = 0;
+  for (int i = 0; i < 8; i++)
+    u = u << 8 | p[i];
+  double d;
+  memcpy (&d, &u, 8);
+  return d;
+}
+
+#define CHECK(cond, ...)                                                \
+  do {                                                                  \
+    if (!(cond))                                                        \
+      {                                                                 \
+        fprintf (stderr, "clog2-util check: " __VA_ARGS__);             \
+        fputc ('\n', stderr);                                           \
+        free (d);                                                       \
+        return 1;                                                       \
+      }                                                                 \
+  } while (0)
+
+/* Checks everything MPE2's readers rely on, as strictly as the format
+ * says: the preamble's tokens in MPE2's order with their exact values'
+ * spelling, whole blocks each closed by ENDBLOCK (the last by ENDLOG),
+ * record types MPE2 writes, headers naming comms, ranks and threads that
+ * exist, times in merged order, a comm table of local_ID == index that
+ * ends the file.  totals[type] receives the records per type. */
+/* (unused by some of the tests that include this file) */
+static int __attribute__ ((unused))
+do_check (const char *path, long totals[12])
+{
+  size_t len;
+  uint8_t *d = slurp (path, &len);
+  memset (totals, 0, 12 * sizeof *totals);
+  CHECK (len >= 1024, "shorter than the preamble");
+  const char *tok[40];
+  int ntok = 0;
+  for (size_t i = 0; i < 1024 && ntok < 40;)
+    {
+      if (!d[i])
+        break;
+      tok[ntok++] = (const char *) d + i;
+      i += strlen ((const char *) d + i) + 1;
+    }
+  CHECK (ntok == 33, "%d preamble tokens, MPE2 writes 33", ntok);
+  CHECK (strcmp (tok[0], "CLOG-02.44") == 0, "version %s", tok[0]);
+  for (int k = 0; k < 15; k++)
+    CHECK (strcmp (tok[1 + 2 * k], check_keys[k]) == 0,
+           "token %d is \"%s\", want \"%s\"", 1 + 2 * k, tok[1 + 2 * k],
+           check_keys[k]);
+  CHECK (strcmp (tok[2], "TRUE ") == 0 && strcmp (tok[4], "TRUE ") == 0,
+         "not a merged big-endian file (\"%s\", \"%s\")", tok[2], tok[4]);
+  long long bs = atoll (tok[6]), world = atoll (tok[10]);
+  long long threads = atoll (tok[12]);
+  CHECK (bs >= 64 && bs % 8 == 0, "block_size %lld", bs);
+  CHECK (atoll (tok[31]) == 1073741824, "commtable_fptr unit %s", tok[31]);
+  long long ct = atoll (tok[30]) * 1073741824ll + atoll (tok[32]);
+  CHECK (ct >= 1024 && (ct - 1024) % bs == 0 && (size_t) ct + 4 <= len,
+         "comm table offset %lld", ct);
+  int32_t ncomms = rd32 (d + ct);
+  CHECK (ncomms >= 2 && (size_t) ct + 4 + 40 * (size_t) ncomms == len,
+         "comm table of %d entries does not end the file", ncomms);
+  for (int32_t i = 0; i < ncomms; i++)
+    {
+      const uint8_t *e = d + ct + 4 + 40 * i;
+      CHECK (rd32 (e + 32) == i, "comm table entry %d has local_ID %d", i,
+             rd32 (e + 32));
+      CHECK (rd32 (e + 36) >= -1 && rd32 (e + 36) <= 3, "entry %d kind %d",
+             i, rd32 (e + 36));
+    }
+  double last = -1e300;
+  long long nblocks = (ct - 1024) / bs;
+  for (long long k = 0; k < nblocks; k++)
+    {
+      const uint8_t *b = d + 1024 + k * bs;
+      for (long long pos = 0;;)
+        {
+          CHECK (pos + 24 <= bs, "block %lld not closed", k);
+          const uint8_t *h = b + pos;
+          int type = rd32 (h + 20);
+          CHECK (type >= 0 && type <= 11 && type != 8 && type != 10,
+                 "block %lld offset %lld: record type %d", k, pos, type);
+          CHECK (pos + rec_size[type] <= bs, "record past its block");
+          totals[type]++;
+          double t = rdf64 (h);
+          int32_t icomm = rd32 (h + 8), rank = rd32 (h + 12);
+          int32_t thread = rd32 (h + 16);
+          if (type == 0)
+            {
+              CHECK (k == nblocks - 1, "ENDLOG in block %lld of %lld", k,
+                     nblocks);
+              CHECK (t == 1e8 && icomm == 0 && rank == 0,
+                     "ENDLOG header %g %d %d", t, icomm, rank);
+              break;
+            }
+          if (type == 1)
+            {
+              CHECK (k < nblocks - 1, "the last block ends with ENDBLOCK");
+              CHECK (icomm == 0 && rank == 0 && thread == 0,
+                     "ENDBLOCK header %d %d %d", icomm, rank, thread);
+              break;
+            }
+          CHECK (t >= last, "block %lld offset %lld: time %.9f before %.9f",
+                 k, pos, t, last);
+          last = t;
+          CHECK (icomm >= 0 && icomm < ncomms && rank >= 0 && rank < world
+                 && thread >= 0 && thread < threads,
+                 "block %lld offset %lld: header comm %d rank %d thread %d",
+                 k, pos, icomm, rank, thread);
+          const uint8_t *body = h + 24;
+          if (type == 7)
+            CHECK ((rd32 (body) == -101 || rd32 (body) == -102)
+                   && rd32 (body + 4) >= 0 && rd32 (body + 4) < ncomms
+                   && rd32 (body + 8) >= 0 && rd32 (body + 8) < world,
+                   "block %lld offset %lld: bad MSGEVT", k, pos);
+          if (type == 9)
+            CHECK (rd32 (body + 4) >= 0 && rd32 (body + 4) < ncomms
+                   && rd32 (body + 12) >= 0 && rd32 (body + 12) < world,
+                   "block %lld offset %lld: bad COMMEVT", k, pos);
+          if (type == 2 || type == 3)
+            {
+              /* Strings are NUL-terminated inside their fields. */
+              const uint8_t *s = body + (type == 2 ? 16 : 8);
+              CHECK (memchr (s, 0, 24) && memchr (s + 24, 0, 32)
+                     && memchr (s + 56, 0, 40),
+                     "block %lld offset %lld: unterminated string", k, pos);
+            }
+          pos += rec_size[type];
+        }
+    }
+  CHECK (totals[0] == 1, "no ENDLOG");
+  free (d);
+  return 0;
+}
+
 #ifndef CLOG2_UTIL_NO_MAIN
+static int
+print_check (const char *path)
+{
+  long n[12];
+  if (do_check (path, n))
+    return 1;
+  printf ("blocks %ld statedef %ld eventdef %ld constdef %ld bare %ld "
+          "cargo %ld msg %ld comm %ld timeshift %ld\n", n[1] + 1, n[2], n[3],
+          n[4], n[5], n[6], n[7], n[9], n[11]);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
   if (argc >= 4 && strcmp (argv[1], "swap") == 0)
     return do_swap (argv[2], argv[3],
                     argc > 4 && strcmp (argv[4], "--local") == 0);
+  if (argc == 3 && strcmp (argv[1], "check") == 0)
+    return print_check (argv[2]);
   if (argc == 3 && strcmp (argv[1], "gen-comm") == 0)
     return do_gen_comm (argv[2]);
   if (argc >= 5 && strcmp (argv[1], "gen") == 0)
@@ -569,8 +735,10 @@ main (int argc, char **argv)
                    argc > 5 ? (size_t) atol (argv[5]) : 65536,
                    argc > 6 ? atoi (argv[6]) : 1);
   fprintf (stderr, "usage: clog2-util swap IN OUT [--local]\n"
-                   "       clog2-util gen OUT RANKS ITERS [BLOCK_SIZE [THREADS]]\n"
-                   "       clog2-util gen-comm OUT\n");
+                   "       clog2-util gen OUT RANKS ITERS "
+                   "[BLOCK_SIZE [THREADS]]\n"
+                   "       clog2-util gen-comm OUT\n"
+                   "       clog2-util check FILE\n");
   return 2;
 }
 #endif

@@ -450,6 +450,30 @@ check_comms (const char *path)
   logfmt_reader_close (r);
 }
 
+/* The strict CLOG2 layout check (clog2-util's do_check, which also
+ * judges the CLOG2 writer's output) accepts MPE2's own files and counts
+ * their records as MPE2's clog2_print does (data/README.md). */
+static void
+check_layout_checker (const char *dir)
+{
+  char p[4200];
+  long n[12];
+  snprintf (p, sizeof p, "%s/cpilog.clog2", dir);
+  int rc = do_check (p, n);
+  ok (rc == 0 && n[5] == 348 && n[2] == 8 && n[3] == 5 && n[4] == 3
+      && n[9] == 8 && n[11] == 24,
+      "layout check passes cpilog.clog2: bare %ld, statedef %ld, eventdef "
+      "%ld, constdef %ld, comm %ld, timeshift %ld", n[5], n[2], n[3], n[4],
+      n[9], n[11]);
+  snprintf (p, sizeof p, "%s/srtest.clog2", dir);
+  rc = do_check (p, n);
+  ok (rc == 0 && n[7] == 8000 && n[1] + 1 == 18,
+      "layout check passes srtest.clog2: %ld messages in %ld blocks", n[7],
+      n[1] + 1);
+  snprintf (p, sizeof p, "%s/fpilog.clog", dir);
+  ok (do_check (p, n) != 0, "layout check refuses a CLOG v1 file");
+}
+
 /* logfmt_file_kind by content, and logfmt_import_mpe2: the converted file
  * has what the import on open gives, and a non-MPE2 input is refused. */
 static void
@@ -549,6 +573,7 @@ main (void)
                 39, 4);
 
   check_kind_and_import (dir, tmp);
+  check_layout_checker (dir);
 
   snprintf (q, sizeof q, "%s/gen.clog2", tmp);
   check_gen (q);

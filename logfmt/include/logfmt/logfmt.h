@@ -381,6 +381,36 @@ LOGFMT_API int  logfmt_import_mpe2 (const char *in_path, const char *out_path,
                                     logfmt_progress_cb cb, void *user,
                                     logfmt_error_t *err);
 
+/* What a CLOG2 export changed or left out, because CLOG2 cannot hold it
+ * (docs/INTEROP.md lists every case). */
+typedef struct
+{
+  size_t   size;             /* sizeof (logfmt_clog2_report_t), by caller */
+  uint64_t records;          /* CLOG2 records written (all types) */
+  uint64_t events;           /* events and message ends written */
+  uint64_t losses_dropped;   /* LOSS records: CLOG2 has no such record */
+  uint64_t sizes_clamped;    /* message sizes above 2^31-1, written as that */
+  uint64_t ends_on_world;    /* message ends whose communicator does not
+                                hold both ranks, written on MPI_COMM_WORLD */
+  uint32_t strings_cut;      /* names, colours, formats, hosts cut to fit */
+  uint32_t colors_named;     /* "#rrggbb" colours given the nearest X11 name */
+  uint32_t comms_world_numbered; /* communicators written numbered by world
+                                rank (their groups are unknown) */
+  uint32_t consts_clamped;   /* constants outside int32 */
+} logfmt_clog2_report_t;
+
+/* Writes everything r holds to out_path as an MPE2 CLOG2 file: a merged
+ * "CLOG-02.44" log, big-endian, as MPE2's own tools (clog2_print,
+ * clog2TOslog2, Jumpshot) read it.  Streams the reader's iterators:
+ * memory depends on the number of streams, not of events.  report (may be
+ * NULL) receives what CLOG2 could not hold.  On failure the partial
+ * output is removed. */
+LOGFMT_API int  logfmt_export_clog2 (const logfmt_reader_t *r,
+                                     const char *out_path,
+                                     logfmt_progress_cb cb, void *user,
+                                     logfmt_clog2_report_t *report,
+                                     logfmt_error_t *err);
+
 LOGFMT_API const logfmt_info_t *logfmt_reader_info (const logfmt_reader_t *r);
 
 /* Definitions; returned pointers live as long as the reader. */
