@@ -370,23 +370,29 @@ def gen_lmpe(f, idx):
         o = outs[0].name
         body = [on, rdecl, beg, "  rc = %s;\n" % c,
                 "  if (%s && mpe__wrap_inited && *%s != MPI_COMM_NULL)\n"
-                "    mpe__comm_created (*%s);\n" % (ok, o, o),
+                "    wrap_comm_created (*%s, on_);\n" % (ok, o, o),
                 end, "  return rc;\n"]
     elif k == "commfree":
         need(f, ["comm"])
         body = [on, rdecl, beg,
                 "  if (mpe__wrap_inited && *comm != MPI_COMM_NULL)\n"
-                "    wrap_comm_freed (*comm);\n",
+                "    wrap_comm_freed (*comm, on_ && %d);\n"
+                % (n == "MPI_Comm_free"),
                 "  rc = %s;\n" % c, end, "  return rc;\n"]
     else:
         die("%s: kind %s not handled" % (n, k))
     return proto(f) + "\n{\n" + "".join(body) + "}\n"
 
 
+# Clock reads are not traced: programs call them in tight loops and MPE2
+# users know the trace without them.
+TMPE_UNTRACED = {"MPI_Wtime", "MPI_Wtick"}
+
+
 def gen_tmpe(f):
     k, n = f["kind"], f["name"]
     c = call(f)
-    if k in ("init", "finalize"):
+    if k in ("init", "finalize") or n in TMPE_UNTRACED:
         return None
     pn = [p.name for p in f["params"]]
     start = "Starting %s" % n
