@@ -8,12 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
-#include <x86intrin.h>
 
 #define MPE_NO_INLINE_CHECK 1  /* the library defines the functions */
 #include "mpe_log.h"
 #include "mpe-wrap-internal.h"
 #include "mpe-spill.h"
+#include "mpe-counter.h"
 
 #define MPE_LIKELY(x)   __builtin_expect (!!(x), 1)
 #define MPE_UNLIKELY(x) __builtin_expect (!!(x), 0)
@@ -63,7 +63,9 @@ enum
 extern atomic_int mpe__mode MPE_HIDDEN;
 extern __thread mpe_tbuf_t *mpe__tls
   __attribute__ ((tls_model ("initial-exec"))) MPE_HIDDEN;
-extern int mpe__use_tsc MPE_HIDDEN;
+/* Events are stamped with the CPU's counter (mpe-counter.h), not
+ * clock_gettime: the build has one and it passed the run-time check. */
+extern int mpe__use_counter MPE_HIDDEN;
 
 /* Process-wide state. */
 typedef struct
@@ -112,13 +114,16 @@ typedef struct
 } mpe_global_t;
 
 extern mpe_global_t mpe__g MPE_HIDDEN;
+extern MPI_Comm mpe__comm MPE_HIDDEN;  /* the logger's private dup of world */
 
-/* Raw clock read: TSC ticks or CLOCK_MONOTONIC ns. */
+/* Raw clock read: counter ticks or CLOCK_MONOTONIC ns. */
 static inline uint64_t
 mpe__ticks (void)
 {
-  if (MPE_LIKELY (mpe__use_tsc))
-    return __rdtsc ();
+#if MPE_HAVE_COUNTER
+  if (MPE_LIKELY (mpe__use_counter))
+    return mpe_counter_read ();
+#endif
   struct timespec ts;
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
@@ -128,36 +133,46 @@ mpe__ticks (void)
 static inline uint64_t
 mpe__ticks_to_local (uint64_t t)
 {
-  if (t <= mpe__g.tick0)
-    return 0;
-  unsigned __int128 d = (unsigned __int128) (t - mpe__g.tick0) * mpe__g.mult_fp;
-  return (uint64_t) (d >> 32);
+  return mpe_spill_tick_ns (t, mpe__g.tick0, mpe__g.mult_fp);
 }
 
+/* mpe-core.c: the clock. */
 MPE_HIDDEN void        mpe__clock_init (void);
 MPE_HIDDEN int64_t     mpe__mono_ns (void);
 MPE_HIDDEN int64_t     mpe__real_ns (void);
+/* mpe-tbuf.c: thread buffers and their ring files. */
 MPE_HIDDEN mpe_tbuf_t *mpe__tbuf_create (int want_thread0);
-MPE_HIDDEN mpe_rec_t  *mpe__tbuf_full (mpe_tbuf_t *b);
 MPE_HIDDEN void        mpe__tbuf_reset_all (void);
+MPE_HIDDEN void        mpe__part_new_round (mpe_tbuf_t *b, int p);
+MPE_HIDDEN void        mpe__part_spilled (mpe_tbuf_t *b, int p);
 MPE_HIDDEN void        mpe__ring_attach_all (void);
 MPE_HIDDEN void        mpe__ring_detach_all (void);
+MPE_HIDDEN void        mpe__ring_keep_all (void);
+/* mpe-flush.c: full buffers to the spill file. */
+MPE_HIDDEN mpe_rec_t  *mpe__tbuf_full (mpe_tbuf_t *b);
 MPE_HIDDEN void        mpe__spill_drain (void);
-MPE_HIDDEN void        mpe__log_slow (int kind, int32_t id, const void *ext);
+/* mpe-spillfile.c: the spill file. */
 MPE_HIDDEN int         mpe__spill_open (void);
 MPE_HIDDEN void        mpe__spill_close (int remove_file);
 MPE_HIDDEN void        mpe__spill_keep (void);
 MPE_HIDDEN int         mpe__spill_frame (int type, int thread,
                                          const void *p, size_t len);
 MPE_HIDDEN void        mpe__spill_meta (void);
+/* mpe-crash.c: the crash path. */
 MPE_HIDDEN void        mpe__crash_install (void);
 MPE_HIDDEN void        mpe__crash_flush (void);
 /* The same without fsync, outside a signal handler (see arrival_guard). */
 MPE_HIDDEN void        mpe__save_memory (void);
+MPE_HIDDEN int         mpe__crash_taken (void);
+/* mpe-sync.c: clock sync points; mpe-merge.c: the merge at the finish. */
 MPE_HIDDEN int         mpe__sync_run (void);
 MPE_HIDDEN int         mpe__merge (const char *prefix);
+/* mpe-log.c: the slow path of mpe__put (logging off, or the live tap). */
+MPE_HIDDEN void        mpe__log_slow (int kind, int32_t id, const void *ext);
+/* mpe-comms.c */
 MPE_HIDDEN uint32_t    mpe__comm_id (MPI_Comm comm, int partner,
                                      int *world_partner);
+/* mpe-env.c */
 MPE_HIDDEN int         mpe__env_bool (const char *name, int dflt);
 
 /* Definitions, serialised as the spill file's STATE/EVENT text lines. */
@@ -168,8 +183,10 @@ typedef struct
   char *name, *color, *format;
 } mpe_def_t;
 
-MPE_HIDDEN void mpe__defs_snapshot (mpe_def_t **defs, size_t *n);
+/* mpe-defs.c */
+MPE_HIDDEN int  mpe__defs_snapshot (mpe_def_t **defs, size_t *n);
 MPE_HIDDEN void mpe__defs_free (mpe_def_t *defs, size_t n);
+MPE_HIDDEN void mpe__defs_respill (void);
 MPE_HIDDEN void mpe__add_def (int is_state, int a, int b, const char *name,
                               const char *color, const char *format,
                               int unique);
@@ -184,8 +201,11 @@ typedef struct
   char    *name;
 } mpe_commdef_t;
 
-MPE_HIDDEN void mpe__comms_snapshot (mpe_commdef_t **c, size_t *n);
+/* mpe-comms.c */
+MPE_HIDDEN int  mpe__comms_snapshot (mpe_commdef_t **c, size_t *n);
+MPE_HIDDEN void mpe__comms_free (mpe_commdef_t *c, size_t n);
 MPE_HIDDEN void mpe__comms_reset (void);
+MPE_HIDDEN void mpe__comms_add_world (void);
 
 /* Writes one record on the calling thread without checking the mode;
  * returns the record's tick stamp. */

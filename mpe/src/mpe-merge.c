@@ -32,8 +32,6 @@
 
 #include "mpe-internal.h"
 
-extern MPI_Comm mpe__comm MPE_HIDDEN;
-
 enum { TAG_PIECE = 811, TAG_DONE = 812 };
 enum { ITEM_BLOCK = 1, ITEM_SUMMARY = 2, ITEM_MESSAGES = 3 };
 #define PIECE_MAX ((size_t) 4 << 20)
@@ -407,7 +405,9 @@ serialize_defs (int *len)
 {
   mpe_def_t *d;
   size_t n, cap = 256, used = 0;
-  mpe__defs_snapshot (&d, &n);
+  *len = 0;
+  if (mpe__defs_snapshot (&d, &n) != 0)
+    return NULL;
   char *s = malloc (cap);
   for (size_t i = 0; s && i < n; i++)
     {
@@ -523,7 +523,9 @@ serialize_comms (int *len)
 {
   mpe_commdef_t *c;
   size_t n, used = 0;
-  mpe__comms_snapshot (&c, &n);
+  *len = 0;
+  if (mpe__comms_snapshot (&c, &n) != 0)
+    return NULL;
   size_t cap = 16;
   for (size_t i = 0; i < n; i++)
     cap += 16 + 4 * (size_t) c[i].size + (c[i].name ? strlen (c[i].name) : 0)
@@ -540,12 +542,7 @@ serialize_comms (int *len)
       strcpy (s + used, c[i].name ? c[i].name : "");
       used += strlen (s + used) + 1;
     }
-  for (size_t i = 0; i < n; i++)
-    {
-      free (c[i].ranks);
-      free (c[i].name);
-    }
-  free (c);
+  mpe__comms_free (c, n);
   *len = s ? (int) used : 0;
   return s;
 }

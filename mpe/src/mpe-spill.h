@@ -17,7 +17,7 @@
  *
  * Types:
  *  META   text, "key value" lines: rank, size, pid, host, runid, clock
- *         (tsc|mono), tick0, mult (ns per tick as %.17g), mono0 (absolute
+ *         (tsc|cntvct|mono), tick0, mult (ns per tick as %.17g), mono0 (absolute
  *         local ns of the local origin, test skew included), real0 (unix
  *         ns at the origin).
  *  STATE  text: "start end\tname\tcolor\tformat"
@@ -197,13 +197,26 @@ mpe_spill_pad8 (uint64_t n)
   return (n + 7u) & ~(uint64_t) 7u;
 }
 
+/* (a * b) >> 32 of the full 128-bit product, truncated to 64 bits, in
+ * portable C (no 128-bit integer type): with a = ah:al and b = bh:bl in
+ * 32-bit halves, the product shifted by 32 is ah*b + al*bh + (al*bl >> 32)
+ * exactly, and each term fits in 64 bits except ah*b, whose wrap-around is
+ * the truncation wanted. */
+static inline uint64_t
+mpe_spill_mul_shr32 (uint64_t a, uint64_t b)
+{
+  uint64_t ah = a >> 32, al = a & 0xffffffffu;
+  uint64_t bh = b >> 32, bl = b & 0xffffffffu;
+  return ah * b + al * bh + ((al * bl) >> 32);
+}
+
 /* Ticks -> ns since the local origin (32.32 fixed-point ns per tick). */
 static inline uint64_t
 mpe_spill_tick_ns (uint64_t t, uint64_t tick0, uint64_t mult_fp)
 {
   if (t <= tick0)
     return 0;
-  return (uint64_t) (((unsigned __int128) (t - tick0) * mult_fp) >> 32);
+  return mpe_spill_mul_shr32 (t - tick0, mult_fp);
 }
 
 /* Decodes in-memory records [*p, end) into at most max events; advances

@@ -13,7 +13,6 @@
 
 #include "mpe-internal.h"
 
-extern MPI_Comm mpe__comm MPE_HIDDEN;
 
 enum { TAG_PING = 801, TAG_PONG = 802, TAG_RESULT = 803 };
 

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The crash path: a signal, or exit without MPE_Finish_log, writes what
+ * memory holds to the spill file. */
+#include "config.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mpe-internal.h"
+
+/* Set once the crash path took the buffers (the spill thread then
+ * leaves them alone). */
+static atomic_int crash_done;
+
+int
+mpe__crash_taken (void)
+{
+  return atomic_load (&crash_done);
+}
+
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGABRT, SIGTERM,
+                                     SIGINT, SIGFPE };
+#define NCRASH ((int) (sizeof crash_signals / sizeof crash_signals[0]))
+static struct sigaction old_actions[NCRASH];
+static int crash_installed;
+
+/* Writes what every thread holds in memory as RAW frames.  Only
+ * async-signal-safe calls; runs at most once per log.  sync: fsync the
+ * file too (the crash path; the page cache already outlives a killed
+ * process, fsync only guards against the node going down). */
+static void
+save_memory (int sync)
+{
+  if (mpe__g.state != 1 || mpe__g.spill_fd < 0)
+    return;
+  if (atomic_exchange (&crash_done, 1))
+    return;
+  atomic_store (&mpe__mode, 0);
+  for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
+    {
+      /* A half being spilled: wait (bounded) for a write under way, and
+       * write the records as RAW if they did not reach the file. */
+      int st = atomic_load (&b->job);
+      for (int i = 0; st == MPE_JOB_WRITING && i < 2000; i++)
+        {
+          struct timespec ts = { 0, 1000000 };
+          nanosleep (&ts, NULL);
+          st = atomic_load (&b->job);
+        }
+      if (st == MPE_JOB_QUEUED || st == MPE_JOB_ABANDONED)
+        {
+          atomic_store (&b->job, MPE_JOB_ABANDONED);
+          if (b->job_to > b->job_from)
+            mpe__spill_frame (MPE_SPILL_RAW, b->thread, b->job_from,
+                              (size_t) (b->job_to - b->job_from)
+                              * sizeof (mpe_rec_t));
+        }
+      mpe_rec_t *end = b->pos;
+      if (end > b->seg)
+        mpe__spill_frame (MPE_SPILL_RAW, b->thread, b->seg,
+                          (size_t) (end - b->seg) * sizeof (mpe_rec_t));
+    }
+  if (sync)
+    fsync (mpe__g.spill_fd);
+}
+
+void
+mpe__crash_flush (void)
+{
+  save_memory (1);
+}
+
+void
+mpe__save_memory (void)
+{
+  save_memory (0);
+}
+
+static void
+crash_handler (int sig)
+{
+  mpe__crash_flush ();
+  for (int i = 0; i < NCRASH; i++)
+    if (crash_signals[i] == sig)
+      sigaction (sig, &old_actions[i], NULL);
+  /* Blocked until we return; then the previous action runs (by default,
+   * the process dies with this signal, as it would have). */
+  raise (sig);
+}
+
+static void
+at_exit_flush (void)
+{
+  /* exit() without MPE_Finish_log, e.g. from MPI_Abort. */
+  mpe__crash_flush ();
+}
+
+void
+mpe__crash_install (void)
+{
+  atomic_store (&crash_done, 0);
+  if (crash_installed)
+    return;
+  crash_installed = 1;
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = crash_handler;
+  sigemptyset (&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int i = 0; i < NCRASH; i++)
+    sigaction (crash_signals[i], &sa, &old_actions[i]);
+  atexit (at_exit_flush);
+}

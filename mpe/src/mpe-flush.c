@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A full buffer goes to the spill file: packed on the logging thread, or
+ * by the background spill thread while the logger fills the other half. */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpe-internal.h"
+
+typedef struct
+{
+  mpe_tbuf_t *b;
+  uint64_t    lost;
+  uint64_t    written;
+  int         err;
+  int         nblocks;
+  int         first_failed;
+  /* Burst mode (spill thread): frames gathered here, written at once. */
+  int         burst;
+  unsigned char *mem;
+  size_t      memlen, memcap;
+  uint64_t    pending;
+} spill_ctx_t;
+
+static int
+burst_add (spill_ctx_t *c, const void *block, size_t len, uint64_t count)
+{
+  size_t need = sizeof (mpe_spill_frame_t) + mpe_spill_pad8 (len);
+  if (c->memlen + need > c->memcap)
+    {
+      size_t nc = c->memcap ? c->memcap : 1u << 20;
+      while (nc < c->memlen + need)
+        nc *= 2;
+      unsigned char *nm = realloc (c->mem, nc);
+      if (!nm)
+        return -ENOMEM;
+      c->mem = nm;
+      c->memcap = nc;
+    }
+  mpe_spill_frame_t h = { MPE_SPILL_FRAME_MAGIC, MPE_SPILL_PACKED,
+                          (uint16_t) c->b->thread, (uint32_t) len,
+                          mpe_spill_sum (block, len) };
+  unsigned char *p = c->mem + c->memlen;
+  memcpy (p, &h, sizeof h);
+  memcpy (p + sizeof h, block, len);
+  memset (p + sizeof h + len, 0, mpe_spill_pad8 (len) - len);
+  c->memlen += need;
+  c->pending += count;
+  return 0;
+}
+
+/* Test hook: the process dies as the launcher would kill it, in the
+ * middle of a spill, after a given number of frames reached the file. */
+static void
+test_kill_point (int nframes)
+{
+  static atomic_long written;
+  if (mpe__g.kill_in_spill > 0
+      && atomic_fetch_add (&written, nframes) + nframes
+         >= mpe__g.kill_in_spill)
+    kill (getpid (), SIGKILL);
+}
+
+/* One PACKED frame of `count` events: written, or gathered (burst). */
+static void
+spill_frame_out (spill_ctx_t *c, const void *payload, size_t len,
+                 uint64_t count)
+{
+  if (c->burst && burst_add (c, payload, len, count) == 0)
+    {
+      c->nblocks++;
+      return;
+    }
+  int rc = mpe__spill_frame (MPE_SPILL_PACKED, c->b->thread, payload, len);
+  if (c->nblocks++ == 0)
+    c->first_failed = rc != 0;
+  if (rc != 0)
+    {
+      /* Go on: later frames may still fit; count what is lost. */
+      c->lost += count;
+      c->err = rc;
+    }
+  else
+    {
+      c->b->spilled += count;
+      c->written += count;
+      test_kill_point (1);
+    }
+}
+
+static int spill_burst_write (spill_ctx_t *c);
+
+
+/* Packs [from, to) of b into the spill file; returns events lost.  Packed
+ * records, not logfmt blocks: a spill often runs on the program's critical
+ * path (no spare core for the spill thread), and the merge encodes them
+ * anyway.  burst (the spill thread): the frames are written with one pwrite
+ * at the end, so that the crash path knows whether they are in the file. */
+static uint64_t
+spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to,
+               int burst)
+{
+  enum { FRAME = 256 * 1024 };  /* packed bytes per frame */
+  spill_ctx_t ctx = { .b = b, .burst = burst };
+  unsigned char *buf = malloc (FRAME);
+  uint64_t total = 0;
+  const mpe_rec_t *p = from;
+  if (!buf)
+    {
+      /* No memory to pack into: count every event in the range as lost. */
+      while (p < to)
+        {
+          total++;
+          p += 1 + mpe_spill_rec_ext (p->aux);
+        }
+      return total;
+    }
+  while (p < to)
+    {
+      size_t len = mpe_spill_pack (&p, to, buf, FRAME);
+      if (len == 0)
+        break;
+      uint32_t n;
+      memcpy (&n, buf + 8, 4);
+      spill_frame_out (&ctx, buf, len, n);
+    }
+  free (buf);
+  if (burst && spill_burst_write (&ctx) != 0)
+    {
+      /* Not written (full disk, or the crash path took the records). */
+      ctx.lost += ctx.pending;
+      if (ctx.nblocks)
+        ctx.first_failed = 1;
+    }
+  free (ctx.mem);
+  /* The previous flush's LOSS record sits in the first frame (after the
+   * 560 event): if that frame is lost, carry its count forward instead of
+   * counting the record itself, so the LOSS records that survive always
+   * add up to the events lost. */
+  if (ctx.lost && (ctx.first_failed || ctx.nblocks == 0))
+    for (const mpe_rec_t *q = from; q < to && q < from + 4;
+         q += 1 + mpe_spill_rec_ext (q->aux))
+      if ((q->aux & 0xffu) == MPE_REC_LOSS)
+        {
+          uint64_t carried;
+          memcpy (&carried, q + 1, 8);
+          ctx.lost = ctx.lost - 1 + carried;
+          b->lost -= carried;  /* already counted in b->lost */
+          break;
+        }
+  return ctx.lost;
+}
+
+static int warned_spill;
+
+/* ------------------------------------------------------------------ */
+/* Background spill thread                                             */
+/* ------------------------------------------------------------------ */
+
+/* One thread per process encodes and writes full halves, in the order
+ * they were queued, while the loggers go on in their other halves.  A
+ * logger whose other half is still being spilled waits for it (bounded
+ * memory, nothing dropped). */
+static pthread_mutex_t sq_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sq_work = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t sq_done = PTHREAD_COND_INITIALIZER;
+static mpe_tbuf_t *sq_head, *sq_tail;
+static atomic_int sq_state;  /* 0 not started, 1 running, -1 failed */
+
+static void *
+spill_main (void *arg)
+{
+  (void) arg;
+  pthread_mutex_lock (&sq_lock);
+  for (;;)
+    {
+      while (sq_head == NULL)
+        pthread_cond_wait (&sq_work, &sq_lock);
+      mpe_tbuf_t *b = sq_head;
+      sq_head = b->job_next;
+      if (sq_head == NULL)
+        sq_tail = NULL;
+      pthread_mutex_unlock (&sq_lock);
+      uint64_t lost = spill_records (b, b->job_from, b->job_to, 1);
+      pthread_mutex_lock (&sq_lock);
+      b->job_lost = lost;
+      if (atomic_load (&b->job) != MPE_JOB_ABANDONED)
+        {
+          mpe__part_spilled (b, b->job_from != b->base);
+          atomic_store (&b->job, MPE_JOB_DONE);
+        }
+      pthread_cond_broadcast (&sq_done);
+    }
+  return NULL;
+}
+
+/* The frames gathered by the spill thread, in one write.  Returns 0 when
+ * they are in the file. */
+static int
+spill_burst_write (spill_ctx_t *c)
+{
+  /* Tell the crash path a write may be under way, then look whether it
+   * has already taken these records (seq_cst: one of the two sees the
+   * other). */
+  atomic_store (&c->b->job, MPE_JOB_WRITING);
+  if (mpe__crash_taken ())
+    {
+      atomic_store (&c->b->job, MPE_JOB_ABANDONED);
+      return -1;
+    }
+  if (c->memlen == 0)
+    return 0;
+  if (mpe__g.spill_fail_hook || mpe__g.spill_fd < 0)
+    return -1;
+  uint64_t off = atomic_fetch_add (&mpe__g.spill_off, c->memlen);
+  const unsigned char *p = c->mem;
+  size_t len = c->memlen;
+  while (len)
+    {
+      ssize_t w = pwrite (mpe__g.spill_fd, p, len, (off_t) off);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return -1;  /* a frame scan stops at the torn frame */
+      p += w;
+      len -= (size_t) w;
+      off += (uint64_t) w;
+    }
+  c->b->spilled += c->pending;
+  c->written += c->pending;
+  c->pending = 0;
+  test_kill_point (c->nblocks);
+  return 0;
+}
+
+static int
+spill_thread_start (void)
+{
+  int st = atomic_load (&sq_state);
+  if (st != 0)
+    return st == 1 ? 0 : -1;
+  pthread_mutex_lock (&sq_lock);
+  if ((st = atomic_load (&sq_state)) != 0)
+    {
+      pthread_mutex_unlock (&sq_lock);
+      return st == 1 ? 0 : -1;
+    }
+  pthread_t t;
+  pthread_attr_t a;
+  sigset_t all, old;
+  /* The spill thread never takes a signal: the crash handler runs on a
+   * logging thread, which can then wait for a write in progress. */
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &old);
+  pthread_attr_init (&a);
+  pthread_attr_setdetachstate (&a, PTHREAD_CREATE_DETACHED);
+  int rc = pthread_create (&t, &a, spill_main, NULL);
+  pthread_attr_destroy (&a);
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  atomic_store (&sq_state, rc == 0 ? 1 : -1);
+  pthread_mutex_unlock (&sq_lock);
+  return rc == 0 ? 0 : -1;
+}
+
+/* Waits for b's job, if any; returns the events it lost. */
+static uint64_t
+job_collect (mpe_tbuf_t *b)
+{
+  int st = atomic_load (&b->job);
+  if (st == MPE_JOB_IDLE)
+    return 0;
+  pthread_mutex_lock (&sq_lock);
+  while ((st = atomic_load (&b->job)) == MPE_JOB_QUEUED
+         || st == MPE_JOB_WRITING)
+    pthread_cond_wait (&sq_done, &sq_lock);
+  uint64_t lost = b->job_lost;
+  atomic_store (&b->job, MPE_JOB_IDLE);
+  pthread_mutex_unlock (&sq_lock);
+  return lost;
+}
+
+static void
+job_queue (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to)
+{
+  pthread_mutex_lock (&sq_lock);
+  b->job_from = from;
+  b->job_to = to;
+  b->job_lost = 0;
+  b->job_next = NULL;
+  atomic_store (&b->job, MPE_JOB_QUEUED);
+  if (sq_tail)
+    sq_tail->job_next = b;
+  else
+    sq_head = b;
+  sq_tail = b;
+  pthread_cond_signal (&sq_work);
+  pthread_mutex_unlock (&sq_lock);
+}
+
+static void
+note_loss (uint64_t lost)
+{
+  if (lost && !warned_spill)
+    {
+      warned_spill = 1;
+      fprintf (stderr, "mpe: rank %d: cannot write the spill file %s; "
+               "events are being lost\n", mpe__g.rank, mpe__g.spill_path);
+    }
+}
+
+/* Every thread's spill in flight is written; a loss it reports goes into
+ * a LOSS record at the thread's current position. */
+void
+mpe__spill_drain (void)
+{
+  pthread_mutex_lock (&mpe__g.lock);
+  mpe_tbuf_t *list = mpe__g.tbufs;
+  pthread_mutex_unlock (&mpe__g.lock);
+  for (mpe_tbuf_t *b = list; b; b = b->next)
+    {
+      uint64_t lost = job_collect (b);
+      if (lost == 0)
+        continue;
+      note_loss (lost);
+      b->lost += lost;
+      /* end leaves 8 slots: always room for these 2. */
+      mpe_rec_t *r = b->pos;
+      r->t = mpe__ticks ();
+      r->id = 0;
+      r->aux = MPE_REC_LOSS | b->tag;
+      uint64_t ext[2] = { lost, 0 };
+      memcpy (r + 1, ext, 16);
+      b->pos = r + 2;
+    }
+}
+
+/* The buffer (or half) is full: spill it, log the flush as state 280 and
+ * any loss as a LOSS record where it happened.  Returns the new write
+ * position. */
+mpe_rec_t *
+mpe__tbuf_full (mpe_tbuf_t *b)
+{
+  uint64_t t0 = mpe__ticks ();
+  b->in_flush = 1;
+  uint64_t lost = 0;
+  if (b->mid && mpe__g.spill_fd >= 0 && spill_thread_start () == 0)
+    {
+      /* The other half must be on disk before it is reused. */
+      lost = job_collect (b);
+      job_queue (b, b->seg, b->pos);
+      b->seg = b->seg == b->base ? b->mid : b->base;
+      b->end = (b->seg == b->base ? b->mid : b->base + b->cap) - 8;
+      mpe__part_new_round (b, b->seg != b->base);
+    }
+  else
+    {
+      if (mpe__g.spill_fd >= 0)
+        lost = spill_records (b, b->seg, b->pos, 0);
+      else
+        for (const mpe_rec_t *p = b->seg; p < b->pos;
+             p += 1 + mpe_spill_rec_ext (p->aux))
+          lost++;
+      mpe__part_new_round (b, 0);
+    }
+  note_loss (lost);
+  b->lost += lost;
+  b->flushes++;
+  mpe_rec_t *r = b->seg;
+  if (mpe__g.log_overhead)
+    {
+      r->t = t0;
+      r->id = MPE_KNOWN_STATE_START (280);
+      r->aux = MPE_REC_BARE | b->tag;
+      r++;
+      if (!atomic_exchange (&mpe__g.flush_defined, 1))
+        mpe__add_def (1, MPE_KNOWN_STATE_START (280), MPE_KNOWN_STATE_END (280),
+                      "CLOG_Buffer_write2disk", "maroon", NULL, 1);
+    }
+  if (lost)
+    {
+      r->t = t0;
+      r->id = 0;
+      r->aux = MPE_REC_LOSS | b->tag;
+      uint64_t ext[2] = { lost, 0 };
+      memcpy (r + 1, ext, 16);
+      r += 2;
+    }
+  if (mpe__g.log_overhead)
+    {
+      r->t = mpe__ticks ();
+      r->id = MPE_KNOWN_STATE_END (280);
+      r->aux = MPE_REC_BARE | b->tag;
+      r++;
+    }
+  b->pos = r;
+  b->in_flush = 0;
+  return r;
+}

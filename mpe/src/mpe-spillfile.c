@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The local spill file (mpe-<run>-<rank>-<pid>.spill): its name and
+ * directory, the ring files' names, frames written into it. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpe-internal.h"
+
+static const char *
+tmp_dir (void)
+{
+  static const char *vars[] = { "MPE_TMPDIR", "TMPDIR", "TMP", "TEMP" };
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+    {
+      const char *v = getenv (vars[i]);
+      if (v && *v)
+        return v;
+    }
+  return "/tmp";
+}
+
+/* Ring files of processes that died and whose spill file is gone can
+ * never be recovered: they would only hold memory in /dev/shm.  Removes
+ * them (the header names the spill file; a ring we cannot read as one is
+ * left alone). */
+static void
+ring_sweep (const char *ring_dir)
+{
+  DIR *d = opendir (ring_dir);
+  if (!d)
+    return;
+  struct dirent *de;
+  size_t pl = strlen (MPE_SPILL_NAME_PREFIX), sl = strlen (MPE_RING_SUFFIX);
+  while ((de = readdir (d)))
+    {
+      /* mpe-<run>-<rank>-<pid>.t<thread>.ring */
+      const char *n = de->d_name;
+      size_t len = strlen (n);
+      if (strncmp (n, MPE_SPILL_NAME_PREFIX, pl) != 0 || len <= pl + sl
+          || strcmp (n + len - sl, MPE_RING_SUFFIX) != 0)
+        continue;
+      const char *dot = strstr (n, ".t");
+      const char *dash = dot ? memrchr (n, '-', (size_t) (dot - n)) : NULL;
+      if (!dash)
+        continue;
+      long pid = strtol (dash + 1, NULL, 10);
+      if (pid <= 0 || kill ((pid_t) pid, 0) == 0 || errno != ESRCH)
+        continue;
+      char ring[8192];
+      snprintf (ring, sizeof ring, "%s/%s", ring_dir, n);
+      int fd = open (ring, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+        continue;
+      mpe_ring_header_t h;
+      ssize_t got = pread (fd, &h, sizeof h, 0);
+      close (fd);
+      if (got != (ssize_t) sizeof h || memcmp (h.magic, MPE_RING_MAGIC, 8)
+          || !h.spill[0] || memchr (h.spill, 0, sizeof h.spill) == NULL)
+        continue;
+      if (access (h.spill, F_OK) != 0 && errno == ENOENT)
+        unlink (ring);
+    }
+  closedir (d);
+}
+
+/* MPE_RING_DIR: where the ring files go; "none" keeps the buffers in
+ * anonymous memory.  Default /dev/shm (memory: nothing is written to a
+ * disk during the run), else the spill directory. */
+static void
+ring_setup (void)
+{
+  const char *d = getenv ("MPE_RING_DIR");
+  mpe__g.ring_off = d && (!strcmp (d, "none") || !strcmp (d, "no")
+                          || !strcmp (d, "off"));
+  if (!d || !*d)
+    d = access ("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : tmp_dir ();
+  if (mpe__g.ring_off)
+    mpe__g.ring_prefix[0] = '\0';
+  else
+    {
+      ring_sweep (d);
+      snprintf (mpe__g.ring_prefix, sizeof mpe__g.ring_prefix,
+              "%s/" MPE_SPILL_NAME_PREFIX "%s-%06d-%ld", d, mpe__g.runid,
+              mpe__g.rank, (long) getpid ());
+    }
+}
+
+int
+mpe__spill_open (void)
+{
+  snprintf (mpe__g.spill_path, sizeof mpe__g.spill_path,
+            "%s/" MPE_SPILL_NAME_PREFIX "%s-%06d-%ld" MPE_SPILL_NAME_SUFFIX,
+            tmp_dir (), mpe__g.runid, mpe__g.rank, (long) getpid ());
+  ring_setup ();
+  int fd = open (mpe__g.spill_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
+                 0600);
+  if (fd < 0)
+    {
+      fprintf (stderr, "mpe: rank %d: cannot create %s: %s\n", mpe__g.rank,
+               mpe__g.spill_path, strerror (errno));
+      mpe__g.ring_prefix[0] = '\0';  /* nothing could tell where it is */
+      return -1;
+    }
+  unsigned char hdr[MPE_SPILL_HEADER_SIZE] = { 0 };
+  memcpy (hdr, MPE_SPILL_MAGIC, 8);
+  uint32_t v = MPE_SPILL_VERSION, hs = MPE_SPILL_HEADER_SIZE;
+  memcpy (hdr + 8, &v, 4);
+  memcpy (hdr + 12, &hs, 4);
+  if (pwrite (fd, hdr, sizeof hdr, 0) != (ssize_t) sizeof hdr)
+    {
+      close (fd);
+      unlink (mpe__g.spill_path);
+      mpe__g.ring_prefix[0] = '\0';
+      return -1;
+    }
+  atomic_store (&mpe__g.spill_off, MPE_SPILL_HEADER_SIZE);
+  mpe__g.spill_fd = fd;
+  return 0;
+}
+
+void
+mpe__spill_close (int remove_file)
+{
+  mpe__ring_detach_all ();
+  if (mpe__g.spill_fd < 0)
+    return;
+  close (mpe__g.spill_fd);
+  mpe__g.spill_fd = -1;
+  if (remove_file)
+    unlink (mpe__g.spill_path);
+}
+
+/* A failed finish: the spill file and the ring files stay where
+ * `clogtool recover` finds them. */
+void
+mpe__spill_keep (void)
+{
+  mpe__ring_keep_all ();
+  if (mpe__g.spill_fd < 0)
+    return;
+  fsync (mpe__g.spill_fd);
+  close (mpe__g.spill_fd);
+  mpe__g.spill_fd = -1;
+}
+
+static int
+pwrite_all (int fd, const void *p, size_t len, uint64_t off)
+{
+  const char *c = p;
+  while (len)
+    {
+      ssize_t w = pwrite (fd, c, len, (off_t) off);
+      if (w < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return -errno;
+        }
+      if (w == 0)
+        return -ENOSPC;
+      c += w;
+      len -= (size_t) w;
+      off += (uint64_t) w;
+    }
+  return 0;
+}
+
+/* Async-signal-safe: an atomic offset reservation and pwrite. */
+int
+mpe__spill_frame (int type, int thread, const void *p, size_t len)
+{
+  int fd = mpe__g.spill_fd;
+  if (fd < 0)
+    return -EBADF;
+  if (type == MPE_SPILL_PACKED && mpe__g.spill_fail_hook)
+    return -ENOSPC;
+  uint64_t padded = mpe_spill_pad8 (len);
+  uint64_t off = atomic_fetch_add (&mpe__g.spill_off,
+                                   sizeof (mpe_spill_frame_t) + padded);
+  mpe_spill_frame_t h = { MPE_SPILL_FRAME_MAGIC, (uint16_t) type,
+                          (uint16_t) thread, (uint32_t) len,
+                          mpe_spill_sum (p, len) };
+  int rc = pwrite_all (fd, &h, sizeof h, off);
+  if (rc == 0)
+    rc = pwrite_all (fd, p, len, off + sizeof h);
+  if (rc == 0 && padded > len)
+    {
+      static const char zeros[8];
+      rc = pwrite_all (fd, zeros, padded - len, off + sizeof h + len);
+    }
+  return rc;
+}
+
+void
+mpe__spill_meta (void)
+{
+  char buf[2048];
+  int n = snprintf (buf, sizeof buf,
+                    "rank %d\nsize %d\npid %ld\nhost %s\nrunid %s\n"
+                    "clock %s\ntick0 %llu\nmult %.17g\nmult_fp %llu\n"
+                    "mono0 %lld\nreal0 %lld\nring %s\n"
+                    "creator mpe " PACKAGE_VERSION "\n",
+                    mpe__g.rank, mpe__g.size, (long) getpid (), mpe__g.host,
+                    mpe__g.runid, mpe__use_counter ? MPE_COUNTER_NAME : "mono",
+                    (unsigned long long) mpe__g.tick0, mpe__g.mult,
+                    (unsigned long long) mpe__g.mult_fp,
+                    (long long) mpe__g.mono0, (long long) mpe__g.real0,
+                    mpe__g.ring_prefix[0] ? mpe__g.ring_prefix : "none");
+  if (n > 0)
+    mpe__spill_frame (MPE_SPILL_META, 0, buf, (size_t) n);
+}
