@@ -178,6 +178,7 @@ wrap_stop (void)
   wrap_stopping = 1;
   mpe__wrap_finalize ();        /* runs wrap_describe_used unless done */
   wrap_stopping = 0;
+  mpe__wrap_rank2procname ();
   mpe__set_finish_hook (NULL);
   mpe__wrap_inited = 0;
   mpe__req_reset ();

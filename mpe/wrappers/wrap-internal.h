@@ -155,6 +155,7 @@ wrap_recv_end (MPI_Comm comm, const MPI_Status *st, int ok, int32_t end_id)
 /* Communicators a wrapped call made or frees: tracked always; when the
  * call is logged (on), MPE_Comm_init / MPE_Comm_finalize as MPE2 logs
  * them (finalize for MPI_Comm_free only: MPE2's disconnect is silent). */
+void mpe__wrap_rank2procname (void) MPE__WRAP_HIDDEN;
 void wrap_comm_created (MPI_Comm comm, int on) MPE__WRAP_HIDDEN;
 void wrap_comm_freed (MPI_Comm comm, int on) MPE__WRAP_HIDDEN;
 
