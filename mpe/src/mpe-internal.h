@@ -7,13 +7,14 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
-#include <x86intrin.h>
 
 #define MPE_NO_INLINE_CHECK 1  /* the library defines the functions */
 #include "mpe_log.h"
 #include "mpe-wrap-internal.h"
-#include "mpe-spill.h"
+#include "spillfmt.h"
+#include "mpe-counter.h"
 
 #define MPE_LIKELY(x)   __builtin_expect (!!(x), 1)
 #define MPE_UNLIKELY(x) __builtin_expect (!!(x), 0)
@@ -33,7 +34,7 @@ typedef struct mpe_tbuf
   int              in_flush;
   uint32_t         tag;      /* aux bits 8-31 of this round's records */
   uint32_t         next_tag;
-  /* Ring file (mpe-spill.h): the buffer is a shared mapping of it, so
+  /* Ring file (spill/spillfmt.h): the buffer is a shared mapping of it, so
    * unspilled records outlive a killed process.  NULL: anonymous memory. */
   mpe_ring_header_t *ring;
   size_t           map_len;
@@ -63,7 +64,9 @@ enum
 extern atomic_int mpe__mode MPE_HIDDEN;
 extern __thread mpe_tbuf_t *mpe__tls
   __attribute__ ((tls_model ("initial-exec"))) MPE_HIDDEN;
-extern int mpe__use_tsc MPE_HIDDEN;
+/* Events are stamped with the CPU's counter (mpe-counter.h), not
+ * clock_gettime: the build has one and it passed the run-time check. */
+extern int mpe__use_counter MPE_HIDDEN;
 
 /* Process-wide state (mpe-core.c); each group is the context of one job,
  * written by the file named and read by others. */
@@ -116,12 +119,14 @@ typedef struct
 extern mpe_global_t mpe__g MPE_HIDDEN;
 extern MPI_Comm mpe__comm MPE_HIDDEN;  /* the logger's private dup of world */
 
-/* Raw clock read: TSC ticks or CLOCK_MONOTONIC ns. */
+/* Raw clock read: counter ticks or CLOCK_MONOTONIC ns. */
 static inline uint64_t
 mpe__ticks (void)
 {
-  if (MPE_LIKELY (mpe__use_tsc))
-    return __rdtsc ();
+#if MPE_HAVE_COUNTER
+  if (MPE_LIKELY (mpe__use_counter))
+    return mpe_counter_read ();
+#endif
   struct timespec ts;
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
@@ -131,10 +136,7 @@ mpe__ticks (void)
 static inline uint64_t
 mpe__ticks_to_local (uint64_t t)
 {
-  if (t <= mpe__g.tick0)
-    return 0;
-  unsigned __int128 d = (unsigned __int128) (t - mpe__g.tick0) * mpe__g.mult_fp;
-  return (uint64_t) (d >> 32);
+  return mpe_spill_tick_ns (t, mpe__g.tick0, mpe__g.mult_fp);
 }
 
 /* mpe-core.c: the clock. */

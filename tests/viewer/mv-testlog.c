@@ -203,3 +203,47 @@ mv_testlog_write_steps (const char *path, int nranks)
     }
   return writer_close (w, rc);
 }
+
+int
+mv_testlog_write_overlap (const char *path)
+{
+  scale_ = 1;
+  logfmt_writer_t *w = writer_open (path, 1, 0);
+  if (w == NULL)
+    return -1;
+  logfmt_state_def_t a = { 1, 2, "A", "#ff0000", NULL, 0 };
+  logfmt_state_def_t b = { 3, 4, "B", "#00ff00", NULL, 0 };
+  logfmt_event_def_t e = { 10, "E", "#0000ff", NULL, 0 };
+  logfmt_stream_def_t sd = { 0, 0, NULL };
+  uint32_t st = 0;
+  int rc = logfmt_writer_add_state (w, &a);
+  if (rc == 0)
+    rc = logfmt_writer_add_state (w, &b);
+  if (rc == 0)
+    rc = logfmt_writer_add_event_def (w, &e);
+  if (rc == 0)
+    rc = logfmt_writer_add_stream (w, &sd, &st);
+  static const unsigned long long head[][2] = {
+    { 100, 1 }, { 200, 3 }, { 300, 2 }, { 600, 4 }, { 700, 2 },
+  };
+  static const unsigned long long tail[][2] = {
+    { 20000, 1 }, { 21000, 3 }, { 22000, 2 }, { 23000, 4 }, { 24000, 3 },
+    { 25000, 10 },
+  };
+  for (size_t i = 0; rc == 0 && i < sizeof head / sizeof *head; i++)
+    {
+      logfmt_event_t x = ev (LOGFMT_REC_EVENT, head[i][0], (int) head[i][1]);
+      rc = logfmt_writer_event (w, st, &x, 1);
+    }
+  for (unsigned long long t = 1000; rc == 0 && t < 11000; t++)
+    {
+      logfmt_event_t x = ev (LOGFMT_REC_EVENT, t, 10);
+      rc = logfmt_writer_event (w, st, &x, 1);
+    }
+  for (size_t i = 0; rc == 0 && i < sizeof tail / sizeof *tail; i++)
+    {
+      logfmt_event_t x = ev (LOGFMT_REC_EVENT, tail[i][0], (int) tail[i][1]);
+      rc = logfmt_writer_event (w, st, &x, 1);
+    }
+  return writer_close (w, rc);
+}

@@ -15,6 +15,13 @@
  * [100, 250) and 1 per ns in [500, 650); sent 1 per ns in [800, 850)
  * and received 100 ns later (slanted); none elsewhere.
  *
+ * mv_testlog_write_overlap writes 1 rank, states A and B that overlap
+ * without nesting (FORMAT.md section 13), no messages:
+ *   BEGIN A 100, BEGIN B 200, END A 300 (B stays open), END B 600,
+ *   END A 700 (closes nothing), E at 1000 .. 10999 (one per ns),
+ *   BEGIN A 20000, BEGIN B 21000, END A 22000, END B 23000,
+ *   BEGIN B 24000 (never ended), E at 25000 (the last record).
+ *
  * mv_testlog_write_steps writes `nranks` ranks, no messages: rank r is
  * in A over [0, 500000 + r) and in B over [500000 + r, 1000000) ns.
  */
@@ -26,5 +33,6 @@ int mv_testlog_write_n (const char *path, unsigned long long scale,
                         int nranks);
 int mv_testlog_write_msgs (const char *path);
 int mv_testlog_write_steps (const char *path, int nranks);
+int mv_testlog_write_overlap (const char *path);
 
 #endif

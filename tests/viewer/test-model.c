@@ -550,6 +550,80 @@ test_stats (MvLog *log)
       && mv_find_state_by_name (log, "zz") == -1, "state by name");
 }
 
+/* States that overlap without nesting pair by the one rule (FORMAT.md
+ * section 13) in every part of the viewer; see mv-testlog.h. */
+static const MvSpan *
+only_span (const MvScene *s)
+{
+  return s && s->nlanes == 1 && s->lanes[0].spans->len == 1
+         ? &g_array_index (s->lanes[0].spans, MvSpan, 0) : NULL;
+}
+
+static void
+test_overlap (const char *path)
+{
+  ok (mv_testlog_write_overlap (path) == 0, "overlap log written");
+  GError *error = NULL;
+  MvLog *log = mv_log_open (path, NULL, NULL, &error);
+  ok (log != NULL, "overlap log opened");
+  if (log == NULL)
+    return;
+  MvStats *st = mv_stats_compute (log, 0, G_MAXUINT64, NULL, &error);
+  const MvStatCell *a = st ? mv_stats_cell (st, 0, -1) : NULL;
+  const MvStatCell *b = st ? mv_stats_cell (st, 1, -1) : NULL;
+  ok (a && a->count == 2 && a->incl == 2200 && a->excl == 1100,
+      "A: 2 instances, 2200 ns, 1100 ns innermost");
+  ok (b && b->count == 2 && b->incl == 2400 && b->excl == 2400
+      && b->min == 400 && b->max == 2000,
+      "B: ends at its own END, not with A (400 and 2000 ns)");
+  ok (st && st->unmatched == 2, "an END that closed nothing and a BEGIN "
+      "never ended: 2 not in the table");
+  mv_stats_free (st);
+
+  GArray *in = mv_stats_instances (log, 1, -1, 0, G_MAXUINT64, 10, NULL);
+  ok (in->len == 2 && g_array_index (in, MvInstance, 0).t_end == 600
+      && g_array_index (in, MvInstance, 1).t_begin == 21000
+      && g_array_index (in, MvInstance, 1).t_end == 23000,
+      "instances of B: [200, 600], [21000, 23000]");
+  g_array_unref (in);
+  MvInstance f;
+  ok (mv_search_state (log, 1, 0, TRUE, &f, NULL) && f.t_begin == 200
+      && f.t_end == 600, "search B: [200, 600]");
+  ok (mv_search_state (log, 1, 23500, TRUE, &f, NULL) && f.t_begin == 24000
+      && f.t_end == 25000, "search B never ended: to the last record");
+
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  MvSceneParams p = { .t0 = 0, .t1 = 1000, .width = 1000, .height = 22,
+                      .row_h = 22, .force_lod = 0 };
+  MvScene *s = mv_scene_compute (cache, &p, NULL, &error);
+  const MvLane *l = s && s->nlanes == 1 ? &s->lanes[0] : NULL;
+  const MvSpan *sa = l ? span_at (l, 0) : NULL, *sb = l ? span_at (l, 1) : NULL;
+  ok (l && l->spans->len == 2 && sa->state == 0 && sa->depth == 0
+      && sa->t_end == 300 && sb->state == 1 && sb->depth == 1
+      && sb->t_begin == 200 && sb->t_end == 600,
+      "decoded: A [100, 300], B [200, 600] inside it, nothing at 700");
+  mv_scene_free (s);
+  /* Far into the stream (4 window widths looked back): A open before
+   * the decode is inferred, so B keeps its depth. */
+  p.t0 = 22100;
+  p.t1 = 22600;
+  s = mv_scene_compute (cache, &p, NULL, &error);
+  const MvSpan *o = only_span (s);
+  ok (o && o->state == 1 && o->depth == 1 && o->t_begin == 21000
+      && o->flags == MV_SPAN_OPEN_RIGHT,
+      "decoded after a lookback: B from 21000 at depth 1, open right");
+  mv_scene_free (s);
+  p.t0 = 24500;
+  p.t1 = 26000;
+  s = mv_scene_compute (cache, &p, NULL, &error);
+  o = only_span (s);
+  ok (o && o->state == 1 && o->t_end == 25000 && o->flags == MV_SPAN_CUT
+      && fabs (o->x1 - 1000.0 / 3) < 0.01,
+      "decoded: B never ended stops at the stream's last record");
+  mv_scene_free (s);
+  mv_log_unref (log);
+}
+
 int
 main (void)
 {
@@ -579,6 +653,7 @@ main (void)
   test_coarse_first (path);
   test_dense_arrows (path);
   test_fine_lanes (path);
+  test_overlap (path);
   /* Not a log: a clear error. */
   g_file_set_contents (path, "hello", 5, NULL);
   g_clear_error (&error);

@@ -129,7 +129,7 @@ mv_export_run (const MvExportOpts *o, GError **error)
     row_h = MIN (row_h, MV_DRAW_ROW_H);
   MvSceneParams p = {
     .t0 = t0, .t1 = t1, .width = (int) l.plot_w, .height = l.plot_h,
-    .row_h = row_h, .y0 = 0, .force_lod = -1,
+    .row_h = row_h, .y0 = 0, .force_lod = o->force_lod,
   };
   mv_view_clear (&v);
   g_autoptr (MvCache) cache = mv_cache_new (log);

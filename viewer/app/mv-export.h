@@ -15,6 +15,7 @@ typedef struct
   gboolean    has_from, has_to;
   guint64     from, to;     /* ns */
   int         width, height; /* 0 = default */
+  int         force_lod;     /* -1 auto, 0 decoded events, 1 summaries */
 } MvExportOpts;
 
 gboolean mv_export_run (const MvExportOpts *o, GError **error);

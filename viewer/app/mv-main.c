@@ -45,7 +45,7 @@ int
 main (int argc, char **argv)
 {
   MvExportOpts eo = { 0 };
-  char *export_path = NULL, *stats_path = NULL;
+  char *export_path = NULL, *stats_path = NULL, *detail = NULL;
   gboolean bench = FALSE, version = FALSE;
   int width = 0, height = 0;
 
@@ -68,6 +68,8 @@ main (int argc, char **argv)
       "Start of the exported window (seconds, or 20ms, 3us, 100ns)", "T0" },
     { "to", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_time_opt,
       "End of the exported window", "T1" },
+    { "detail", 0, 0, G_OPTION_ARG_STRING, &detail,
+      "Export drawn from: auto (default), summaries or events", "HOW" },
     { "width", 'W', 0, G_OPTION_ARG_INT, &width,
       "Export/bench width in pixels", "W" },
     { "height", 'H', 0, G_OPTION_ARG_INT, &height,
@@ -120,6 +122,18 @@ main (int argc, char **argv)
       eo.output = stats_path ? stats_path : export_path;
       eo.width = width;
       eo.height = height;
+      eo.force_lod = -1;
+      if (detail != NULL && !g_str_equal (detail, "auto"))
+        {
+          if (!g_str_equal (detail, "summaries")
+              && !g_str_equal (detail, "events"))
+            {
+              g_printerr ("mpeview: --detail: auto, summaries or events, "
+                          "not '%s'\n", detail);
+              return 2;
+            }
+          eo.force_lod = g_str_equal (detail, "summaries");
+        }
       if (!(stats_path ? mv_export_stats_run (&eo, &error)
                        : mv_export_run (&eo, &error)))
         {

@@ -127,6 +127,8 @@ typedef struct
   guint64 ta, tb;
   GArray *evs;       /* MvEv */
   GArray *cargo;     /* LOGFMT_CARGO_SIZE each */
+  guint64 t_max;     /* time of the last record decoded (any kind, also
+                        messages), 0 if none */
   guint64 used;      /* for LRU eviction (the cache's) */
 } MvDecoded;
 

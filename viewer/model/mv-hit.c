@@ -122,9 +122,12 @@ mv_scene_describe (const MvScene *s, const MvHit *hit)
           append_time (str, "start", sp->t_begin);
         if (sp->flags & MV_SPAN_OPEN_RIGHT)
           g_string_append (str, "\nend: after the window");
+        else if (sp->flags & MV_SPAN_CUT)
+          append_time (str, "never ended; the stream ends", sp->t_end);
         else
           append_time (str, "end", sp->t_end);
-        if (!(sp->flags & (MV_SPAN_OPEN_LEFT | MV_SPAN_OPEN_RIGHT)))
+        if (!(sp->flags & (MV_SPAN_OPEN_LEFT | MV_SPAN_OPEN_RIGHT
+                           | MV_SPAN_CUT)))
           {
             mv_format_duration (sp->t_end - sp->t_begin, buf, sizeof buf);
             g_string_append_printf (str, "\nduration: %s", buf);

@@ -10,31 +10,30 @@
 #include <math.h>
 #include <string.h>
 
+#include "mv-intervals.h"
 #include "mv-scene-build.h"
 
 /* Decoded beyond the window on each side, in window widths, so that
  * pans and zooms in are served from the cache. */
 #define DEC_MARGIN_SPANS     2u
 
-typedef struct
-{
-  gint32  state;
-  guint16 flags;
-  guint64 t_begin;
-} Open;
-
+/* An instance (closed, or open at the window's end with extra_flags
+ * MV_SPAN_OPEN_RIGHT and iv->end the window's end) as a span at its
+ * depth; sub-pixel ones next to a narrow neighbour merge into it. */
 static void
-emit_span (MvScene *s, MvLane *lane, GArray *last_at_depth, guint depth,
-           const Open *o, guint64 t_end, guint16 extra_flags)
+emit_span (MvScene *s, MvLane *lane, GArray *last_at_depth,
+           const logfmt_interval_t *iv, guint16 extra_flags)
 {
-  if (t_end < s->p.t0
-      || mv__hidden (s->p.state_hidden, s->log->nstates, o->state))
+  if (iv->end < s->p.t0
+      || mv__hidden (s->p.state_hidden, s->log->nstates, iv->state))
     return;
+  guint depth = iv->depth;
+  guint16 flags = mv_interval_inferred (iv) ? MV_SPAN_OPEN_LEFT : 0;
   double w = s->p.width;
-  double x0 = (o->flags & MV_SPAN_OPEN_LEFT) ? -1
-    : mv_time_map_x (&s->map, o->t_begin);
+  double x0 = (flags & MV_SPAN_OPEN_LEFT) ? -1
+    : mv_time_map_x (&s->map, iv->start);
   double x1 = (extra_flags & MV_SPAN_OPEN_RIGHT) ? w + 1
-    : mv_time_map_x (&s->map, t_end);
+    : mv_time_map_x (&s->map, iv->end);
   x0 = CLAMP (x0, -1, w + 1);
   x1 = CLAMP (x1, -1, w + 1);
   if (last_at_depth->len <= depth)
@@ -47,7 +46,6 @@ emit_span (MvScene *s, MvLane *lane, GArray *last_at_depth, guint depth,
   gint li = g_array_index (last_at_depth, gint, depth);
   if (x1 - x0 < 1.0 && li >= 0)
     {
-      /* Sub-pixel instances next to a narrow neighbour merge into it. */
       MvSpan *last = &g_array_index (lane->spans, MvSpan, li);
       if (last->x1 >= x0 - 1.0
           && (last->x1 - last->x0 < 2.0 || (last->flags & MV_SPAN_MERGED)))
@@ -55,14 +53,14 @@ emit_span (MvScene *s, MvLane *lane, GArray *last_at_depth, guint depth,
           last->x1 = MAX (last->x1, (float) x1);
           last->count++;
           last->flags |= MV_SPAN_MERGED;
-          last->t_end = t_end;
+          last->t_end = iv->end;
           return;
         }
     }
   MvSpan sp = {
     .x0 = (float) x0, .x1 = (float) x1, .depth = depth,
-    .flags = o->flags | extra_flags, .state = o->state, .count = 1,
-    .t_begin = o->t_begin, .t_end = t_end,
+    .flags = flags | extra_flags, .state = iv->state, .count = 1,
+    .t_begin = iv->start, .t_end = iv->end,
   };
   g_array_append_val (lane->spans, sp);
   g_array_index (last_at_depth, gint, depth) = lane->spans->len - 1;
@@ -108,6 +106,7 @@ dec_decode (const MvLog *log, guint32 stream, guint64 ta, guint64 tb,
       for (long i = 0; i < got; i++)
         {
           const logfmt_event_t *ev = &buf[i];
+          d->t_max = MAX (d->t_max, ev->time);
           if (ev->kind == LOGFMT_KIND_SEND || ev->kind == LOGFMT_KIND_RECV)
             continue;
           MvEv e = { ev->time, ev->kind == LOGFMT_KIND_BEGIN
@@ -153,8 +152,8 @@ dec_get (MvScene *s, guint32 stream, guint64 tstart, guint64 t1,
 }
 
 gboolean
-mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs, guint64 *nread,
-             GError **error)
+mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs, MvTracker *tr,
+                 guint64 *nread, GError **error)
 {
   MvLog *log = s->log;
   guint32 stream = log->rows[lane->row_first].stream;
@@ -199,65 +198,34 @@ mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs, guint64 *nread,
         }
       g_array_append_val (evs, e);
     }
+  guint64 t_max = d->t_max, tb = d->tb;
   mv_decoded_unref (d);
 
-  /* Pass 1: ends without a begin are states opened before tstart,
-   * innermost first. */
-  GArray *stack = g_array_new (FALSE, FALSE, sizeof (Open));
-  GArray *pre = g_array_new (FALSE, FALSE, sizeof (gint32));
+  /* States open at tstart, then the instances by the one rule (an END
+   * closes the innermost open instance of its own state; the others
+   * stay open): logfmt's tracker, see mv-intervals.h. */
+  mv_tracker_seed_begin (tr);
   for (guint i = 0; i < evs->len; i++)
     {
       const MvEv *e = &g_array_index (evs, MvEv, i);
-      if (e->kind == LOGFMT_KIND_BEGIN)
-        {
-          Open o = { e->a, 0, e->time };
-          g_array_append_val (stack, o);
-        }
-      else if (e->kind == LOGFMT_KIND_END)
-        {
-          gint k = (gint) stack->len - 1;
-          while (k >= 0 && g_array_index (stack, Open, k).state != e->a)
-            k--;
-          if (k >= 0)
-            g_array_set_size (stack, k);
-          else
-            g_array_append_val (pre, e->a);
-        }
+      mv_tracker_seed_scan (tr, e->kind, e->a, e->time);
     }
-  g_array_set_size (stack, 0);
-  for (gint i = (gint) pre->len - 1; i >= 0; i--)
-    {
-      Open o = { g_array_index (pre, gint32, i), MV_SPAN_OPEN_LEFT, tstart };
-      g_array_append_val (stack, o);
-    }
+  mv_tracker_seed_end (tr, tstart);
 
-  /* Pass 2: spans with their depth, markers. */
+  /* Spans with their depth, markers. */
   GArray *last = g_array_new (FALSE, FALSE, sizeof (gint));
+  logfmt_interval_t iv;
   for (guint i = 0; i < evs->len; i++)
     {
       const MvEv *e = &g_array_index (evs, MvEv, i);
       switch (e->kind)
         {
         case LOGFMT_KIND_BEGIN:
-          {
-            Open o = { e->a, 0, e->time };
-            g_array_append_val (stack, o);
-            break;
-          }
         case LOGFMT_KIND_END:
-          {
-            gint k = (gint) stack->len - 1;
-            while (k >= 0 && g_array_index (stack, Open, k).state != e->a)
-              k--;
-            if (k < 0)
-              break;
-            /* Unclosed inner states end with their parent. */
-            for (gint j = (gint) stack->len - 1; j >= k; j--)
-              emit_span (s, lane, last, j, &g_array_index (stack, Open, j),
-                         e->time, 0);
-            g_array_set_size (stack, k);
-            break;
-          }
+          if (mv_tracker_apply (tr, e->kind, e->a, e->time, &iv)
+              == LOGFMT_STEP_CLOSED)
+            emit_span (s, lane, last, &iv, 0);
+          break;
         case LOGFMT_KIND_SOLO:
         case LOGFMT_KIND_LOSS:
           {
@@ -293,13 +261,22 @@ mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs, guint64 *nread,
           break;
         }
     }
-  for (gint j = (gint) stack->len - 1; j >= 0; j--)
-    emit_span (s, lane, last, j, &g_array_index (stack, Open, j), t1,
-               MV_SPAN_OPEN_RIGHT);
+  /* Still open at the window's end, innermost first: through the
+   * window if the stream goes on after it, else they end at its last
+   * record (FORMAT.md section 13). */
+  guint depth = mv_tracker_depth (tr);
+  guint64 t_cut = depth == 0 || t_max > t1
+                  || mv__stream_goes_on (log, stream, tb) ? G_MAXUINT64
+                                                          : t_max;
+  for (guint j = depth; j-- > 0;)
+    {
+      iv = *mv_tracker_open (tr, j);
+      iv.end = MIN (t_cut, t1);
+      emit_span (s, lane, last, &iv, t_cut == G_MAXUINT64
+                                     ? MV_SPAN_OPEN_RIGHT : MV_SPAN_CUT);
+    }
   g_array_sort (lane->spans, span_cmp);
   g_array_unref (cargo);
   g_array_unref (last);
-  g_array_unref (stack);
-  g_array_unref (pre);
   return TRUE;
 }

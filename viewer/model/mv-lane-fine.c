@@ -18,7 +18,6 @@
 #define FINE_MAX_EVENTS  40000000.0
 #define FINE_BLOCK_GUESS 65536.0   /* events of a typical block */
 #define FINE_SLOTS       4         /* states kept per pixel of a lane */
-#define FINE_DEPTH       256       /* nesting followed (as summaries) */
 
 gboolean
 mv__fine_wanted (MvCache *cache, const MvSceneParams *p)
@@ -62,8 +61,7 @@ struct MvFineAcc_
   gint32   cur_state[8];
   float    cur_w[8];
   GArray  *evs;       /* FineEv: one row's decoded events */
-  gint32   stack[FINE_DEPTH];  /* open states, outermost first */
-  gint32   pre[FINE_DEPTH];    /* states open before the decode */
+  MvTracker *tr;      /* the state-interval rule (mv-intervals.h) */
   float   *occ;       /* width x nstates: a stored summary */
   logfmt_iter_t *it;  /* reused for every row */
 };
@@ -85,6 +83,7 @@ mv__fine_acc_new (guint width, guint nstates)
   a->total = g_new (float, width);
   a->evs = g_array_new (FALSE, FALSE, sizeof (FineEv));
   a->occ = g_new (float, (gsize) width * MAX (nstates, 1));
+  a->tr = mv_tracker_new (nstates);
   return a;
 }
 
@@ -99,6 +98,7 @@ mv__fine_acc_free (MvFineAcc *a)
   g_array_unref (a->evs);
   g_free (a->occ);
   logfmt_iter_free (a->it);
+  mv_tracker_free (a->tr);
   g_free (a);
 }
 
@@ -216,31 +216,6 @@ fine_interval (MvFineAcc *a, gint32 state, double xa, double xb)
   fine_part (a, ib, state, (float) (xb - ib));
 }
 
-/* Applies a BEGIN or END to the open states (stack, *depth deep, of
- * which the outermost FINE_DEPTH are kept).  FALSE for an END that
- * closes nothing open here. */
-static inline gboolean
-fine_nest (gint32 *stack, guint *depth, const FineEv *e)
-{
-  if (e->kind == LOGFMT_KIND_BEGIN)
-    {
-      if (*depth < FINE_DEPTH)
-        stack[*depth] = e->state;
-      (*depth)++;
-      return TRUE;
-    }
-  gint k = (gint) MIN (*depth, FINE_DEPTH) - 1;
-  while (k >= 0 && stack[k] != e->state)
-    k--;
-  if (k >= 0)
-    *depth = (guint) k;
-  else if (*depth > FINE_DEPTH)
-    (*depth)--;
-  else
-    return FALSE;
-  return TRUE;
-}
-
 /* Adds one row to the lane from its decoded events. */
 static gboolean
 fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
@@ -249,9 +224,12 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
   guint64 t0 = s->p.t0, t1 = s->p.t1;
   guint64 tstart = mv__decode_start (log, stream, t0, t1);
   /* One iterator per lane job: a new one per row would cost a zstd
-   * context each (a fifth of the time for 10,000 rows). */
-  int rc = a->it ? logfmt_iter_reset (a->it, stream, tstart, t1)
-           : logfmt_iter_new (log->reader, stream, tstart, t1, &a->it);
+   * context each (a fifth of the time for 10,000 rows).  Open-ended:
+   * the first record after t1 (mostly in the block already decoded)
+   * tells whether the stream goes on. */
+  int rc = a->it ? logfmt_iter_reset (a->it, stream, tstart, G_MAXUINT64)
+           : logfmt_iter_new (log->reader, stream, tstart, G_MAXUINT64,
+                              &a->it);
   if (rc != 0)
     {
       mv__scene_problem (s, g_strdup_printf ("stream %u: %s", stream,
@@ -261,10 +239,21 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
   logfmt_iter_t *it = a->it;
   g_array_set_size (a->evs, 0);
   logfmt_event_t buf[256];
-  long got;
-  while ((got = logfmt_iter_next_batch (it, buf, G_N_ELEMENTS (buf))) > 0)
+  long got = 0;
+  guint64 t_max = 0;          /* the last record up to t1 */
+  gboolean goes_on = FALSE;   /* a record after t1 */
+  while (!goes_on
+         && (got = logfmt_iter_next_batch (it, buf, G_N_ELEMENTS (buf))) > 0)
     {
       *nread += (guint64) got;
+      if (buf[got - 1].time > t1)
+        {
+          goes_on = TRUE;
+          while (got > 0 && buf[got - 1].time > t1)
+            got--;
+        }
+      if (got > 0)
+        t_max = MAX (t_max, buf[got - 1].time);
       guint len = a->evs->len;
       g_array_set_size (a->evs, len + (guint) got);
       FineEv *out = (FineEv *) a->evs->data + len;
@@ -276,17 +265,17 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
   if (got < 0)
     mv__scene_problem (s, g_strdup (logfmt_iter_error (it)->message));
 
-  /* Ends without a begin: states open before tstart, innermost first.
-   * Nesting deeper than FINE_DEPTH is not followed. */
+  /* The states open at tstart, then the innermost open instance
+   * after each record, by the one rule (mv-intervals.h). */
   const FineEv *ev = (const FineEv *) a->evs->data;
   guint n = a->evs->len;
-  gint32 *stack = a->stack;
-  guint depth = 0, npre = 0;
+  MvTracker *tr = a->tr;
+  mv_tracker_seed_begin (tr);
   for (guint i = 0; i < n; i++)
-    if (!fine_nest (stack, &depth, &ev[i]) && npre < FINE_DEPTH)
-      a->pre[npre++] = ev[i].state;
-  for (depth = 0; depth < npre; depth++)
-    stack[depth] = a->pre[npre - 1 - depth];
+    mv_tracker_seed_scan (tr, ev[i].kind, ev[i].state, ev[i].time);
+  mv_tracker_seed_end (tr, tstart);
+  guint depth = mv_tracker_depth (tr);
+  gint32 top = depth ? mv_tracker_open (tr, depth - 1)->state : -1;
 
   const guint8 *hid = s->p.state_hidden;
   guint ns = log->nstates;
@@ -295,18 +284,23 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
   guint64 prev = tstart;
   for (guint i = 0; i <= n; i++)
     {
-      guint64 t = i < n ? MIN (ev[i].time, t1) : t1;
-      if (depth > 0 && depth <= FINE_DEPTH && t > prev && t > t0)
-        {
-          gint32 top = stack[depth - 1];
-          if (top >= 0 && (guint) top < ns && !(hid && hid[top]))
-            fine_interval (a, top, mv_time_map_x (&s->map, MAX (prev, t0)),
-                           mv_time_map_x (&s->map, t));
-        }
+      /* After the last record: instances still open go on through the
+       * window if the stream does, else they end there (FORMAT.md 13). */
+      guint64 t = i < n ? MIN (ev[i].time, t1)
+                  : goes_on ? t1 : MIN (t_max, t1);
+      if (top >= 0 && t > prev && t > t0 && (guint) top < ns
+          && !(hid && hid[top]))
+        fine_interval (a, top, mv_time_map_x (&s->map, MAX (prev, t0)),
+                       mv_time_map_x (&s->map, t));
       if (i == n || ev[i].time > t1)
         break;
       prev = MAX (prev, t);
-      fine_nest (stack, &depth, &ev[i]);
+      if (mv_tracker_apply (tr, ev[i].kind, ev[i].state, ev[i].time, NULL)
+          > LOGFMT_STEP_NONE)
+        {
+          depth = mv_tracker_depth (tr);
+          top = depth ? mv_tracker_open (tr, depth - 1)->state : -1;
+        }
     }
   fine_flush (a);
   return TRUE;

@@ -6,6 +6,7 @@
 #ifndef MV_SCENE_BUILD_H
 #define MV_SCENE_BUILD_H
 
+#include "mv-intervals.h"
 #include "mv-pyramid.h"
 #include "mv-scene.h"
 
@@ -21,6 +22,9 @@ double   mv__run_span (const MvLog *log);
  * the states open at t0 (the whole stream's start when that is cheap). */
 guint64  mv__decode_start (const MvLog *log, guint32 stream, guint64 t0,
                            guint64 t1);
+/* TRUE if the stream has a record after time t (reads one block at
+ * most). */
+gboolean mv__stream_goes_on (const MvLog *log, guint32 stream, guint64 t);
 /* TRUE if flags (n of them, may be NULL) hide i. */
 gboolean mv__hidden (const guint8 *flags, guint n, gint32 i);
 /* Keeps the first problem met (lanes run on several threads); takes
@@ -67,9 +71,10 @@ void       mv__lane_fine (MvScene *s, MvLane *lane, MvFineAcc *a,
 
 /* ---- decoded lanes (mv-lane-decode.c) ---- */
 
-/* Spans and markers of one lane; evs is the calling thread's scratch. */
+/* Spans and markers of one lane; evs and tr are the calling thread's
+ * scratch. */
 gboolean mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs,
-                          guint64 *nread, GError **error);
+                          MvTracker *tr, guint64 *nread, GError **error);
 
 /* ---- arrows (mv-arrows.c) ---- */
 

@@ -37,6 +37,19 @@ mv__decode_start (const MvLog *log, guint32 stream, guint64 t0, guint64 t1)
 }
 
 gboolean
+mv__stream_goes_on (const MvLog *log, guint32 stream, guint64 t)
+{
+  logfmt_iter_t *it = NULL;
+  logfmt_event_t ev;
+  if (t == G_MAXUINT64
+      || logfmt_iter_new (log->reader, stream, t + 1, G_MAXUINT64, &it) != 0)
+    return FALSE;
+  gboolean more = logfmt_iter_next (it, &ev) == 1;
+  logfmt_iter_free (it);
+  return more;
+}
+
+gboolean
 mv__hidden (const guint8 *flags, guint n, gint32 i)
 {
   return flags != NULL && i >= 0 && (guint) i < n && flags[i];
@@ -229,11 +242,15 @@ lane_job (gpointer data)
   MvScene *s = j->s;
   float *occ = NULL;
   GArray *evs = NULL;
+  MvTracker *tr = NULL;
   MvFineAcc *fine = NULL;
   if (s->summary)
     occ = g_new (float, (gsize) s->p.width * MAX (s->log->nstates, 1));
   else
-    evs = g_array_new (FALSE, FALSE, sizeof (MvEv));
+    {
+      evs = g_array_new (FALSE, FALSE, sizeof (MvEv));
+      tr = mv_tracker_new (s->log->nstates);
+    }
   if (s->fine)
     fine = mv__fine_acc_new ((guint) s->p.width, s->log->nstates);
   for (guint i; j->okay && (i = (guint) g_atomic_int_add (j->next, 1))
@@ -245,12 +262,13 @@ lane_job (gpointer data)
         j->okay = mv__lane_summary (s, &s->lanes[i], j->frame, occ, fine,
                                     &j->decoded, &j->error);
       else
-        j->okay = mv__lane_decode (s, &s->lanes[i], evs, &j->decoded,
+        j->okay = mv__lane_decode (s, &s->lanes[i], evs, tr, &j->decoded,
                                    &j->error);
     }
   g_free (occ);
   if (evs)
     g_array_unref (evs);
+  mv_tracker_free (tr);
   mv__fine_acc_free (fine);
   return NULL;
 }

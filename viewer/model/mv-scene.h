@@ -37,6 +37,8 @@ enum
   MV_SPAN_OPEN_LEFT  = 1 << 0,  /* began before the decoded range */
   MV_SPAN_OPEN_RIGHT = 1 << 1,  /* still open at the window's end */
   MV_SPAN_MERGED     = 1 << 2,  /* several sub-pixel instances */
+  MV_SPAN_CUT        = 1 << 3,  /* never ended: cut at the stream's last
+                                   record (FORMAT.md section 13) */
 };
 
 typedef struct

@@ -6,13 +6,6 @@
 
 #include "mv-stats.h"
 
-typedef struct
-{
-  gint32  state;
-  guint64 t_begin;
-  guint64 child;   /* time in directly nested states */
-} Open;
-
 int
 mv_hist_bin (guint64 d)
 {
@@ -69,66 +62,70 @@ add (MvStatCell *c, guint64 dur, guint64 excl)
   c->excl += excl;
 }
 
-/* Calls fn for every complete instance in a stream, in end order. */
-typedef void (*InstanceFunc) (gpointer user, guint32 stream, gint32 state,
-                              guint64 t_begin, guint64 t_end, guint64 excl);
+/* One pass over a stream's records: every instance closed by an END is
+ * passed to fn (in END order), by logfmt's state-interval rule
+ * (FORMAT.md section 13: an END closes the innermost open instance of
+ * its own state); solo events to solo.  *unmatched (may be NULL) adds
+ * the ENDs that closed nothing, the BEGINs beyond the depth limit and
+ * the instances left open at the stream's end (none is in the table). */
+typedef void (*InstanceFunc) (gpointer user, const logfmt_interval_t *iv);
 typedef void (*SoloFunc) (gpointer user, const logfmt_event_t *ev);
 
 static int
-scan_stream (const MvLog *log, guint32 stream, guint64 from, guint64 to,
-             InstanceFunc fn, SoloFunc solo, gpointer user,
-             guint64 *unmatched, GCancellable *cancellable)
+scan_stream (const MvLog *log, guint32 stream, InstanceFunc fn,
+             SoloFunc solo, gpointer user, guint64 *unmatched,
+             GCancellable *cancellable)
 {
   logfmt_iter_t *it = NULL;
-  int rc = logfmt_iter_new (log->reader, stream, from, to, &it);
+  logfmt_state_tracker_t *tr = NULL;
+  int rc = logfmt_iter_new (log->reader, stream, 0, G_MAXUINT64, &it);
+  if (rc == 0)
+    rc = logfmt_state_tracker_new (log->nstates, stream, &tr);
   if (rc != 0)
-    return rc;
-  GArray *stack = g_array_new (FALSE, FALSE, sizeof (Open));
-  logfmt_event_t ev;
-  guint64 n = 0;
-  while ((rc = logfmt_iter_next (it, &ev)) == 1)
     {
-      if ((++n & 0xffff) == 0 && g_cancellable_is_cancelled (cancellable))
+      logfmt_iter_free (it);
+      return rc;
+    }
+  logfmt_event_t buf[256];
+  logfmt_interval_t iv;
+  guint64 bad = 0, batches = 0;
+  long got;
+  while ((got = logfmt_iter_next_batch (it, buf, G_N_ELEMENTS (buf))) > 0)
+    {
+      if ((++batches & 255) == 0 && g_cancellable_is_cancelled (cancellable))
         {
-          rc = LOGFMT_ESTATE;
+          got = LOGFMT_ESTATE;
           break;
         }
-      if (ev.kind == LOGFMT_KIND_BEGIN)
+      for (long i = 0; i < got; i++)
         {
-          Open o = { ev.state, ev.time, 0 };
-          g_array_append_val (stack, o);
-        }
-      else if (ev.kind == LOGFMT_KIND_END)
-        {
-          gint k = (gint) stack->len - 1;
-          while (k >= 0 && g_array_index (stack, Open, k).state != ev.state)
-            k--;
-          if (k < 0)
+          const logfmt_event_t *ev = &buf[i];
+          if (ev->kind == LOGFMT_KIND_SOLO)
             {
-              if (unmatched)
-                (*unmatched)++;
+              if (solo)
+                solo (user, ev);
               continue;
             }
-          /* Inner states left open end with their parent. */
-          for (gint j = (gint) stack->len - 1; j >= k; j--)
+          int step = logfmt_state_tracker_apply (tr, ev, &iv, NULL);
+          if (step == LOGFMT_STEP_CLOSED)
+            fn (user, &iv);
+          else if (step == LOGFMT_STEP_UNMATCHED_END
+                   || (step == LOGFMT_STEP_TOO_DEEP
+                       && ev->kind == LOGFMT_KIND_BEGIN))
+            bad++;
+          else if (step < 0)
             {
-              Open *o = &g_array_index (stack, Open, j);
-              guint64 dur = ev.time - o->t_begin;
-              fn (user, stream, o->state, o->t_begin, ev.time,
-                  dur - MIN (o->child, dur));
-              if (j > 0)
-                g_array_index (stack, Open, j - 1).child += dur;
+              got = step;
+              goto out;
             }
-          g_array_set_size (stack, k);
         }
-      else if (ev.kind == LOGFMT_KIND_SOLO && solo)
-        solo (user, &ev);
     }
+out:
   if (unmatched)
-    *unmatched += stack->len;
-  g_array_unref (stack);
+    *unmatched += bad + logfmt_state_tracker_depth (tr);
+  logfmt_state_tracker_free (tr);
   logfmt_iter_free (it);
-  return rc < 0 ? rc : 0;
+  return got < 0 ? (int) got : 0;
 }
 
 typedef struct
@@ -138,18 +135,18 @@ typedef struct
 } StatsCtx;
 
 static void
-stats_instance (gpointer user, guint32 stream, gint32 state,
-                guint64 tb, guint64 te, guint64 excl)
+stats_instance (gpointer user, const logfmt_interval_t *iv)
 {
   StatsCtx *c = user;
   MvStats *st = c->st;
-  if (tb < st->t0 || tb > st->t1 || state < 0 || (guint) state >= st->nstates)
+  if (iv->start < st->t0 || iv->start > st->t1 || iv->state < 0
+      || (guint) iv->state >= st->nstates)
     return;
-  guint64 dur = te - tb;
-  gsize base = (gsize) state * (st->nranks + 1);
-  add (&st->cells[base + c->rank_index], dur, excl);
-  add (&st->cells[base + st->nranks], dur, excl);
-  st->hist[(gsize) state * MV_HIST_BINS + mv_hist_bin (dur)]++;
+  gsize base = (gsize) iv->state * (st->nranks + 1);
+  add (&st->cells[base + c->rank_index], iv->inclusive, iv->exclusive);
+  add (&st->cells[base + st->nranks], iv->inclusive, iv->exclusive);
+  st->hist[(gsize) iv->state * MV_HIST_BINS
+           + mv_hist_bin (iv->inclusive)]++;
 }
 
 static void
@@ -185,12 +182,11 @@ mv_stats_compute (MvLog *log, guint64 t0, guint64 t1,
     {
       if (i > 0 && log->rows[i].rank != log->rows[i - 1].rank)
         ri++;
-      /* Instances are kept by begin time; decode from the start so
-       * nesting is right, up to t1. */
+      /* Instances are kept by begin time; the whole stream is read
+       * (what is open at t0 depends on every record before it). */
       StatsCtx c = { st, ri };
-      int rc = scan_stream (log, log->rows[i].stream, 0, G_MAXUINT64,
-                            stats_instance, stats_solo, &c, &st->unmatched,
-                            cancellable);
+      int rc = scan_stream (log, log->rows[i].stream, stats_instance,
+                            stats_solo, &c, &st->unmatched, cancellable);
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         {
           mv_stats_free (st);
@@ -207,28 +203,6 @@ mv_stats_compute (MvLog *log, guint64 t0, guint64 t1,
   return st;
 }
 
-typedef struct
-{
-  GArray *out;
-  gint32  state;
-  int     bin;
-  guint64 t0, t1;
-  guint   max;
-} InstCtx;
-
-static void
-inst_collect (gpointer user, guint32 stream, gint32 state,
-              guint64 tb, guint64 te, guint64 excl)
-{
-  InstCtx *c = user;
-  if (state != c->state || tb < c->t0 || tb > c->t1 || c->out->len >= c->max)
-    return;
-  if (c->bin >= 0 && mv_hist_bin (te - tb) != c->bin)
-    return;
-  MvInstance in = { stream, tb, te };
-  g_array_append_val (c->out, in);
-}
-
 static int
 inst_cmp (gconstpointer a, gconstpointer b)
 {
@@ -240,14 +214,30 @@ GArray *
 mv_stats_instances (MvLog *log, gint32 state, int bin, guint64 t0,
                     guint64 t1, guint max, GCancellable *cancellable)
 {
-  InstCtx c = { g_array_new (FALSE, FALSE, sizeof (MvInstance)), state, bin,
-                t0, t1, max };
-  for (guint i = 0; i < log->nrows && c.out->len < max; i++)
-    if (scan_stream (log, log->rows[i].stream, 0, G_MAXUINT64, inst_collect,
-                     NULL, &c, NULL, cancellable) != 0)
-      break;
-  g_array_sort (c.out, inst_cmp);
-  return c.out;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (MvInstance));
+  logfmt_interval_iter_t *it = NULL;
+  logfmt_interval_t iv;
+  for (guint i = 0; i < log->nrows && out->len < max; i++)
+    {
+      guint32 stream = log->rows[i].stream;
+      int rc = it ? logfmt_interval_iter_reset (it, stream, t0, t1)
+               : logfmt_interval_iter_new (log->reader, stream, t0, t1, &it);
+      if (rc != 0 || g_cancellable_is_cancelled (cancellable))
+        break;
+      /* Instances closed by an END that begin in [t0, t1], as the
+       * statistics count them. */
+      while (out->len < max && logfmt_interval_iter_next (it, &iv) == 1)
+        if (iv.state == state && !(iv.flags & LOGFMT_IV_OPEN)
+            && iv.start >= t0 && iv.start <= t1
+            && (bin < 0 || mv_hist_bin (iv.inclusive) == bin))
+          {
+            MvInstance in = { stream, iv.start, iv.end };
+            g_array_append_val (out, in);
+          }
+    }
+  logfmt_interval_iter_free (it);
+  g_array_sort (out, inst_cmp);
+  return out;
 }
 
 /* First BEGIN of state in [a, b] on a stream (forward), or the last. */
@@ -334,28 +324,20 @@ mv_search_state (MvLog *log, gint32 state, guint64 from, gboolean forward,
     }
   if (found)
     {
-      /* Its end: scan forward on that stream. */
+      /* Its end: the instance that BEGIN opened, by the one rule (read
+       * until it closes; a BEGIN beyond the depth limit has none). */
       out->t_end = out->t_begin;
-      logfmt_iter_t *it = NULL;
-      if (logfmt_iter_new (log->reader, out->stream, out->t_begin,
-                           G_MAXUINT64, &it) == 0)
-        {
-          logfmt_event_t ev;
-          int depth = 0;
-          while (logfmt_iter_next (it, &ev) == 1)
+      logfmt_interval_iter_t *it = NULL;
+      logfmt_interval_t iv;
+      if (logfmt_interval_iter_new (log->reader, out->stream, out->t_begin,
+                                    out->t_begin, &it) == 0)
+        while (logfmt_interval_iter_next (it, &iv) == 1)
+          if (iv.state == state && iv.start == out->t_begin)
             {
-              if (ev.state != state)
-                continue;
-              if (ev.kind == LOGFMT_KIND_BEGIN && ev.time >= out->t_begin)
-                depth++;
-              else if (ev.kind == LOGFMT_KIND_END && depth > 0 && --depth == 0)
-                {
-                  out->t_end = ev.time;
-                  break;
-                }
+              out->t_end = iv.end;
+              break;
             }
-          logfmt_iter_free (it);
-        }
+      logfmt_interval_iter_free (it);
     }
   return found;
 }

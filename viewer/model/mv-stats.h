@@ -21,7 +21,7 @@ typedef struct
 {
   guint64 count;
   guint64 incl;     /* sum of durations */
-  guint64 excl;     /* minus time spent in nested states */
+  guint64 excl;     /* time it was the innermost open instance */
   guint64 min, max;
 } MvStatCell;
 
@@ -36,7 +36,9 @@ typedef struct
                             last column is the total */
   guint64  *hist;        /* [state * MV_HIST_BINS + bin], all ranks */
   guint64  *ev_count;    /* solo events per definition in range */
-  guint64   unmatched;   /* ends without a begin, begins never ended */
+  guint64   unmatched;   /* ends that closed nothing, begins beyond the
+                            depth limit, instances never ended (left
+                            out of the table, FORMAT.md section 13) */
 } MvStats;
 
 MvStats *mv_stats_compute (MvLog *log, guint64 t0, guint64 t1,

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "config.h"
+
+#include <string.h>
+
+#include "mv-intervals.h"
+
+/* Seeded instances carry this BEGIN cargo (the viewer applies real
+ * BEGINs without cargo), so they can be told apart when they close. */
+static const guint8 seed_cargo[LOGFMT_CARGO_SIZE] = { 'm', 'v', 'p', 'r',
+                                                      'e', 'o', 'p', 'n' };
+
+MvTracker *
+mv_tracker_new (guint nstates)
+{
+  MvTracker *t = g_new0 (MvTracker, 1);
+  if (logfmt_state_tracker_new (nstates, 0, &t->tr) != 0)
+    g_error ("out of memory");
+  t->pre = g_array_new (FALSE, FALSE, sizeof (gint32));
+  return t;
+}
+
+void
+mv_tracker_free (MvTracker *t)
+{
+  if (t == NULL)
+    return;
+  logfmt_state_tracker_free (t->tr);
+  g_array_unref (t->pre);
+  g_free (t);
+}
+
+void
+mv_tracker_seed_begin (MvTracker *t)
+{
+  logfmt_state_tracker_reset (t->tr, 0);
+  g_array_set_size (t->pre, 0);
+}
+
+void
+mv_tracker_seed_scan (MvTracker *t, guint8 kind, gint32 state,
+                      guint64 time)
+{
+  if (mv_tracker_apply (t, kind, state, time, NULL)
+      == LOGFMT_STEP_UNMATCHED_END)
+    g_array_append_val (t->pre, state);
+}
+
+void
+mv_tracker_seed_end (MvTracker *t, guint64 tstart)
+{
+  logfmt_state_tracker_reset (t->tr, 0);
+  if (tstart == 0)
+    return;
+  /* The first unmatched END is the innermost state open at tstart (as
+   * nested states end), so the last one is opened first. */
+  memset (&t->ev, 0, sizeof t->ev);
+  t->ev.kind = LOGFMT_KIND_BEGIN;
+  t->ev.time = tstart;
+  t->ev.flags = LOGFMT_EVF_CARGO;
+  memcpy (t->ev.cargo, seed_cargo, sizeof seed_cargo);
+  for (guint i = t->pre->len; i-- > 0;)
+    {
+      t->ev.state = g_array_index (t->pre, gint32, i);
+      logfmt_state_tracker_apply (t->tr, &t->ev, NULL, NULL);
+    }
+  t->ev.flags = 0;
+}
+
+int
+mv_tracker_apply (MvTracker *t, guint8 kind, gint32 state, guint64 time,
+                  logfmt_interval_t *closed)
+{
+  if (kind != LOGFMT_KIND_BEGIN && kind != LOGFMT_KIND_END)
+    return LOGFMT_STEP_NONE;
+  t->ev.kind = kind;
+  t->ev.state = state;
+  t->ev.time = time;
+  t->ev.flags = 0;
+  return logfmt_state_tracker_apply (t->tr, &t->ev, closed, NULL);
+}
+
+guint
+mv_tracker_depth (const MvTracker *t)
+{
+  return logfmt_state_tracker_depth (t->tr);
+}
+
+const logfmt_interval_t *
+mv_tracker_open (const MvTracker *t, guint i)
+{
+  return logfmt_state_tracker_open (t->tr, i);
+}
+
+gboolean
+mv_interval_inferred (const logfmt_interval_t *iv)
+{
+  return (iv->flags & LOGFMT_IV_BEGIN_CARGO)
+         && memcmp (iv->begin_cargo, seed_cargo, sizeof seed_cargo) == 0;
+}

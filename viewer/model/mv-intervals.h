@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The viewer's use of logfmt's one state-interval rule (FORMAT.md
+ * section 13, logfmt_state_tracker_*) over records it decodes itself: a
+ * lane's window is decoded from a point shortly before it (not from the
+ * stream's start, which can be millions of records back), so the states
+ * open there are first inferred, then the tracker is seeded with them.
+ *
+ *   pass 1: mv_tracker_seed_begin, mv_tracker_seed_scan per record,
+ *           mv_tracker_seed_end (tstart): the ENDs that close nothing
+ *           in the decoded range are states open before it;
+ *   pass 2: mv_tracker_apply per record.
+ * Decoded from the stream's start, nothing is inferred and the
+ * instances are exactly logfmt_interval_iter's.
+ */
+#ifndef MV_INTERVALS_H
+#define MV_INTERVALS_H
+
+#include <glib.h>
+#include <logfmt/logfmt.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  logfmt_state_tracker_t *tr;
+  GArray                 *pre;    /* gint32: unmatched ENDs of pass 1 */
+  logfmt_event_t          ev;     /* the record being applied */
+} MvTracker;
+
+MvTracker *mv_tracker_new (guint nstates);
+void       mv_tracker_free (MvTracker *t);
+
+void       mv_tracker_seed_begin (MvTracker *t);
+void       mv_tracker_seed_scan (MvTracker *t, guint8 kind, gint32 state,
+                                 guint64 time);
+/* Restarts the tracker with the states open at tstart (the decode's
+ * start; 0: the stream's start, nothing inferred), outermost first. */
+void       mv_tracker_seed_end (MvTracker *t, guint64 tstart);
+
+/* A logfmt_step_t; *closed is filled for LOGFMT_STEP_CLOSED. */
+int        mv_tracker_apply (MvTracker *t, guint8 kind, gint32 state,
+                             guint64 time, logfmt_interval_t *closed);
+/* Open instances, outermost (0) first. */
+guint      mv_tracker_depth (const MvTracker *t);
+const logfmt_interval_t *mv_tracker_open (const MvTracker *t, guint i);
+/* TRUE for an instance seeded by pass 1: its start is only a bound. */
+gboolean   mv_interval_inferred (const logfmt_interval_t *iv);
+
+G_END_DECLS
+
+#endif
