@@ -218,14 +218,6 @@ mpe__wrap_status_bytes_slow (const MPI_Status *st)
 }
 
 void
-mpe__wrap_recv_status (MPI_Comm comm, const MPI_Status *st)
-{
-  if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
-    return;
-  mpe__log_recv (comm, st->MPI_SOURCE, st->MPI_TAG, wrap_status_bytes (st));
-}
-
-void
 wrap_comm_freed (MPI_Comm comm)
 {
   mpe__comm_freed (comm);
