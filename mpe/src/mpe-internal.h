@@ -7,12 +7,13 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #define MPE_NO_INLINE_CHECK 1  /* the library defines the functions */
 #include "mpe_log.h"
 #include "mpe-wrap-internal.h"
-#include "mpe-spill.h"
+#include "spillfmt.h"
 #include "mpe-counter.h"
 
 #define MPE_LIKELY(x)   __builtin_expect (!!(x), 1)
@@ -33,7 +34,7 @@ typedef struct mpe_tbuf
   int              in_flush;
   uint32_t         tag;      /* aux bits 8-31 of this round's records */
   uint32_t         next_tag;
-  /* Ring file (mpe-spill.h): the buffer is a shared mapping of it, so
+  /* Ring file (spill/spillfmt.h): the buffer is a shared mapping of it, so
    * unspilled records outlive a killed process.  NULL: anonymous memory. */
   mpe_ring_header_t *ring;
   size_t           map_len;

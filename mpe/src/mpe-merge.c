@@ -64,42 +64,18 @@ typedef struct
 /* Time correction                                                     */
 /* ------------------------------------------------------------------ */
 
-static int corr_seg;  /* last segment used: events come in time order */
+/* The one clock correction (spill/spillfmt.h), shared with `clogtool
+ * recover` so a recovered log has the finished log's times. */
+static mpe_spill_clock_t corr_clock;  /* its segment cache persists */
 
 static inline __attribute__ ((always_inline)) int64_t
 corrected (uint64_t l)
 {
-  int n = mpe__g.nsync;
-  const int64_t *L = mpe__g.sync_l, *O = mpe__g.sync_off;
-  int64_t x = (int64_t) l, off;
-  if (n == 0)
-    off = 0;
-  else if (n == 1 || x <= L[0])
-    off = O[0];
-  else if (x >= L[n - 1])
-    off = O[n - 1];
-  else
-    {
-      int i = corr_seg;
-      if (i < 0 || i >= n - 1 || x < L[i] || x > L[i + 1])
-        {
-          int lo = 0, hi = n - 1;
-          while (hi - lo > 1)
-            {
-              int mid = (lo + hi) / 2;
-              if (L[mid] <= x)
-                lo = mid;
-              else
-                hi = mid;
-            }
-          i = corr_seg = lo;
-        }
-      int64_t span = L[i + 1] - L[i];
-      off = span <= 0 ? O[i + 1]
-            : O[i] + (int64_t) ((double) (O[i + 1] - O[i])
-                                * (double) (x - L[i]) / (double) span);
-    }
-  return mpe__g.mono0 + x + off;
+  corr_clock.mono0 = mpe__g.mono0;
+  corr_clock.l = mpe__g.sync_l;
+  corr_clock.off = mpe__g.sync_off;
+  corr_clock.n = mpe__g.nsync;
+  return mpe_spill_clock_correct (&corr_clock, l);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1662,8 +1638,13 @@ mpe__merge (const char *prefix)
   else
     {
       merge_report (&m);
+      /* Kept local files are complete: what memory holds goes in as RAW
+       * frames, so `clogtool recover` rebuilds this very log from them. */
       if (!mpe__g.delete_local)
-        mpe__spill_frame (MPE_SPILL_END, 0, NULL, 0);
+        {
+          mpe__save_memory ();
+          mpe__spill_frame (MPE_SPILL_END, 0, NULL, 0);
+        }
       mpe__spill_close (mpe__g.delete_local);
       mpe__tbuf_reset_all ();
     }

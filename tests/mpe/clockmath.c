@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The tick -> ns conversion's 64x64 -> 128-bit multiply-shift, written in
- * portable C (mpe-spill.h), against exact products. */
+ * portable C (spill/spillfmt.h), against exact products. */
 #include "config.h"
 
 #include <stdint.h>
 
-#include "mpe-spill.h"
+#include "spillfmt.h"
 #include "tests/common/tap.h"
 
 /* Exact (a * b) >> 32 mod 2^64 by schoolbook long multiplication in 16-bit
