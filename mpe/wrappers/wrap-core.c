@@ -240,24 +240,6 @@ wrap_comm_created (MPI_Comm comm, int on)
 }
 
 void
-wrap_comm_freed (MPI_Comm comm, int__thread int mpe__wrap_thread_seen
-  __attribute__ ((tls_model ("initial-exec")));
-void
-mpe__wrap_thread_first (void)
-{
-  mpe__wrap_thread_seen = 1;
-  mpe__log_id (MPE_KNOWN_SOLO_COMM_INIT);
-}
-
-void
-wrap_comm_created (MPI_Comm comm, int on)
-{
-  mpe__comm_created (comm);
-  if (on)
-    mpe__log_id (MPE_KNOWN_SOLO_COMM_INIT);
-}
-
-void
 wrap_comm_freed (MPI_Comm comm, int on)
 {
   mpe__comm_freed (comm);
