@@ -34,12 +34,15 @@ t=$tap_tmp/t
 for h in $installed_headers; do
   if [ "$(head -c 1 "$S/$h")" = "!" ]; then
     [ -n "$MPIFC" ] || continue
-    printf "      subroutine t\n      include '%s'\n      end\n" "$S/$h" > $t.f
+    # By its name on the include path, as users write it (a full path
+    # may not fit in a fixed-form line).
+    printf "      subroutine t\n      include '%s'\n      end\n" \
+      "$(basename "$h")" > $t.f
     compile "$h compiles on its own (Fortran, fixed form)" \
-      $MPIFC -Wall -Werror -c -o $t.o $t.f
+      $MPIFC -Wall -Werror -I"$(dirname "$S/$h")" -c -o $t.o $t.f
     sed 's/^ *//' $t.f > $t.f90
     compile "$h compiles on its own (Fortran, free form)" \
-      $MPIFC -Wall -Werror -c -o $t.o $t.f90
+      $MPIFC -Wall -Werror -I"$(dirname "$S/$h")" -c -o $t.o $t.f90
     continue
   fi
   printf '#include "%s"\n#include "%s"\nint mpetools_header_test;\n' \
