@@ -51,6 +51,9 @@ scatterv|MPI_Scatterv (Rank 2) --> datatype signature mismatch: this process rec
 call|MPI_Reduce (Rank 2) --> inconsistent collective calls: this process calls MPI_Reduce, rank 0 calls MPI_Bcast
 bytes|MPI_Gather (Rank 1) --> datatype signature mismatch: this process sends 1 x MPI_INT (1 basic element), root 0 receives 4 x MPI_BYTE (4 basic elements) from each process
 MODES
+run 1 "$cb/ccbad" noinit; test $? -ne 0; ok $? "a collective before MPI_Init fails"
+has_err "Collective Checking: MPI_Barrier --> MPI_Init() has not been called!" \
+  "a collective before MPI_Init is named"
 run 3 "$cb/ccbad" none; ok $? "no mistake: exit 0"
 grep -q "not caught: none" "$tap_tmp/out"; ok $? "no mistake: runs to the end"
 
