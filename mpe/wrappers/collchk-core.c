@@ -510,8 +510,6 @@ aux_labels (const char *call, const char **a0, const char **a1,
     *a0 = "ndims", *arr = "dims or periods";
   else if (strstr (call, "Graph_"))
     *a0 = "nnodes", *arr = "index or edges";
-  else if (strstr (call, "split_type"))
-    *a0 = "split_type";
   else if (strstr (call, "File_open"))
     *a0 = "amode", *arr = "filename";
   else if (strstr (call, "set_atomicity"))
