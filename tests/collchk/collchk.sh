@@ -7,10 +7,12 @@
 . "$top_srcdir/tests/common/tap.sh"
 cb=$top_builddir/tests/collchk
 libs=$top_builddir/mpe/.libs
-run () {  # run NP PROG ARGS... : output in $tap_tmp/out, $tap_tmp/err
+# run NP PROG ARGS...: output in $tap_tmp/out, $tap_tmp/err (stdin from
+# /dev/null: mpiexec would read the list of mistakes below).
+run () {
   np=$1; shift
   (cd "$tap_tmp" && timeout 120 $MPIEXEC -n "$np" "$@") \
-    > "$tap_tmp/out" 2> "$tap_tmp/err"
+    < /dev/null > "$tap_tmp/out" 2> "$tap_tmp/err"
 }
 has_err () {
   grep -qF -- "$1" "$tap_tmp/err"; r=$?
@@ -36,6 +38,8 @@ while IFS='|' read -r mode msg; do
   test $r -ne 0; ok $? "$mode: the job is aborted"
   has_err "Collective Checking: $msg" "$mode: reported as '$msg'"
   ! grep -q "not caught" "$tap_tmp/out"; ok $? "$mode: the collective was not run"
+  grep -q "^Collective Checking: .* --> called at main+0x[0-9a-f]* (ccbad.c:[0-9]*)" "$tap_tmp/err"
+  ok $? "$mode: the call site is named (function, file and line)"
   grep -q '^\[[0-9]\]   \[0\] main+0x[0-9a-f]* (ccbad.c:[0-9]*)' "$tap_tmp/err"
   ok $? "$mode: the call stack starts at the user's call, with file and line"
   case $mode in
