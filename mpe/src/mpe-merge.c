@@ -146,12 +146,16 @@ for_each_event (mpe_tbuf_t *b, const blocklist_t *spilled, batch_cb cb,
           buf = nb;
           bufcap = r->len;
         }
-      if (pread (mpe__g.spill_fd, buf, r->len, (off_t) r->off)
-          != (ssize_t) r->len)
+      /* A frame cut short was a failed spill, whose events are already
+       * counted lost; a read error is an error. */
+      ssize_t got = pread (mpe__g.spill_fd, buf, r->len, (off_t) r->off);
+      if (got < 0)
         {
           free (buf);
           return LOGFMT_EIO;
         }
+      if (got != (ssize_t) r->len)
+        continue;
       mpe_spill_unpack_t u;
       if (mpe_spill_unpack_init (&u, buf, r->len) != 0)
         continue;
