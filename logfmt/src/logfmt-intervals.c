@@ -15,7 +15,6 @@
 
 #define FIRST_CAP   16            /* open instances before the first growth */
 
-
 int
 logfmt_state_tracker_new (size_t nstates, uint32_t stream,
                           logfmt_state_tracker_t **out)
@@ -75,7 +74,6 @@ logfmt_state_tracker_open (const logfmt_state_tracker_t *tr, uint32_t i)
     return NULL;
   return &tr->open[tr->cut_pos + i];
 }
-
 
 int
 logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state)
@@ -496,6 +494,18 @@ iv_target (logfmt_interval_iter_t *it, uint32_t stream, uint64_t t0,
   return logfmt_iter_reset (it->it, stream, 0, UINT64_MAX);
 }
 
+static int
+iv_fail (logfmt_interval_iter_t *it, int rc, const logfmt_error_t *e)
+{
+  if (e && e->code)
+    it->err = *e;
+  else
+    logfmt__err (&it->err, rc, it->r->path, UINT64_MAX,
+                 "stream %u: %s", it->stream, logfmt_strerror (rc));
+  it->phase = 2;
+  return rc;
+}
+
 int
 logfmt_interval_iter_new (const logfmt_reader_t *r, uint32_t stream,
                           uint64_t t0, uint64_t t1,
@@ -538,7 +548,10 @@ logfmt_interval_iter_reset (logfmt_interval_iter_t *it, uint32_t stream,
     return LOGFMT_EINVAL;
   if (stream >= it->r->nstreams)
     return LOGFMT_ERANGE;
-  return iv_target (it, stream, t0, t1);
+  int rc = iv_target (it, stream, t0, t1);
+  if (rc)
+    iv_fail (it, rc, NULL);   /* nothing more until the next reset */
+  return rc;
 }
 
 void
@@ -616,18 +629,6 @@ tail_from (logfmt_interval_iter_t *it)
   it->ntail = n;
   it->tail_pos = 0;
   it->phase = 3;
-}
-
-static int
-iv_fail (logfmt_interval_iter_t *it, int rc, const logfmt_error_t *e)
-{
-  if (e && e->code)
-    it->err = *e;
-  else
-    logfmt__err (&it->err, rc, it->r->path, UINT64_MAX,
-                 "stream %u: %s", it->stream, logfmt_strerror (rc));
-  it->phase = 2;
-  return rc;
 }
 
 /* Past t1 for the first time, at buf[pos]: from now on only the

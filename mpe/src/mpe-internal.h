@@ -68,14 +68,16 @@ extern __thread mpe_tbuf_t *mpe__tls
  * clock_gettime: the build has one and it passed the run-time check. */
 extern int mpe__use_counter MPE_HIDDEN;
 
-/* Process-wide state. */
+/* Process-wide state (mpe-core.c); each group is the context of one job,
+ * written by the file named and read by others. */
 typedef struct
 {
+  /* The log (mpe-log.c). */
   int         state;           /* 0 never, 1 logging, 2 finished */
   int         rank, size;
   int         stopped;         /* MPE_Stop_log in effect */
   char        host[256];
-  /* Clock: absolute local ns = mono0 + (ticks - tick0) * mult. */
+  /* Clock (mpe-core.c): absolute local ns = mono0 + (ticks - tick0) * mult. */
   uint64_t    tick0;
   double      mult;
   uint64_t    mult_fp;         /* mult in 32.32 fixed point */
@@ -85,14 +87,14 @@ typedef struct
   int         sync_freq;
   int        *sync_peer;       /* rank 0: which ranks need ping-pongs */
   int         sync_self;       /* this rank needs them */
-  /* Buffers. */
+  /* Thread buffers (mpe-tbuf.c, mpe-flush.c). */
   size_t      budget;          /* bytes for all thread buffers */
   atomic_size_t allocated;
   atomic_int  nthreads;
   mpe_tbuf_t *tbufs;           /* list, guarded by lock */
   int         log_overhead;
   atomic_int  flush_defined;
-  /* Spill file. */
+  /* Spill file (mpe-spillfile.c) and its settings (mpe-log.c). */
   int         spill_fd;
   char        spill_path[4096];
   char        runid[32];
@@ -105,10 +107,10 @@ typedef struct
   int         spill_async;     /* MPE_SPILL_THREAD: background spill */
   char        ring_prefix[4096]; /* ring files: PREFIX.t<thread>.ring */
   int         ring_off;        /* MPE_RING_DIR=none */
-  /* Sync points (local ns since origin, offset). */
+  /* Sync points (mpe-sync.c; local ns since origin, offset). */
   int64_t    *sync_l, *sync_off;
   int         nsync;
-  /* Naming. */
+  /* Naming (mpe-log.c, mpe-merge.c). */
   char        default_prefix[4096];
   char        merged_name[4096];
   pthread_mutex_t lock;

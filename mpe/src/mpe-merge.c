@@ -85,6 +85,16 @@ corrected (uint64_t l)
 typedef int (*batch_cb) (void *user, logfmt_event_t *ev, size_t n);
 
 static int
+spill_pread (void *ctx, uint64_t off, void *buf, size_t len)
+{
+  return pread (*(int *) ctx, buf, len, (off_t) off) == (ssize_t) len ? 0 : -1;
+}
+
+/* Where each thread's spilled blocks are.  The frames are read as
+ * `clogtool recover` reads them (libspillfmt's scanner): a damaged
+ * stretch, such as a frame whose spill failed, is skipped to the next
+ * good frame. */
+static int
 scan_spill (blocklist_t **lists, int nthreads)
 {
   *lists = calloc ((size_t) (nthreads ? nthreads : 1), sizeof **lists);
@@ -92,33 +102,35 @@ scan_spill (blocklist_t **lists, int nthreads)
     return LOGFMT_ENOMEM;
   if (mpe__g.spill_fd < 0)
     return 0;
-  uint64_t end = atomic_load (&mpe__g.spill_off);
-  uint64_t off = MPE_SPILL_HEADER_SIZE;
-  while (off + sizeof (mpe_spill_frame_t) <= end)
-    {
-      mpe_spill_frame_t h;
-      if (pread (mpe__g.spill_fd, &h, sizeof h, (off_t) off)
-          != (ssize_t) sizeof h || h.magic != MPE_SPILL_FRAME_MAGIC)
-        break;
-      if (h.type == MPE_SPILL_PACKED && h.thread < nthreads)
-        {
-          blocklist_t *l = &(*lists)[h.thread];
-          if (l->n == l->cap)
-            {
-              size_t nc = l->cap ? 2 * l->cap : 64;
-              blockref_t *nv = realloc (l->v, nc * sizeof *nv);
-              if (!nv)
-                return LOGFMT_ENOMEM;
-              l->v = nv;
-              l->cap = nc;
-            }
-          l->v[l->n].off = off + sizeof h;
-          l->v[l->n].len = h.len;
-          l->n++;
-        }
-      off += sizeof h + mpe_spill_pad8 (h.len);
-    }
-  return 0;
+  int fd = mpe__g.spill_fd, rc;
+  mpe_spill_scan_t s;
+  if (mpe_spill_scan_init (&s, spill_pread, &fd,
+                           atomic_load (&mpe__g.spill_off)) != 0)
+    return LOGFMT_EIO;
+  mpe_spill_frame_t h;
+  uint64_t at;
+  while ((rc = mpe_spill_scan_next (&s, &h, &at)) == 1)
+    if (h.type == MPE_SPILL_PACKED && h.thread < nthreads)
+      {
+        blocklist_t *l = &(*lists)[h.thread];
+        if (l->n == l->cap)
+          {
+            size_t nc = l->cap ? 2 * l->cap : 64;
+            blockref_t *nv = realloc (l->v, nc * sizeof *nv);
+            if (!nv)
+              {
+                rc = -1;
+                break;
+              }
+            l->v = nv;
+            l->cap = nc;
+          }
+        l->v[l->n].off = at;
+        l->v[l->n].len = h.len;
+        l->n++;
+      }
+  mpe_spill_scan_free (&s);
+  return rc < 0 ? LOGFMT_ENOMEM : 0;
 }
 
 static int scan_fast_marker (void *user, logfmt_event_t *ev, size_t n);
@@ -146,12 +158,16 @@ for_each_event (mpe_tbuf_t *b, const blocklist_t *spilled, batch_cb cb,
           buf = nb;
           bufcap = r->len;
         }
-      if (pread (mpe__g.spill_fd, buf, r->len, (off_t) r->off)
-          != (ssize_t) r->len)
+      /* A frame cut short was a failed spill, whose events are already
+       * counted lost; a read error is an error. */
+      ssize_t got = pread (mpe__g.spill_fd, buf, r->len, (off_t) r->off);
+      if (got < 0)
         {
           free (buf);
           return LOGFMT_EIO;
         }
+      if (got != (ssize_t) r->len)
+        continue;
       mpe_spill_unpack_t u;
       if (mpe_spill_unpack_init (&u, buf, r->len) != 0)
         continue;
@@ -947,6 +963,12 @@ phase_streams (merge_t *m)
   int rc = scan_spill (&m->spilled, m->nt);
   if (rc == LOGFMT_ENOMEM)
     return fail_nomem (m, "spill index");
+  if (rc)
+    {
+      fprintf (stderr, "mpe: rank %d: cannot read %s\n", m->rank,
+               mpe__g.spill_path);
+      return MPE_LOG_FILE_PROB;
+    }
   return MPE_LOG_OK;
 }
 

@@ -16,6 +16,9 @@ log=$tap_tmp/iv.clog
 
 run 0 "print --intervals --tsv" "$clogtool" print --intervals --tsv "$log"
 cp "$tap_tmp/out" "$tap_tmp/iv.tsv"
+run 0 "print --intervals --from 1350ns --to 1360ns" \
+  "$clogtool" print --intervals --tsv --from 1350ns --to 1360ns "$log"
+cp "$tap_tmp/out" "$tap_tmp/iv-window.tsv"
 run 0 "stats --json" "$clogtool" stats --json "$log"
 cp "$tap_tmp/out" "$tap_tmp/stats.json"
 "$clogtool" convert -q "$log" "$tap_tmp/iv.json" 2>"$tap_tmp/err"
@@ -82,6 +85,16 @@ if rows != want:
         if a != b:
             note(" got %r\nwant %r" % (a, b))
             break
+
+# A window gives the instances overlapping it, unclipped.
+wrows = []
+for line in open(d + "/iv-window.tsv"):
+    start, end, rank, thread, state, det = line.rstrip("\n").split("\t")
+    wrows.append((int(rank), int(thread), state, ns(start), ns(end)))
+over = [r[:5] for r in want if r[3] <= 1360 and r[4] >= 1350]
+ok(sorted(wrows) == sorted(over) and len(over) == 2 + 256,
+   "print --intervals --from/--to: the %d instances overlapping the "
+   "window, whole" % len(over))
 
 # stats --json: per state, the closed instances of the list.
 stats = {s["name"]: s for s in json.load(open(d + "/stats.json"))["states"]}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * logfmt: the .clog timeline format (writer, reader, encoder, summaries).
+ * logfmt: the .clog timeline format (writer, reader, encoder, summaries,
+ * state intervals).
  *
  * Dependencies: libc and libzstd only.  No MPI, no GLib.
  * docs/FORMAT.md is the normative description of the bytes on disk.
