@@ -121,15 +121,27 @@ format_frame (void *addr, int caller, char *out, size_t n)
 
 static const char no_trace[] = "No callstack trace available.";
 
-/* noinline: frame 0 of the capture is this function, which is dropped. */
+/* noinline: the capture starts inside this function (and, under a
+   sanitizer, inside its backtrace interceptor); the caller's frame is the
+   one whose return address is ours. */
 __attribute__ ((noinline)) void
 MPE_CallStack_init (MPE_CallStack_t *cstk)
 {
-  void *frames[MPE_CALLSTACK_MAXDEPTH + 1];
-  int n = backtrace (frames, MPE_CALLSTACK_MAXDEPTH + 1);
-  cstk->depth = n > 1 ? n - 1 : 0;
+  void *frames[MPE_CALLSTACK_MAXDEPTH + 4];
+  void *ret = __builtin_return_address (0);
+  int n = backtrace (frames, MPE_CALLSTACK_MAXDEPTH + 4);
+  int first = n > 1 ? 1 : n;
+  for (int i = 0; i < n && i < 4; i++)
+    if (frames[i] == ret)
+      {
+        first = i;
+        break;
+      }
+  cstk->depth = n - first;
+  if (cstk->depth > MPE_CALLSTACK_MAXDEPTH)
+    cstk->depth = MPE_CALLSTACK_MAXDEPTH;
   if (cstk->depth > 0)
-    memcpy (cstk->buffer, frames + 1, cstk->depth * sizeof (void *));
+    memcpy (cstk->buffer, frames + first, cstk->depth * sizeof (void *));
   cstk->iter_idx = 0;
   cstk->line[0] = '\0';
 }

@@ -426,7 +426,7 @@ frame_is_ours_or_mpi (void *addr)
 /* The call stack from the user's call on: frames of this library and of
    the MPI libraries (Fortran bindings) are dropped from the top. */
 static void
-print_stack (int me)
+print_stack (const char *name, int me)
 {
   MPE_CallStack_t cs;
   MPE_CallStack_init (&cs);
@@ -437,6 +437,10 @@ print_stack (int me)
   cs.depth -= skip;
   char prefix[64];
   snprintf (prefix, sizeof prefix, "[%d]   ", me);
+  MPE_CallStack_iteratorInit (&cs);
+  const char *site = MPE_CallStack_iteratorFetchNext (&cs);
+  fprintf (stderr, "Collective Checking: %s (Rank %d) --> called at %s\n",
+           name, me, site ? site : "?");
   fprintf (stderr, "[%d] Backtrace of the call:\n", me);
   fflush (stderr);
   MPE_CallStack_fancyprint (&cs, 2, prefix, 1, MPE_CALLSTACK_UNLIMITED);
@@ -452,7 +456,7 @@ fail (mpe__cc_call_t *c, const char *msg)
     {
       fprintf (stderr, "Collective Checking: %s (Rank %d) --> %s\n", name,
                c->me, msg);
-      print_stack (c->me);
+      print_stack (name, c->me);
     }
   else
     fprintf (stderr, "Collective Checking: %s (Rank %d) --> Error on "
@@ -510,8 +514,6 @@ aux_labels (const char *call, const char **a0, const char **a1,
     *a0 = "ndims", *arr = "dims or periods";
   else if (strstr (call, "Graph_"))
     *a0 = "nnodes", *arr = "index or edges";
-  else if (strstr (call, "split_type"))
-    *a0 = "split_type";
   else if (strstr (call, "File_open"))
     *a0 = "amode", *arr = "filename";
   else if (strstr (call, "set_atomicity"))

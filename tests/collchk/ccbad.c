@@ -10,6 +10,8 @@ main (int argc, char **argv)
 {
   int me, np, a[64] = { 0 }, b[64] = { 0 }, cnt[16], dsp[16];
   const char *what = argc > 1 ? argv[1] : "";
+  if (!strcmp (what, "noinit"))
+    MPI_Barrier (MPI_COMM_WORLD);   /* before MPI_Init: MPI fails it */
   MPI_Init (&argc, &argv);
   MPI_Comm_rank (MPI_COMM_WORLD, &me);
   MPI_Comm_size (MPI_COMM_WORLD, &np);

@@ -149,6 +149,38 @@ main (int argc, char **argv)
   MPI_Cart_create (w, 1, dims, periods, 0, &cart);
   MPI_Barrier (cart);
   MPI_Comm_free (&cart);
+  /* split_type may be MPI_UNDEFINED on some ranks. */
+  MPI_Comm st;
+  MPI_Comm_split_type (w, me == 0 ? MPI_UNDEFINED : MPI_COMM_TYPE_SHARED, 0,
+                       MPI_INFO_NULL, &st);
+  if (st != MPI_COMM_NULL)
+    MPI_Comm_free (&st);
+  MPI_Group wg;
+  MPI_Comm cr, gr;
+  MPI_Comm_group (w, &wg);
+  MPI_Comm_create (w, wg, &cr);
+  MPI_Barrier (cr);
+  MPI_Comm_free (&cr);
+  MPI_Group_free (&wg);
+  for (int i = 0; i < np; i++)
+    {
+      cnt[i] = i + 1;              /* graph index: one edge per node */
+      cnt2[i] = (i + 1) % np;      /* to the next node */
+    }
+  MPI_Graph_create (w, np, cnt, cnt2, 0, &gr);
+  MPI_Barrier (gr);
+  MPI_Comm_free (&gr);
+  if (np > 1)
+    {
+      /* Intercommunicator between the parity halves: created checked,
+         its own collectives pass through. */
+      MPI_Comm ic;
+      MPI_Intercomm_create (s, 0, w, me % 2 ? 0 : 1, 7, &ic);
+      a[0] = me;
+      MPI_Allreduce (a, b, 1, MPI_INT, MPI_SUM, ic);
+      add (b, 1);
+      MPI_Comm_free (&ic);
+    }
   MPI_Comm_free (&s);
   MPI_Comm_free (&d);
 
@@ -170,11 +202,12 @@ main (int argc, char **argv)
       if (MPI_File_open (w, argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR,
                          MPI_INFO_NULL, &fh) == MPI_SUCCESS)
         {
+          MPI_File_set_view (fh, 0, MPI_INT, MPI_INT, "native",
+                             MPI_INFO_NULL);
           a[0] = me;
-          MPI_File_write_at_all (fh, me * sizeof (int), a, 1, MPI_INT,
-                                 MPI_STATUS_IGNORE);
-          MPI_File_read_at_all (fh, ((me + 1) % np) * sizeof (int), b, 1,
-                                MPI_INT, MPI_STATUS_IGNORE);
+          MPI_File_write_at_all (fh, me, a, 1, MPI_INT, MPI_STATUS_IGNORE);
+          MPI_File_read_at_all (fh, (me + 1) % np, b, 1, MPI_INT,
+                                MPI_STATUS_IGNORE);
           add (b, 1);
           MPI_File_close (&fh);
         }

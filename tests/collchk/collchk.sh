@@ -7,10 +7,12 @@
 . "$top_srcdir/tests/common/tap.sh"
 cb=$top_builddir/tests/collchk
 libs=$top_builddir/mpe/.libs
-run () {  # run NP PROG ARGS... : output in $tap_tmp/out, $tap_tmp/err
+# run NP PROG ARGS...: output in $tap_tmp/out, $tap_tmp/err (stdin from
+# /dev/null: mpiexec would read the list of mistakes below).
+run () {
   np=$1; shift
   (cd "$tap_tmp" && timeout 120 $MPIEXEC -n "$np" "$@") \
-    > "$tap_tmp/out" 2> "$tap_tmp/err"
+    < /dev/null > "$tap_tmp/out" 2> "$tap_tmp/err"
 }
 has_err () {
   grep -qF -- "$1" "$tap_tmp/err"; r=$?
@@ -36,6 +38,8 @@ while IFS='|' read -r mode msg; do
   test $r -ne 0; ok $? "$mode: the job is aborted"
   has_err "Collective Checking: $msg" "$mode: reported as '$msg'"
   ! grep -q "not caught" "$tap_tmp/out"; ok $? "$mode: the collective was not run"
+  grep -q "^Collective Checking: .* --> called at main+0x[0-9a-f]* (ccbad.c:[0-9]*)" "$tap_tmp/err"
+  ok $? "$mode: the call site is named (function, file and line)"
   grep -q '^\[[0-9]\]   \[0\] main+0x[0-9a-f]* (ccbad.c:[0-9]*)' "$tap_tmp/err"
   ok $? "$mode: the call stack starts at the user's call, with file and line"
   case $mode in
@@ -51,6 +55,16 @@ scatterv|MPI_Scatterv (Rank 2) --> datatype signature mismatch: this process rec
 call|MPI_Reduce (Rank 2) --> inconsistent collective calls: this process calls MPI_Reduce, rank 0 calls MPI_Bcast
 bytes|MPI_Gather (Rank 1) --> datatype signature mismatch: this process sends 1 x MPI_INT (1 basic element), root 0 receives 4 x MPI_BYTE (4 basic elements) from each process
 MODES
+# Built the MPE2 way: mpecc -mpicheck.
+(cd "$tap_tmp" && MPECC_LIBDIR=$libs MPECC_INCDIR=$top_srcdir/mpe/include \
+   sh "$top_builddir/mpe/mpecc" -mpicheck "$top_srcdir/tests/collchk/ccbad.c" \
+   -o ccbad-mpecc) 2> "$tap_tmp/cc.err"
+ok $? "mpecc -mpicheck builds a program"
+run 3 ./ccbad-mpecc op; test $? -ne 0; ok $? "mpecc -mpicheck: the mistake aborts the job"
+has_err "Collective Checking: MPI_Reduce (Rank 2) --> inconsistent operator" "mpecc -mpicheck: reported"
+run 1 "$cb/ccbad" noinit; test $? -ne 0; ok $? "a collective before MPI_Init fails"
+has_err "Collective Checking: MPI_Barrier --> MPI_Init() has not been called!" \
+  "a collective before MPI_Init is named"
 run 3 "$cb/ccbad" none; ok $? "no mistake: exit 0"
 grep -q "not caught: none" "$tap_tmp/out"; ok $? "no mistake: runs to the end"
 

@@ -14,6 +14,7 @@
 #include "logfmt-reader-internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -385,6 +386,67 @@ test_tracker (void)
   logfmt_state_tracker_free (tr);
 }
 
+/* Threads sharing a fresh reader build its per-stream index at the same
+ * time (the first window query of each): each gets the right instances. */
+typedef struct
+{
+  const logfmt_reader_t *r;
+  uint64_t sum;        /* over (start, end, exclusive) of every instance */
+  size_t n;
+} window_job_t;
+
+static void *
+window_job (void *arg)
+{
+  window_job_t *j = arg;
+  logfmt_interval_iter_t *it = NULL;
+  for (uint32_t s = 0; s < 3; s++)
+    {
+      if ((it ? logfmt_interval_iter_reset (it, s, 1300, 1301)
+              : logfmt_interval_iter_new (j->r, s, 1300, 1301, &it)) != 0)
+        return NULL;
+      logfmt_interval_t iv;
+      while (logfmt_interval_iter_next (it, &iv) == 1)
+        {
+          j->n++;
+          j->sum += iv.start * 3 + iv.end * 5 + iv.exclusive * 7;
+        }
+    }
+  logfmt_interval_iter_free (it);
+  return NULL;
+}
+
+static void
+test_threads (const logfmt_reader_t *good, const char *path)
+{
+  window_job_t want = { good, 0, 0 };
+  window_job (&want);
+  enum { NT = 4 };
+  logfmt_reader_t *r = NULL;
+  logfmt_error_t err = { 0 };
+  if (logfmt_reader_open (path, 0, &r, &err) != 0)
+    {
+      ok (0, "reader for threads: %s", err.message);
+      return;
+    }
+  window_job_t job[NT];
+  pthread_t th[NT];
+  for (int i = 0; i < NT; i++)
+    {
+      job[i] = (window_job_t) { r, 0, 0 };
+      pthread_create (&th[i], NULL, window_job, &job[i]);
+    }
+  int good_all = want.n == 2 + 256;
+  for (int i = 0; i < NT; i++)
+    {
+      pthread_join (th[i], NULL);
+      good_all &= job[i].n == want.n && job[i].sum == want.sum;
+    }
+  ok (good_all, "%d threads on one fresh reader: each window pass gives the "
+      "%zu instances", NT, want.n);
+  logfmt_reader_close (r);
+}
+
 /* A block in the middle of stream 2 damaged: passes over it stop with an
  * error; whatever instance they gave before is right. */
 static void
@@ -481,6 +543,7 @@ main (int argc, char **argv)
   test_summary_agrees (r);
   test_tracker ();
   test_damaged (r, path);
+  test_threads (r, path);
   logfmt_reader_close (r);
   unlink (path);
   return exit_status ();
