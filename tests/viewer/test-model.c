@@ -613,6 +613,20 @@ test_overlap (const char *path)
       && o->flags == MV_SPAN_OPEN_RIGHT,
       "decoded after a lookback: B from 21000 at depth 1, open right");
   mv_scene_free (s);
+  /* Inside both A and B, no record in the window or the lookback: both
+   * are found from their ENDs after the window (which of two states
+   * that overlap without nesting is inside cannot be told from there). */
+  p.t0 = 21800;
+  p.t1 = 21900;
+  s = mv_scene_compute (cache, &p, NULL, &error);
+  const MvSpan *o0 = s && s->nlanes == 1 && s->lanes[0].spans->len == 2
+                     ? span_at (&s->lanes[0], 0) : NULL;
+  const MvSpan *o1 = o0 ? span_at (&s->lanes[0], 1) : NULL;
+  guint16 both = MV_SPAN_OPEN_LEFT | MV_SPAN_OPEN_RIGHT;
+  ok (o0 && o0->state + o1->state == 1 && o0->flags == both
+      && o1->flags == both,
+      "decoded inside A and B with nothing in view: both drawn across it");
+  mv_scene_free (s);
   p.t0 = 24500;
   p.t1 = 26000;
   s = mv_scene_compute (cache, &p, NULL, &error);

@@ -41,7 +41,7 @@ void
 mv_tracker_seed_scan (MvTracker *t, guint8 kind, gint32 state,
                       guint64 time)
 {
-  if (mv_tracker_apply (t, kind, state, time, NULL)
+  if (mv_tracker_apply (t, kind, state, time, NULL, NULL)
       == LOGFMT_STEP_UNMATCHED_END)
     g_array_append_val (t->pre, state);
 }
@@ -69,7 +69,7 @@ mv_tracker_seed_end (MvTracker *t, guint64 tstart)
 
 int
 mv_tracker_apply (MvTracker *t, guint8 kind, gint32 state, guint64 time,
-                  logfmt_interval_t *closed)
+                  logfmt_interval_t *closed, guint32 *inner)
 {
   if (kind != LOGFMT_KIND_BEGIN && kind != LOGFMT_KIND_END)
     return LOGFMT_STEP_NONE;
@@ -77,7 +77,7 @@ mv_tracker_apply (MvTracker *t, guint8 kind, gint32 state, guint64 time,
   t->ev.state = state;
   t->ev.time = time;
   t->ev.flags = 0;
-  return logfmt_state_tracker_apply (t->tr, &t->ev, closed, NULL);
+  return logfmt_state_tracker_apply (t->tr, &t->ev, closed, inner);
 }
 
 guint

@@ -11,7 +11,11 @@
  *           in the decoded range are states open before it;
  *   pass 2: mv_tracker_apply per record.
  * Decoded from the stream's start, nothing is inferred and the
- * instances are exactly logfmt_interval_iter's.
+ * instances are exactly logfmt_interval_iter's.  After a lookback, the
+ * states open at its start are found from ENDs that close nothing (as
+ * far as the caller decoded); the first to end is taken as the
+ * innermost, which is exact for states that nest, a guess for states
+ * open there that overlap without nesting.
  */
 #ifndef MV_INTERVALS_H
 #define MV_INTERVALS_H
@@ -31,6 +35,7 @@ typedef struct
 MvTracker *mv_tracker_new (guint nstates);
 void       mv_tracker_free (MvTracker *t);
 
+/* Pass 1 is needed only when tstart > 0 (callers skip it otherwise). */
 void       mv_tracker_seed_begin (MvTracker *t);
 void       mv_tracker_seed_scan (MvTracker *t, guint8 kind, gint32 state,
                                  guint64 time);
@@ -38,9 +43,12 @@ void       mv_tracker_seed_scan (MvTracker *t, guint8 kind, gint32 state,
  * start; 0: the stream's start, nothing inferred), outermost first. */
 void       mv_tracker_seed_end (MvTracker *t, guint64 tstart);
 
-/* A logfmt_step_t; *closed is filled for LOGFMT_STEP_CLOSED. */
+/* A logfmt_step_t; *closed (may be NULL) is filled for
+ * LOGFMT_STEP_CLOSED, and *inner (may be NULL) with the number of open
+ * instances that were inside it (0: it was the innermost). */
 int        mv_tracker_apply (MvTracker *t, guint8 kind, gint32 state,
-                             guint64 time, logfmt_interval_t *closed);
+                             guint64 time, logfmt_interval_t *closed,
+                             guint32 *inner);
 /* Open instances, outermost (0) first. */
 guint      mv_tracker_depth (const MvTracker *t);
 const logfmt_interval_t *mv_tracker_open (const MvTracker *t, guint i);
