@@ -33,6 +33,7 @@ mv_tracker_free (MvTracker *t)
 void
 mv_tracker_seed_begin (MvTracker *t)
 {
+  t->ev.flags = 0;
   logfmt_state_tracker_reset (t->tr, 0);
   g_array_set_size (t->pre, 0);
 }
@@ -64,20 +65,18 @@ mv_tracker_seed_end (MvTracker *t, guint64 tstart)
       t->ev.state = g_array_index (t->pre, gint32, i);
       logfmt_state_tracker_apply (t->tr, &t->ev, NULL, NULL);
     }
-  t->ev.flags = 0;
+  t->ev.flags = 0;   /* real records are applied without cargo */
 }
 
-int
-mv_tracker_apply (MvTracker *t, guint8 kind, gint32 state, guint64 time,
-                  logfmt_interval_t *closed, guint32 *inner)
+void
+mv_tracker_restore (MvTracker *t, guint n, const gint32 *state,
+                    const guint64 *start)
 {
-  if (kind != LOGFMT_KIND_BEGIN && kind != LOGFMT_KIND_END)
-    return LOGFMT_STEP_NONE;
-  t->ev.kind = kind;
-  t->ev.state = state;
-  t->ev.time = time;
+  logfmt_state_tracker_reset (t->tr, 0);
+  g_array_set_size (t->pre, 0);
   t->ev.flags = 0;
-  return logfmt_state_tracker_apply (t->tr, &t->ev, closed, inner);
+  for (guint i = 0; i < n; i++)
+    mv_tracker_apply (t, LOGFMT_KIND_BEGIN, state[i], start[i], NULL, NULL);
 }
 
 guint

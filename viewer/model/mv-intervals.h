@@ -43,12 +43,27 @@ void       mv_tracker_seed_scan (MvTracker *t, guint8 kind, gint32 state,
  * start; 0: the stream's start, nothing inferred), outermost first. */
 void       mv_tracker_seed_end (MvTracker *t, guint64 tstart);
 
+/* Restarts the tracker with n instances open (outermost first), as a
+ * walk from the stream's start had them: their BEGINs are applied again
+ * at their start times. */
+void       mv_tracker_restore (MvTracker *t, guint n, const gint32 *state,
+                               const guint64 *start);
+
 /* A logfmt_step_t; *closed (may be NULL) is filled for
  * LOGFMT_STEP_CLOSED, and *inner (may be NULL) with the number of open
- * instances that were inside it (0: it was the innermost). */
-int        mv_tracker_apply (MvTracker *t, guint8 kind, gint32 state,
-                             guint64 time, logfmt_interval_t *closed,
-                             guint32 *inner);
+ * instances that were inside it (0: it was the innermost).  Inline:
+ * lanes apply every record they draw. */
+static inline int
+mv_tracker_apply (MvTracker *t, guint8 kind, gint32 state, guint64 time,
+                  logfmt_interval_t *closed, guint32 *inner)
+{
+  if (kind != LOGFMT_KIND_BEGIN && kind != LOGFMT_KIND_END)
+    return LOGFMT_STEP_NONE;
+  t->ev.kind = kind;
+  t->ev.state = state;
+  t->ev.time = time;
+  return logfmt_state_tracker_apply (t->tr, &t->ev, closed, inner);
+}
 /* Open instances, outermost (0) first. */
 guint      mv_tracker_depth (const MvTracker *t);
 const logfmt_interval_t *mv_tracker_open (const MvTracker *t, guint i);

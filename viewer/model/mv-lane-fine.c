@@ -257,6 +257,24 @@ walk_record (FineWalk *w, guint8 kind, gint32 state, guint64 t)
     }
 }
 
+/* Keeps the instances the tracker has open (every record before t
+ * applied) in the cache, for the next frame of this stream. */
+static void
+fine_keep_open_at (MvScene *s, MvTracker *tr, guint32 stream, guint64 t)
+{
+  guint n = mv_tracker_depth (tr);
+  if (n >= LOGFMT_STATE_MAX_DEPTH)
+    return;   /* BEGINs beyond the limit may be open: not kept */
+  MvOpenAt o = { t, n, g_new (gint32, MAX (n, 1)), g_new (guint64, MAX (n, 1)) };
+  for (guint i = 0; i < n; i++)
+    {
+      const logfmt_interval_t *iv = mv_tracker_open (tr, i);
+      o.state[i] = iv->state;
+      o.start[i] = iv->start;
+    }
+  mv_cache_open_at_put (s->cache, stream, &o);
+}
+
 /* Adds one row to the lane from its decoded events. */
 static gboolean
 fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
@@ -264,6 +282,13 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
   MvLog *log = s->log;
   guint64 t0 = s->p.t0, t1 = s->p.t1;
   guint64 tstart = mv__decode_start (log, stream, t0, t1);
+  /* An earlier frame's walk left the states open at a time in
+   * [tstart, t0]: start there, exactly (most views are near the last). */
+  MvOpenAt at = { 0 };
+  gboolean restored = mv_cache_open_at_get (s->cache, stream, tstart, t0,
+                                            &at) && at.t > 0;
+  if (restored)
+    tstart = at.t;
   /* One iterator per lane job: a new one per row would cost a zstd
    * context each (a fifth of the time for 10,000 rows).  Open-ended:
    * the first record after t1 (mostly in the block already decoded)
@@ -281,10 +306,19 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
    * after a lookback they are kept, to find first which states were
    * open where the decode starts. */
   FineWalk w = { s, a, a->tr, -1, tstart };
-  gboolean keep = tstart > 0;
+  gboolean keep = tstart > 0 && !restored;
   mv_tracker_seed_begin (w.tr);
-  if (!keep)
+  if (restored)
+    {
+      mv_tracker_restore (w.tr, at.n, at.state, at.start);
+      w.top = at.n ? at.state[at.n - 1] : -1;
+      g_free (at.state);
+      g_free (at.start);
+    }
+  else if (!keep)
     mv_tracker_seed_end (w.tr, 0);
+  /* An exact walk keeps the states open at t0 for the next frame. */
+  gboolean snapped = keep || t0 == 0 || (restored && at.t == t0);
   a->cur_x = -1;
   a->cur_n = 0;
   logfmt_iter_t *it = a->it;
@@ -308,10 +342,17 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
       if (!keep)
         {
           for (long i = 0; i < got; i++)
-            if (buf[i].kind == LOGFMT_KIND_BEGIN
-                || buf[i].kind == LOGFMT_KIND_END)
-              walk_record (&w, (guint8) buf[i].kind, buf[i].state,
-                           buf[i].time);
+            {
+              if (G_UNLIKELY (!snapped) && buf[i].time >= t0)
+                {
+                  fine_keep_open_at (s, w.tr, stream, t0);
+                  snapped = TRUE;
+                }
+              if (buf[i].kind == LOGFMT_KIND_BEGIN
+                  || buf[i].kind == LOGFMT_KIND_END)
+                walk_record (&w, (guint8) buf[i].kind, buf[i].state,
+                             buf[i].time);
+            }
           continue;
         }
       guint len = a->evs->len;
