@@ -39,15 +39,6 @@ mv_tracker_seed_begin (MvTracker *t)
 }
 
 void
-mv_tracker_seed_scan (MvTracker *t, guint8 kind, gint32 state,
-                      guint64 time)
-{
-  if (mv_tracker_apply (t, kind, state, time, NULL, NULL)
-      == LOGFMT_STEP_UNMATCHED_END)
-    g_array_append_val (t->pre, state);
-}
-
-void
 mv_tracker_seed_end (MvTracker *t, guint64 tstart)
 {
   logfmt_state_tracker_reset (t->tr, 0);

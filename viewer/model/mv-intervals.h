@@ -37,8 +37,6 @@ void       mv_tracker_free (MvTracker *t);
 
 /* Pass 1 is needed only when tstart > 0 (callers skip it otherwise). */
 void       mv_tracker_seed_begin (MvTracker *t);
-void       mv_tracker_seed_scan (MvTracker *t, guint8 kind, gint32 state,
-                                 guint64 time);
 /* Restarts the tracker with the states open at tstart (the decode's
  * start; 0: the stream's start, nothing inferred), outermost first. */
 void       mv_tracker_seed_end (MvTracker *t, guint64 tstart);
@@ -64,6 +62,16 @@ mv_tracker_apply (MvTracker *t, guint8 kind, gint32 state, guint64 time,
   t->ev.time = time;
   return logfmt_state_tracker_apply (t->tr, &t->ev, closed, inner);
 }
+
+/* Pass 1, per record (inline: lanes scan every record they decode). */
+static inline void
+mv_tracker_seed_scan (MvTracker *t, guint8 kind, gint32 state, guint64 time)
+{
+  if (mv_tracker_apply (t, kind, state, time, NULL, NULL)
+      == LOGFMT_STEP_UNMATCHED_END)
+    g_array_append_val (t->pre, state);
+}
+
 /* Open instances, outermost (0) first. */
 guint      mv_tracker_depth (const MvTracker *t);
 const logfmt_interval_t *mv_tracker_open (const MvTracker *t, guint i);
