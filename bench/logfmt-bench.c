@@ -168,6 +168,69 @@ read_bench (const char *path, int runs)
   double wi = median (t, runs);
   printf ("window  %.2f%% of scan time for %.2f%% of events (%.4f s)\n",
           100 * wi / sc, 100.0 * (double) wseen / (double) seen, wi);
+
+#ifdef LOGFMT_STATE_MAX_DEPTH
+  /* intervals: every state instance of every stream (FORMAT.md 13). */
+  uint64_t ninst = 0, excl = 0;
+  for (int r = 0; r < runs; r++)
+    {
+      ninst = excl = 0;
+      double a = now (), ac = cpu_now ();
+      logfmt_interval_iter_t *it;
+      logfmt_interval_iter_new (rd, 0, 0, UINT64_MAX, &it);
+      for (uint32_t i = 0; i < inf->nstreams; i++)
+        {
+          logfmt_interval_iter_reset (it, i, 0, UINT64_MAX);
+          logfmt_interval_t iv;
+          while (logfmt_interval_iter_next (it, &iv) == 1)
+            {
+              ninst++;
+              excl += iv.exclusive;
+            }
+        }
+      logfmt_interval_iter_free (it);
+      t[r] = now () - a;
+      tc[r] = cpu_now () - ac;
+    }
+  double ivt = median (t, runs), ivc = median (tc, runs);
+  printf ("intervals %.1f M events/s  (%.3f s, CPU %.3f s = %.1f M events/s; "
+          "%llu instances)\n", (double) seen / ivt / 1e6, ivt, ivc,
+          (double) seen / ivc / 1e6, (unsigned long long) ninst);
+
+  /* The index window passes need (one whole pass per stream, once), then
+   * the instances overlapping the same 1% window. */
+  logfmt_reader_t *rd2;
+  rc = logfmt_reader_open (path, 0, &rd2, &err);
+  if (rc)
+    die ("reader_open", rc, &err);
+  double a0 = now ();
+  for (uint32_t i = 0; i < inf->nstreams; i++)
+    if ((rc = logfmt_interval_index (rd2, i)))
+      die ("interval_index", rc, NULL);
+  double idx = now () - a0;
+  uint64_t wins = 0;
+  for (int r = 0; r < runs; r++)
+    {
+      wins = 0;
+      double a = now ();
+      logfmt_interval_iter_t *it;
+      logfmt_interval_iter_new (rd2, 0, w0, w1, &it);
+      for (uint32_t i = 0; i < inf->nstreams; i++)
+        {
+          logfmt_interval_iter_reset (it, i, w0, w1);
+          logfmt_interval_t iv;
+          while (logfmt_interval_iter_next (it, &iv) == 1)
+            wins++;
+        }
+      logfmt_interval_iter_free (it);
+      t[r] = now () - a;
+    }
+  double ivw = median (t, runs);
+  printf ("iv-window %.2f%% of the intervals pass for the 1%% window (%.4f "
+          "s, %llu instances; index once %.3f s)\n", 100 * ivw / ivt, ivw,
+          (unsigned long long) wins, idx);
+  logfmt_reader_close (rd2);
+#endif
   logfmt_reader_close (rd);
 
   /* open + whole-run summaries (1000 bins) of every stream. */
@@ -278,7 +341,7 @@ main (int argc, char **argv)
     free (buf);
     free (sid);
   }
-  double t[64];
+  double t[64], tc[64];
 
   /* encode: encoder only (columns + zstd), one core. */
   for (int r = 0; r < runs; r++)
@@ -300,6 +363,42 @@ main (int argc, char **argv)
   printf ("encode  %.1f M events/s  (%.3f s; blocks alone %.3f bytes/event)\n",
           (double) total / enc / 1e6, enc, (double) sink_bytes / total);
 
+  /* summary: the summary builder alone (innermost state per bin), with
+   * the state ids logfmt_synth_define gives (state k: 2k+1 / 2k+2, the
+   * last two for MPI_Send / MPI_Recv). */
+  size_t nst = o.nstates + 2;
+  logfmt_state_def_t *defs = calloc (nst, sizeof *defs);
+  if (!defs)
+    die ("calloc", LOGFMT_ENOMEM, NULL);
+  for (size_t k = 0; k < nst; k++)
+    {
+      defs[k].start_id = (int32_t) (2 * k + 1);
+      defs[k].end_id = (int32_t) (2 * k + 2);
+      defs[k].name = "state";
+    }
+  for (int r = 0; r < runs; r++)
+    {
+      double a = now (), ac = cpu_now ();
+      for (uint32_t i = 0; i < ns; i++)
+        {
+          logfmt_summary_builder_t *sb;
+          void *bytes;
+          size_t len;
+          logfmt_summary_builder_new (defs, nst, &sb);
+          logfmt_summary_builder_add (sb, ev[i], nev[i]);
+          logfmt_summary_builder_finish (sb, i, &bytes, &len);
+          free (bytes);
+          logfmt_summary_builder_free (sb);
+        }
+      t[r] = now () - a;
+      tc[r] = cpu_now () - ac;
+    }
+  double sbt = median (t, runs), sbc = median (tc, runs);
+  printf ("summary %.1f M events/s  (%.3f s, CPU %.3f s = %.1f M events/s; "
+          "summary builder alone)\n", (double) total / sbt / 1e6, sbt, sbc,
+          (double) total / sbc / 1e6);
+  free (defs);
+
   /* write: the whole writer path, into the file. */
   logfmt_error_t err = { 0 };
   for (int r = 0; r < runs; r++)
@@ -308,7 +407,7 @@ main (int argc, char **argv)
                                   .creator = "logfmt-bench",
                                   .world_size = o.nprocs };
       logfmt_writer_t *w;
-      double a = now ();
+      double a = now (), ac = cpu_now ();
       int rc = logfmt_writer_open (path, &wo, &w, &err);
       if (rc)
         die ("writer_open", rc, &err);
@@ -323,10 +422,12 @@ main (int argc, char **argv)
       if (rc)
         die ("writer_finish", rc, &err);
       t[r] = now () - a;
+      tc[r] = cpu_now () - ac;
     }
-  double wr = median (t, runs);
-  printf ("write   %.1f M events/s  (%.3f s, writer incl. summaries, "
-          "matching, fsync)\n", (double) total / wr / 1e6, wr);
+  double wr = median (t, runs), wrc = median (tc, runs);
+  printf ("write   %.1f M events/s  (%.3f s, CPU %.3f s = %.1f M events/s; "
+          "writer incl. summaries, matching, fsync)\n",
+          (double) total / wr / 1e6, wr, wrc, (double) total / wrc / 1e6);
   for (uint32_t i = 0; i < ns; i++)
     free (ev[i]);
   free (ev);

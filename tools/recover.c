@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * clogtool recover: rebuilds a .clog file from the spill files that the
- * processes of a crashed MPE run left behind (format: mpe/src/mpe-spill.h).
+ * processes of a crashed MPE run left behind (format: docs/SPILL-FORMAT.md,
+ * read with libspillfmt).
  *
  *   clogtool recover [-o OUT.clog] [--run ID] DIR | PREFIX
  *
@@ -24,7 +25,7 @@
 
 #include <logfmt/logfmt.h>
 #include "clogtool.h"
-#include "mpe/src/mpe-spill.h"
+#include "spillfmt.h"
 
 typedef struct
 {
@@ -37,20 +38,16 @@ typedef struct
 {
   char     *path;
   FILE     *f;
-  int       rank, size, ended;
-  long      pid;
-  char      host[256];
-  uint64_t  tick0, mult_fp;
-  int64_t   mono0, real0;
-  int       have_meta;
+  int       ended, have_meta;
+  mpe_spill_meta_t m;
   frame_t  *frames;
   size_t    nframes;
   int64_t  *sync_l, *sync_off;
   int       nsync;
+  mpe_spill_clock_t clock;
   int       nthreads;
   uint32_t  first_stream;
   uint64_t  events, raw_events, ring_events, bad_frames;
-  char      ring[4096];   /* ring file prefix, "" when none */
 } spill_t;
 
 static void
@@ -71,37 +68,52 @@ usage (FILE *out)
 static int
 read_at (FILE *f, uint64_t off, void *buf, size_t len)
 {
-  if (fseeko (f, (off_t) off, SEEK_SET) != 0)
+  return mpe_spill_read_file_cb (f, off, buf, len);
+}
+
+static int
+add_sync (spill_t *s, int64_t l, int64_t off)
+{
+  int64_t *a = realloc (s->sync_l, (size_t) (s->nsync + 1) * sizeof *a);
+  if (a)
+    s->sync_l = a;
+  int64_t *b = a ? realloc (s->sync_off, (size_t) (s->nsync + 1) * sizeof *b)
+                 : NULL;
+  if (!b)
     return -1;
-  return fread (buf, 1, len, f) == len ? 0 : -1;
+  s->sync_off = b;
+  /* Sorted by local time, as the logger keeps them. */
+  if (s->nsync > 0 && l < s->sync_l[s->nsync - 1])
+    l = s->sync_l[s->nsync - 1];
+  s->sync_l[s->nsync] = l;
+  s->sync_off[s->nsync] = off;
+  s->nsync++;
+  return 0;
+}
+
+static int
+add_frame (spill_t *s, size_t *cap, const mpe_spill_frame_t *h, uint64_t at)
+{
+  if (s->nframes == *cap)
+    {
+      size_t nc = *cap ? 2 * *cap : 256;
+      frame_t *nf = realloc (s->frames, nc * sizeof *nf);
+      if (!nf)
+        return -1;
+      s->frames = nf;
+      *cap = nc;
+    }
+  s->frames[s->nframes++] = (frame_t) { h->type, h->thread, h->len, at };
+  return 0;
 }
 
 static void
-parse_meta (spill_t *s, char *text)
+ring_path (const spill_t *s, int thread, char *out, size_t len)
 {
-  for (char *line = strtok (text, "\n"); line; line = strtok (NULL, "\n"))
-    {
-      char *sp = strchr (line, ' ');
-      if (!sp)
-        continue;
-      *sp = '\0';
-      const char *v = sp + 1;
-      if (!strcmp (line, "rank")) s->rank = atoi (v);
-      else if (!strcmp (line, "size")) s->size = atoi (v);
-      else if (!strcmp (line, "pid")) s->pid = atol (v);
-      else if (!strcmp (line, "host"))
-        snprintf (s->host, sizeof s->host, "%s", v);
-      else if (!strcmp (line, "tick0")) s->tick0 = strtoull (v, NULL, 10);
-      else if (!strcmp (line, "mult_fp")) s->mult_fp = strtoull (v, NULL, 10);
-      else if (!strcmp (line, "mono0")) s->mono0 = strtoll (v, NULL, 10);
-      else if (!strcmp (line, "real0")) s->real0 = strtoll (v, NULL, 10);
-      else if (!strcmp (line, "ring") && strcmp (v, "none") != 0)
-        snprintf (s->ring, sizeof s->ring, "%s", v);
-    }
-  s->have_meta = 1;
+  snprintf (out, len, "%s.t%d%s", s->m.ring, thread, MPE_RING_SUFFIX);
 }
 
-/* Reads the frame list; skips damaged stretches to the next good frame. */
+/* Reads the frame list (the scanner skips damaged stretches). */
 static int
 scan_file (spill_t *s)
 {
@@ -111,136 +123,74 @@ scan_file (spill_t *s)
       fprintf (stderr, "clogtool recover: %s: %s\n", s->path, strerror (errno));
       return -1;
     }
-  char hdr[MPE_SPILL_HEADER_SIZE];
-  if (read_at (s->f, 0, hdr, sizeof hdr) != 0
-      || memcmp (hdr, MPE_SPILL_MAGIC, 8) != 0)
+  struct stat st;
+  mpe_spill_scan_t sc;
+  int rc = fstat (fileno (s->f), &st) == 0
+           ? mpe_spill_scan_init (&sc, mpe_spill_read_file_cb, s->f,
+                                  (uint64_t) st.st_size)
+           : -1;
+  if (rc != 0)
     {
-      fprintf (stderr, "clogtool recover: %s: not an MPE spill file\n",
-               s->path);
+      fprintf (stderr, "clogtool recover: %s: %s\n", s->path,
+               rc == -2 ? "spill file of a newer version than this clogtool"
+                        : "not an MPE spill file");
       return -1;
     }
-  struct stat st;
-  fstat (fileno (s->f), &st);
-  uint64_t end = (uint64_t) st.st_size, off = MPE_SPILL_HEADER_SIZE;
   size_t cap = 0;
-  void *buf = NULL;
-  size_t bufcap = 0;
-  while (off + sizeof (mpe_spill_frame_t) <= end)
+  mpe_spill_frame_t h;
+  uint64_t at;
+  while ((rc = mpe_spill_scan_next (&sc, &h, &at)) == 1)
     {
-      mpe_spill_frame_t h;
-      int good = read_at (s->f, off, &h, sizeof h) == 0
-                 && h.magic == MPE_SPILL_FRAME_MAGIC
-                 && h.len <= end - off - sizeof h;
-      if (good)
-        {
-          if (h.len > bufcap)
-            {
-              void *nb = realloc (buf, h.len);
-              if (!nb)
-                break;
-              buf = nb;
-              bufcap = h.len;
-            }
-          good = read_at (s->f, off + sizeof h, buf, h.len) == 0
-                 && mpe_spill_sum (buf, h.len) == h.sum;
-        }
-      if (!good)
-        {
-          s->bad_frames++;
-          off += 8;
-          /* Find the next aligned frame magic. */
-          while (off + sizeof h <= end)
-            {
-              uint32_t m;
-              if (read_at (s->f, off, &m, 4) != 0)
-                break;
-              if (m == MPE_SPILL_FRAME_MAGIC)
-                break;
-              off += 8;
-            }
-          continue;
-        }
+      int64_t l, off;
       if (h.type == MPE_SPILL_META)
         {
-          char *t = malloc (h.len + 1);
-          if (t)
-            {
-              memcpy (t, buf, h.len);
-              t[h.len] = '\0';
-              parse_meta (s, t);
-              free (t);
-            }
+          mpe_spill_meta_parse (&s->m, sc.payload, h.len);
+          s->have_meta = 1;
         }
-      else if (h.type == MPE_SPILL_SYNC && h.len == 16)
-        {
-          int64_t v[2];
-          memcpy (v, buf, 16);
-          s->sync_l = realloc (s->sync_l, (size_t) (s->nsync + 1) * 8);
-          s->sync_off = realloc (s->sync_off, (size_t) (s->nsync + 1) * 8);
-          s->sync_l[s->nsync] = v[0];
-          s->sync_off[s->nsync] = v[1];
-          s->nsync++;
-        }
+      else if (h.type == MPE_SPILL_SYNC
+               && mpe_spill_sync_parse (sc.payload, h.len, &l, &off) == 0)
+        rc = add_sync (s, l, off);
       else if (h.type == MPE_SPILL_END)
         s->ended = 1;
       if (h.type == MPE_SPILL_BLOCK || h.type == MPE_SPILL_RAW
           || h.type == MPE_SPILL_PACKED)
         if (h.thread + 1 > s->nthreads)
           s->nthreads = h.thread + 1;
-      if (s->nframes == cap)
+      if (rc < 0 || add_frame (s, &cap, &h, at) != 0)
         {
-          cap = cap ? 2 * cap : 256;
-          s->frames = realloc (s->frames, cap * sizeof *s->frames);
+          rc = -1;
+          break;
         }
-      s->frames[s->nframes++] = (frame_t) { h.type, h.thread, h.len,
-                                            off + sizeof h };
-      off += sizeof h + mpe_spill_pad8 (h.len);
     }
-  free (buf);
+  s->bad_frames += sc.bad;
+  mpe_spill_scan_free (&sc);
+  if (rc < 0)
+    {
+      fprintf (stderr, "clogtool recover: %s: out of memory\n", s->path);
+      return -1;
+    }
   if (!s->have_meta)
     {
       fprintf (stderr, "clogtool recover: %s: no metadata frame\n", s->path);
       return -1;
     }
   /* Threads that never spilled have only a ring file. */
-  if (!s->ended && s->ring[0])
+  if (!s->ended && s->m.ring[0])
     for (int t = 0; t < s->nthreads + 64; t++)
       {
         char rp[8192];
-        snprintf (rp, sizeof rp, "%s.t%d%s", s->ring, t, MPE_RING_SUFFIX);
+        ring_path (s, t, rp, sizeof rp);
         if (access (rp, R_OK) == 0 && t + 1 > s->nthreads)
           s->nthreads = t + 1;
       }
   if (s->nthreads == 0)
     s->nthreads = 1;
+  s->clock = (mpe_spill_clock_t) { s->m.mono0, s->sync_l, s->sync_off,
+                                   s->nsync, 0 };
   return 0;
 }
 
-static int64_t
-corrected (const spill_t *s, uint64_t l)
-{
-  int64_t off = 0;
-  int n = s->nsync;
-  if (n == 1 || (n > 1 && (int64_t) l <= s->sync_l[0]))
-    off = s->sync_off[0];
-  else if (n > 1 && (int64_t) l >= s->sync_l[n - 1])
-    off = s->sync_off[n - 1];
-  else if (n > 1)
-    for (int i = 0; i + 1 < n; i++)
-      if ((int64_t) l >= s->sync_l[i] && (int64_t) l <= s->sync_l[i + 1])
-        {
-          int64_t span = s->sync_l[i + 1] - s->sync_l[i];
-          off = span <= 0 ? s->sync_off[i + 1]
-                : s->sync_off[i]
-                  + (int64_t) ((long double) (s->sync_off[i + 1]
-                                              - s->sync_off[i])
-                               * ((int64_t) l - s->sync_l[i]) / span);
-          break;
-        }
-  return s->mono0 + (int64_t) l + off;
-}
-
-static int
+static void
 add_defs (logfmt_writer_t *w, spill_t *s)
 {
   for (size_t i = 0; i < s->nframes; i++)
@@ -249,86 +199,27 @@ add_defs (logfmt_writer_t *w, spill_t *s)
       if (fr->type != MPE_SPILL_STATE && fr->type != MPE_SPILL_EVENT
           && fr->type != MPE_SPILL_COMM)
         continue;
-      char *t = malloc (fr->len + 1);
-      if (!t || read_at (s->f, fr->off, t, fr->len) != 0)
+      char *t = malloc ((size_t) fr->len + 1);
+      mpe_spill_def_t d;
+      if (t && read_at (s->f, fr->off, t, fr->len) == 0)
         {
-          free (t);
-          continue;
-        }
-      t[fr->len] = '\0';
-      if (fr->type == MPE_SPILL_COMM && fr->len >= 12)
-        {
-          logfmt_comm_def_t d;
-          memcpy (&d.id, t, 4);
-          memcpy (&d.kind, t + 4, 4);
-          memcpy (&d.size, t + 8, 4);
-          if ((uint64_t) d.size * 4 + 12 < fr->len)
-            {
-              d.ranks = (const int32_t *) (void *) (t + 12);
-              d.name = t + 12 + (size_t) d.size * 4;
-              if (!*d.name)
-                d.name = NULL;
-              logfmt_writer_add_comm (w, &d);
-            }
-          free (t);
-          continue;
-        }
-      char *f[4] = { NULL, NULL, NULL, NULL };
-      int nf = 0;
-      for (char *p = t; nf < 4; nf++)
-        {
-          f[nf] = p;
-          char *tab = strchr (p, '\t');
-          if (!tab)
-            {
-              nf++;
-              break;
-            }
-          *tab = '\0';
-          p = tab + 1;
-        }
-      if (nf == 4)
-        {
-          if (fr->type == MPE_SPILL_STATE)
-            {
-              logfmt_state_def_t d = { 0 };
-              if (sscanf (f[0], "%d %d", &d.start_id, &d.end_id) == 2)
-                {
-                  d.name = f[1];
-                  d.color = f[2];
-                  d.format = *f[3] ? f[3] : NULL;
-                  logfmt_color_lookup (d.color, &d.rgb);
-                  logfmt_writer_add_state (w, &d);
-                }
-            }
+          t[fr->len] = '\0';
+          if (mpe_spill_def_parse (fr->type, t, fr->len, &d) != 0)
+            s->bad_frames++;
+          else if (d.type == MPE_SPILL_COMM)
+            logfmt_writer_add_comm (w, &d.comm);
+          else if (d.type == MPE_SPILL_STATE)
+            logfmt_writer_add_state (w, &d.state);
           else
-            {
-              logfmt_event_def_t d = { 0 };
-              d.id = atoi (f[0]);
-              d.name = f[1];
-              d.color = f[2];
-              d.format = *f[3] ? f[3] : NULL;
-              logfmt_color_lookup (d.color, &d.rgb);
-              logfmt_writer_add_event_def (w, &d);
-            }
+            logfmt_writer_add_event_def (w, &d.event);
         }
       free (t);
     }
-  return 0;
 }
 
-static int
-emit (logfmt_writer_t *w, spill_t *s, uint32_t stream, logfmt_event_t *ev,
-      size_t n, int64_t G)
-{
-  for (size_t i = 0; i < n; i++)
-    {
-      int64_t t = corrected (s, ev[i].time) - G;
-      ev[i].time = t < 0 ? 0 : (uint64_t) t;
-    }
-  s->events += n;
-  return logfmt_writer_event (w, stream, ev, n);
-}
+/* Receives one thread's events in batches, times in local ns; returns
+ * non-zero to stop. */
+typedef int (*batch_cb) (void *user, logfmt_event_t *ev, size_t n);
 
 /* What a thread's spilled events end with: the ring's copies of them are
  * skipped (a spill cut short, or the crash handler's RAW frames). */
@@ -353,80 +244,46 @@ note_spilled (spilled_t *sp, const logfmt_event_t *ev, size_t n)
       sp->at_last++;
 }
 
-/* The records of one part of a ring that belong to its current round. */
-static size_t
-ring_part_valid (const mpe_spill_rec_t *r, size_t n, uint32_t tag)
-{
-  size_t i = 0;
-  uint64_t prev = 0;
-  while (i < n)
-    {
-      uint32_t kind = r[i].aux & 0xffu;
-      if ((r[i].aux & ~0xffu) != tag || kind > MPE_REC_LOSS || r[i].t < prev)
-        break;
-      size_t next = i + 1 + mpe_spill_rec_ext (r[i].aux);
-      if (next > n)
-        break;
-      prev = r[i].t;
-      i = next;
-    }
-  return i;
-}
-
-/* Adds what thread's ring file holds beyond the spilled events. */
+/* Passes what thread's ring file holds beyond the spilled events. */
 static int
-emit_ring (logfmt_writer_t *w, spill_t *s, int thread, uint32_t stream,
-           int64_t G, spilled_t *sp, logfmt_event_t *batch)
+ring_batches (spill_t *s, int thread, int count, const spilled_t *sp,
+              logfmt_event_t *batch, batch_cb cb, void *user)
 {
-  if (s->ended || !s->ring[0])
+  if (s->ended || !s->m.ring[0])
     return 0;
   char path[8192];
-  snprintf (path, sizeof path, "%s.t%d%s", s->ring, thread, MPE_RING_SUFFIX);
+  ring_path (s, thread, path, sizeof path);
   FILE *f = fopen (path, "rb");
   if (!f)
     return 0;
-  mpe_ring_header_t h;
   struct stat st;
-  if (fstat (fileno (f), &st) != 0 || read_at (f, 0, &h, sizeof h) != 0
-      || memcmp (h.magic, MPE_RING_MAGIC, 8) != 0
-      || h.version != MPE_RING_VERSION || h.split > h.cap
-      || h.cap > ((uint64_t) st.st_size - MPE_RING_HEADER_SIZE)
-                 / sizeof (mpe_spill_rec_t)
-      || (uint64_t) st.st_size < MPE_RING_HEADER_SIZE)
+  mpe_ring_t ring;
+  int lr = fstat (fileno (f), &st) == 0
+           ? mpe_ring_load (&ring, mpe_spill_read_file_cb, f,
+                            (uint64_t) st.st_size)
+           : -1;
+  fclose (f);
+  if (lr == -2)
+    return LOGFMT_ENOMEM;
+  if (lr != 0 && !count)
+    return 0;
+  if (lr != 0)
     {
       fprintf (stderr, "clogtool recover: %s: not a usable ring file\n", path);
       s->bad_frames++;
-      fclose (f);
       return 0;
     }
-  /* Live parts, oldest first (by their first record). */
-  mpe_spill_rec_t *part[2] = { NULL, NULL };
-  size_t len[2] = { 0, 0 };
-  for (int p = 0; p < 2; p++)
-    {
-      uint64_t from = p ? h.split : 0, to = p ? h.cap : h.split;
-      if (!h.live[p] || to <= from)
-        continue;
-      part[p] = malloc ((size_t) (to - from) * sizeof (mpe_spill_rec_t));
-      if (!part[p] || read_at (f, MPE_RING_HEADER_SIZE + from
-                                    * sizeof (mpe_spill_rec_t),
-                               part[p], (size_t) (to - from)
-                                        * sizeof (mpe_spill_rec_t)) != 0)
-        continue;
-      len[p] = ring_part_valid (part[p], (size_t) (to - from), h.tag[p]);
-    }
-  fclose (f);
-  int first = len[1] && (!len[0] || part[1][0].t < part[0][0].t);
   int rc = 0;
   uint64_t skipped_at_last = 0;
-  for (int k = 0; k < 2 && rc == 0; k++)
+  for (int p = 0; p < 2 && rc == 0; p++)
     {
-      int p = k ? !first : first;
-      const mpe_spill_rec_t *r = part[p], *end = part[p] + len[p];
-      while (r && r < end && rc == 0)
+      if (!ring.len[p])  /* part[p] may be NULL */
+        continue;
+      const mpe_spill_rec_t *r = ring.part[p], *end = r + ring.len[p];
+      while (r < end && rc == 0)
         {
-          size_t n = mpe_spill_recs_decode (&r, end, s->tick0, s->mult_fp,
-                                            batch, 4096);
+          size_t n = mpe_spill_recs_decode (&r, end, s->m.tick0,
+                                            s->m.mult_fp, batch, 4096);
           size_t keep = 0;
           for (size_t i = 0; i < n; i++)
             {
@@ -436,20 +293,24 @@ emit_ring (logfmt_writer_t *w, spill_t *s, int thread, uint32_t stream,
                 continue;
               batch[keep++] = batch[i];
             }
-          s->ring_events += keep;
-          rc = emit (w, s, stream, batch, keep, G);
+          if (keep)
+            {
+              if (count)
+                s->ring_events += keep;
+              rc = cb (user, batch, keep);
+            }
         }
     }
-  free (part[0]);
-  free (part[1]);
+  mpe_ring_free (&ring);
   return rc;
 }
 
+/* Every event of one thread, in order: the spilled frames, then its ring
+ * file.  The counters are updated only when `count` is set. */
 static int
-emit_thread (logfmt_writer_t *w, spill_t *s, int thread, int64_t G)
+thread_batches (spill_t *s, int thread, int count, batch_cb cb, void *user)
 {
   spilled_t sp = { 0, 0, 0 };
-  uint32_t stream = s->first_stream + (uint32_t) thread;
   logfmt_event_t *batch = malloc (4096 * sizeof *batch);
   if (!batch)
     return LOGFMT_ENOMEM;
@@ -462,75 +323,99 @@ emit_thread (logfmt_writer_t *w, spill_t *s, int thread, int64_t G)
               && fr->type != MPE_SPILL_PACKED))
         continue;
       void *buf = malloc (fr->len ? fr->len : 1);
+      mpe_spill_events_t it;
+      logfmt_error_t err;
       if (!buf || read_at (s->f, fr->off, buf, fr->len) != 0)
         {
           free (buf);
           continue;
         }
-      if (fr->type == MPE_SPILL_BLOCK)
+      int ir = mpe_spill_events_init (&it, fr->type, buf, fr->len,
+                                      s->m.tick0, s->m.mult_fp, &err);
+      if (ir == -2)
+        rc = LOGFMT_ENOMEM;
+      else if (ir != 0 && count)
         {
-          logfmt_block_info_t info;
-          logfmt_event_t *ev = NULL;
-          size_t n = 0;
-          logfmt_error_t err;
-          if (logfmt_block_decode (buf, fr->len, &info, &ev, &n, &err) == 0)
-            {
-              note_spilled (&sp, ev, n);
-              rc = emit (w, s, stream, ev, n, G);
-            }
-          else
-            {
-              fprintf (stderr, "clogtool recover: %s: block skipped: %s\n",
-                       s->path, err.message);
-              s->bad_frames++;
-            }
-          free (ev);
+          fprintf (stderr, "clogtool recover: %s: frame skipped: %s\n",
+                   s->path, err.message);
+          s->bad_frames++;
         }
-      else if (fr->type == MPE_SPILL_PACKED)
+      size_t n;
+      while (ir == 0 && rc == 0 && (n = mpe_spill_events_next (&it, batch,
+                                                               4096)) > 0)
         {
-          mpe_spill_unpack_t u;
-          size_t n;
-          if (mpe_spill_unpack_init (&u, buf, fr->len) == 0)
-            while (rc == 0 && (n = mpe_spill_unpack (&u, s->tick0, s->mult_fp,
-                                                     batch, 4096)) > 0)
-              {
-                note_spilled (&sp, batch, n);
-                rc = emit (w, s, stream, batch, n, G);
-              }
-          if (u.left)
-            {
-              fprintf (stderr, "clogtool recover: %s: %u packed events "
-                       "unreadable\n", s->path, u.left);
-              s->bad_frames++;
-            }
+          if (count && fr->type == MPE_SPILL_RAW)
+            s->raw_events += n;
+          note_spilled (&sp, batch, n);
+          rc = cb (user, batch, n);
         }
-      else
+      if (ir == 0 && rc == 0 && count && mpe_spill_events_unread (&it))
         {
-          const mpe_spill_rec_t *p = buf;
-          const mpe_spill_rec_t *end = p + fr->len / sizeof *p;
-          while (p < end && rc == 0)
-            {
-              size_t n = mpe_spill_recs_decode (&p, end, s->tick0, s->mult_fp,
-                                                batch, 4096);
-              s->raw_events += n;
-              note_spilled (&sp, batch, n);
-              rc = emit (w, s, stream, batch, n, G);
-            }
+          fprintf (stderr, "clogtool recover: %s: %u packed events "
+                   "unreadable\n", s->path, mpe_spill_events_unread (&it));
+          s->bad_frames++;
         }
+      if (ir == 0)
+        mpe_spill_events_free (&it);
       free (buf);
     }
   if (rc == 0)
-    rc = emit_ring (w, s, thread, stream, G, &sp, batch);
+    rc = ring_batches (s, thread, count, &sp, batch, cb, user);
   free (batch);
-  return rc;
+  return rc < 0 ? rc : 0;
+}
+
+/* The origin (t = 0) is the earliest corrected event time of the run, as
+ * in the merge; a thread's events are in time order, so its first batch
+ * holds its earliest. */
+typedef struct
+{
+  spill_t *s;
+  int64_t  tmin;
+} first_t;
+
+static int
+first_cb (void *user, logfmt_event_t *ev, size_t n)
+{
+  first_t *f = user;
+  for (size_t i = 0; i < n; i++)
+    {
+      int64_t c = mpe_spill_clock_correct (&f->s->clock, ev[i].time);
+      if (c < f->tmin)
+        f->tmin = c;
+    }
+  return 1;  /* enough */
+}
+
+typedef struct
+{
+  logfmt_writer_t *w;
+  spill_t         *s;
+  uint32_t         stream;
+  int64_t          G;
+} emit_t;
+
+static int
+emit_cb (void *user, logfmt_event_t *ev, size_t n)
+{
+  emit_t *e = user;
+  for (size_t i = 0; i < n; i++)
+    {
+      int64_t t = mpe_spill_add (mpe_spill_clock_correct (&e->s->clock,
+                                                          ev[i].time),
+                                 -e->G);
+      ev[i].time = t < 0 ? 0 : (uint64_t) t;
+    }
+  e->s->events += n;
+  return logfmt_writer_event (e->w, e->stream, ev, n);
 }
 
 static int
 cmp_rank (const void *a, const void *b)
 {
   const spill_t *x = a, *y = b;
-  return x->rank != y->rank ? (x->rank < y->rank ? -1 : 1)
-         : (x->pid < y->pid ? -1 : x->pid > y->pid);
+  return x->m.rank != y->m.rank ? (x->m.rank < y->m.rank ? -1 : 1)
+         : (x->m.pid < y->m.pid ? -1 : x->m.pid > y->m.pid);
 }
 
 /* Extracts the run id from ".../mpe-<run>-<rank>-<pid>.spill". */
@@ -667,20 +552,18 @@ clogtool_recover_main (int argc, char **argv)
   uint32_t next_stream = 0;
   for (size_t i = 0; i < nfiles; i++)
     {
-      if (files[i].size > world)
-        world = files[i].size;
-      if (files[i].nsync == 0)
-        {
-          files[i].sync_l = calloc (1, 8);
-          files[i].sync_off = calloc (1, 8);
-          files[i].nsync = 1;
-        }
-      int64_t c = corrected (&files[i], 0);
-      if (c < G)
-        G = c;
+      if (files[i].m.size > world)
+        world = files[i].m.size;
+      first_t f = { &files[i], INT64_MAX };
+      for (int t = 0; t < files[i].nthreads; t++)
+        thread_batches (&files[i], t, 0, first_cb, &f);
+      if (f.tmin < G)
+        G = f.tmin;
       files[i].first_stream = next_stream;
       next_stream += (uint32_t) files[i].nthreads;
     }
+  if (G == INT64_MAX)  /* no events at all: the merge's rule too */
+    G = mpe_spill_clock_correct (&files[0].clock, 0);
 
   logfmt_writer_opts_t wo;
   memset (&wo, 0, sizeof wo);
@@ -688,7 +571,7 @@ clogtool_recover_main (int argc, char **argv)
   wo.match_messages = 1;
   wo.creator = "clogtool recover";
   wo.world_size = (uint32_t) world;
-  wo.origin_unix_ns = files[0].real0 - files[0].mono0 + G;
+  wo.origin_unix_ns = files[0].m.real0 - files[0].m.mono0 + G;
   logfmt_writer_t *w;
   logfmt_error_t err;
   if (logfmt_writer_open (out, &wo, &w, &err) != 0)
@@ -701,14 +584,17 @@ clogtool_recover_main (int argc, char **argv)
   for (size_t i = 0; i < nfiles; i++)
     for (int t = 0; t < files[i].nthreads; t++)
       {
-        logfmt_stream_def_t sd = { files[i].rank, t, files[i].host };
+        logfmt_stream_def_t sd = { files[i].m.rank, t, files[i].m.host };
         uint32_t got;
         logfmt_writer_add_stream (w, &sd, &got);
       }
   int rc = 0;
   for (size_t i = 0; i < nfiles && rc == 0; i++)
     for (int t = 0; t < files[i].nthreads && rc == 0; t++)
-      rc = emit_thread (w, &files[i], t, G);
+      {
+        emit_t e = { w, &files[i], files[i].first_stream + (uint32_t) t, G };
+        rc = thread_batches (&files[i], t, 1, emit_cb, &e);
+      }
   if (rc != 0)
     {
       fprintf (stderr, "clogtool recover: writing %s: %s\n", out,
@@ -728,7 +614,7 @@ clogtool_recover_main (int argc, char **argv)
     {
       spill_t *s = &files[i];
       printf ("rank %d (pid %ld on %s): %" PRIu64 " events, %d thread(s)%s%s",
-              s->rank, s->pid, s->host, s->events, s->nthreads,
+              s->m.rank, s->m.pid, s->m.host, s->events, s->nthreads,
               s->ended ? ", finished normally"
                        : ", did not finish (crashed or killed)",
               s->raw_events ? " - in-memory events saved at exit" : "");
@@ -744,7 +630,7 @@ clogtool_recover_main (int argc, char **argv)
     {
       int found = 0;
       for (size_t i = 0; i < nfiles; i++)
-        found |= files[i].rank == r;
+        found |= files[i].m.rank == r;
       if (!found)
         printf ("rank %d: missing (no spill file)\n", r);
     }
@@ -754,11 +640,10 @@ clogtool_recover_main (int argc, char **argv)
     for (size_t i = 0; i < nfiles; i++)
       {
         unlink (files[i].path);
-        for (int t = 0; files[i].ring[0] && t < files[i].nthreads + 64; t++)
+        for (int t = 0; files[i].m.ring[0] && t < files[i].nthreads + 64; t++)
           {
             char rp[8192];
-            snprintf (rp, sizeof rp, "%s.t%d%s", files[i].ring, t,
-                      MPE_RING_SUFFIX);
+            ring_path (&files[i], t, rp, sizeof rp);
             unlink (rp);
           }
       }

@@ -63,14 +63,19 @@ load_tracks (AnimReplay *rp, GError **error)
       tr->stream = (gint32) s;
       GArray *ts = g_array_new (FALSE, FALSE, sizeof (guint64));
       GArray *tops = g_array_new (FALSE, FALSE, sizeof (gint32));
-      gint32 stack[64];
-      int depth = 0;
-      logfmt_iter_t *it;
-      int rc = logfmt_iter_new (rp->r, s, 0, UINT64_MAX, &it);
+      /* The innermost open state, by the rule every tool shares
+       * (FORMAT.md section 13). */
+      logfmt_state_tracker_t *nest = NULL;
+      logfmt_iter_t *it = NULL;
+      int rc = logfmt_state_tracker_new (logfmt_reader_n_states (rp->r), s,
+                                         &nest);
+      if (rc == 0)
+        rc = logfmt_iter_new (rp->r, s, 0, UINT64_MAX, &it);
       if (rc < 0)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s",
                        logfmt_strerror (rc));
+          logfmt_state_tracker_free (nest);
           g_array_free (ts, TRUE);
           g_array_free (tops, TRUE);
           return FALSE;
@@ -78,20 +83,16 @@ load_tracks (AnimReplay *rp, GError **error)
       logfmt_event_t ev;
       while ((rc = logfmt_iter_next (it, &ev)) == 1)
         {
-          if (ev.kind == LOGFMT_KIND_BEGIN && ev.state >= 0)
-            {
-              if (depth < 64)
-                stack[depth] = ev.state;
-              depth++;
-            }
-          else if (ev.kind == LOGFMT_KIND_END && depth > 0)
-            depth--;
-          else
+          int step = logfmt_state_tracker_apply (nest, &ev, NULL, NULL);
+          if (step != LOGFMT_STEP_OPENED && step != LOGFMT_STEP_CLOSED)
             continue;
-          gint32 top = depth == 0 ? -1 : stack[(depth > 64 ? 64 : depth) - 1];
+          guint32 depth = logfmt_state_tracker_depth (nest);
+          gint32 top = depth == 0 ? -1
+                       : logfmt_state_tracker_open (nest, depth - 1)->state;
           g_array_append_val (ts, ev.time);
           g_array_append_val (tops, top);
         }
+      logfmt_state_tracker_free (nest);
       if (rc < 0)
         {
           const logfmt_error_t *e = logfmt_iter_error (it);

@@ -17,6 +17,7 @@
 
 #include "anim/client/anim-proto.h"
 #include "anim-server.h"
+#include "anim-wire.h"
 
 #define CONN_BUF      65536
 #define HELLO_TIMEOUT 5
@@ -40,9 +41,7 @@ struct Conn
   AnimServer *srv;
   int      fd;
   guint    src, timer;
-  gboolean hello, ended;
-  int      rank;
-  guint64  received;
+  AnimWire wire;           /* the protocol state (anim-wire.c) */
   guint8   buf[CONN_BUF];
   size_t   len;
 };
@@ -65,107 +64,67 @@ static void
 conn_reject (Conn *c, const char *why)
 {
   g_message ("mpeanim: closing connection%s: %s",
-             c->hello ? "" : " (before HELLO)", why);
+             c->wire.hello ? "" : " (before HELLO)", why);
   anim_live_rejected (c->srv->live);
   conn_close (c);
 }
 
-static gboolean
-token_equal (const guint8 *a, const char *b)
+/* The wire parser's records go to the live model. */
+static void
+on_hello (void *user, int rank, int size)
 {
-  guint8 diff = 0;
-  for (int i = 0; i < ANIM_TOKEN_LEN; i++)
-    diff |= a[i] ^ (guint8) b[i];
-  return diff == 0;
+  Conn *c = user;
+  if (c->srv->nhello++ == 0)
+    g_printerr ("mpeanim: a job of %d processes is connecting\n", size);
+  if (c->timer)
+    {
+      g_source_remove (c->timer);
+      c->timer = 0;
+    }
+  anim_live_hello (c->srv->live, rank, size);
 }
 
-/* Handles one complete, length-checked frame.  Returns an error text to
- * reject the connection, or NULL. */
-static const char *
-conn_frame (Conn *c, const guint8 *f, size_t len)
+static void
+on_state_def (void *user, int32_t start, int32_t end, const char *name,
+              const char *color)
 {
-  AnimLive *lv = c->srv->live;
-  int type = f[2];
-  if (f[3] != 0)
-    return "reserved byte set";
-  if (!c->hello)
-    {
-      if (type != ANIM_F_HELLO || len != ANIM_HELLO_LEN)
-        return "first frame is not HELLO";
-      if (memcmp (f + 4, ANIM_PROTO_MAGIC, 8) != 0)
-        return "bad magic";
-      if (!token_equal (f + 12, c->srv->token))
-        return "wrong token";
-      gint32 rank = (gint32) anim_get32 (f + 44);
-      gint32 size = (gint32) anim_get32 (f + 48);
-      if (size <= 0 || size > ANIM_MAX_PROCS || rank < 0 || rank >= size)
-        return "bad rank or size";
-      c->hello = TRUE;
-      c->rank = rank;
-      if (c->srv->nhello++ == 0)
-        g_printerr ("mpeanim: a job of %d processes is connecting\n", size);
-      if (c->timer)
-        {
-          g_source_remove (c->timer);
-          c->timer = 0;
-        }
-      anim_live_hello (lv, rank, size);
-      return NULL;
-    }
-  if (c->ended)
-    return "frame after END";
-  switch (type)
-    {
-    case ANIM_F_STATE:
-      {
-        if (len < ANIM_STATE_MIN)
-          return "short STATE";
-        size_t nl = f[12], cl = f[13];
-        if (len != ANIM_STATE_MIN + nl + cl || nl > ANIM_NAME_MAX || cl > 64)
-          return "bad STATE lengths";
-        char name[ANIM_NAME_MAX + 1], color[65];
-        memcpy (name, f + 14, nl);
-        name[nl] = '\0';
-        memcpy (color, f + 14 + nl, cl);
-        color[cl] = '\0';
-        if (!g_utf8_validate (name, -1, NULL))
-          return "STATE name is not UTF-8";
-        anim_live_state_def (lv, (gint32) anim_get32 (f + 4),
-                             (gint32) anim_get32 (f + 8), name, color);
-        return NULL;
-      }
-    case ANIM_F_EVENT:
-      if (len != ANIM_EVENT_LEN)
-        return "bad EVENT length";
-      c->received++;
-      anim_live_event (lv, c->rank, anim_get64 (f + 4),
-                       (int) anim_get32 (f + 12), (gint32) anim_get32 (f + 16));
-      return NULL;
-    case ANIM_F_SEND:
-    case ANIM_F_RECV:
-      if (len != ANIM_MSG_LEN)
-        return "bad message length";
-      c->received++;
-      anim_live_msg (lv, c->rank, type == ANIM_F_SEND, anim_get64 (f + 4),
-                     (int) anim_get32 (f + 12), (gint32) anim_get32 (f + 16),
-                     (gint32) anim_get32 (f + 20), anim_get64 (f + 28));
-      return NULL;
-    case ANIM_F_DROPS:
-      if (len != ANIM_DROPS_LEN)
-        return "bad DROPS length";
-      anim_live_drops (lv, c->rank, anim_get64 (f + 4));
-      return NULL;
-    case ANIM_F_END:
-      if (len != ANIM_END_LEN)
-        return "bad END length";
-      c->ended = TRUE;
-      anim_live_end (lv, c->rank, anim_get64 (f + 4), anim_get64 (f + 12),
-                     c->received);
-      return NULL;
-    default:
-      return "unknown frame type";
-    }
+  Conn *c = user;
+  anim_live_state_def (c->srv->live, start, end, name, color);
 }
+
+static void
+on_event (void *user, int rank, uint64_t t, int thread, int32_t id)
+{
+  Conn *c = user;
+  anim_live_event (c->srv->live, rank, t, thread, id);
+}
+
+static void
+on_msg (void *user, int rank, int is_send, uint64_t t, int thread,
+        int32_t partner, int32_t tag, uint64_t bytes)
+{
+  Conn *c = user;
+  anim_live_msg (c->srv->live, rank, is_send, t, thread, partner, tag, bytes);
+}
+
+static void
+on_drops (void *user, int rank, uint64_t total)
+{
+  Conn *c = user;
+  anim_live_drops (c->srv->live, rank, total);
+}
+
+static void
+on_end (void *user, int rank, uint64_t sent, uint64_t dropped,
+        uint64_t received)
+{
+  Conn *c = user;
+  anim_live_end (c->srv->live, rank, sent, dropped, received);
+}
+
+static const AnimWireSink live_sink = {
+  on_hello, on_state_def, on_event, on_msg, on_drops, on_end
+};
 
 static gboolean
 conn_readable (gint fd, GIOCondition cond, gpointer data)
@@ -190,35 +149,20 @@ conn_readable (gint fd, GIOCondition cond, gpointer data)
         eof = TRUE;
       break;
     }
-  size_t off = 0;
-  while (c->len - off >= ANIM_FRAME_HDR)
+  const char *err;
+  size_t off = anim_wire_feed (&c->wire, c->buf, c->len, &err);
+  if (err)
     {
-      const guint8 *f = c->buf + off;
-      size_t flen = anim_get16 (f);
-      if (flen < ANIM_FRAME_HDR || flen > ANIM_FRAME_MAX
-          || f[2] < ANIM_F_HELLO || f[2] > ANIM_F_LAST_)
-        {
-          c->src = 0;
-          conn_reject (c, "bad frame header");
-          return G_SOURCE_REMOVE;
-        }
-      if (c->len - off < flen)
-        break;
-      const char *err = conn_frame (c, f, flen);
-      if (err)
-        {
-          c->src = 0;
-          conn_reject (c, err);
-          return G_SOURCE_REMOVE;
-        }
-      off += flen;
+      c->src = 0;
+      conn_reject (c, err);
+      return G_SOURCE_REMOVE;
     }
   memmove (c->buf, c->buf + off, c->len - off);
   c->len -= off;
   if (eof || (cond & (G_IO_HUP | G_IO_ERR) && !(cond & G_IO_IN)))
     {
       c->src = 0;
-      if (!c->hello && !c->ended)
+      if (!c->wire.hello && !c->wire.ended)
         anim_live_rejected (c->srv->live);
       conn_close (c);
       return G_SOURCE_REMOVE;
@@ -253,7 +197,7 @@ accept_cb (gint lfd, GIOCondition cond, gpointer data)
       Conn *c = g_new0 (Conn, 1);
       c->srv = srv;
       c->fd = fd;
-      c->rank = -1;
+      anim_wire_init (&c->wire, &live_sink, c, srv->token, ANIM_MAX_PROCS);
       /* Below GTK's redraw priority: a flood of records must not starve
        * the frames (the ranks drop what the window cannot take). */
       c->src = g_unix_fd_add_full (G_PRIORITY_DEFAULT_IDLE, fd,

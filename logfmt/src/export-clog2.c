@@ -49,6 +49,7 @@ enum
 typedef struct
 {
   uint32_t       id;        /* the log's comm id */
+  size_t         order;     /* its definition's index */
   int            map;
   int            inter;     /* the log says kind 0 */
   int32_t        entry;
@@ -249,6 +250,15 @@ cmp_cmap (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+static int
+cmp_cmap_order (const void *a, const void *b)
+{
+  const cmap_t *x = a, *y = b;
+  if (x->id != y->id)
+    return x->id < y->id ? -1 : 1;
+  return (x->order > y->order) - (x->order < y->order);
+}
+
 static const cmap_t *
 find_comm (const ex_t *x, uint32_t id)
 {
@@ -347,14 +357,12 @@ map_comms (ex_t *x)
   for (size_t i = 0; i < n; i++)
     {
       const logfmt_comm_def_t *d = logfmt_reader_comm (r, i);
-      cmap_t *c = &x->cm[x->ncm];
-      if (find_comm (x, d->id))
-        continue;                       /* defined twice: first wins */
+      cmap_t *c = &x->cm[x->ncm++];
       c->id = d->id;
+      c->order = i;
       c->inter = d->kind == 0;
       c->ranks = d->ranks;
       c->size = d->ranks ? d->size : 0;
-      nranks += c->size;
       const char *name = d->name ? d->name : "";
       if (strcmp (name, "MPI_COMM_WORLD") == 0
           || (d->id == 0 && !c->inter && (!d->ranks || identity (d, x->world))))
@@ -370,17 +378,18 @@ map_comms (ex_t *x)
         c->map = MAP_WORLDNUM;
       else
         c->map = MAP_INTRA;
-      x->ncm++;
-      /* Kept sorted by id for bsearch (definitions come in id order
-       * mostly, so this insertion is cheap). */
-      for (size_t j = x->ncm - 1; j > 0 && x->cm[j - 1].id > x->cm[j].id;
-           j--)
-        {
-          cmap_t t = x->cm[j];
-          x->cm[j] = x->cm[j - 1];
-          x->cm[j - 1] = t;
-        }
     }
+  /* Sorted by id for bsearch; an id defined twice keeps its first
+   * definition. */
+  qsort (x->cm, x->ncm, sizeof *x->cm, cmp_cmap_order);
+  size_t k = 0;
+  for (size_t i = 0; i < x->ncm; i++)
+    if (k == 0 || x->cm[k - 1].id != x->cm[i].id)
+      {
+        x->cm[k++] = x->cm[i];
+        nranks += x->cm[i].size;
+      }
+  x->ncm = k;
 
   x->pcap = 64;
   while (x->pcap < nranks * 2)

@@ -230,15 +230,6 @@ uint32_t logfmt__chunk_crc (const uint8_t *hdr, const uint8_t *payload,
                             uint64_t len, size_t skip);
 size_t logfmt__chunk_skip (uint32_t type);
 
-/* The state rule (logfmt-intervals.c) for callers that classify records
- * themselves: logfmt_state_tracker_apply without building an event.
- * cargo is NULL or LOGFMT_CARGO_SIZE bytes. */
-int logfmt__tracker_begin (logfmt_state_tracker_t *tr, int32_t state,
-                           uint64_t t, const uint8_t *cargo);
-int logfmt__tracker_end (logfmt_state_tracker_t *tr, int32_t state,
-                         uint64_t t, const uint8_t *cargo,
-                         logfmt_interval_t *closed, uint32_t *inner);
-
 /* Classification table: event id -> state index and begin/end. */
 typedef struct
 {

@@ -7,24 +7,13 @@
  * Summaries, clogtool and the exports all go through here.
  */
 #include "config.h"
+#include "logfmt-intervals-internal.h"
 #include "logfmt-reader-internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define FIRST_CAP   16            /* open instances before the first growth */
-#define BATCH       256           /* records read per iterator refill */
-
-struct logfmt_state_tracker
-{
-  uint32_t nstates, stream;
-  uint32_t depth, cap;
-  uint32_t cut_pos;         /* next open instance logfmt_state_tracker_cut gives */
-  uint64_t t_top;           /* innermost's exclusive time counted up to here */
-  uint64_t ndeep;           /* too-deep instances open, all states */
-  uint32_t *deep;           /* per state, allocated on the first one */
-  logfmt_interval_t *open;  /* outermost first; grows to MAX_DEPTH */
-};
 
 int
 logfmt_state_tracker_new (size_t nstates, uint32_t stream,
@@ -86,25 +75,9 @@ logfmt_state_tracker_open (const logfmt_state_tracker_t *tr, uint32_t i)
   return &tr->open[tr->cut_pos + i];
 }
 
-/* Gives the time since the last BEGIN/END to the innermost instance (the
- * only one whose exclusive time grows). */
-static inline uint64_t
-account (logfmt_state_tracker_t *tr, uint64_t t)
-{
-  if (t < tr->t_top)
-    t = tr->t_top;          /* times never go back (as the encoder does) */
-  if (tr->depth)
-    tr->open[tr->depth - 1].exclusive += t - tr->t_top;
-  tr->t_top = t;
-  return t;
-}
-
 int
-logfmt__tracker_begin (logfmt_state_tracker_t *tr, int32_t state,
-                       uint64_t t, const uint8_t *cargo)
+logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state)
 {
-  if (state < 0 || (uint32_t) state >= tr->nstates)
-    return LOGFMT_STEP_NONE;
   if (tr->depth == LOGFMT_STATE_MAX_DEPTH)
     {
       if (!tr->deep)
@@ -117,84 +90,15 @@ logfmt__tracker_begin (logfmt_state_tracker_t *tr, int32_t state,
       tr->ndeep++;
       return LOGFMT_STEP_TOO_DEEP;
     }
-  if (tr->depth == tr->cap)
-    {
-      uint32_t c = tr->cap * 2;
-      if (c > LOGFMT_STATE_MAX_DEPTH)
-        c = LOGFMT_STATE_MAX_DEPTH;
-      logfmt_interval_t *p = realloc (tr->open, c * sizeof *p);
-      if (!p)
-        return LOGFMT_ENOMEM;
-      tr->open = p;
-      tr->cap = c;
-    }
-  t = account (tr, t);
-  logfmt_interval_t *iv = &tr->open[tr->depth];
-  iv->stream = tr->stream;
-  iv->state = state;
-  iv->start = t;
-  iv->end = 0;
-  iv->inclusive = 0;
-  iv->exclusive = 0;
-  iv->depth = tr->depth;
-  iv->flags = 0;
-  if (cargo)
-    {
-      iv->flags = LOGFMT_IV_BEGIN_CARGO;
-      memcpy (iv->begin_cargo, cargo, LOGFMT_CARGO_SIZE);
-    }
-  tr->depth++;
-  return LOGFMT_STEP_OPENED;
-}
-
-int
-logfmt__tracker_end (logfmt_state_tracker_t *tr, int32_t state, uint64_t t,
-                     const uint8_t *cargo, logfmt_interval_t *closed,
-                     uint32_t *inner)
-{
-  if (state < 0 || (uint32_t) state >= tr->nstates)
-    return LOGFMT_STEP_NONE;
-  /* Too-deep instances were opened after every tracked one still open
-   * below them: the innermost of the state is one of those. */
-  if (LOGFMT_UNLIKELY (tr->ndeep) && tr->deep[state])
-    {
-      tr->deep[state]--;
-      tr->ndeep--;
-      return LOGFMT_STEP_TOO_DEEP;
-    }
-  uint32_t k = tr->depth;
-  while (k > 0 && tr->open[k - 1].state != state)
-    k--;
-  if (k == 0)
-    return LOGFMT_STEP_UNMATCHED_END;
-  t = account (tr, t);
-  logfmt_interval_t *iv = &tr->open[k - 1];
-  uint32_t above = tr->depth - k;
-  if (closed)
-    {
-      /* Cargo bytes are copied only when present. */
-      closed->stream = iv->stream;
-      closed->state = iv->state;
-      closed->start = iv->start;
-      closed->end = t;
-      closed->inclusive = t - iv->start;
-      closed->exclusive = iv->exclusive;
-      closed->depth = iv->depth;
-      closed->flags = iv->flags & LOGFMT_IV_BEGIN_CARGO;
-      if (iv->flags & LOGFMT_IV_BEGIN_CARGO)
-        memcpy (closed->begin_cargo, iv->begin_cargo, LOGFMT_CARGO_SIZE);
-      if (cargo)
-        {
-          closed->flags |= LOGFMT_IV_END_CARGO;
-          memcpy (closed->end_cargo, cargo, LOGFMT_CARGO_SIZE);
-        }
-    }
-  if (above)
-    memmove (iv, iv + 1, above * sizeof *iv);
-  tr->depth--;
-  if (inner)
-    *inner = above;
-  return LOGFMT_STEP_CLOSED;
+  uint32_t c = tr->cap * 2;
+  if (c > LOGFMT_STATE_MAX_DEPTH)
+    c = LOGFMT_STATE_MAX_DEPTH;
+  logfmt_interval_t *p = realloc (tr->open, c * sizeof *p);
+  if (!p)
+    return LOGFMT_ENOMEM;
+  tr->open = p;
+  tr->cap = c;
+  return 0;
 }
 
 int
@@ -208,10 +112,9 @@ logfmt_state_tracker_apply (logfmt_state_tracker_t *tr,
     return LOGFMT_ESTATE;
   const uint8_t *cargo = (ev->flags & LOGFMT_EVF_CARGO) ? ev->cargo : NULL;
   if (ev->kind == LOGFMT_KIND_BEGIN)
-    return logfmt__tracker_begin (tr, ev->state, ev->time, cargo);
+    return logfmt__tr_begin (tr, ev->state, ev->time, cargo);
   if (ev->kind == LOGFMT_KIND_END)
-    return logfmt__tracker_end (tr, ev->state, ev->time, cargo, closed,
-                                inner);
+    return logfmt__tr_end (tr, ev->state, ev->time, cargo, closed, inner);
   return LOGFMT_STEP_NONE;
 }
 
@@ -222,7 +125,7 @@ logfmt_state_tracker_cut (logfmt_state_tracker_t *tr, uint64_t t_cut,
   if (!tr || !iv)
     return LOGFMT_EINVAL;
   if (tr->cut_pos == 0)
-    t_cut = account (tr, t_cut);
+    t_cut = logfmt__tr_account (tr, t_cut);
   else
     t_cut = tr->t_top;
   if (tr->cut_pos == tr->depth)
@@ -237,6 +140,285 @@ logfmt_state_tracker_cut (logfmt_state_tracker_t *tr, uint64_t t_cut,
   return 1;
 }
 
+/* Makes room for n open instances (n <= LOGFMT_STATE_MAX_DEPTH). */
+static int
+tracker_reserve (logfmt_state_tracker_t *tr, uint32_t n)
+{
+  if (n <= tr->cap)
+    return 0;
+  logfmt_interval_t *p = realloc (tr->open, n * sizeof *p);
+  if (!p)
+    return LOGFMT_ENOMEM;
+  tr->open = p;
+  tr->cap = n;
+  return 0;
+}
+
+/* ---- What is open at each block start -------------------------------- */
+
+/* One pass over a stream records, at each block start, the open
+ * instances (with their exclusive time so far), the innermost's clock and
+ * the too-deep counts, and, for every instance open at some block start,
+ * its final values and when it closed.  A window pass then starts at the
+ * block holding t0 and stops at the first block start after t1: exact,
+ * and it decodes only the blocks it covers.  Memory: one entry per block
+ * and open instance, bounded by the file. */
+typedef struct
+{
+  logfmt_interval_t iv;     /* final values, once closed or cut */
+  uint64_t seq;             /* record index of its END; cut: records + position */
+} ck_inst_t;
+
+typedef struct
+{
+  uint32_t inst;            /* into inst[] */
+  uint64_t excl;            /* exclusive time at the block start */
+} ck_open_t;
+
+typedef struct
+{
+  uint64_t t_top;
+  size_t   first, deep_first;   /* into open[], deep[] */
+  uint32_t n, ndeep;
+} ck_snap_t;
+
+struct logfmt__ivcache
+{
+  bool failed;              /* the pass met a damaged block: not used */
+  size_t nblocks;
+  uint64_t *rec;            /* nblocks + 1: index of each block's first record */
+  ck_snap_t *snap;          /* nblocks + 1: at each block start, at the end */
+  ck_open_t *open;
+  size_t nopen, copen;
+  ck_inst_t *inst;
+  size_t ninst, cinst;
+  uint32_t *deep;           /* (state, count) pairs */
+  size_t ndeep, cdeep;
+};
+
+void
+logfmt__ivcache_free (logfmt__ivcache_t *c)
+{
+  if (!c)
+    return;
+  free (c->rec);
+  free (c->snap);
+  free (c->open);
+  free (c->inst);
+  free (c->deep);
+  free (c);
+}
+
+static bool
+grow (void **p, size_t *cap, size_t need, size_t size)
+{
+  if (need <= *cap)
+    return true;
+  size_t c = *cap ? *cap * 2 : 64;
+  while (c < need)
+    c *= 2;
+  void *q = realloc (*p, c * size);
+  if (!q)
+    return false;
+  *p = q;
+  *cap = c;
+  return true;
+}
+
+/* Records the tracker's state as block b's start; slot[i] is open
+ * instance i's entry in inst[], or -1 until it is first recorded. */
+static bool
+ck_snapshot (logfmt__ivcache_t *c, size_t b, const logfmt_state_tracker_t *tr,
+             int64_t *slot)
+{
+  ck_snap_t *sn = &c->snap[b];
+  sn->t_top = tr->t_top;
+  sn->first = c->nopen;
+  sn->n = tr->depth;
+  sn->deep_first = c->ndeep;
+  sn->ndeep = 0;
+  if (!grow ((void **) &c->open, &c->copen, c->nopen + tr->depth,
+             sizeof *c->open)
+      || !grow ((void **) &c->inst, &c->cinst, c->ninst + tr->depth,
+                sizeof *c->inst))
+    return false;
+  for (uint32_t i = 0; i < tr->depth; i++)
+    {
+      if (slot[i] < 0)
+        {
+          slot[i] = (int64_t) c->ninst;
+          c->inst[c->ninst].iv = tr->open[i];
+          c->inst[c->ninst++].seq = UINT64_MAX;
+        }
+      c->open[c->nopen++] = (ck_open_t) { (uint32_t) slot[i],
+                                          tr->open[i].exclusive };
+    }
+  if (tr->ndeep)
+    for (uint32_t st = 0; st < tr->nstates; st++)
+      if (tr->deep[st])
+        {
+          if (!grow ((void **) &c->deep, &c->cdeep, c->ndeep + 2,
+                     sizeof *c->deep))
+            return false;
+          c->deep[c->ndeep++] = st;
+          c->deep[c->ndeep++] = tr->deep[st];
+          sn->ndeep++;
+        }
+  return true;
+}
+
+/* The pass.  NULL only when out of memory; a damaged stream gives a
+ * cache marked failed (window passes then read from the stream start). */
+static logfmt__ivcache_t *
+ck_build (const logfmt_reader_t *r, uint32_t stream)
+{
+  const logfmt__rstream_t *s = &r->streams[stream];
+  logfmt__ivcache_t *c = calloc (1, sizeof *c);
+  logfmt_state_tracker_t *tr = NULL;
+  logfmt_iter_t *it = NULL;
+  const logfmt_event_t *buf;
+  int64_t *slot = malloc (LOGFMT_STATE_MAX_DEPTH * sizeof *slot);
+  bool ok = false;
+  if (!c || !slot)
+    goto out;
+  c->nblocks = s->nblocks;
+  c->rec = malloc ((s->nblocks + 1) * sizeof *c->rec);
+  c->snap = calloc (s->nblocks + 1, sizeof *c->snap);
+  if (!c->rec || !c->snap
+      || logfmt_state_tracker_new (r->nstates, stream, &tr)
+      || logfmt_iter_new (r, stream, 0, UINT64_MAX, &it))
+    goto out;
+  c->rec[0] = 0;
+  for (size_t b = 0; b < s->nblocks; b++)
+    c->rec[b + 1] = c->rec[b] + s->blocks[b].count;
+  uint64_t idx = 0, t_last = 0;
+  size_t next_b = 0;
+  long got;
+  while ((got = logfmt__iter_borrow (it, &buf)) > 0)
+    for (long i = 0; i < got; i++, idx++)
+      {
+        const logfmt_event_t *ev = &buf[i];
+        while (next_b < s->nblocks && c->rec[next_b] == idx)
+          if (!ck_snapshot (c, next_b++, tr, slot))
+            goto out;
+        t_last = ev->time;
+        const uint8_t *cargo = (ev->flags & LOGFMT_EVF_CARGO) ? ev->cargo
+                                                               : NULL;
+        if (ev->kind == LOGFMT_KIND_BEGIN)
+          {
+            int st = logfmt__tr_begin (tr, ev->state, ev->time, cargo);
+            if (st < 0)
+              goto out;
+            if (st == LOGFMT_STEP_OPENED)
+              slot[tr->depth - 1] = -1;
+          }
+        else if (ev->kind == LOGFMT_KIND_END)
+          {
+            logfmt_interval_t iv;
+            uint32_t inner;
+            if (logfmt__tr_end (tr, ev->state, ev->time, cargo, &iv, &inner)
+                != LOGFMT_STEP_CLOSED)
+              continue;
+            uint32_t k = tr->depth - inner;
+            if (slot[k] >= 0)
+              {
+                c->inst[slot[k]].iv = iv;
+                c->inst[slot[k]].seq = idx;
+              }
+            memmove (&slot[k], &slot[k + 1], inner * sizeof *slot);
+          }
+      }
+  if (got < 0 || idx != c->rec[s->nblocks])
+    {
+      c->failed = true;
+      ok = true;
+      goto out;
+    }
+  while (next_b <= s->nblocks)
+    if (!ck_snapshot (c, next_b++, tr, slot))
+      goto out;
+  logfmt_interval_t iv;
+  for (uint64_t p = 0; logfmt_state_tracker_cut (tr, t_last, &iv) == 1; p++)
+    if (slot[p] >= 0)
+      {
+        c->inst[slot[p]].iv = iv;
+        c->inst[slot[p]].seq = idx + p;
+      }
+  ok = true;
+out:
+  free (slot);
+  logfmt_iter_free (it);
+  logfmt_state_tracker_free (tr);
+  if (!ok)
+    {
+      logfmt__ivcache_free (c);
+      return NULL;
+    }
+  return c;
+}
+
+/* The stream's cache, built by the first caller that needs it. */
+static const logfmt__ivcache_t *
+ck_get (const logfmt_reader_t *r, uint32_t stream)
+{
+  logfmt__ivcache_t **p = (logfmt__ivcache_t **) &r->streams[stream].ivcache;
+  logfmt__ivcache_t *c = __atomic_load_n (p, __ATOMIC_ACQUIRE);
+  if (c)
+    return c;
+  c = ck_build (r, stream);
+  if (!c)
+    return NULL;
+  logfmt__ivcache_t *expected = NULL;
+  if (!__atomic_compare_exchange_n (p, &expected, c, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+    {
+      logfmt__ivcache_free (c);   /* another thread was first */
+      c = expected;
+    }
+  return c;
+}
+
+int
+logfmt_interval_index (const logfmt_reader_t *r, uint32_t stream)
+{
+  if (!r)
+    return LOGFMT_EINVAL;
+  if (stream >= r->nstreams)
+    return LOGFMT_ERANGE;
+  return ck_get (r, stream) ? 0 : LOGFMT_ENOMEM;
+}
+
+/* Sets the tracker to what was open at block b's start. */
+static int
+ck_restore (const logfmt__ivcache_t *c, size_t b, logfmt_state_tracker_t *tr)
+{
+  const ck_snap_t *sn = &c->snap[b];
+  int rc = tracker_reserve (tr, sn->n);
+  if (rc)
+    return rc;
+  if (sn->ndeep && !tr->deep
+      && !(tr->deep = calloc (tr->nstates, sizeof *tr->deep)))
+    return LOGFMT_ENOMEM;
+  for (uint32_t i = 0; i < sn->n; i++)
+    {
+      const ck_open_t *o = &c->open[sn->first + i];
+      logfmt_interval_t *iv = &tr->open[i];
+      *iv = c->inst[o->inst].iv;
+      iv->end = iv->inclusive = 0;
+      iv->exclusive = o->excl;
+      iv->flags &= LOGFMT_IV_BEGIN_CARGO;
+    }
+  tr->depth = sn->n;
+  tr->t_top = sn->t_top;
+  for (uint32_t i = 0; i < sn->ndeep; i++)
+    {
+      uint32_t st = c->deep[sn->deep_first + 2 * i];
+      tr->deep[st] = c->deep[sn->deep_first + 2 * i + 1];
+      tr->ndeep += tr->deep[st];
+    }
+  return 0;
+}
+
 /* ---- Iterator ------------------------------------------------------- */
 
 struct logfmt_interval_iter
@@ -249,14 +431,23 @@ struct logfmt_interval_iter
   uint64_t t_last;              /* time of the last record read */
   bool past_t1;                 /* a record after t1 was read */
   uint32_t pending;             /* open instances begun by t1, once past it */
-  int phase;                    /* 0 reading, 1 cutting, 2 done */
+  int phase;                    /* 0 reading, 1 cutting, 2 done, 3 tail */
   long nbuf, pos;
+  const logfmt__ivcache_t *cache;     /* window passes only */
+  uint64_t rec;                 /* index of buf[0] in the stream */
+  uint64_t stop_rec;            /* once past t1: the block start to stop at */
+  size_t stop_b;
+  uint32_t ntail, tail_pos;     /* instances open at stop_b begun by t1 */
+  uint32_t tail[LOGFMT_STATE_MAX_DEPTH];
   logfmt_interval_counts_t *counts;   /* nstates entries */
   logfmt_error_t err;
-  logfmt_event_t buf[BATCH];
+  const logfmt_event_t *buf;    /* borrowed from it (no copy) */
 };
 
-static void
+/* Points the pass at a stream and window: from the stream's start, or,
+ * for a window that does not cover the whole stream, from the block
+ * holding t0 with what was open there (the stream's cache). */
+static int
 iv_target (logfmt_interval_iter_t *it, uint32_t stream, uint64_t t0,
            uint64_t t1)
 {
@@ -272,6 +463,47 @@ iv_target (logfmt_interval_iter_t *it, uint32_t stream, uint64_t t0,
   memset (it->counts, 0, (it->tr->nstates ? it->tr->nstates : 1)
                          * sizeof *it->counts);
   logfmt_state_tracker_reset (it->tr, stream);
+  it->cache = NULL;
+  it->rec = 0;
+  it->stop_rec = UINT64_MAX;
+  it->ntail = it->tail_pos = 0;
+  const logfmt__rstream_t *s = &it->r->streams[stream];
+  size_t a = 0, b = s->nblocks;
+  while (a < b)
+    {
+      size_t m = (a + b) / 2;
+      if (s->blocks[m].t_last < t0)
+        a = m + 1;
+      else
+        b = m;
+    }
+  if ((a > 0 || (s->nblocks && t1 < s->blocks[s->nblocks - 1].t_last)))
+    {
+      const logfmt__ivcache_t *c = ck_get (it->r, stream);
+      if (c && !c->failed && c->nblocks == s->nblocks)
+        {
+          int rc = ck_restore (c, a, it->tr);
+          if (rc)
+            return rc;
+          it->cache = c;
+          it->rec = c->rec[a];
+          it->t_last = a ? s->blocks[a - 1].t_last : 0;
+          return logfmt__iter_seek_block (it->it, stream, a);
+        }
+    }
+  return logfmt_iter_reset (it->it, stream, 0, UINT64_MAX);
+}
+
+static int
+iv_fail (logfmt_interval_iter_t *it, int rc, const logfmt_error_t *e)
+{
+  if (e && e->code)
+    it->err = *e;
+  else
+    logfmt__err (&it->err, rc, it->r->path, UINT64_MAX,
+                 "stream %u: %s", it->stream, logfmt_strerror (rc));
+  it->phase = 2;
+  return rc;
 }
 
 int
@@ -297,12 +529,13 @@ logfmt_interval_iter_new (const logfmt_reader_t *r, uint32_t stream,
       if (!it->counts)
         rc = LOGFMT_ENOMEM;
     }
+  if (rc == 0)
+    rc = iv_target (it, stream, t0, t1);
   if (rc)
     {
       logfmt_interval_iter_free (it);
       return rc;
     }
-  iv_target (it, stream, t0, t1);
   *out = it;
   return 0;
 }
@@ -313,11 +546,12 @@ logfmt_interval_iter_reset (logfmt_interval_iter_t *it, uint32_t stream,
 {
   if (!it || t1 < t0)
     return LOGFMT_EINVAL;
-  int rc = logfmt_iter_reset (it->it, stream, 0, UINT64_MAX);
+  if (stream >= it->r->nstreams)
+    return LOGFMT_ERANGE;
+  int rc = iv_target (it, stream, t0, t1);
   if (rc)
-    return rc;
-  iv_target (it, stream, t0, t1);
-  return 0;
+    iv_fail (it, rc, NULL);   /* nothing more until the next reset */
+  return rc;
 }
 
 void
@@ -370,16 +604,132 @@ overlaps (const logfmt_interval_iter_t *it, const logfmt_interval_t *iv)
   return iv->start <= it->t1 && iv->end >= it->t0;
 }
 
-static int
-iv_fail (logfmt_interval_iter_t *it, int rc, const logfmt_error_t *e)
+/* Past t1, at block start stop_b: the instances still open there that
+ * began by t1 come from the cache, in the order they close. */
+static void
+tail_from (logfmt_interval_iter_t *it)
 {
-  if (e && e->code)
-    it->err = *e;
-  else
-    logfmt__err (&it->err, rc, it->r->path, UINT64_MAX,
-                 "stream %u: %s", it->stream, logfmt_strerror (rc));
-  it->phase = 2;
-  return rc;
+  const logfmt__ivcache_t *c = it->cache;
+  const ck_snap_t *sn = &c->snap[it->stop_b];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < sn->n; i++)
+    {
+      uint32_t k = c->open[sn->first + i].inst;
+      if (c->inst[k].iv.start > it->t1)
+        continue;
+      /* Insertion sort by close order: at most 256 entries. */
+      uint32_t j = n++;
+      while (j > 0 && c->inst[it->tail[j - 1]].seq > c->inst[k].seq)
+        {
+          it->tail[j] = it->tail[j - 1];
+          j--;
+        }
+      it->tail[j] = k;
+    }
+  it->ntail = n;
+  it->tail_pos = 0;
+  it->phase = 3;
+}
+
+/* Past t1 for the first time, at buf[pos]: from now on only the
+ * instances begun by t1 matter.  With a cache, the pass stops at the
+ * first block start from here.  False when the pass is over. */
+static bool
+pass_t1 (logfmt_interval_iter_t *it, long pos)
+{
+  it->past_t1 = true;
+  it->pending = it->tr->depth;
+  if (it->pending == 0)
+    {
+      it->phase = 2;
+      return false;
+    }
+  if (!it->cache)
+    return true;
+  uint64_t here = it->rec + (uint64_t) pos;
+  const uint64_t *rec = it->cache->rec;
+  size_t a = 0, b = it->cache->nblocks;
+  while (a < b)
+    {
+      size_t m = (a + b) / 2;
+      if (rec[m] < here)
+        a = m + 1;
+      else
+        b = m;
+    }
+  it->stop_b = a;
+  it->stop_rec = a < it->cache->nblocks ? rec[a] : UINT64_MAX;
+  if (it->stop_rec != here)
+    return true;
+  it->pos = pos;
+  tail_from (it);
+  return false;
+}
+
+/* The pass over the borrowed records, with its state in locals: 1 with
+ * *iv filled, 0 when the records are used up or the pass stops, or a
+ * negative code. */
+static inline int
+scan (logfmt_interval_iter_t *it, logfmt_interval_t *iv)
+{
+  logfmt_state_tracker_t *tr = it->tr;
+  const logfmt_event_t *buf = it->buf;
+  const uint64_t t0 = it->t0, t1 = it->t1;
+  long pos = it->pos, n = it->nbuf;
+  if (it->past_t1 && it->stop_rec - it->rec < (uint64_t) n)
+    n = (long) (it->stop_rec - it->rec);
+  for (; pos < n; pos++)
+    {
+      const logfmt_event_t *ev = &buf[pos];
+      uint64_t t = ev->time;
+      if (LOGFMT_UNLIKELY (t > t1) && !it->past_t1)
+        {
+          if (!pass_t1 (it, pos))
+            return 0;
+          if (it->stop_rec - it->rec < (uint64_t) n)
+            n = (long) (it->stop_rec - it->rec);
+        }
+      if (ev->kind != LOGFMT_KIND_BEGIN && ev->kind != LOGFMT_KIND_END)
+        continue;
+      const uint8_t *cargo = (ev->flags & LOGFMT_EVF_CARGO) ? ev->cargo
+                                                             : NULL;
+      bool in = t >= t0 && t <= t1;
+      int st;
+      if (ev->kind == LOGFMT_KIND_BEGIN)
+        {
+          st = logfmt__tr_begin (tr, ev->state, t, cargo);
+          if (st == LOGFMT_STEP_TOO_DEEP && in)
+            it->counts[ev->state].too_deep++;
+          else if (st < 0)
+            {
+              it->pos = pos + 1;
+              return st;
+            }
+          continue;
+        }
+      st = logfmt__tr_end (tr, ev->state, t, cargo, iv, NULL);
+      if (st != LOGFMT_STEP_CLOSED)
+        {
+          if (st == LOGFMT_STEP_UNMATCHED_END && in)
+            it->counts[ev->state].unmatched_ends++;
+          continue;
+        }
+      /* Read at once, before any store: straight from registers. */
+      uint64_t start = iv->start, inc = iv->inclusive, exc = iv->exclusive;
+      int32_t state = iv->state;
+      if (it->past_t1 && start <= t1)
+        it->pending--;
+      if (start > t1 || t < t0)
+        continue;
+      logfmt_interval_counts_t *c = &it->counts[state];
+      c->closed++;
+      c->inclusive += inc;
+      c->exclusive += exc;
+      it->pos = pos + 1;
+      return 1;
+    }
+  it->pos = pos;
+  return 0;
 }
 
 int
@@ -387,9 +737,13 @@ logfmt_interval_iter_next (logfmt_interval_iter_t *it, logfmt_interval_t *iv)
 {
   if (!it || !iv)
     return LOGFMT_EINVAL;
-  logfmt_state_tracker_t *tr = it->tr;
   while (it->phase == 0)
     {
+      if (it->past_t1 && it->rec + (uint64_t) it->pos == it->stop_rec)
+        {
+          tail_from (it);
+          break;
+        }
       if (it->pos == it->nbuf)
         {
           /* Past t1 with nothing begun by then still open: done. */
@@ -398,7 +752,9 @@ logfmt_interval_iter_next (logfmt_interval_iter_t *it, logfmt_interval_t *iv)
               it->phase = 2;
               break;
             }
-          long got = logfmt_iter_next_batch (it->it, it->buf, BATCH);
+          it->rec += (uint64_t) it->nbuf;
+          it->pos = it->nbuf = 0;
+          long got = logfmt__iter_borrow (it->it, &it->buf);
           if (got < 0)
             return iv_fail (it, (int) got, logfmt_iter_error (it->it));
           if (got == 0)
@@ -407,54 +763,36 @@ logfmt_interval_iter_next (logfmt_interval_iter_t *it, logfmt_interval_t *iv)
               break;
             }
           it->nbuf = got;
-          it->pos = 0;
+          it->t_last = it->buf[got - 1].time;
         }
-      const logfmt_event_t *ev = &it->buf[it->pos++];
-      uint64_t t = ev->time;
-      it->t_last = t;
-      if (LOGFMT_UNLIKELY (t > it->t1) && !it->past_t1)
+      int rc = scan (it, iv);
+      if (rc > 0)
+        return 1;
+      if (rc < 0)
+        return iv_fail (it, rc, NULL);
+    }
+  while (it->phase == 3)
+    {
+      if (it->tail_pos == it->ntail)
         {
-          it->past_t1 = true;
-          it->pending = tr->depth;
-          if (it->pending == 0)
-            {
-              it->phase = 2;
-              break;
-            }
+          it->phase = 2;
+          break;
         }
-      if (ev->kind != LOGFMT_KIND_BEGIN && ev->kind != LOGFMT_KIND_END)
-        continue;
-      const uint8_t *cargo = (ev->flags & LOGFMT_EVF_CARGO) ? ev->cargo
-                                                             : NULL;
-      bool in = t >= it->t0 && t <= it->t1;
-      int st;
-      if (ev->kind == LOGFMT_KIND_BEGIN)
-        {
-          st = logfmt__tracker_begin (tr, ev->state, t, cargo);
-          if (st == LOGFMT_STEP_TOO_DEEP && in)
-            it->counts[ev->state].too_deep++;
-          else if (st < 0)
-            return iv_fail (it, st, NULL);
-          continue;
-        }
-      st = logfmt__tracker_end (tr, ev->state, t, cargo, iv, NULL);
-      if (st == LOGFMT_STEP_UNMATCHED_END && in)
-        it->counts[ev->state].unmatched_ends++;
-      if (st != LOGFMT_STEP_CLOSED)
-        continue;
-      if (it->past_t1 && iv->start <= it->t1)
-        it->pending--;
-      if (!overlaps (it, iv))
-        continue;
+      *iv = it->cache->inst[it->tail[it->tail_pos++]].iv;
       logfmt_interval_counts_t *c = &it->counts[iv->state];
-      c->closed++;
-      c->inclusive += iv->inclusive;
-      c->exclusive += iv->exclusive;
+      if (iv->flags & LOGFMT_IV_OPEN)
+        c->left_open++;
+      else
+        {
+          c->closed++;
+          c->inclusive += iv->inclusive;
+          c->exclusive += iv->exclusive;
+        }
       return 1;
     }
   while (it->phase == 1)
     {
-      if (!logfmt_state_tracker_cut (tr, it->t_last, iv))
+      if (!logfmt_state_tracker_cut (it->tr, it->t_last, iv))
         {
           it->phase = 2;
           break;

@@ -5,12 +5,20 @@
 
 #include "logfmt-writer-internal.h"
 
+/* What is open at each block start of a stream, for window passes of the
+ * interval iterator (logfmt-intervals.c); built on first use. */
+typedef struct logfmt__ivcache logfmt__ivcache_t;
+void logfmt__ivcache_free (logfmt__ivcache_t *c);
+
 typedef struct
 {
   logfmt_stream_def_t def;
   uint64_t nevents, t_first, t_last, lost, summary_off;
   logfmt__blockref_t *blocks;
   size_t nblocks;
+  /* Set once, atomically, by whichever thread builds it first (the
+   * reader is otherwise immutable after open). */
+  logfmt__ivcache_t *ivcache;
 } logfmt__rstream_t;
 
 struct logfmt_reader
@@ -75,5 +83,15 @@ int logfmt__summary_parse (const uint8_t *p, uint64_t len, uint32_t *stream,
                            uint64_t *origin, uint64_t *t_last,
                            uint64_t *total, logfmt__lvl_t *lv,
                            uint32_t *nlv);
+
+/* Points an iterator at a stream from the start of block `block`
+ * (nblocks: the end), whole time range. */
+int logfmt__iter_seek_block (logfmt_iter_t *it, uint32_t stream,
+                             size_t block);
+
+/* The iterator's next decoded records, in place (no copy): sets *ev and
+ * returns their number, 0 at the end, or a negative code.  They stay
+ * valid until the next call on it. */
+long logfmt__iter_borrow (logfmt_iter_t *it, const logfmt_event_t **ev);
 
 #endif

@@ -401,7 +401,10 @@ logfmt__reader_free_contents (logfmt_reader_t *r)
   if (r->streams)
     {
       for (size_t i = 0; i < r->nstreams; i++)
-        free ((char *) r->streams[i].def.host);
+        {
+          free ((char *) r->streams[i].def.host);
+          logfmt__ivcache_free (r->streams[i].ivcache);
+        }
       free (r->blocks_all);
     }
   free (r->states);
@@ -881,6 +884,17 @@ logfmt_iter_reset (logfmt_iter_t *it, uint32_t stream, uint64_t t0,
   return 0;
 }
 
+int
+logfmt__iter_seek_block (logfmt_iter_t *it, uint32_t stream, size_t block)
+{
+  if (!it || stream >= it->r->nstreams
+      || block > it->r->streams[stream].nblocks)
+    return LOGFMT_EINVAL;
+  iter_target (it, stream, 0, UINT64_MAX);
+  it->next_block = block;
+  return 0;
+}
+
 void
 logfmt_iter_free (logfmt_iter_t *it)
 {
@@ -1040,6 +1054,21 @@ logfmt_iter_next_batch (logfmt_iter_t *it, logfmt_event_t *ev, size_t max)
       got += k;
     }
   return (long) got;
+}
+
+long
+logfmt__iter_borrow (logfmt_iter_t *it, const logfmt_event_t **ev)
+{
+  if (it->pos == it->n)
+    {
+      int rc = iter_fill (it);
+      if (rc <= 0)
+        return rc;
+    }
+  *ev = &it->ev[it->pos];
+  long k = (long) (it->n - it->pos);
+  it->pos = it->n;
+  return k;
 }
 
 /* ---- Messages -------------------------------------------------------- */

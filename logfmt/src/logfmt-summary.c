@@ -10,6 +10,7 @@
  * shares.
  */
 #include "config.h"
+#include "logfmt-intervals-internal.h"
 #include "logfmt-reader-internal.h"
 
 #include <stdlib.h>
@@ -281,13 +282,11 @@ logfmt_summary_builder_add (logfmt_summary_builder_t *b,
       if (c < 0)
         continue;
       int32_t st = c >> 1;
-      int rc = (c & 1) ? logfmt__tracker_end (b->tr, st, t, NULL, NULL, NULL)
-                       : logfmt__tracker_begin (b->tr, st, t, NULL);
+      int rc = (c & 1) ? logfmt__tr_end (b->tr, st, t, NULL, NULL, NULL)
+                       : logfmt__tr_begin (b->tr, st, t, NULL);
       if (rc < 0)
         b->oom = true;
-      uint32_t depth = logfmt_state_tracker_depth (b->tr);
-      b->top = depth ? logfmt_state_tracker_open (b->tr, depth - 1)->state
-                     : -1;
+      b->top = logfmt__tr_top (b->tr);
     }
   return b->oom ? LOGFMT_ENOMEM : 0;
 }

@@ -4,6 +4,7 @@
 #define MPE_MISC_H
 
 #include <mpi.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +37,17 @@ MPE_MISC_API int  MPE_Decomp1d (int n, int size, int rank, int *s, int *e);
 MPE_MISC_API void MPE_Comm_global_rank (MPI_Comm comm, int rank,
                                         int *world_rank);
 MPE_MISC_API void MPE_Errors_to_dbx (MPI_Comm *comm, int *code, ...);
+/* Print the copies MPI makes to pack (unpack) count x type, one line per
+   contiguous run: "Copy N bytes from offset A to offset B" (offsets
+   shifted by in_offset / out_offset; 0 for most uses). */
+MPE_MISC_API int  MPE_Print_datatype_pack_action (FILE *fp, int count,
+                                                  MPI_Datatype type,
+                                                  int in_offset,
+                                                  int out_offset);
+MPE_MISC_API int  MPE_Print_datatype_unpack_action (FILE *fp, int count,
+                                                    MPI_Datatype type,
+                                                    int in_offset,
+                                                    int out_offset);
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,7 @@
 
 atomic_int mpe__mode;
 __thread mpe_tbuf_t *mpe__tls __attribute__ ((tls_model ("initial-exec")));
-int mpe__use_tsc;
+int mpe__use_counter;
 mpe_global_t mpe__g = { .lock = PTHREAD_MUTEX_INITIALIZER, .spill_fd = -1 };
 MPI_Comm mpe__comm = MPI_COMM_NULL;  /* private dup of world */
 
@@ -37,11 +37,14 @@ mpe__real_ns (void)
   return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* The TSC is usable only if it ticks at a constant rate through
- * frequency changes and sleep states. */
+#if MPE_HAVE_COUNTER
+/* Whether the counter can stamp events on this machine. */
 static int
-tsc_invariant (void)
+counter_usable (void)
 {
+#if defined MPE_COUNTER_TSC
+  /* The TSC must tick at a constant rate through frequency changes and
+   * sleep states. */
   FILE *f = fopen ("/proc/cpuinfo", "r");
   if (!f)
     return 0;
@@ -55,49 +58,66 @@ tsc_invariant (void)
       }
   fclose (f);
   return found;
+#else
+  /* The generic timer runs at a constant rate by definition; a zero
+   * frequency register means firmware left it unset. */
+  return mpe_counter_hz () != 0;
+#endif
 }
 
-/* A (tsc, mono) pair read as close together as possible. */
+/* A (counter, mono) pair read as close together as possible. */
 static void
-tsc_pair (uint64_t *tsc, int64_t *mono)
+counter_pair (uint64_t *ticks, int64_t *mono)
 {
   int64_t best = INT64_MAX;
-  *tsc = 0;
+  *ticks = 0;
   *mono = 0;
   for (int i = 0; i < 7; i++)
     {
       int64_t a = mpe__mono_ns ();
-      uint64_t t = __rdtsc ();
+      uint64_t t = mpe_counter_read ();
       int64_t b = mpe__mono_ns ();
       if (b - a < best)
         {
           best = b - a;
-          *tsc = t;
+          *ticks = t;
           *mono = a + (b - a) / 2;
         }
     }
 }
+#endif
 
 void
 mpe__clock_init (void)
 {
+  mpe__use_counter = 0;
+#if MPE_HAVE_COUNTER
   const char *no = getenv ("MPE_NO_TSC");
-  mpe__use_tsc = tsc_invariant () && !(no && *no && *no != '0');
-  if (mpe__use_tsc)
+  mpe__use_counter = counter_usable () && !(no && *no && *no != '0');
+  if (mpe__use_counter)
     {
-      uint64_t t0, t1;
-      int64_t m0, m1;
-      tsc_pair (&t0, &m0);
-      /* 3 ms of calibration: a few ppm, and the clock sync's
-       * interpolation absorbs the residual rate error between ranks. */
-      do
-        tsc_pair (&t1, &m1);
-      while (m1 - m0 < 3000000);
-      mpe__g.mult = (double) (m1 - m0) / (double) (t1 - t0);
+      uint64_t t0;
+      int64_t m0;
+      counter_pair (&t0, &m0);
+      uint64_t hz = mpe_counter_hz ();
+      if (hz)
+        mpe__g.mult = 1e9 / (double) hz;
+      else
+        {
+          /* 3 ms of calibration: a few ppm, and the clock sync's
+           * interpolation absorbs the residual rate error between ranks. */
+          uint64_t t1;
+          int64_t m1;
+          do
+            counter_pair (&t1, &m1);
+          while (m1 - m0 < 3000000);
+          mpe__g.mult = (double) (m1 - m0) / (double) (t1 - t0);
+        }
       mpe__g.tick0 = t0;
       mpe__g.mono0 = m0;
     }
-  else
+#endif
+  if (!mpe__use_counter)
     {
       mpe__g.mult = 1.0;
       mpe__g.tick0 = (uint64_t) mpe__mono_ns ();

@@ -166,35 +166,39 @@ static int warned_spill;
  * they were queued, while the loggers go on in their other halves.  A
  * logger whose other half is still being spilled waits for it (bounded
  * memory, nothing dropped). */
-static pthread_mutex_t sq_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t sq_work = PTHREAD_COND_INITIALIZER;
-static pthread_cond_t sq_done = PTHREAD_COND_INITIALIZER;
-static mpe_tbuf_t *sq_head, *sq_tail;
-static atomic_int sq_state;  /* 0 not started, 1 running, -1 failed */
+static struct
+{
+  pthread_mutex_t lock;
+  pthread_cond_t  work;      /* a job was queued */
+  pthread_cond_t  done;      /* a job was written */
+  mpe_tbuf_t     *head, *tail;  /* queued buffers, via job_next */
+  atomic_int      state;     /* 0 not started, 1 running, -1 failed */
+} sq = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER,
+         .done = PTHREAD_COND_INITIALIZER };
 
 static void *
 spill_main (void *arg)
 {
   (void) arg;
-  pthread_mutex_lock (&sq_lock);
+  pthread_mutex_lock (&sq.lock);
   for (;;)
     {
-      while (sq_head == NULL)
-        pthread_cond_wait (&sq_work, &sq_lock);
-      mpe_tbuf_t *b = sq_head;
-      sq_head = b->job_next;
-      if (sq_head == NULL)
-        sq_tail = NULL;
-      pthread_mutex_unlock (&sq_lock);
+      while (sq.head == NULL)
+        pthread_cond_wait (&sq.work, &sq.lock);
+      mpe_tbuf_t *b = sq.head;
+      sq.head = b->job_next;
+      if (sq.head == NULL)
+        sq.tail = NULL;
+      pthread_mutex_unlock (&sq.lock);
       uint64_t lost = spill_records (b, b->job_from, b->job_to, 1);
-      pthread_mutex_lock (&sq_lock);
+      pthread_mutex_lock (&sq.lock);
       b->job_lost = lost;
       if (atomic_load (&b->job) != MPE_JOB_ABANDONED)
         {
           mpe__part_spilled (b, b->job_from != b->base);
           atomic_store (&b->job, MPE_JOB_DONE);
         }
-      pthread_cond_broadcast (&sq_done);
+      pthread_cond_broadcast (&sq.done);
     }
   return NULL;
 }
@@ -241,13 +245,13 @@ spill_burst_write (spill_ctx_t *c)
 static int
 spill_thread_start (void)
 {
-  int st = atomic_load (&sq_state);
+  int st = atomic_load (&sq.state);
   if (st != 0)
     return st == 1 ? 0 : -1;
-  pthread_mutex_lock (&sq_lock);
-  if ((st = atomic_load (&sq_state)) != 0)
+  pthread_mutex_lock (&sq.lock);
+  if ((st = atomic_load (&sq.state)) != 0)
     {
-      pthread_mutex_unlock (&sq_lock);
+      pthread_mutex_unlock (&sq.lock);
       return st == 1 ? 0 : -1;
     }
   pthread_t t;
@@ -262,8 +266,8 @@ spill_thread_start (void)
   int rc = pthread_create (&t, &a, spill_main, NULL);
   pthread_attr_destroy (&a);
   pthread_sigmask (SIG_SETMASK, &old, NULL);
-  atomic_store (&sq_state, rc == 0 ? 1 : -1);
-  pthread_mutex_unlock (&sq_lock);
+  atomic_store (&sq.state, rc == 0 ? 1 : -1);
+  pthread_mutex_unlock (&sq.lock);
   return rc == 0 ? 0 : -1;
 }
 
@@ -274,32 +278,32 @@ job_collect (mpe_tbuf_t *b)
   int st = atomic_load (&b->job);
   if (st == MPE_JOB_IDLE)
     return 0;
-  pthread_mutex_lock (&sq_lock);
+  pthread_mutex_lock (&sq.lock);
   while ((st = atomic_load (&b->job)) == MPE_JOB_QUEUED
          || st == MPE_JOB_WRITING)
-    pthread_cond_wait (&sq_done, &sq_lock);
+    pthread_cond_wait (&sq.done, &sq.lock);
   uint64_t lost = b->job_lost;
   atomic_store (&b->job, MPE_JOB_IDLE);
-  pthread_mutex_unlock (&sq_lock);
+  pthread_mutex_unlock (&sq.lock);
   return lost;
 }
 
 static void
 job_queue (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to)
 {
-  pthread_mutex_lock (&sq_lock);
+  pthread_mutex_lock (&sq.lock);
   b->job_from = from;
   b->job_to = to;
   b->job_lost = 0;
   b->job_next = NULL;
   atomic_store (&b->job, MPE_JOB_QUEUED);
-  if (sq_tail)
-    sq_tail->job_next = b;
+  if (sq.tail)
+    sq.tail->job_next = b;
   else
-    sq_head = b;
-  sq_tail = b;
-  pthread_cond_signal (&sq_work);
-  pthread_mutex_unlock (&sq_lock);
+    sq.head = b;
+  sq.tail = b;
+  pthread_cond_signal (&sq.work);
+  pthread_mutex_unlock (&sq.lock);
 }
 
 static void

@@ -7,13 +7,14 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
-#include <x86intrin.h>
 
 #define MPE_NO_INLINE_CHECK 1  /* the library defines the functions */
 #include "mpe_log.h"
 #include "mpe-wrap-internal.h"
-#include "mpe-spill.h"
+#include "spillfmt.h"
+#include "mpe-counter.h"
 
 #define MPE_LIKELY(x)   __builtin_expect (!!(x), 1)
 #define MPE_UNLIKELY(x) __builtin_expect (!!(x), 0)
@@ -33,7 +34,7 @@ typedef struct mpe_tbuf
   int              in_flush;
   uint32_t         tag;      /* aux bits 8-31 of this round's records */
   uint32_t         next_tag;
-  /* Ring file (mpe-spill.h): the buffer is a shared mapping of it, so
+  /* Ring file (spill/spillfmt.h): the buffer is a shared mapping of it, so
    * unspilled records outlive a killed process.  NULL: anonymous memory. */
   mpe_ring_header_t *ring;
   size_t           map_len;
@@ -63,16 +64,20 @@ enum
 extern atomic_int mpe__mode MPE_HIDDEN;
 extern __thread mpe_tbuf_t *mpe__tls
   __attribute__ ((tls_model ("initial-exec"))) MPE_HIDDEN;
-extern int mpe__use_tsc MPE_HIDDEN;
+/* Events are stamped with the CPU's counter (mpe-counter.h), not
+ * clock_gettime: the build has one and it passed the run-time check. */
+extern int mpe__use_counter MPE_HIDDEN;
 
-/* Process-wide state. */
+/* Process-wide state (mpe-core.c); each group is the context of one job,
+ * written by the file named and read by others. */
 typedef struct
 {
+  /* The log (mpe-log.c). */
   int         state;           /* 0 never, 1 logging, 2 finished */
   int         rank, size;
   int         stopped;         /* MPE_Stop_log in effect */
   char        host[256];
-  /* Clock: absolute local ns = mono0 + (ticks - tick0) * mult. */
+  /* Clock (mpe-core.c): absolute local ns = mono0 + (ticks - tick0) * mult. */
   uint64_t    tick0;
   double      mult;
   uint64_t    mult_fp;         /* mult in 32.32 fixed point */
@@ -82,14 +87,14 @@ typedef struct
   int         sync_freq;
   int        *sync_peer;       /* rank 0: which ranks need ping-pongs */
   int         sync_self;       /* this rank needs them */
-  /* Buffers. */
+  /* Thread buffers (mpe-tbuf.c, mpe-flush.c). */
   size_t      budget;          /* bytes for all thread buffers */
   atomic_size_t allocated;
   atomic_int  nthreads;
   mpe_tbuf_t *tbufs;           /* list, guarded by lock */
   int         log_overhead;
   atomic_int  flush_defined;
-  /* Spill file. */
+  /* Spill file (mpe-spillfile.c) and its settings (mpe-log.c). */
   int         spill_fd;
   char        spill_path[4096];
   char        runid[32];
@@ -102,10 +107,10 @@ typedef struct
   int         spill_async;     /* MPE_SPILL_THREAD: background spill */
   char        ring_prefix[4096]; /* ring files: PREFIX.t<thread>.ring */
   int         ring_off;        /* MPE_RING_DIR=none */
-  /* Sync points (local ns since origin, offset). */
+  /* Sync points (mpe-sync.c; local ns since origin, offset). */
   int64_t    *sync_l, *sync_off;
   int         nsync;
-  /* Naming. */
+  /* Naming (mpe-log.c, mpe-merge.c). */
   char        default_prefix[4096];
   char        merged_name[4096];
   pthread_mutex_t lock;
@@ -114,12 +119,14 @@ typedef struct
 extern mpe_global_t mpe__g MPE_HIDDEN;
 extern MPI_Comm mpe__comm MPE_HIDDEN;  /* the logger's private dup of world */
 
-/* Raw clock read: TSC ticks or CLOCK_MONOTONIC ns. */
+/* Raw clock read: counter ticks or CLOCK_MONOTONIC ns. */
 static inline uint64_t
 mpe__ticks (void)
 {
-  if (MPE_LIKELY (mpe__use_tsc))
-    return __rdtsc ();
+#if MPE_HAVE_COUNTER
+  if (MPE_LIKELY (mpe__use_counter))
+    return mpe_counter_read ();
+#endif
   struct timespec ts;
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
@@ -129,10 +136,7 @@ mpe__ticks (void)
 static inline uint64_t
 mpe__ticks_to_local (uint64_t t)
 {
-  if (t <= mpe__g.tick0)
-    return 0;
-  unsigned __int128 d = (unsigned __int128) (t - mpe__g.tick0) * mpe__g.mult_fp;
-  return (uint64_t) (d >> 32);
+  return mpe_spill_tick_ns (t, mpe__g.tick0, mpe__g.mult_fp);
 }
 
 /* mpe-core.c: the clock. */

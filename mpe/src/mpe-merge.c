@@ -64,42 +64,18 @@ typedef struct
 /* Time correction                                                     */
 /* ------------------------------------------------------------------ */
 
-static int corr_seg;  /* last segment used: events come in time order */
+/* The one clock correction (spill/spillfmt.h), shared with `clogtool
+ * recover` so a recovered log has the finished log's times. */
+static mpe_spill_clock_t corr_clock;  /* its segment cache persists */
 
 static inline __attribute__ ((always_inline)) int64_t
 corrected (uint64_t l)
 {
-  int n = mpe__g.nsync;
-  const int64_t *L = mpe__g.sync_l, *O = mpe__g.sync_off;
-  int64_t x = (int64_t) l, off;
-  if (n == 0)
-    off = 0;
-  else if (n == 1 || x <= L[0])
-    off = O[0];
-  else if (x >= L[n - 1])
-    off = O[n - 1];
-  else
-    {
-      int i = corr_seg;
-      if (i < 0 || i >= n - 1 || x < L[i] || x > L[i + 1])
-        {
-          int lo = 0, hi = n - 1;
-          while (hi - lo > 1)
-            {
-              int mid = (lo + hi) / 2;
-              if (L[mid] <= x)
-                lo = mid;
-              else
-                hi = mid;
-            }
-          i = corr_seg = lo;
-        }
-      int64_t span = L[i + 1] - L[i];
-      off = span <= 0 ? O[i + 1]
-            : O[i] + (int64_t) ((double) (O[i + 1] - O[i])
-                                * (double) (x - L[i]) / (double) span);
-    }
-  return mpe__g.mono0 + x + off;
+  corr_clock.mono0 = mpe__g.mono0;
+  corr_clock.l = mpe__g.sync_l;
+  corr_clock.off = mpe__g.sync_off;
+  corr_clock.n = mpe__g.nsync;
+  return mpe_spill_clock_correct (&corr_clock, l);
 }
 
 /* ------------------------------------------------------------------ */
@@ -109,6 +85,16 @@ corrected (uint64_t l)
 typedef int (*batch_cb) (void *user, logfmt_event_t *ev, size_t n);
 
 static int
+spill_pread (void *ctx, uint64_t off, void *buf, size_t len)
+{
+  return pread (*(int *) ctx, buf, len, (off_t) off) == (ssize_t) len ? 0 : -1;
+}
+
+/* Where each thread's spilled blocks are.  The frames are read as
+ * `clogtool recover` reads them (libspillfmt's scanner): a damaged
+ * stretch, such as a frame whose spill failed, is skipped to the next
+ * good frame. */
+static int
 scan_spill (blocklist_t **lists, int nthreads)
 {
   *lists = calloc ((size_t) (nthreads ? nthreads : 1), sizeof **lists);
@@ -116,33 +102,35 @@ scan_spill (blocklist_t **lists, int nthreads)
     return LOGFMT_ENOMEM;
   if (mpe__g.spill_fd < 0)
     return 0;
-  uint64_t end = atomic_load (&mpe__g.spill_off);
-  uint64_t off = MPE_SPILL_HEADER_SIZE;
-  while (off + sizeof (mpe_spill_frame_t) <= end)
-    {
-      mpe_spill_frame_t h;
-      if (pread (mpe__g.spill_fd, &h, sizeof h, (off_t) off)
-          != (ssize_t) sizeof h || h.magic != MPE_SPILL_FRAME_MAGIC)
-        break;
-      if (h.type == MPE_SPILL_PACKED && h.thread < nthreads)
-        {
-          blocklist_t *l = &(*lists)[h.thread];
-          if (l->n == l->cap)
-            {
-              size_t nc = l->cap ? 2 * l->cap : 64;
-              blockref_t *nv = realloc (l->v, nc * sizeof *nv);
-              if (!nv)
-                return LOGFMT_ENOMEM;
-              l->v = nv;
-              l->cap = nc;
-            }
-          l->v[l->n].off = off + sizeof h;
-          l->v[l->n].len = h.len;
-          l->n++;
-        }
-      off += sizeof h + mpe_spill_pad8 (h.len);
-    }
-  return 0;
+  int fd = mpe__g.spill_fd, rc;
+  mpe_spill_scan_t s;
+  if (mpe_spill_scan_init (&s, spill_pread, &fd,
+                           atomic_load (&mpe__g.spill_off)) != 0)
+    return LOGFMT_EIO;
+  mpe_spill_frame_t h;
+  uint64_t at;
+  while ((rc = mpe_spill_scan_next (&s, &h, &at)) == 1)
+    if (h.type == MPE_SPILL_PACKED && h.thread < nthreads)
+      {
+        blocklist_t *l = &(*lists)[h.thread];
+        if (l->n == l->cap)
+          {
+            size_t nc = l->cap ? 2 * l->cap : 64;
+            blockref_t *nv = realloc (l->v, nc * sizeof *nv);
+            if (!nv)
+              {
+                rc = -1;
+                break;
+              }
+            l->v = nv;
+            l->cap = nc;
+          }
+        l->v[l->n].off = at;
+        l->v[l->n].len = h.len;
+        l->n++;
+      }
+  mpe_spill_scan_free (&s);
+  return rc < 0 ? LOGFMT_ENOMEM : 0;
 }
 
 static int scan_fast_marker (void *user, logfmt_event_t *ev, size_t n);
@@ -170,12 +158,16 @@ for_each_event (mpe_tbuf_t *b, const blocklist_t *spilled, batch_cb cb,
           buf = nb;
           bufcap = r->len;
         }
-      if (pread (mpe__g.spill_fd, buf, r->len, (off_t) r->off)
-          != (ssize_t) r->len)
+      /* A frame cut short was a failed spill, whose events are already
+       * counted lost; a read error is an error. */
+      ssize_t got = pread (mpe__g.spill_fd, buf, r->len, (off_t) r->off);
+      if (got < 0)
         {
           free (buf);
           return LOGFMT_EIO;
         }
+      if (got != (ssize_t) r->len)
+        continue;
       mpe_spill_unpack_t u;
       if (mpe_spill_unpack_init (&u, buf, r->len) != 0)
         continue;
@@ -971,6 +963,12 @@ phase_streams (merge_t *m)
   int rc = scan_spill (&m->spilled, m->nt);
   if (rc == LOGFMT_ENOMEM)
     return fail_nomem (m, "spill index");
+  if (rc)
+    {
+      fprintf (stderr, "mpe: rank %d: cannot read %s\n", m->rank,
+               mpe__g.spill_path);
+      return MPE_LOG_FILE_PROB;
+    }
   return MPE_LOG_OK;
 }
 
@@ -1662,8 +1660,13 @@ mpe__merge (const char *prefix)
   else
     {
       merge_report (&m);
+      /* Kept local files are complete: what memory holds goes in as RAW
+       * frames, so `clogtool recover` rebuilds this very log from them. */
       if (!mpe__g.delete_local)
-        mpe__spill_frame (MPE_SPILL_END, 0, NULL, 0);
+        {
+          mpe__save_memory ();
+          mpe__spill_frame (MPE_SPILL_END, 0, NULL, 0);
+        }
       mpe__spill_close (mpe__g.delete_local);
       mpe__tbuf_reset_all ();
     }

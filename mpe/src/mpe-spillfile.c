@@ -209,7 +209,7 @@ mpe__spill_meta (void)
                     "mono0 %lld\nreal0 %lld\nring %s\n"
                     "creator mpe " PACKAGE_VERSION "\n",
                     mpe__g.rank, mpe__g.size, (long) getpid (), mpe__g.host,
-                    mpe__g.runid, mpe__use_tsc ? "tsc" : "mono",
+                    mpe__g.runid, mpe__use_counter ? MPE_COUNTER_NAME : "mono",
                     (unsigned long long) mpe__g.tick0, mpe__g.mult,
                     (unsigned long long) mpe__g.mult_fp,
                     (long long) mpe__g.mono0, (long long) mpe__g.real0,

@@ -56,7 +56,7 @@ tbuf_layout (mpe_tbuf_t *b)
   mpe__part_new_round (b, 0);
 }
 
-/* Ring files (mpe-spill.h). */
+/* Ring files (spill/spillfmt.h, docs/SPILL-FORMAT.md). */
 static void
 ring_path (char *out, size_t len, int thread)
 {

@@ -9,8 +9,9 @@ mpi_proto.h are in), the logging semantics from the list.  The build fails
 when mpi.h declares an MPI_* function that is neither listed nor excluded,
 or when the list names a function mpi.h does not declare.
 
-Writes OUTDIR/lmpe-gen.c (liblmpe/libampe), OUTDIR/tmpe-gen.c (libtmpe)
-and OUTDIR/mpi-funcs.txt (name class kind state, for the tests).
+Writes OUTDIR/lmpe-gen.c (liblmpe/libampe), OUTDIR/tmpe-gen.c (libtmpe),
+OUTDIR/collchk-gen.c (libmpe_collchk) and OUTDIR/mpi-funcs.txt (name class
+kind state, for the tests).
 """
 import fnmatch
 import os
@@ -369,23 +370,29 @@ def gen_lmpe(f, idx):
         o = outs[0].name
         body = [on, rdecl, beg, "  rc = %s;\n" % c,
                 "  if (%s && mpe__wrap_inited && *%s != MPI_COMM_NULL)\n"
-                "    mpe__comm_created (*%s);\n" % (ok, o, o),
+                "    wrap_comm_created (*%s, on_);\n" % (ok, o, o),
                 end, "  return rc;\n"]
     elif k == "commfree":
         need(f, ["comm"])
         body = [on, rdecl, beg,
                 "  if (mpe__wrap_inited && *comm != MPI_COMM_NULL)\n"
-                "    wrap_comm_freed (*comm);\n",
+                "    wrap_comm_freed (*comm, on_ && %d);\n"
+                % (n == "MPI_Comm_free"),
                 "  rc = %s;\n" % c, end, "  return rc;\n"]
     else:
         die("%s: kind %s not handled" % (n, k))
     return proto(f) + "\n{\n" + "".join(body) + "}\n"
 
 
+# Clock reads are not traced: programs call them in tight loops and MPE2
+# users know the trace without them.
+TMPE_UNTRACED = {"MPI_Wtime", "MPI_Wtick"}
+
+
 def gen_tmpe(f):
     k, n = f["kind"], f["name"]
     c = call(f)
-    if k in ("init", "finalize"):
+    if k in ("init", "finalize") or n in TMPE_UNTRACED:
         return None
     pn = [p.name for p in f["params"]]
     start = "Starting %s" % n
@@ -426,6 +433,175 @@ def gen_tmpe(f):
                     % fmt(endl, eargs))
     body.append("  mpe__trace_line (%s);\n" % fmt("Ending %s" % n, []))
     body += ["  mpe__trace_nest = 0;\n", "  return rc;\n", ok]
+    return proto(f) + "\n{\n" + "".join(body) + "}\n"
+
+
+# libmpe_collchk: which listed functions are checked, and how.  Key: the
+# name without MPI_ and without the large-count _c (both forms are
+# checked).  Value: the data-check shape (collchk-core.c) and the C
+# statements that fill the record from the parameters; root, op and the
+# MPI_IN_PLACE flag are filled from parameters of those names.  Blocking
+# calls only: a check is itself blocking, which a nonblocking or
+# persistent collective's caller may not expect.
+CC_INPLACE_ALL = {"Allgather", "Allgatherv", "Allreduce", "Alltoall",
+                  "Alltoallv", "Alltoallw", "Reduce_scatter",
+                  "Reduce_scatter_block"}
+CC_SIDE_S = "mpe__cc_side (&c_.rec.s, sendcount, sendtype);"
+CC_SIDE_R = "mpe__cc_side (&c_.rec.r, recvcount, recvtype);"
+CC_CHECKS = {
+    "Barrier": ("NONE", []),
+    "Bcast": ("BCAST", ["mpe__cc_side (&c_.rec.s, count, datatype);"]),
+    "Reduce": ("UNIFORM", ["mpe__cc_side (&c_.rec.s, count, datatype);"]),
+    "Allreduce": ("UNIFORM", ["mpe__cc_side (&c_.rec.s, count, datatype);"]),
+    "Scan": ("UNIFORM", ["mpe__cc_side (&c_.rec.s, count, datatype);"]),
+    "Exscan": ("UNIFORM", ["mpe__cc_side (&c_.rec.s, count, datatype);"]),
+    "Reduce_scatter_block": ("UNIFORM", [
+        "mpe__cc_side (&c_.rec.s, recvcount, datatype);"]),
+    "Reduce_scatter": ("UNIFORM", [
+        "mpe__cc_side (&c_.rec.s, 1, datatype);",
+        "c_.rec.arr = MPE__CC_HASH_INTS (recvcounts, c_.np);"]),
+    "Gather": ("GATHER", [CC_SIDE_S, CC_SIDE_R,
+                          "c_.rec.rootinplace = sendbuf == MPI_IN_PLACE;"]),
+    "Scatter": ("SCATTER", [CC_SIDE_S, CC_SIDE_R,
+                            "c_.rec.rootinplace = recvbuf == MPI_IN_PLACE;"]),
+    "Allgather": ("ALLGATHER", [CC_SIDE_S, CC_SIDE_R]),
+    "Alltoall": ("ALLGATHER", [CC_SIDE_S, CC_SIDE_R]),
+    "Gatherv": ("GATHERV", [
+        CC_SIDE_S, "MPE__CC_VEC (c_.rv, recvcounts, recvtype);",
+        "c_.rec.rootinplace = sendbuf == MPI_IN_PLACE;"]),
+    "Scatterv": ("SCATTERV", [
+        CC_SIDE_R, "MPE__CC_VEC (c_.sv, sendcounts, sendtype);",
+        "c_.rec.rootinplace = recvbuf == MPI_IN_PLACE;"]),
+    "Allgatherv": ("ALLGATHERV", [
+        CC_SIDE_S, "MPE__CC_VEC (c_.rv, recvcounts, recvtype);"]),
+    "Alltoallv": ("ALLTOALLV", [
+        "MPE__CC_VEC (c_.sv, sendcounts, sendtype);",
+        "MPE__CC_VEC (c_.rv, recvcounts, recvtype);"]),
+    "Alltoallw": ("ALLTOALLV", [
+        "MPE__CC_VECW (c_.sv, sendcounts, sendtypes);",
+        "MPE__CC_VECW (c_.rv, recvcounts, recvtypes);"]),
+    "Neighbor_allgather": ("NONE", []),
+    "Neighbor_allgatherv": ("NONE", []),
+    "Neighbor_alltoall": ("NONE", []),
+    "Neighbor_alltoallv": ("NONE", []),
+    "Neighbor_alltoallw": ("NONE", []),
+    "Comm_dup": ("NONE", []),
+    "Comm_dup_with_info": ("NONE", []),
+    "Comm_create": ("NONE", []),
+    "Comm_split": ("NONE", []),
+    # split_type may be MPI_UNDEFINED on some ranks: not compared.
+    "Comm_split_type": ("NONE", []),
+    "Intercomm_create": ("NONE", ["c_.rec.aux[0] = local_leader;",
+                                  "c_.rec.aux[1] = tag;"]),
+    "Cart_create": ("NONE", [
+        "c_.rec.aux[0] = ndims;",
+        "c_.rec.arr = MPE__CC_HASH_INTS (dims, ndims) * 31"
+        " + MPE__CC_HASH_INTS (periods, ndims);"]),
+    "Cart_map": ("NONE", [
+        "c_.rec.aux[0] = ndims;",
+        "c_.rec.arr = MPE__CC_HASH_INTS (dims, ndims) * 31"
+        " + MPE__CC_HASH_INTS (periods, ndims);"]),
+    "Graph_create": ("NONE", [
+        "c_.rec.aux[0] = nnodes;",
+        "c_.rec.arr = MPE__CC_HASH_INTS (indx, nnodes) * 31"
+        " + MPE__CC_HASH_INTS (edges, nnodes > 0 ? indx[nnodes - 1] : 0);"]),
+    "Graph_map": ("NONE", [
+        "c_.rec.aux[0] = nnodes;",
+        "c_.rec.arr = MPE__CC_HASH_INTS (indx, nnodes) * 31"
+        " + MPE__CC_HASH_INTS (edges, nnodes > 0 ? indx[nnodes - 1] : 0);"]),
+    "Comm_spawn": ("NONE", []),
+    "Comm_spawn_multiple": ("NONE", []),
+    "Comm_accept": ("NONE", []),
+    "Comm_connect": ("NONE", []),
+    "File_open": ("NONE", ["c_.rec.aux[0] = amode;",
+                           "c_.rec.arr = mpe__cc_hash_str (filename);"]),
+    "File_set_view": ("NONE", []),
+    "File_set_size": ("NONE", []),
+    "File_preallocate": ("NONE", []),
+    "File_set_atomicity": ("NONE", ["c_.rec.aux[0] = flag != 0;"]),
+    "File_seek_shared": ("NONE", ["c_.rec.aux[0] = whence;"]),
+    "File_read_all": ("NONE", []),
+    "File_write_all": ("NONE", []),
+    "File_read_at_all": ("NONE", []),
+    "File_write_at_all": ("NONE", []),
+    "File_read_ordered": ("NONE", []),
+    "File_write_ordered": ("NONE", []),
+    "File_read_all_begin": ("NONE", []),
+    "File_read_all_end": ("NONE", []),
+    "File_write_all_begin": ("NONE", []),
+    "File_write_all_end": ("NONE", []),
+    "File_read_at_all_begin": ("NONE", []),
+    "File_read_at_all_end": ("NONE", []),
+    "File_write_at_all_begin": ("NONE", []),
+    "File_write_at_all_end": ("NONE", []),
+    "File_read_ordered_begin": ("NONE", []),
+    "File_read_ordered_end": ("NONE", []),
+    "File_write_ordered_begin": ("NONE", []),
+    "File_write_ordered_end": ("NONE", []),
+    "Win_create": ("NONE", []),
+    "Win_allocate": ("NONE", []),
+    "Win_allocate_shared": ("NONE", []),
+    "Win_create_dynamic": ("NONE", []),
+    "Win_fence": ("NONE", []),
+}
+# Where the communicator comes from: a parameter, or the table of files
+# and windows the checker keeps (filled at open/create, emptied at
+# close/free, which are wrapped for that alone).
+CC_COMM_PARAMS = ["comm", "comm_old", "local_comm"]
+CC_TRACK = {"File_open": ("file", "fh"), "Win_create": ("win", "win"),
+            "Win_allocate": ("win", "win"),
+            "Win_allocate_shared": ("win", "win"),
+            "Win_create_dynamic": ("win", "win")}
+CC_UNTRACK = {"File_close": ("file", "fh"), "Win_free": ("win", "win")}
+
+
+def cc_base(name):
+    b = name[4:]
+    return b[:-2] if b.endswith("_c") else b
+
+
+def gen_collchk(f, idx):
+    base = cc_base(f["name"])
+    c = call(f)
+    pn = [p.name for p in f["params"]]
+    if base in CC_UNTRACK:
+        kind, h = CC_UNTRACK[base]
+        need(f, [h])
+        return (proto(f) + "\n{\n"
+                "  mpe__cc_untrack_%s (*%s);\n"
+                "  return %s;\n}\n" % (kind, h, c))
+    if base not in CC_CHECKS:
+        return None
+    shape, stmts = CC_CHECKS[base]
+    comm = next((p for p in CC_COMM_PARAMS if p in pn), None)
+    if comm:
+        ce = comm
+    elif "fh" in pn:
+        ce = "mpe__cc_file_comm (fh)"
+    elif "win" in pn:
+        ce = "mpe__cc_win_comm (win)"
+    else:
+        die("%s: checked by collchk but has no communicator" % f["name"])
+    body = ["  mpe__cc_call_t c_;\n",
+            "  if (mpe__cc_enter (&c_, %s, %d))\n    {\n" % (ce, idx)]
+    if "root" in pn:
+        body.append("      c_.rec.root = root;\n")
+    if "op" in pn:
+        body.append("      c_.rec.op = PMPI_Op_c2f (op);\n")
+    if base in CC_INPLACE_ALL:
+        need(f, ["sendbuf"])
+        body.append("      c_.rec.inplace = sendbuf == MPI_IN_PLACE;\n")
+    for st in stmts:
+        body.append("      %s\n" % st)
+    body.append("      mpe__cc_run (&c_, MPE__CC_%s);\n    }\n" % shape)
+    ret = f["ret"]
+    body.append("  %s rc = %s;\n" % (ret, c))
+    if base in CC_TRACK:
+        kind, h = CC_TRACK[base]
+        need(f, [h])
+        body.append("  if (rc == MPI_SUCCESS)\n"
+                    "    mpe__cc_track_%s (*%s, %s);\n" % (kind, h, comm))
+    body.append("  mpe__cc_leave (&c_);\n  return rc;\n")
     return proto(f) + "\n{\n" + "".join(body) + "}\n"
 
 
@@ -491,6 +667,24 @@ def main():
             T.append(g)
     with open(os.path.join(outdir, "tmpe-gen.c"), "w") as fh:
         fh.write("\n".join(T) + "\n")
+
+    listed_bases = {cc_base(r["name"]) for r in rows}
+    for b in list(CC_CHECKS) + list(CC_UNTRACK):
+        if b not in listed_bases:
+            die("collchk checks MPI_%s, which the list lacks" % b)
+    C = ["/* Generated by gen-wrappers.py from mpi-funcs.def: do not edit. */",
+         "#include \"mpe/wrappers/collchk-internal.h\"", ""]
+    names = []
+    for r in rows:
+        g = gen_collchk(r, len(names))
+        if g:
+            C.append(g)
+            names.append(r["name"])
+    C.append("const char *const mpe__cc_names[%d] = {" % len(names))
+    C += ["  \"%s\"," % n for n in names]
+    C.append("};")
+    with open(os.path.join(outdir, "collchk-gen.c"), "w") as fh:
+        fh.write("\n".join(C) + "\n")
 
     with open(os.path.join(outdir, "mpi-funcs.txt"), "w") as fh:
         for r in rows:

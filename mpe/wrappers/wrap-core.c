@@ -68,6 +68,7 @@ choose_classes (uint8_t on[MPE__NCLASSES], int rank)
 
 static void wrap_describe_used (void);
 static int wrap_stopping;   /* inside MPI_Finalize */
+static _Atomic int comm_finalize_logged;   /* by a freed communicator */
 
 static void
 wrap_start (int *argc, char ***argv)
@@ -99,6 +100,7 @@ wrap_start (int *argc, char ***argv)
   mpe__wrap_inited = 1;
   atomic_store (&mpe__wrap_on, 1);
   mpe__log_id (MPE_KNOWN_SOLO_COMM_INIT);
+  mpe__wrap_thread_seen = 1;
 #ifdef MPE_WRAP_ANIM
   if (mpe__wrap_anim_start (rank, size) == 1 && rank == 0)
     fprintf (stderr, "MPE: libampe: MPEANIM_ADDR is not set, so nothing "
@@ -159,7 +161,9 @@ wrap_describe_used (void)
                                "MPE_Irecv_waited", "DarkOrange", NULL);
   mpe__describe_known_event (MPE_KNOWN_SOLO_COMM_INIT, "MPE_Comm_init",
                              "red", NULL);
-  if (wrap_stopping)   /* not when the user finishes the log earlier */
+  /* Not when the user finishes the log earlier, unless a freed
+     communicator logged one already. */
+  if (wrap_stopping || atomic_load (&comm_finalize_logged))
     mpe__describe_known_event (MPE_KNOWN_SOLO_COMM_FINALIZE,
                                "MPE_Comm_finalize", "orange", NULL);
 }
@@ -174,6 +178,7 @@ wrap_stop (void)
   wrap_stopping = 1;
   mpe__wrap_finalize ();        /* runs wrap_describe_used unless done */
   wrap_stopping = 0;
+  mpe__wrap_rank2procname ();
   mpe__set_finish_hook (NULL);
   mpe__wrap_inited = 0;
   mpe__req_reset ();
@@ -225,10 +230,32 @@ mpe__wrap_recv_status (MPI_Comm comm, const MPI_Status *st)
   mpe__log_recv (comm, st->MPI_SOURCE, st->MPI_TAG, wrap_status_bytes (st));
 }
 
+__thread int mpe__wrap_thread_seen
+  __attribute__ ((tls_model ("initial-exec")));
 void
-wrap_comm_freed (MPI_Comm comm)
+mpe__wrap_thread_first (void)
+{
+  mpe__wrap_thread_seen = 1;
+  mpe__log_id (MPE_KNOWN_SOLO_COMM_INIT);
+}
+
+void
+wrap_comm_created (MPI_Comm comm, int on)
+{
+  mpe__comm_created (comm);
+  if (on)
+    mpe__log_id (MPE_KNOWN_SOLO_COMM_INIT);
+}
+
+void
+wrap_comm_freed (MPI_Comm comm, int on)
 {
   mpe__comm_freed (comm);
+  if (on)
+    {
+      atomic_store (&comm_finalize_logged, 1);
+      mpe__log_id (MPE_KNOWN_SOLO_COMM_FINALIZE);
+    }
 }
 
 /* A label for a communicator that is the same on every member: FNV-1a

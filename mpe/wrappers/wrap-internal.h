@@ -55,6 +55,16 @@ extern _Atomic uint8_t mpe__wrap_used[] MPE__WRAP_HIDDEN;
 extern _Atomic uint8_t mpe__wrap_internal_used[2] MPE__WRAP_HIDDEN;
 extern __thread int mpe__wrap_nest
   __attribute__ ((tls_model ("initial-exec"))) MPE__WRAP_HIDDEN;
+/* 0 until this thread logged something: its first wrapped call then logs
+ * MPE_Comm_init for the thread, as MPE2 does for every thread. */
+extern __thread int mpe__wrap_thread_seen
+  __attribute__ ((tls_model ("initial-exec"))) MPE__WRAP_HIDDEN;
+void mpe__wrap_thread_first (void) MPE__WRAP_HIDDEN;
+#define WRAP_THREAD_SEEN()                                              \
+  do {                                                                  \
+    if (__builtin_expect (!mpe__wrap_thread_seen, 0))                   \
+      mpe__wrap_thread_first ();                                        \
+  } while (0)
 
 #define WRAP_ON(s)                                                      \
   (atomic_load_explicit (&mpe__wrap_on, memory_order_relaxed)           \
@@ -64,6 +74,7 @@ static inline void
 wrap_begin (int s, int32_t start_id)
 {
   mpe__wrap_nest = 1;
+  WRAP_THREAD_SEEN ();
   if (!atomic_load_explicit (&mpe__wrap_used[s], memory_order_relaxed))
     atomic_store_explicit (&mpe__wrap_used[s], 1, memory_order_relaxed);
   mpe__log_id (start_id);
@@ -102,6 +113,7 @@ wrap_begin_send (int s, int32_t start_id, MPI_Comm comm, int dest, int tag,
                  int64_t count, MPI_Datatype t)
 {
   mpe__wrap_nest = 1;
+  WRAP_THREAD_SEEN ();
   if (!atomic_load_explicit (&mpe__wrap_used[s], memory_order_relaxed))
     atomic_store_explicit (&mpe__wrap_used[s], 1, memory_order_relaxed);
   mpe__log_begin_send (start_id, comm, dest, tag,
@@ -140,7 +152,12 @@ wrap_recv_end (MPI_Comm comm, const MPI_Status *st, int ok, int32_t end_id)
   mpe__wrap_nest = 0;
 }
 
-void wrap_comm_freed (MPI_Comm comm) MPE__WRAP_HIDDEN;
+/* Communicators a wrapped call made or frees: tracked always; when the
+ * call is logged (on), MPE_Comm_init / MPE_Comm_finalize as MPE2 logs
+ * them (finalize for MPI_Comm_free only: MPE2's disconnect is silent). */
+void mpe__wrap_rank2procname (void) MPE__WRAP_HIDDEN;
+void wrap_comm_created (MPI_Comm comm, int on) MPE__WRAP_HIDDEN;
+void wrap_comm_freed (MPI_Comm comm, int on) MPE__WRAP_HIDDEN;
 
 /* Collectives. */
 typedef struct

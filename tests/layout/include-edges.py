@@ -19,6 +19,11 @@ a unique tree file whose path ends with the included name (for headers
 found through a -I flag this script does not know).  What resolves to no
 tree file (libc, MPI, GTK, config.h) is outside the graph.
 
+Two rules on the Makefile fragments (*.am) keep the same shape at link
+time: nothing outside bench/ names a file of bench/ (bench/ is a leaf;
+only the top Makefile.am includes its fragment), and the programs of
+tools/ do not link liblogfmt-internal.la (only the public liblogfmt).
+
 Usage: include-edges.py [--files | --graph] TOP
   (no option)  prints one line per violation; exit 1 if there is one
   --files      prints the files it scans (relative to TOP)
@@ -88,8 +93,9 @@ def component_of(owners, rel):
     return None
 
 
-def source_files(top):
-    """Every .c/.h below TOP, minus build trees and hidden folders."""
+def tree_files(top, exts):
+    """Every file ending in exts below TOP, minus build trees and hidden
+    folders."""
     out = []
     for d, dirs, files in os.walk(top):
         dirs[:] = sorted(x for x in dirs
@@ -98,7 +104,7 @@ def source_files(top):
                          and not os.path.exists(os.path.join(d, x,
                                                              "config.status")))
         for f in sorted(files):
-            if f.endswith((".c", ".h")):
+            if f.endswith(exts):
                 out.append(os.path.relpath(os.path.join(d, f), top))
     return out
 
@@ -117,9 +123,27 @@ def resolve(top, files_set, by_suffix, src, quote, name):
     return hits[0] if len(hits) == 1 else None
 
 
+def makefile_problems(top):
+    problems = []
+    for rel in tree_files(top, (".am",)):
+        with open(os.path.join(top, rel), encoding="utf-8",
+                  errors="replace") as fh:
+            for n, line in enumerate(fh, 1):
+                code = line.split("#", 1)[0]
+                if (not rel.startswith("bench/") and "bench/" in code
+                        and not (rel == "Makefile.am" and code.strip()
+                                 == "include bench/Makefile.inc.am")):
+                    problems.append("%s:%d: names a file of bench/ "
+                                    "(bench/ is a leaf)" % (rel, n))
+                if rel.startswith("tools/") and "liblogfmt-internal" in code:
+                    problems.append("%s:%d: tools/ links liblogfmt-internal.la"
+                                    " (only the public liblogfmt)" % (rel, n))
+    return problems
+
+
 def scan(top):
     owners, allowed = read_table(top)
-    files = source_files(top)
+    files = tree_files(top, (".c", ".h"))
     files_set = set(files)
     by_suffix = {}
     for f in files:
@@ -149,7 +173,7 @@ def scan(top):
                 if to not in allowed[comp]:
                     problems.append("%s:%d: includes %s: %s -> %s is not an "
                                     "allowed edge" % (src, n, dst, comp, to))
-    return files, problems, edges
+    return files, problems + makefile_problems(top), edges
 
 
 def main(argv):
@@ -163,7 +187,7 @@ def main(argv):
         return 2
     files, problems, edges = scan(top)
     if mode == "--files":
-        print("\n".join(files))
+        print("\n".join(files + tree_files(top, (".am",))))
         return 0
     if mode == "--graph":
         for a, b in sorted(e for e in edges if e[0] != e[1]):

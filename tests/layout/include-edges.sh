@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# The tree keeps the include edges of docs/design.md; and the checker
-# catches bad includes planted in a copy of the tree (so it can fail).
+# The tree keeps the include edges of docs/design.md (and the two link
+# rules of include-edges.py); and the checker catches bad includes and
+# links planted in a copy of the tree (so it can fail).
 . "$top_srcdir/tests/common/tap.sh"
 
 python=$(command -v /usr/bin/python3 || command -v python3) \
@@ -11,7 +12,7 @@ check="$python $top_srcdir/tests/layout/include-edges.py"
 $check "$top_srcdir" > "$tap_tmp/out" 2>&1
 rc=$?
 while IFS= read -r line; do diag "$line"; done < "$tap_tmp/out"
-ok $rc "every #include of the tree follows an edge of docs/design.md"
+ok $rc "every #include follows an edge of docs/design.md; link rules kept"
 
 # A copy of what the checker scans, plus the table.
 copy=$tap_tmp/tree
@@ -60,6 +61,10 @@ plant tests/logfmt/test-roundtrip.c '#include "bench/planted.h"' \
   "tests -> bench" "a test includes from bench/"
 plant synth/logfmt-synth.c '#include "bench/planted.h"' \
   "synth -> bench" "the generator includes from bench/"
+plant tests/logfmt/Makefile.inc.am 'tests_logfmt_x_LDADD = bench/libhelper.la' \
+  "names a file of bench/ (bench/ is a leaf)" "a test program links from bench/"
+plant tools/Makefile.inc.am 'clogtool_LDADD += logfmt/liblogfmt-internal.la' \
+  "tools/ links liblogfmt-internal.la" "clogtool links the internal liblogfmt"
 plant newlib/new.c '#include <logfmt/logfmt.h>' \
   "newlib/new.c: belongs to no component" "a folder the table does not know"
 finish

@@ -11,8 +11,10 @@
  */
 #include "tests/common/tap.h"
 #include "logfmt/logfmt.h"
+#include "logfmt-reader-internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,6 +386,135 @@ test_tracker (void)
   logfmt_state_tracker_free (tr);
 }
 
+/* Threads sharing a fresh reader build its per-stream index at the same
+ * time (the first window query of each): each gets the right instances. */
+typedef struct
+{
+  const logfmt_reader_t *r;
+  uint64_t sum;        /* over (start, end, exclusive) of every instance */
+  size_t n;
+} window_job_t;
+
+static void *
+window_job (void *arg)
+{
+  window_job_t *j = arg;
+  logfmt_interval_iter_t *it = NULL;
+  for (uint32_t s = 0; s < 3; s++)
+    {
+      if ((it ? logfmt_interval_iter_reset (it, s, 1300, 1301)
+              : logfmt_interval_iter_new (j->r, s, 1300, 1301, &it)) != 0)
+        return NULL;
+      logfmt_interval_t iv;
+      while (logfmt_interval_iter_next (it, &iv) == 1)
+        {
+          j->n++;
+          j->sum += iv.start * 3 + iv.end * 5 + iv.exclusive * 7;
+        }
+    }
+  logfmt_interval_iter_free (it);
+  return NULL;
+}
+
+static void
+test_threads (const logfmt_reader_t *good, const char *path)
+{
+  window_job_t want = { good, 0, 0 };
+  window_job (&want);
+  enum { NT = 4 };
+  logfmt_reader_t *r = NULL;
+  logfmt_error_t err = { 0 };
+  if (logfmt_reader_open (path, 0, &r, &err) != 0)
+    {
+      ok (0, "reader for threads: %s", err.message);
+      return;
+    }
+  window_job_t job[NT];
+  pthread_t th[NT];
+  for (int i = 0; i < NT; i++)
+    {
+      job[i] = (window_job_t) { r, 0, 0 };
+      pthread_create (&th[i], NULL, window_job, &job[i]);
+    }
+  int good_all = want.n == 2 + 256;
+  for (int i = 0; i < NT; i++)
+    {
+      pthread_join (th[i], NULL);
+      good_all &= job[i].n == want.n && job[i].sum == want.sum;
+    }
+  ok (good_all, "%d threads on one fresh reader: each window pass gives the "
+      "%zu instances", NT, want.n);
+  logfmt_reader_close (r);
+}
+
+/* A block in the middle of stream 2 damaged: passes over it stop with an
+ * error; whatever instance they gave before is right. */
+static void
+test_damaged (const logfmt_reader_t *good, const char *path)
+{
+  static logfmt_interval_t all[DEEP + 8];
+  logfmt_interval_iter_t *it = NULL;
+  if (logfmt_interval_iter_new (good, 2, 0, UINT64_MAX, &it) != 0)
+    return;
+  size_t na = collect (it, all, DEEP + 8);
+  logfmt_interval_iter_free (it);
+  const logfmt__rstream_t *s = &good->streams[2];
+  uint64_t off = s->blocks[s->nblocks / 4].offset;
+  char bad[] = "/tmp/test-intervals-bad-XXXXXX";
+  int fd = mkstemp (bad);
+  FILE *in = fopen (path, "rb");
+  FILE *out = fd >= 0 ? fdopen (fd, "wb") : NULL;
+  if (!in || !out)
+    {
+      ok (0, "damaged copy");
+      return;
+    }
+  int ch;
+  for (uint64_t i = 0; (ch = getc (in)) != EOF; i++)
+    putc (i == off + 16 + 48 + 2 ? ch ^ 0x55 : ch, out);
+  fclose (in);
+  fclose (out);
+  logfmt_reader_t *r = NULL;
+  logfmt_error_t err = { 0 };
+  if (logfmt_reader_open (bad, 0, &r, &err) != 0)
+    {
+      ok (0, "damaged copy opens (blocks are checked when read): %s",
+          err.message);
+      unlink (bad);
+      return;
+    }
+  static const uint64_t win[][2] = { { 0, UINT64_MAX }, { 1000, 1010 },
+                                     { 1300, 1301 }, { 1500, 1600 },
+                                     { 1700, 1800 } };
+  int errors = 0, wrong = 0;
+  for (size_t w = 0; w < sizeof win / sizeof *win; w++)
+    {
+      if (logfmt_interval_iter_new (r, 2, win[w][0], win[w][1], &it) != 0)
+        {
+          errors++;     /* the damage met while setting up */
+          continue;
+        }
+      logfmt_interval_t iv;
+      int rc;
+      while ((rc = logfmt_interval_iter_next (it, &iv)) == 1)
+        {
+          size_t i = 0;
+          while (i < na && all[i].start != iv.start)
+            i++;
+          wrong += i == na || memcmp (&all[i], &iv,
+                                      offsetof (logfmt_interval_t,
+                                                begin_cargo)) != 0;
+        }
+      if (rc < 0 && logfmt_interval_iter_error (it)->message[0])
+        errors++;
+      logfmt_interval_iter_free (it);
+    }
+  ok (wrong == 0 && errors >= 1, "damaged block: %d of 5 passes stop with "
+      "an error, no wrong instance", errors);
+  logfmt_reader_close (r);
+  unlink (bad);
+}
+
 static void
 bail_out (const char *what)
 {
@@ -411,6 +542,8 @@ main (int argc, char **argv)
   test_windows (r);
   test_summary_agrees (r);
   test_tracker ();
+  test_damaged (r, path);
+  test_threads (r, path);
   logfmt_reader_close (r);
   unlink (path);
   return exit_status ();

@@ -33,7 +33,7 @@ rm -f cpilog.clog
 run 4 $EX/cpilog/cpilog-auto; ok $? "cpilog-auto -n 4 runs"
 is "cpilog-auto: MPI and user states" \
   "$($LOGCHECK cpilog.clog | grep '^state ' | sort | tr '\n' ,)" \
-  "state Broadcast red,state Compute blue,state MPI_Bcast cyan,state MPI_Comm_rank LightPink,state MPI_Comm_size LightPink,state MPI_Reduce MediumOrchid,state Reduce green,"
+  "state Broadcast red,state Compute blue,state MPI_Bcast cyan,state MPI_Comm_rank white,state MPI_Comm_size white,state MPI_Reduce MediumPurple,state Reduce green,"
 is "cpilog-auto: records" "$(val cpilog.clog events)" 300
 is "cpilog-auto: matched messages" "$(val cpilog.clog matched)" 30
 is "cpilog-auto: nesting" "$(val cpilog.clog badnest)" 0

@@ -12,10 +12,10 @@ S=$top_srcdir
 UCX_MEM_EVENTS=no UCX_MEM_MALLOC_HOOKS=no
 export UCX_MEM_EVENTS UCX_MEM_MALLOC_HOOKS
 ${MPICC:-mpicc} -std=gnu11 -fsanitize=thread -O1 -g -pthread -I"$B" -I"$S" \
-  -I"$S/logfmt/include" -I"$S/mpe/include" -I"$S/mpe/src" \
+  -I"$S/logfmt/include" -I"$S/mpe/include" -I"$S/mpe/src" -I"$S/spill" \
   -o threads-tsan "$S/examples/threads/threads.c" \
-  $(ls "$S"/mpe/src/mpe-*.c | grep -v -e mpe-null.c -e mpe-fortran.c) \
-  "$S"/logfmt/src/*.c -lzstd -lm > cc.txt 2>&1
+  $(ls "$S"/mpe/src/mpe-*.c | grep -v -e mpe-null.c -e mpe-fortran.c -e mpe-callstack.c) \
+  "$S"/spill/*.c "$S"/logfmt/src/*.c -lzstd -lm > cc.txt 2>&1
 r=$?; ok $r "threads example builds with -fsanitize=thread"
 [ $r -eq 0 ] || sed 's/^/#   /' cc.txt | head -20
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" MPE_BUFFER_MB=1 MPE_SPILL_THREAD=yes \

@@ -5,8 +5,9 @@
 # overlap without nesting, an unmatched END, BEGINs left open at the end,
 # nesting beyond 256, two threads of one rank and another rank.
 # `clogtool print --intervals` is checked against the hand-computed list;
-# `clogtool stats --json`, the Chrome JSON export and the OTF2 export (read
-# back with otf2-print) must give the same instances and durations.
+# `clogtool stats` (--json and the table), the Chrome JSON export and the
+# OTF2 export (read back with otf2-print) must give the same instances and
+# durations.
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/tools/common.sh"
 
@@ -16,8 +17,13 @@ log=$tap_tmp/iv.clog
 
 run 0 "print --intervals --tsv" "$clogtool" print --intervals --tsv "$log"
 cp "$tap_tmp/out" "$tap_tmp/iv.tsv"
+run 0 "print --intervals --from 1350ns --to 1360ns" \
+  "$clogtool" print --intervals --tsv --from 1350ns --to 1360ns "$log"
+cp "$tap_tmp/out" "$tap_tmp/iv-window.tsv"
 run 0 "stats --json" "$clogtool" stats --json "$log"
 cp "$tap_tmp/out" "$tap_tmp/stats.json"
+run 0 "stats (table)" "$clogtool" stats "$log"
+cp "$tap_tmp/out" "$tap_tmp/stats.txt"
 "$clogtool" convert -q "$log" "$tap_tmp/iv.json" 2>"$tap_tmp/err"
 ok $? "convert to JSON"
 if grep -q '^#define HAVE_OTF2 1' "$top_builddir/config.h"; then
@@ -83,6 +89,16 @@ if rows != want:
             note(" got %r\nwant %r" % (a, b))
             break
 
+# A window gives the instances overlapping it, unclipped.
+wrows = []
+for line in open(d + "/iv-window.tsv"):
+    start, end, rank, thread, state, det = line.rstrip("\n").split("\t")
+    wrows.append((int(rank), int(thread), state, ns(start), ns(end)))
+over = [r[:5] for r in want if r[3] <= 1360 and r[4] >= 1350]
+ok(sorted(wrows) == sorted(over) and len(over) == 2 + 256,
+   "print --intervals --from/--to: the %d instances overlapping the "
+   "window, whole" % len(over))
+
 # stats --json: per state, the closed instances of the list.
 stats = {s["name"]: s for s in json.load(open(d + "/stats.json"))["states"]}
 good = True
@@ -107,6 +123,17 @@ ok(hand == {"A": (259, 104024, 1059, 0, 1, 4), "B": (1, 400, 300, 1, 1, 1),
             "C": (2, 200, 200, 1, 0, 0)},
    "stats: figures by hand (unmatched ENDs on both threads, too deep) %r"
    % (hand,))
+
+# The table says the same as the JSON.
+table = {}
+for line in open(d + "/stats.txt"):
+    f = line.split()
+    if len(f) == 6 and f[0] in ("A", "B", "C"):
+        table[f[0]] = (int(f[2]), ns(f[3]), ns(f[4]))
+ok(table == {k: v[:3] for k, v in hand.items()},
+   "stats table: count, total_s and exclusive_s as in the JSON")
+ok("(4 starts nested deeper than 256, not counted)" in
+   open(d + "/stats.txt").read(), "stats table: the too-deep starts")
 
 # Chrome JSON: "X" slices and "b"/"e" pairs (instances that do not nest).
 doc = json.load(open(d + "/iv.json"))["traceEvents"]

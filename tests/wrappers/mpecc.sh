@@ -11,6 +11,24 @@ exp="cc -I/I1 -I/I2 a.c -Wl,-rpath,/L -L/L -Wl,--push-state,--no-as-needed -lmpe
 exp="cc -I/I1 -I/I2 a.c -Wl,-rpath,/L -L/L -Wl,--push-state,--no-as-needed -lmpe_null -Wl,--pop-state"; t -nolog -show a.c
 exp="cc -I/I1 -I/I2 -c a.c"; t -mpilog -show -c a.c
 exp="f90 -I/I1 -I/I2 a.f90 -Wl,-rpath,/L -L/L -Wl,--push-state,--no-as-needed -llmpe -lmpe -pthread -Wl,--pop-state"; t -mpicc=f90 -mpilog -show a.f90
+exp="cc -I/I1 -I/I2 a.c -Wl,-rpath,/L -L/L -Wl,--push-state,--no-as-needed -lmpe_collchk -Wl,--pop-state"; t -mpicheck -show a.c
+exp="cc -I/I1 -I/I2 a.c -L/L -Wl,--push-state,--no-as-needed -llmpe -lmpe -pthread -Wl,--pop-state"; t -norpath -mpilog -show a.c
+# A library directory the loader searches anyway gets no run-time path.
+out=$(MPECC_LIBDIR=/usr/lib/x86_64-linux-gnu MPECC_INCDIR=/I MPECC_CC=cc sh "$top_builddir/mpe/mpecc" -log -show a.c)
+test "$out" = "cc -I/I a.c -L/usr/lib/x86_64-linux-gnu -Wl,--push-state,--no-as-needed -lmpe -Wl,--pop-state"
+r=$?; ok $r "no run-path for a system library directory"; [ $r -eq 0 ] || diag "got: $out"
+# Installed (non-system prefix): the run-path is there without MPECC_LIBDIR.
+out=$(MPECC_INCDIR=/I MPECC_CC=cc sh "$top_builddir/mpe/mpecc" -log -show a.c)
+case $out in *"-Wl,-rpath,"*) r=0 ;; *) r=1 ;; esac
+ok $r "the configured prefix's library directory is a run-path"; [ $r -eq 0 ] || diag "got: $out"
+m -graphics a.c > /dev/null 2> "$tap_tmp/err"; r=$?
+test $r -eq 1 && grep -q "graphics library (mpe_graphics.h) is not provided" "$tap_tmp/err"
+ok $? "-graphics is an error that says why"
+out=$(MPECC_LIBDIR=/L MPECC_INCDIR=/I MPEFC_FC=gfc sh "$top_builddir/mpe/mpefc" -mpilog -show a.f)
+test "$out" = "gfc -I/I a.f -Wl,-rpath,/L -L/L -Wl,--push-state,--no-as-needed -llmpe -lmpe -pthread -Wl,--pop-state"
+r=$?; ok $r "mpefc runs mpecc with the Fortran compiler"; [ $r -eq 0 ] || diag "got: $out"
+MPECC_LIBDIR=/L sh "$top_builddir/mpe/mpefc" -show a.f 2>&1 >/dev/null | grep -q "^mpefc: warning"
+ok $? "mpefc names itself in its messages"
 m -show a.c 2> "$tap_tmp/err" > /dev/null
 grep -q "warning: no profiling option" "$tap_tmp/err"; ok $? "warns without a profiling option"
 m -h | grep -q -- "-mpilog"; ok $? "-h prints the options"

@@ -15,6 +15,10 @@ for r in 0 1; do
   has "state MPI_Isend $r 200"
   has "state MPI_Recv $r 200"
   has "state MPI_Wait $r 200"
+  # As MPE2: one MPE_Comm_init for the main thread and one for each
+  # thread when it first logs; MPE_Comm_finalize once, at MPI_Finalize.
+  has "solo MPE_Comm_init $r 5" "rank $r: MPE_Comm_init for the main thread and each of 4 threads"
+  has "solo MPE_Comm_finalize $r 1"
 done
 has "messages 400 0"
 nesting_ok

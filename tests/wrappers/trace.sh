@@ -27,6 +27,7 @@ for r in 0 1; do
   test "$(( $(grep -c "^\[$r\] Starting " "$out") + 1 ))" -eq "$(grep -c "^\[$r\] Ending " "$out")"
   ok $? "[$r] an Ending line for each Starting line (and MPI_Init's)"
 done
+! grep -q "MPI_Wtime" "$out"; ok $? "MPI_Wtime is not traced"
 test "$(c '[0] Starting MPI_Ssend with count = 2, dest = 1, tag = 100...')" -eq 1; ok $? "Ssend"
 test "$(c '[1] Ending MPI_Recv from -1 with tag -1')" -eq 1; ok $? "PROC_NULL receive status"
 test -z "$(ls "$tap_tmp"/log* 2>/dev/null)"; ok $? "no log file written"

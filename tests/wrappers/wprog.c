@@ -38,6 +38,7 @@ mode_ring (void)
   int right = (rank + 1) % size, left = (rank + size - 1) % size;
   MPI_Status st;
 
+  (void) MPI_Wtime ();   /* libtmpe must not print it */
   for (int it = 0; it < 3; it++)
     {
       if (rank % 2 == 0)
@@ -315,6 +316,31 @@ mode_subcoll (void)
   CHECK (MPI_Allgather (v, 1, MPI_SHORT, g, 1, MPI_SHORT, MPI_COMM_WORLD));
 }
 
+/* Communicators made and freed (4 ranks): a split, a dup, an
+ * intercommunicator between the halves and its merge are logged (one
+ * MPE_Comm_init per member, one MPE_Comm_finalize per member at the
+ * free); a dup made and freed while MPI_Pcontrol(0) is not. */
+static void
+mode_comms (void)
+{
+  MPI_Comm half, dup, inter, merged, quiet;
+  CHECK (MPI_Comm_split (MPI_COMM_WORLD, rank % 2, rank, &half));
+  CHECK (MPI_Comm_dup (MPI_COMM_WORLD, &dup));
+  /* Leaders: local 0 of each half, i.e. world ranks 0 and 1. */
+  CHECK (MPI_Intercomm_create (half, 0, MPI_COMM_WORLD, 1 - rank % 2, 5,
+                               &inter));
+  CHECK (MPI_Intercomm_merge (inter, rank % 2, &merged));
+  CHECK (MPI_Barrier (merged));
+  MPI_Pcontrol (0);
+  CHECK (MPI_Comm_dup (MPI_COMM_WORLD, &quiet));
+  CHECK (MPI_Comm_free (&quiet));
+  MPI_Pcontrol (1);
+  CHECK (MPI_Comm_free (&merged));
+  CHECK (MPI_Comm_free (&inter));
+  CHECK (MPI_Comm_free (&dup));
+  CHECK (MPI_Comm_free (&half));
+}
+
 /* 4 threads per rank on 2 ranks; thread t exchanges 50 messages of 16
  * bytes with tag t with its twin on the other rank. */
 #define NTHREADS 4
@@ -396,6 +422,8 @@ main (int argc, char **argv)
     mode_subcoll ();
   else if (strcmp (mode, "threads") == 0)
     mode_threads ();
+  else if (strcmp (mode, "comms") == 0)
+    mode_comms ();
   else if (strcmp (mode, "userfinish") == 0)
     mode_userfinish ();
   else

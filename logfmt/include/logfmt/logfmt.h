@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * logfmt: the .clog timeline format (writer, reader, encoder, summaries).
+ * logfmt: the .clog timeline format (writer, reader, encoder, summaries,
+ * state intervals).
  *
  * Dependencies: libc and libzstd only.  No MPI, no GLib.
  * docs/FORMAT.md is the normative description of the bytes on disk.
@@ -534,9 +535,12 @@ typedef struct
  * Instances come in the order they close (END time), then those left
  * open, outermost first.  Every field is what a whole-stream pass gives:
  * an instance crossing a window edge is NOT clipped (compare start and
- * end with the window).  A window pass reads the records before t0 (to
- * know what is open there) and after t1 until every instance begun by t1
- * has ended.  Memory is fixed after _new; no allocation per record. */
+ * end with the window).  A window that does not cover the whole stream
+ * decodes only the blocks from the one holding t0 to the first block
+ * start after t1: what is open at each block start comes from one whole
+ * pass over the stream, made by the first such window (or by
+ * logfmt_interval_index) and kept by the reader.  Memory is fixed after
+ * _new; no allocation per record. */
 typedef struct logfmt_interval_iter logfmt_interval_iter_t;
 LOGFMT_API int  logfmt_interval_iter_new (const logfmt_reader_t *r,
                                           uint32_t stream,
@@ -559,6 +563,11 @@ LOGFMT_API int  logfmt_interval_iter_counts (const logfmt_interval_iter_t *it,
 LOGFMT_API const logfmt_error_t *
                 logfmt_interval_iter_error (const logfmt_interval_iter_t *it);
 LOGFMT_API void logfmt_interval_iter_free (logfmt_interval_iter_t *it);
+/* Makes the whole pass that window queries of a stream need, now (e.g.
+ * in a background thread after open); safe to call from any thread, at
+ * most one pass per stream is kept.  0 or a negative code. */
+LOGFMT_API int  logfmt_interval_index (const logfmt_reader_t *r,
+                                       uint32_t stream);
 
 /* The same rule, pushed one record at a time, for callers that walk the
  * records themselves and need to act in time order (an exporter writing
@@ -591,7 +600,8 @@ LOGFMT_API int  logfmt_state_tracker_apply (logfmt_state_tracker_t *tr,
                                             logfmt_interval_t *closed,
                                             uint32_t *inner);
 /* Open instances, outermost (0) to innermost (depth-1); end and
- * inclusive are not set yet, exclusive counts up to the last record. */
+ * inclusive are not meaningful yet, exclusive counts up to the last
+ * BEGIN or END. */
 LOGFMT_API uint32_t logfmt_state_tracker_depth (const logfmt_state_tracker_t *tr);
 LOGFMT_API const logfmt_interval_t *
                 logfmt_state_tracker_open (const logfmt_state_tracker_t *tr,

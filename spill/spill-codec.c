@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Record codec of the spill format (docs/SPILL-FORMAT.md): the frame
+ * checksum, PACKED payloads (what a spill writes, and their reading), and
+ * the decoding of in-memory records (ring files, RAW frames).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "spillfmt.h"
+
+enum { PACKED_HEAD = 12 };  /* u64 first tick, u32 record count */
+
+/* Frame checksum: four lanes of 64-bit words (xor, multiply, fold), fast
+ * enough to run on every spill; catches torn and overwritten frames. */
+uint32_t
+mpe_spill_sum (const void *p, size_t n)
+{
+  const unsigned char *b = (const unsigned char *) p;
+  const uint64_t k = 0x100000001b3ull;
+  uint64_t h0 = 0xcbf29ce484222325ull, h1 = h0 ^ 1, h2 = h0 ^ 2, h3 = h0 ^ 3;
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    {
+      uint64_t w[4];
+      memcpy (w, b + i, 32);
+      h0 = (h0 ^ w[0]) * k;
+      h0 ^= h0 >> 32;
+      h1 = (h1 ^ w[1]) * k;
+      h1 ^= h1 >> 32;
+      h2 = (h2 ^ w[2]) * k;
+      h2 ^= h2 >> 32;
+      h3 = (h3 ^ w[3]) * k;
+      h3 ^= h3 >> 32;
+    }
+  for (; i < n; i++)
+    {
+      h0 = (h0 ^ b[i]) * k;
+      h0 ^= h0 >> 32;
+    }
+  uint64_t x = h0 ^ (h1 << 16 | h1 >> 48) ^ (h2 << 32 | h2 >> 32)
+               ^ (h3 << 48 | h3 >> 16) ^ (uint64_t) n;
+  x ^= x >> 29;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 32;
+  return (uint32_t) x;
+}
+
+/* Decodes in-memory records [*p, end) into at most max events; advances
+ * *p past what was used and returns the number of events.  A record whose
+ * extension runs past `end` is dropped (a torn write). */
+size_t
+mpe_spill_recs_decode (const mpe_spill_rec_t **p, const mpe_spill_rec_t *end,
+                       uint64_t tick0, uint64_t mult_fp,
+                       logfmt_event_t *out, size_t max)
+{
+  const mpe_spill_rec_t *r = *p;
+  size_t n = 0;
+  while (r < end && n < max)
+    {
+      unsigned ext = mpe_spill_rec_ext (r->aux);
+      if (r + 1 + ext > end)
+        {
+          r = end;
+          break;
+        }
+      logfmt_event_t *e = &out[n];
+      memset (e, 0, offsetof (logfmt_event_t, cargo));
+      e->time = mpe_spill_tick_ns (r->t, tick0, mult_fp);
+      e->state = -1;
+      switch (r->aux & 0xffu)
+        {
+        case MPE_REC_BARE:
+          e->type = LOGFMT_REC_EVENT;
+          e->id = r->id;
+          break;
+        case MPE_REC_CARGO:
+          e->type = LOGFMT_REC_EVENT;
+          e->id = r->id;
+          e->flags = LOGFMT_EVF_CARGO;
+          memcpy (e->cargo, r + 1, 32);
+          break;
+        case MPE_REC_SEND:
+        case MPE_REC_RECV:
+          {
+            mpe_spill_msg_t m;
+            memcpy (&m, r + 1, sizeof m);
+            e->type = (r->aux & 0xffu) == MPE_REC_SEND ? LOGFMT_REC_SEND
+                                                      : LOGFMT_REC_RECV;
+            e->partner = r->id;
+            e->tag = m.tag;
+            e->comm = m.comm;
+            e->size = m.size;
+            break;
+          }
+        case MPE_REC_LOSS:
+          {
+            uint64_t lost;
+            memcpy (&lost, r + 1, 8);
+            e->type = LOGFMT_REC_LOSS;
+            e->size = lost;
+            break;
+          }
+        default:
+          /* Unknown kind: a torn or corrupt record; skip the slot. */
+          r++;
+          continue;
+        }
+      n++;
+      r += 1 + ext;
+    }
+  *p = r;
+  return n;
+}
+
+static inline unsigned char *
+put_varint (unsigned char *o, uint64_t v)
+{
+  if (v < 0x80)
+    {
+      *o = (unsigned char) v;
+      return o + 1;
+    }
+  if (v < 0x4000)
+    {
+      o[0] = (unsigned char) (v | 0x80);
+      o[1] = (unsigned char) (v >> 7);
+      return o + 2;
+    }
+  while (v >= 0x80)
+    {
+      *o++ = (unsigned char) (v | 0x80);
+      v >>= 7;
+    }
+  *o++ = (unsigned char) v;
+  return o;
+}
+
+static inline uint64_t
+zz (int64_t v)
+{
+  return ((uint64_t) v << 1) ^ (uint64_t) (v >> 63);
+}
+
+static inline int64_t
+unzz (uint64_t v)
+{
+  return (int64_t) (v >> 1) ^ -(int64_t) (v & 1);
+}
+
+/* Packs whole records from *from (up to `to`) into out[0, cap) as one
+ * PACKED payload; advances *from and returns the payload's length (0 when
+ * there is nothing to pack).  cap must be at least 256. */
+size_t
+mpe_spill_pack (const mpe_spill_rec_t **from, const mpe_spill_rec_t *to,
+                unsigned char *out, size_t cap)
+{
+  const mpe_spill_rec_t *r = *from;
+  /* Worst record: 1 + 10 + 5 + 32 (cargo) or 1 + 10 + 5 + 5 + 5 + 10. */
+  unsigned char *o = out + PACKED_HEAD, *lim = out + cap - 64;
+  uint64_t first = r < to ? r->t : 0, prev_t = first;
+  int32_t prev[2] = { 0, 0 };  /* event id, message partner */
+  uint32_t n = 0;
+  while (r < to && o < lim)
+    {
+      unsigned kind = r->aux & 0xffu;
+      if (kind == MPE_REC_BARE)
+        {
+          /* Most records: a short path. */
+          *o++ = MPE_REC_BARE;
+          o = put_varint (o, zz ((int64_t) (r->t
+                                                                - prev_t)));
+          o = put_varint (o, zz ((int64_t) r->id
+                                                     - prev[0]));
+          prev_t = r->t;
+          prev[0] = r->id;
+          r++;
+          n++;
+          continue;
+        }
+      unsigned ext = mpe_spill_rec_ext (r->aux);
+      if (kind > MPE_REC_LOSS || r + 1 + ext > to)
+        {
+          r++;  /* cannot happen for a logger's own buffer */
+          continue;
+        }
+      int msg = kind == MPE_REC_SEND || kind == MPE_REC_RECV;
+      *o++ = (unsigned char) kind;
+      o = put_varint (o, zz ((int64_t) (r->t - prev_t)));
+      o = put_varint (o, zz ((int64_t) r->id
+                                                 - prev[msg]));
+      prev_t = r->t;
+      prev[msg] = r->id;
+      if (kind == MPE_REC_CARGO)
+        {
+          memcpy (o, r + 1, 32);
+          o += 32;
+        }
+      else if (msg)
+        {
+          mpe_spill_msg_t m;
+          memcpy (&m, r + 1, sizeof m);
+          o = put_varint (o, zz (m.tag));
+          o = put_varint (o, m.comm);
+          o = put_varint (o, m.size);
+        }
+      else if (kind == MPE_REC_LOSS)
+        {
+          uint64_t lost;
+          memcpy (&lost, r + 1, 8);
+          o = put_varint (o, lost);
+        }
+      r += 1 + ext;
+      n++;
+    }
+  *from = r;
+  if (n == 0)
+    return 0;
+  memcpy (out, &first, 8);
+  memcpy (out + 8, &n, 4);
+  return (size_t) (o - out);
+}
+
+static inline int
+get_varint (const unsigned char **p, const unsigned char *end,
+                      uint64_t *v)
+{
+  uint64_t x = 0;
+  for (int shift = 0; shift < 64 && *p < end; shift += 7)
+    {
+      unsigned char c = *(*p)++;
+      x |= (uint64_t) (c & 0x7f) << shift;
+      if (!(c & 0x80))
+        {
+          *v = x;
+          return 0;
+        }
+    }
+  return -1;
+}
+
+int
+mpe_spill_unpack_init (mpe_spill_unpack_t *u, const void *payload,
+                       size_t len)
+{
+  memset (u, 0, sizeof *u);
+  if (len < PACKED_HEAD)
+    return -1;
+  const unsigned char *b = (const unsigned char *) payload;
+  memcpy (&u->t, b, 8);
+  memcpy (&u->left, b + 8, 4);
+  u->p = b + PACKED_HEAD;
+  u->end = b + len;
+  return 0;
+}
+
+size_t
+mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
+                  logfmt_event_t *out, size_t max)
+{
+  size_t n = 0;
+  while (n < max && u->left > 0 && u->p < u->end)
+    {
+      const unsigned char *p = u->p;
+      unsigned kind = *p++;
+      uint64_t dt, did;
+      if (kind > MPE_REC_LOSS || get_varint (&p, u->end, &dt)
+          || get_varint (&p, u->end, &did))
+        break;
+      int msg = kind == MPE_REC_SEND || kind == MPE_REC_RECV;
+      uint64_t t = u->t + (uint64_t) unzz (dt);
+      /* Ids wrap at 32 bits (what the packer's differences assume). */
+      int32_t id = (int32_t) (uint32_t) ((uint64_t) (int64_t) u->id[msg]
+                                         + (uint64_t) unzz (did));
+      logfmt_event_t *e = &out[n];
+      memset (e, 0, offsetof (logfmt_event_t, cargo));
+      e->time = mpe_spill_tick_ns (t, tick0, mult_fp);
+      e->state = -1;
+      if (kind == MPE_REC_BARE || kind == MPE_REC_CARGO)
+        {
+          e->type = LOGFMT_REC_EVENT;
+          e->id = id;
+          if (kind == MPE_REC_CARGO)
+            {
+              if (u->end - p < 32)
+                break;
+              e->flags = LOGFMT_EVF_CARGO;
+              memcpy (e->cargo, p, 32);
+              p += 32;
+            }
+        }
+      else if (msg)
+        {
+          uint64_t tag, comm, size;
+          if (get_varint (&p, u->end, &tag)
+              || get_varint (&p, u->end, &comm)
+              || get_varint (&p, u->end, &size))
+            break;
+          e->type = kind == MPE_REC_SEND ? LOGFMT_REC_SEND : LOGFMT_REC_RECV;
+          e->partner = id;
+          e->tag = (int32_t) unzz (tag);
+          e->comm = (uint32_t) comm;
+          e->size = size;
+        }
+      else
+        {
+          uint64_t lost;
+          if (get_varint (&p, u->end, &lost))
+            break;
+          e->type = LOGFMT_REC_LOSS;
+          e->size = lost;
+        }
+      u->p = p;
+      u->t = t;
+      u->id[msg] = id;
+      u->left--;
+      n++;
+    }
+  if (n == 0)
+    u->p = u->end;
+  return n;
+}
+

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libspillfmt: PACKED payloads decode to what the records say (and to
+ * what the in-memory decoder says), the clock correction is exact and
+ * agrees with a 128-bit reference, the checksum is the format's, and the
+ * readers skip damage in spill and ring files built here byte by byte.
+ */
+#include "tests/common/tap.h"
+
+#include "spillfmt.h"
+
+/* ---- records ---- */
+
+static mpe_spill_rec_t recs[64];
+static size_t nrecs;
+
+static void
+put (unsigned kind, uint64_t t, int32_t id, const void *ext, unsigned slots)
+{
+  recs[nrecs].t = t;
+  recs[nrecs].id = id;
+  recs[nrecs].aux = kind | 0x100u;
+  memcpy (&recs[nrecs + 1], ext, slots * sizeof (mpe_spill_rec_t));
+  nrecs += 1 + slots;
+}
+
+static int
+same_events (const logfmt_event_t *a, const logfmt_event_t *b, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (a[i].type != b[i].type || a[i].time != b[i].time
+        || a[i].id != b[i].id || a[i].partner != b[i].partner
+        || a[i].tag != b[i].tag || a[i].comm != b[i].comm
+        || a[i].size != b[i].size || a[i].flags != b[i].flags
+        || ((a[i].flags & LOGFMT_EVF_CARGO)
+            && memcmp (a[i].cargo, b[i].cargo, sizeof a[i].cargo) != 0))
+      return 0;
+  return 1;
+}
+
+static void
+test_codec (void)
+{
+  unsigned char cargo[32];
+  for (int i = 0; i < 32; i++)
+    cargo[i] = (unsigned char) (i * 7);
+  mpe_spill_msg_t m = { -5, 7, 1u << 20 }, m2 = { 123456, 0, 0 };
+  uint64_t lost[2] = { 42, 0 };
+  put (MPE_REC_BARE, 1000, 600, NULL, 0);
+  put (MPE_REC_CARGO, 1003, 700, cargo, 2);
+  put (MPE_REC_SEND, 1010, 3, &m, 1);
+  put (MPE_REC_RECV, 1010, 1, &m2, 1);
+  put (MPE_REC_LOSS, 5000, 0, lost, 1);
+  put (MPE_REC_BARE, 5000, -2147483647 - 1, NULL, 0);
+  put (MPE_REC_BARE, (uint64_t) 1 << 62, 2147483647, NULL, 0);
+
+  /* 2 ns per tick: mult_fp = 2 << 32; tick0 = 500. */
+  const uint64_t tick0 = 500, mult = (uint64_t) 2 << 32;
+  logfmt_event_t mem[16], pk[16];
+  const mpe_spill_rec_t *p = recs;
+  size_t nm = mpe_spill_recs_decode (&p, recs + nrecs, tick0, mult, mem, 16);
+  ASSERT_EQ (nm, 7, "in-memory records decode to 7 events");
+  ok (p == recs + nrecs, "and consume every slot");
+  ok (mem[0].type == LOGFMT_REC_EVENT && mem[0].id == 600
+      && mem[0].time == 1000, "bare event: id, time (2 ns per tick)");
+  ok (mem[1].flags == LOGFMT_EVF_CARGO
+      && memcmp (mem[1].cargo, cargo, 32) == 0, "cargo bytes");
+  ok (mem[2].type == LOGFMT_REC_SEND && mem[2].partner == 3
+      && mem[2].tag == -5 && mem[2].comm == 7 && mem[2].size == 1u << 20,
+      "send: partner, tag, comm, size");
+  ok (mem[4].type == LOGFMT_REC_LOSS && mem[4].size == 42, "loss count");
+  ok (mem[5].id == INT32_MIN && mem[6].id == INT32_MAX, "extreme ids");
+
+  unsigned char buf[1024];
+  const mpe_spill_rec_t *from = recs;
+  size_t len = mpe_spill_pack (&from, recs + nrecs, buf, sizeof buf);
+  ok (len > 12 && from == recs + nrecs, "pack: one payload of %zu bytes",
+      len);
+  mpe_spill_unpack_t u;
+  ASSERT_EQ (mpe_spill_unpack_init (&u, buf, len), 0, "unpack_init");
+  size_t np = mpe_spill_unpack (&u, tick0, mult, pk, 16);
+  ASSERT_EQ (np, 7, "packed payload: 7 events");
+  ok (u.left == 0, "nothing left unread");
+  ok (same_events (mem, pk, 7), "packed and in-memory decoding agree");
+
+  /* Cut short: the records before the cut, and a count of the rest. */
+  ASSERT_EQ (mpe_spill_unpack_init (&u, buf, len - 3), 0, "cut payload");
+  np = mpe_spill_unpack (&u, tick0, mult, pk, 16);
+  ok (np == 6 && u.left == 1, "cut payload: 6 events, 1 unread (%zu, %u)",
+      np, u.left);
+  /* A torn extension at the end of a memory range is dropped. */
+  p = recs;
+  nm = mpe_spill_recs_decode (&p, recs + 2, tick0, mult, mem, 16);
+  ok (nm == 1 && p == recs + 2, "torn cargo record dropped");
+
+  /* The checksum is part of the format: a change breaks old files. */
+  ASSERT_EQ (mpe_spill_sum ("MPE spill", 9), 0x5c03a0e6u, "checksum value");
+  ok (mpe_spill_sum (buf, len) != mpe_spill_sum (buf, len - 1),
+      "checksum covers the length");
+}
+
+/* ---- clock ---- */
+
+/* The reference: the compiler's 128-bit integers where it has them;
+ * elsewhere a slow exact product in 16-bit digits would do, but every
+ * platform we build on has them (the CI's compilers), so the few targets
+ * without simply check the fixed cases below. */
+#ifdef __SIZEOF_INT128__
+static int64_t
+ref_muldiv (int64_t a, int64_t b, int64_t c)
+{
+  __int128 q = (__int128) a * b / c;
+  return (int64_t) (uint64_t) (unsigned __int128) q;
+}
+#endif
+
+static void
+test_clock (void)
+{
+#ifdef __SIZEOF_INT128__
+  int bad = 0;
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 200000; i++)
+    {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      int64_t a = (int64_t) x >> (x & 31);
+      int64_t c = (int64_t) ((x >> 1) >> ((x >> 8) & 62)) | 1;
+      int64_t b = (int64_t) ((x * 0x9e3779b97f4a7c15ull) >> 1) % c;
+      if (i & 1)
+        b = -b;
+      if (mpe_spill_muldiv (a, b, c) != ref_muldiv (a, b, c))
+        bad++;
+    }
+  ASSERT_EQ (bad, 0, "muldiv agrees with __int128 on 200000 cases");
+#endif
+  ASSERT_EQ (mpe_spill_muldiv (INT64_MIN / 2, (int64_t) 1 << 61,
+                               (int64_t) 1 << 62),
+             INT64_MIN / 4, "muldiv: exact past 64 bits");
+
+  /* Offsets 0 at 0 and +1000 at 1e9; the middle and beyond. */
+  int64_t L[3] = { 0, 1000000000, 2000000000 }, O[3] = { 0, 1000, -3000 };
+  mpe_spill_clock_t c = { 7, L, O, 3, 0 };
+  ASSERT_EQ (mpe_spill_clock_correct (&c, 500000000), 7 + 500000000 + 500,
+             "interpolated in the middle");
+  ASSERT_EQ (mpe_spill_clock_correct (&c, 1), 7 + 1 + 0,
+             "truncated toward zero (0.000001 ns)");
+  ASSERT_EQ (mpe_spill_clock_correct (&c, 1500000001), 7 + 1500000001 - 1000,
+             "second segment, truncated toward zero");
+  ASSERT_EQ (mpe_spill_clock_correct (&c, 3000000000u), 7 + 3000000000 - 3000,
+             "after the last point: its offset");
+  /* A long run with a large drift: the product exceeds 63 bits. */
+  int64_t L2[2] = { 0, (int64_t) 4 << 40 }, O2[2] = { 0, (int64_t) 3 << 30 };
+  mpe_spill_clock_t c2 = { 0, L2, O2, 2, 0 };
+  uint64_t t = ((uint64_t) 3 << 40) + 12345;
+  ASSERT_EQ (mpe_spill_clock_correct (&c2, t),
+             (int64_t) t + 2415919113,  /* (3 << 30) * t / (4 << 40) */
+             "wide product: exact");
+  mpe_spill_clock_t none = { 5, NULL, NULL, 0, 0 };
+  ASSERT_EQ (mpe_spill_clock_correct (&none, 10), 15, "no sync point");
+}
+
+/* ---- readers ---- */
+
+static size_t
+frame (unsigned char *f, size_t at, int type, int thread, const void *p,
+       size_t len)
+{
+  mpe_spill_frame_t h = { MPE_SPILL_FRAME_MAGIC, (uint16_t) type,
+                          (uint16_t) thread, (uint32_t) len,
+                          mpe_spill_sum (p, len) };
+  memcpy (f + at, &h, sizeof h);
+  memcpy (f + at + sizeof h, p, len);
+  memset (f + at + sizeof h + len, 0, mpe_spill_pad8 (len) - len);
+  return at + sizeof h + mpe_spill_pad8 (len);
+}
+
+static void
+test_readers (void)
+{
+  static unsigned char f[8192];
+  memcpy (f, MPE_SPILL_MAGIC, 8);
+  uint32_t v = MPE_SPILL_VERSION, hs = MPE_SPILL_HEADER_SIZE;
+  memcpy (f + 8, &v, 4);
+  memcpy (f + 12, &hs, 4);
+  size_t at = 16;
+  const char meta[] = "rank 3\nsize 4\npid 99\nhost node7\ntick0 500\n"
+                      "mult_fp 8589934592\nmono0 -12\nreal0 77\nring none\n";
+  at = frame (f, at, MPE_SPILL_META, 0, meta, sizeof meta - 1);
+  const char st[] = "600 601\tWork\tred\tx=%d";
+  at = frame (f, at, MPE_SPILL_STATE, 0, st, sizeof st - 1);
+  size_t damaged = at;
+  at = frame (f, at, MPE_SPILL_EVENT, 0, "9\tTick\tblue\t", 12);
+  f[damaged + 20] ^= 1;  /* the event definition is damaged */
+  int64_t sync[2] = { 100, -20 };
+  at = frame (f, at, MPE_SPILL_SYNC, 0, sync, sizeof sync);
+  unsigned char pk[1024];
+  const mpe_spill_rec_t *from = recs;
+  size_t len = mpe_spill_pack (&from, recs + nrecs, pk, sizeof pk);
+  at = frame (f, at, MPE_SPILL_PACKED, 1, pk, len);
+  at = frame (f, at, MPE_SPILL_RAW, 2, recs, nrecs * sizeof *recs);
+  at = frame (f, at, MPE_SPILL_END, 0, NULL, 0);
+
+  mpe_spill_mem_t mem = { f, at };
+  mpe_spill_scan_t sc;
+  ASSERT_EQ (mpe_spill_scan_init (&sc, mpe_spill_read_mem_cb, &mem, at), 0,
+             "spill header");
+  mpe_spill_frame_t h;
+  uint64_t off;
+  int types[16], n = 0;
+  mpe_spill_meta_t m;
+  memset (&m, 0, sizeof m);
+  mpe_spill_def_t d;
+  int def_ok = 0, events = 0;
+  while (n < 16 && mpe_spill_scan_next (&sc, &h, &off) == 1)
+    {
+      types[n++] = h.type;
+      if (h.type == MPE_SPILL_META)
+        mpe_spill_meta_parse (&m, sc.payload, h.len);
+      else if (h.type == MPE_SPILL_STATE)
+        def_ok = mpe_spill_def_parse (h.type, sc.payload, h.len, &d) == 0
+                 && d.state.start_id == 600 && d.state.end_id == 601
+                 && !strcmp (d.state.name, "Work")
+                 && !strcmp (d.state.format, "x=%d");
+      else if (h.type == MPE_SPILL_PACKED || h.type == MPE_SPILL_RAW)
+        {
+          mpe_spill_events_t it;
+          logfmt_error_t err;
+          logfmt_event_t ev[16];
+          if (mpe_spill_events_init (&it, h.type, sc.payload, h.len, m.tick0,
+                                     m.mult_fp, &err) == 0)
+            {
+              events += (int) mpe_spill_events_next (&it, ev, 16);
+              mpe_spill_events_free (&it);
+            }
+        }
+    }
+  ok (n == 6 && types[0] == MPE_SPILL_META && types[2] == MPE_SPILL_SYNC
+      && types[5] == MPE_SPILL_END, "6 good frames in order (%d)", n);
+  ASSERT_EQ (sc.bad, 1, "the damaged frame was skipped");
+  ok (m.rank == 3 && m.size == 4 && m.pid == 99 && !strcmp (m.host, "node7")
+      && m.tick0 == 500 && m.mult_fp == (uint64_t) 2 << 32 && m.mono0 == -12
+      && m.real0 == 77 && m.ring[0] == '\0', "META fields");
+  ok (def_ok, "STATE definition");
+  ASSERT_EQ (events, 14, "PACKED and RAW frames: 7 events each");
+  mpe_spill_scan_free (&sc);
+
+  f[9] = 9;  /* version 2305 */
+  ASSERT_EQ (mpe_spill_scan_init (&sc, mpe_spill_read_mem_cb, &mem, at), -2,
+             "a newer version is refused");
+  mem.len = 10;
+  ASSERT_EQ (mpe_spill_scan_init (&sc, mpe_spill_read_mem_cb, &mem, 10), -1,
+             "a cut header is not a spill file");
+  char text[] = "1 2\tonly two fields";
+  ok (mpe_spill_def_parse (MPE_SPILL_STATE, text, sizeof text - 1, &d) != 0,
+      "malformed definition refused");
+  char comm[16] = { 0 };
+  uint32_t big = 1000;
+  memcpy (comm + 8, &big, 4);
+  ok (mpe_spill_def_parse (MPE_SPILL_COMM, comm, 16, &d) != 0,
+      "communicator larger than its frame refused");
+  int64_t l, o;
+  int64_t wild[2] = { 1, INT64_MIN };
+  ok (mpe_spill_sync_parse (wild, 16, &l, &o) != 0, "wild sync point refused");
+
+  /* A ring: part 1 (slots 8..) holds the older round, part 0 the newer;
+   * part 0 ends at a record of another tag. */
+  static unsigned char r[MPE_RING_HEADER_SIZE + 16 * 16];
+  memset (r, 0, sizeof r);
+  mpe_ring_header_t *rh = (mpe_ring_header_t *) (void *) r;
+  memcpy (rh->magic, MPE_RING_MAGIC, 8);
+  rh->version = MPE_RING_VERSION;
+  rh->cap = 16;
+  rh->split = 8;
+  rh->tag[0] = 0x200;
+  rh->tag[1] = 0x100;
+  rh->live[0] = rh->live[1] = 1;
+  mpe_spill_rec_t *slot = (mpe_spill_rec_t *) (void *) (r
+                                                        + MPE_RING_HEADER_SIZE);
+  for (int i = 0; i < 3; i++)
+    slot[i] = (mpe_spill_rec_t) { 9000 + (uint64_t) i, 1, 0x200 };
+  slot[3] = (mpe_spill_rec_t) { 9100, 1, 0x100 };  /* an older round */
+  for (int i = 0; i < 8; i++)
+    slot[8 + i] = (mpe_spill_rec_t) { 100 + (uint64_t) i, 2, 0x100 };
+  mpe_spill_mem_t rm = { r, sizeof r };
+  mpe_ring_t ring;
+  ASSERT_EQ (mpe_ring_load (&ring, mpe_spill_read_mem_cb, &rm, sizeof r), 0,
+             "ring loads");
+  ok (ring.len[0] == 8 && ring.part[0][0].t == 100 && ring.len[1] == 3
+      && ring.part[1][0].t == 9000, "oldest part first, current round only");
+  mpe_ring_free (&ring);
+  rh->cap = 17;
+  ok (mpe_ring_load (&ring, mpe_spill_read_mem_cb, &rm, sizeof r) == -1,
+      "a ring claiming more slots than its file is refused");
+}
+
+int
+main (void)
+{
+  test_codec ();
+  test_clock ();
+  test_readers ();
+  return exit_status ();
+}
