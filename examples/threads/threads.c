@@ -27,6 +27,7 @@ worker (void *arg)
         x += k * 0.5;
       MPE_Log_event (work_b, 0, NULL);
     }
+  (void) x;   /* the busy work's result is not needed */
   /* One message per thread around the ring, tag = thread number. */
   int next = (rank + 1) % size, prev = (rank + size - 1) % size, v = id;
   MPI_Request rq;

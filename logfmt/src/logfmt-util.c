@@ -2,6 +2,7 @@
 /* Errors, crc32c and the event-id classification table. */
 #include "config.h"
 #include "logfmt-internal.h"
+#include "logfmt-import-internal.h"  /* logfmt__verr, defined here */
 
 #include <stdarg.h>
 #include <stdio.h>

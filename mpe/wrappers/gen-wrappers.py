@@ -351,10 +351,13 @@ def gen_lmpe(f, idx):
                 "    comm_ = mpe__msg_take (*message);\n")
         if k == "mrecv":
             need(f, ["status"])
+            # The receive and the end with one clock read, as MPI_Recv.
             body = [on, rdecl, take, status_sub(f), beg, "  rc = %s;\n" % c,
-                    "  if (%s && on_ && comm_ != MPI_COMM_NULL)\n"
-                    "    wrap_recv_status (comm_, status);\n" % ok,
-                    end, "  return rc;\n"]
+                    "  if (on_)\n"
+                    "    wrap_recv_end (comm_, status,\n"
+                    "                   %s && comm_ != MPI_COMM_NULL, %d);\n"
+                    % (ok, s1),
+                    "  return rc;\n"]
         else:
             need(f, ["request"])
             body = [on, rdecl, take, beg, "  rc = %s;\n" % c,

@@ -222,14 +222,6 @@ mpe__wrap_status_bytes_slow (const MPI_Status *st)
   return (uint64_t) n;
 }
 
-void
-mpe__wrap_recv_status (MPI_Comm comm, const MPI_Status *st)
-{
-  if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
-    return;
-  mpe__log_recv (comm, st->MPI_SOURCE, st->MPI_TAG, wrap_status_bytes (st));
-}
-
 __thread int mpe__wrap_thread_seen
   __attribute__ ((tls_model ("initial-exec")));
 void

@@ -121,9 +121,6 @@ wrap_begin_send (int s, int32_t start_id, MPI_Comm comm, int dest, int tag,
                        ? 0 : (uint64_t) count * wrap_type_size (t));
 }
 
-void mpe__wrap_recv_status (MPI_Comm comm, const MPI_Status *st)
-  MPE__WRAP_HIDDEN;
-#define wrap_recv_status(c, st) mpe__wrap_recv_status ((c), (st))
 uint64_t mpe__wrap_status_bytes_slow (const MPI_Status *st) MPE__WRAP_HIDDEN;
 
 /* Bytes received, as MPI_Get_count (st, MPI_BYTE) gives them. */

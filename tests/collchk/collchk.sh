@@ -55,6 +55,13 @@ scatterv|MPI_Scatterv (Rank 2) --> datatype signature mismatch: this process rec
 call|MPI_Reduce (Rank 2) --> inconsistent collective calls: this process calls MPI_Reduce, rank 0 calls MPI_Bcast
 bytes|MPI_Gather (Rank 1) --> datatype signature mismatch: this process sends 1 x MPI_INT (1 basic element), root 0 receives 4 x MPI_BYTE (4 basic elements) from each process
 MODES
+# Built the MPE2 way: mpecc -mpicheck.
+(cd "$tap_tmp" && MPECC_LIBDIR=$libs MPECC_INCDIR=$top_srcdir/mpe/include \
+   sh "$top_builddir/mpe/mpecc" -mpicheck "$top_srcdir/tests/collchk/ccbad.c" \
+   -o ccbad-mpecc) 2> "$tap_tmp/cc.err"
+ok $? "mpecc -mpicheck builds a program"
+run 3 ./ccbad-mpecc op; test $? -ne 0; ok $? "mpecc -mpicheck: the mistake aborts the job"
+has_err "Collective Checking: MPI_Reduce (Rank 2) --> inconsistent operator" "mpecc -mpicheck: reported"
 run 1 "$cb/ccbad" noinit; test $? -ne 0; ok $? "a collective before MPI_Init fails"
 has_err "Collective Checking: MPI_Barrier --> MPI_Init() has not been called!" \
   "a collective before MPI_Init is named"

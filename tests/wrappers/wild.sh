@@ -17,5 +17,8 @@ has "state MPI_Mrecv 0 3"
 has "state MPI_Imrecv 0 3"
 has "state MPE_Irecv_waited 0 6" "Irecv and Imrecv completions"
 has "messages 12 0"
+# Every receive is stamped with the end of the call that completed it
+# (Recv, Wait, Mrecv: one clock read for both records).
+has "sametime recv 0 12" "all 12 receives at their call's end"
 nesting_ok
 finish
