@@ -306,6 +306,8 @@ mpe_spill_events_next (mpe_spill_events_t *it, logfmt_event_t *out,
     case MPE_SPILL_BLOCK:
       {
         size_t n = it->nblock - it->iblock;
+        if (n == 0)
+          return 0;  /* it->block may be NULL */
         if (n > max)
           n = max;
         memcpy (out, it->block + it->iblock, n * sizeof *out);

@@ -8,8 +8,10 @@
  *
  * DIR: the newest run among DIR/mpe-<run>-<rank>-<pid>.spill (or --run).
  * PREFIX: every spill file whose path starts with PREFIX.
- * Times are corrected with the clock sync points each rank recorded; the
- * writer matches messages.  Prints what was recovered and what is missing.
+ * Times are corrected with the clock sync points each rank recorded, by
+ * the merge's own arithmetic and origin (libspillfmt), so the files a
+ * finished run kept rebuild its log exactly; the writer matches messages.
+ * Prints what was recovered and what is missing.
  */
 #include "config.h"
 

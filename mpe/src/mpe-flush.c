@@ -150,7 +150,9 @@ spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to,
           uint64_t carried;
           memcpy (&carried, q + 1, 8);
           ctx.lost = ctx.lost - 1 + carried;
-          b->lost -= carried;  /* already counted in b->lost */
+          /* Already counted in b->lost, which the logging thread adds
+           * to while this runs on the spill thread. */
+          __atomic_fetch_sub (&b->lost, carried, __ATOMIC_RELAXED);
           break;
         }
   return ctx.lost;
@@ -331,7 +333,7 @@ mpe__spill_drain (void)
       if (lost == 0)
         continue;
       note_loss (lost);
-      b->lost += lost;
+      __atomic_fetch_add (&b->lost, lost, __ATOMIC_RELAXED);
       /* end leaves 8 slots: always room for these 2. */
       mpe_rec_t *r = b->pos;
       r->t = mpe__ticks ();
@@ -372,7 +374,8 @@ mpe__tbuf_full (mpe_tbuf_t *b)
       mpe__part_new_round (b, 0);
     }
   note_loss (lost);
-  b->lost += lost;
+  /* The spill thread may subtract a carried loss meanwhile. */
+  __atomic_fetch_add (&b->lost, lost, __ATOMIC_RELAXED);
   b->flushes++;
   mpe_rec_t *r = b->seg;
   if (mpe__g.log_overhead)

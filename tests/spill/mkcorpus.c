@@ -24,7 +24,8 @@ frame (int type, int thread, const void *p, size_t len)
                           (uint16_t) thread, (uint32_t) len,
                           mpe_spill_sum (p, len) };
   memcpy (f + at, &h, sizeof h);
-  memcpy (f + at + sizeof h, p, len);
+  if (len)
+    memcpy (f + at + sizeof h, p, len);
   memset (f + at + sizeof h + len, 0, mpe_spill_pad8 (len) - len);
   at += sizeof h + mpe_spill_pad8 (len);
 }

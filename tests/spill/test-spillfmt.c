@@ -20,7 +20,8 @@ put (unsigned kind, uint64_t t, int32_t id, const void *ext, unsigned slots)
   recs[nrecs].t = t;
   recs[nrecs].id = id;
   recs[nrecs].aux = kind | 0x100u;
-  memcpy (&recs[nrecs + 1], ext, slots * sizeof (mpe_spill_rec_t));
+  if (slots)
+    memcpy (&recs[nrecs + 1], ext, slots * sizeof (mpe_spill_rec_t));
   nrecs += 1 + slots;
 }
 
@@ -171,7 +172,8 @@ frame (unsigned char *f, size_t at, int type, int thread, const void *p,
                           (uint16_t) thread, (uint32_t) len,
                           mpe_spill_sum (p, len) };
   memcpy (f + at, &h, sizeof h);
-  memcpy (f + at + sizeof h, p, len);
+  if (len)
+    memcpy (f + at + sizeof h, p, len);
   memset (f + at + sizeof h + len, 0, mpe_spill_pad8 (len) - len);
   return at + sizeof h + mpe_spill_pad8 (len);
 }

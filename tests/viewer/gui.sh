@@ -65,10 +65,13 @@ while [ $i -lt 40 ] && [ -z "$dlg" ]; do
   i=$((i + 1))
 done
 test -n "$dlg"; ok $? "Save as CSV opens a file chooser"
+# The name field takes the whole path (typed once the dialog is drawn).
+sleep 1
 xdotool windowfocus --sync "$dlg" key ctrl+a type "$tap_tmp/saved.csv"
+sleep 0.3
 xdotool key Return
 i=0
-while [ $i -lt 50 ] && ! test -s "$tap_tmp/saved.csv"; do
+while [ $i -lt 100 ] && ! test -s "$tap_tmp/saved.csv"; do
   sleep 0.2; i=$((i + 1))
 done
 cmp "$tap_tmp/want.csv" "$tap_tmp/saved.csv" >&2

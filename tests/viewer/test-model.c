@@ -424,6 +424,24 @@ test_fine_lanes (const char *path)
   ok (right == 20, "every lane steps from A to B where its rows do "
       "(%d of 20)", right);
   mv_scene_free (s);
+  /* The next view starts from the states the last one left open at its
+   * start (kept in the cache): the same picture as from a fresh cache. */
+  MvSceneParams q = p;
+  q.t0 += 100;
+  q.t1 += 100;
+  g_autoptr (MvCache) fresh = mv_cache_new (log);
+  MvScene *s1 = mv_scene_compute (cache, &q, NULL, &error);
+  MvScene *s2 = mv_scene_compute (fresh, &q, NULL, &error);
+  gboolean same = s1 && s2 && s1->fine && s2->fine && s1->nlanes == s2->nlanes
+                  && s1->decoded < s2->decoded;
+  for (guint i = 0; same && i < s1->nlanes; i++)
+    same = memcmp (s1->lanes[i].pixels, s2->lanes[i].pixels,
+                   q.width * sizeof (guint32)) == 0;
+  ok (same, "fine lanes restarted where the last view left them: fewer "
+      "records read (%" G_GUINT64_FORMAT " < %" G_GUINT64_FORMAT "), the "
+      "same pixels", s1 ? s1->decoded : 0, s2 ? s2->decoded : 0);
+  mv_scene_free (s1);
+  mv_scene_free (s2);
   s = mv_scene_compute (cache, &c, NULL, &error);
   right = s ? steps_right (s, 20) : 20;
   ok (s && !s->fine && right < 20,
@@ -612,6 +630,17 @@ test_overlap (const char *path)
   ok (o && o->state == 1 && o->depth == 1 && o->t_begin == 21000
       && o->flags == MV_SPAN_OPEN_RIGHT,
       "decoded after a lookback: B from 21000 at depth 1, open right");
+  mv_scene_free (s);
+  /* Inside A and B, no record in the window or the lookback: A, whose
+   * END comes within two window widths after it, is found and drawn
+   * across (B's END is further: not seen from here). */
+  p.t0 = 21800;
+  p.t1 = 21900;
+  s = mv_scene_compute (cache, &p, NULL, &error);
+  o = only_span (s);
+  ok (o && o->state == 0
+      && o->flags == (MV_SPAN_OPEN_LEFT | MV_SPAN_OPEN_RIGHT),
+      "decoded inside A with nothing in view: A drawn across the window");
   mv_scene_free (s);
   p.t0 = 24500;
   p.t1 = 26000;

@@ -351,7 +351,7 @@ load_done (GObject *src, GAsyncResult *res, gpointer user)
   g_task_set_task_data (t, mv_log_ref (log), (GDestroyNotify) mv_log_unref);
   g_task_run_in_thread (t, stats_thread);
   g_object_unref (t);
-  gtk_widget_grab_focus (mv_timeline_widget (w->tl));
+  gtk_widget_grab_focus (GTK_WIDGET (w->tl));
 }
 
 /* Starts a worker job that replaces whatever job ran (cancelling it),
@@ -937,8 +937,8 @@ win_new (GtkApplication *app)
 
   GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
   w->tl = mv_timeline_new ();
-  mv_timeline_set_notify (w->tl, update_status, w);
-  gtk_paned_pack1 (GTK_PANED (paned), mv_timeline_widget (w->tl), TRUE,
+  g_signal_connect (w->tl, "changed", G_CALLBACK (update_status), w);
+  gtk_paned_pack1 (GTK_PANED (paned), GTK_WIDGET (w->tl), TRUE,
                    FALSE);
   GtkWidget *side = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   gtk_style_context_add_class (gtk_widget_get_style_context (side),

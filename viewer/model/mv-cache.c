@@ -26,6 +26,8 @@ struct MvCache
   gpointer      spare[2];         /* freed lane blocks, for reuse */
   gboolean      spare_made;       /* one made ahead, on frame 1 */
   MvDecoded   **dec;              /* [stream], NULL if none */
+  MvOpenAt     *open_at;          /* [stream], n = 0 and t = 0: none */
+  gboolean     *has_open_at;
   guint64       dec_events, dec_clock;
   GArray       *msgs;             /* logfmt_message_t meeting [ta, tb] */
   guint64       msg_ta, msg_tb;
@@ -66,6 +68,8 @@ mv_cache_new (MvLog *log)
   c->lane_pyr = g_hash_table_new_full (lane_key_hash, g_int64_equal, g_free,
                                        (GDestroyNotify) g_bytes_unref);
   c->dec = g_new0 (MvDecoded *, n);
+  c->open_at = g_new0 (MvOpenAt, n);
+  c->has_open_at = g_new0 (gboolean, n);
   return c;
 }
 
@@ -76,6 +80,8 @@ cache_free (MvCache *c)
     {
       g_free (c->pyr[i]);
       mv_decoded_unref (c->dec[i]);
+      g_free (c->open_at[i].state);
+      g_free (c->open_at[i].start);
     }
   g_free (c->pyr);
   g_free (c->pyr_quality);
@@ -84,6 +90,8 @@ cache_free (MvCache *c)
   g_free (c->spare[0]);
   g_free (c->spare[1]);
   g_free (c->dec);
+  g_free (c->open_at);
+  g_free (c->has_open_at);
   if (c->msgs)
     g_array_unref (c->msgs);
   g_mutex_clear (&c->lock);
@@ -489,6 +497,38 @@ mv_cache_decoded_put (MvCache *c, guint32 stream, MvDecoded *d)
     }
   g_mutex_unlock (&c->lock);
   g_ptr_array_unref (gone);
+}
+
+/* ---- states open at a time ---- */
+
+gboolean
+mv_cache_open_at_get (MvCache *c, guint32 stream, guint64 lo, guint64 hi,
+                      MvOpenAt *out)
+{
+  g_mutex_lock (&c->lock);
+  const MvOpenAt *o = &c->open_at[stream];
+  gboolean yes = c->has_open_at[stream] && o->t >= lo && o->t <= hi;
+  if (yes)
+    {
+      out->t = o->t;
+      out->n = o->n;
+      out->state = g_memdup2 (o->state, o->n * sizeof *o->state);
+      out->start = g_memdup2 (o->start, o->n * sizeof *o->start);
+    }
+  g_mutex_unlock (&c->lock);
+  return yes;
+}
+
+void
+mv_cache_open_at_put (MvCache *c, guint32 stream, MvOpenAt *o)
+{
+  g_mutex_lock (&c->lock);
+  MvOpenAt old = c->open_at[stream];
+  c->open_at[stream] = *o;
+  c->has_open_at[stream] = TRUE;
+  g_mutex_unlock (&c->lock);
+  g_free (old.state);
+  g_free (old.start);
 }
 
 /* ---- messages ---- */

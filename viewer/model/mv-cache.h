@@ -143,6 +143,27 @@ gboolean   mv_cache_decoded_covers (MvCache *c, guint32 stream, guint64 ta,
  * streams go when over the bound. */
 void       mv_cache_decoded_put (MvCache *c, guint32 stream, MvDecoded *d);
 
+/* ---- states open at a time, per stream ---- */
+
+/* The instances open in a stream just before time t (after every record
+ * earlier than t), outermost first, as the state-interval rule gives
+ * them walking from the stream's start: a later walk restarts there
+ * instead of at the stream's start (mv_tracker_restore). */
+typedef struct
+{
+  guint64  t;
+  guint    n;
+  gint32  *state;
+  guint64 *start;
+} MvOpenAt;
+
+/* Copies the stream's kept one into *out if its t is in [lo, hi];
+ * free out->state and out->start with g_free. */
+gboolean   mv_cache_open_at_get (MvCache *c, guint32 stream, guint64 lo,
+                                 guint64 hi, MvOpenAt *out);
+/* Keeps o (the cache takes the arrays). */
+void       mv_cache_open_at_put (MvCache *c, guint32 stream, MvOpenAt *o);
+
 /* ---- messages ---- */
 
 /* Messages (logfmt_message_t) meeting [t0, t1] if the kept window

@@ -33,17 +33,9 @@ mv_tracker_free (MvTracker *t)
 void
 mv_tracker_seed_begin (MvTracker *t)
 {
+  t->ev.flags = 0;
   logfmt_state_tracker_reset (t->tr, 0);
   g_array_set_size (t->pre, 0);
-}
-
-void
-mv_tracker_seed_scan (MvTracker *t, guint8 kind, gint32 state,
-                      guint64 time)
-{
-  if (mv_tracker_apply (t, kind, state, time, NULL)
-      == LOGFMT_STEP_UNMATCHED_END)
-    g_array_append_val (t->pre, state);
 }
 
 void
@@ -64,20 +56,18 @@ mv_tracker_seed_end (MvTracker *t, guint64 tstart)
       t->ev.state = g_array_index (t->pre, gint32, i);
       logfmt_state_tracker_apply (t->tr, &t->ev, NULL, NULL);
     }
-  t->ev.flags = 0;
+  t->ev.flags = 0;   /* real records are applied without cargo */
 }
 
-int
-mv_tracker_apply (MvTracker *t, guint8 kind, gint32 state, guint64 time,
-                  logfmt_interval_t *closed)
+void
+mv_tracker_restore (MvTracker *t, guint n, const gint32 *state,
+                    const guint64 *start)
 {
-  if (kind != LOGFMT_KIND_BEGIN && kind != LOGFMT_KIND_END)
-    return LOGFMT_STEP_NONE;
-  t->ev.kind = kind;
-  t->ev.state = state;
-  t->ev.time = time;
+  logfmt_state_tracker_reset (t->tr, 0);
+  g_array_set_size (t->pre, 0);
   t->ev.flags = 0;
-  return logfmt_state_tracker_apply (t->tr, &t->ev, closed, NULL);
+  for (guint i = 0; i < n; i++)
+    mv_tracker_apply (t, LOGFMT_KIND_BEGIN, state[i], start[i], NULL, NULL);
 }
 
 guint

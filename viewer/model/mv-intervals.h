@@ -11,7 +11,11 @@
  *           in the decoded range are states open before it;
  *   pass 2: mv_tracker_apply per record.
  * Decoded from the stream's start, nothing is inferred and the
- * instances are exactly logfmt_interval_iter's.
+ * instances are exactly logfmt_interval_iter's.  After a lookback, the
+ * states open at its start are found from ENDs that close nothing (as
+ * far as the caller decoded); the first to end is taken as the
+ * innermost, which is exact for states that nest, a guess for states
+ * open there that overlap without nesting.
  */
 #ifndef MV_INTERVALS_H
 #define MV_INTERVALS_H
@@ -31,16 +35,43 @@ typedef struct
 MvTracker *mv_tracker_new (guint nstates);
 void       mv_tracker_free (MvTracker *t);
 
+/* Pass 1 is needed only when tstart > 0 (callers skip it otherwise). */
 void       mv_tracker_seed_begin (MvTracker *t);
-void       mv_tracker_seed_scan (MvTracker *t, guint8 kind, gint32 state,
-                                 guint64 time);
 /* Restarts the tracker with the states open at tstart (the decode's
  * start; 0: the stream's start, nothing inferred), outermost first. */
 void       mv_tracker_seed_end (MvTracker *t, guint64 tstart);
 
-/* A logfmt_step_t; *closed is filled for LOGFMT_STEP_CLOSED. */
-int        mv_tracker_apply (MvTracker *t, guint8 kind, gint32 state,
-                             guint64 time, logfmt_interval_t *closed);
+/* Restarts the tracker with n instances open (outermost first), as a
+ * walk from the stream's start had them: their BEGINs are applied again
+ * at their start times. */
+void       mv_tracker_restore (MvTracker *t, guint n, const gint32 *state,
+                               const guint64 *start);
+
+/* A logfmt_step_t; *closed (may be NULL) is filled for
+ * LOGFMT_STEP_CLOSED, and *inner (may be NULL) with the number of open
+ * instances that were inside it (0: it was the innermost).  Inline:
+ * lanes apply every record they draw. */
+static inline int
+mv_tracker_apply (MvTracker *t, guint8 kind, gint32 state, guint64 time,
+                  logfmt_interval_t *closed, guint32 *inner)
+{
+  if (kind != LOGFMT_KIND_BEGIN && kind != LOGFMT_KIND_END)
+    return LOGFMT_STEP_NONE;
+  t->ev.kind = kind;
+  t->ev.state = state;
+  t->ev.time = time;
+  return logfmt_state_tracker_apply (t->tr, &t->ev, closed, inner);
+}
+
+/* Pass 1, per record (inline: lanes scan every record they decode). */
+static inline void
+mv_tracker_seed_scan (MvTracker *t, guint8 kind, gint32 state, guint64 time)
+{
+  if (mv_tracker_apply (t, kind, state, time, NULL, NULL)
+      == LOGFMT_STEP_UNMATCHED_END)
+    g_array_append_val (t->pre, state);
+}
+
 /* Open instances, outermost (0) first. */
 guint      mv_tracker_depth (const MvTracker *t);
 const logfmt_interval_t *mv_tracker_open (const MvTracker *t, guint i);

@@ -198,19 +198,20 @@ mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs, MvTracker *tr,
         }
       g_array_append_val (evs, e);
     }
+  /* States open at tstart (after a lookback: from the ENDs that close
+   * nothing, up to two window widths after it, so that a state open
+   * across the whole window is found too), then the instances by the
+   * one rule (an END closes the innermost open instance of its own
+   * state; the others stay open): logfmt's tracker, see mv-intervals.h. */
+  guint64 seed_to = t1 + MIN ((guint64) DEC_MARGIN_SPANS * (t1 - t0),
+                              G_MAXUINT64 - t1);
+  mv_tracker_seed_begin (tr);
+  for (guint i = lo_i; tstart > 0 && i < d->evs->len
+                       && all[i].time <= seed_to; i++)
+    mv_tracker_seed_scan (tr, all[i].kind, all[i].a, all[i].time);
+  mv_tracker_seed_end (tr, tstart);
   guint64 t_max = d->t_max, tb = d->tb;
   mv_decoded_unref (d);
-
-  /* States open at tstart, then the instances by the one rule (an END
-   * closes the innermost open instance of its own state; the others
-   * stay open): logfmt's tracker, see mv-intervals.h. */
-  mv_tracker_seed_begin (tr);
-  for (guint i = 0; i < evs->len; i++)
-    {
-      const MvEv *e = &g_array_index (evs, MvEv, i);
-      mv_tracker_seed_scan (tr, e->kind, e->a, e->time);
-    }
-  mv_tracker_seed_end (tr, tstart);
 
   /* Spans with their depth, markers. */
   GArray *last = g_array_new (FALSE, FALSE, sizeof (gint));
@@ -222,7 +223,7 @@ mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs, MvTracker *tr,
         {
         case LOGFMT_KIND_BEGIN:
         case LOGFMT_KIND_END:
-          if (mv_tracker_apply (tr, e->kind, e->a, e->time, &iv)
+          if (mv_tracker_apply (tr, e->kind, e->a, e->time, &iv, NULL)
               == LOGFMT_STEP_CLOSED)
             emit_span (s, lane, last, &iv, 0);
           break;

@@ -216,6 +216,65 @@ fine_interval (MvFineAcc *a, gint32 state, double xa, double xb)
   fine_part (a, ib, state, (float) (xb - ib));
 }
 
+/* One row's walk through its BEGIN/END records in time order: the
+ * innermost open instance by the one rule (mv-intervals.h), drawn from
+ * `prev` up to each record. */
+typedef struct
+{
+  MvScene   *s;
+  MvFineAcc *a;
+  MvTracker *tr;
+  gint32     top;     /* innermost open state, -1 none */
+  guint64    prev;
+} FineWalk;
+
+static inline void
+walk_to (FineWalk *w, guint64 t)
+{
+  const MvScene *s = w->s;
+  guint64 t0 = s->p.t0;
+  gint32 top = w->top;
+  if (top >= 0 && t > w->prev && t > t0 && (guint) top < s->log->nstates
+      && !(s->p.state_hidden && s->p.state_hidden[top]))
+    fine_interval (w->a, top, mv_time_map_x (&s->map, MAX (w->prev, t0)),
+                   mv_time_map_x (&s->map, t));
+  w->prev = MAX (w->prev, t);
+}
+
+static inline void
+walk_record (FineWalk *w, guint8 kind, gint32 state, guint64 t)
+{
+  walk_to (w, t);
+  /* The innermost changes on a BEGIN, or an END of the innermost. */
+  guint32 inner = 1;
+  int step = mv_tracker_apply (w->tr, kind, state, t, NULL, &inner);
+  if (step == LOGFMT_STEP_OPENED)
+    w->top = state;
+  else if (step == LOGFMT_STEP_CLOSED && inner == 0)
+    {
+      guint depth = mv_tracker_depth (w->tr);
+      w->top = depth ? mv_tracker_open (w->tr, depth - 1)->state : -1;
+    }
+}
+
+/* Keeps the instances the tracker has open (every record before t
+ * applied) in the cache, for the next frame of this stream. */
+static void
+fine_keep_open_at (MvScene *s, MvTracker *tr, guint32 stream, guint64 t)
+{
+  guint n = mv_tracker_depth (tr);
+  if (n >= LOGFMT_STATE_MAX_DEPTH)
+    return;   /* BEGINs beyond the limit may be open: not kept */
+  MvOpenAt o = { t, n, g_new (gint32, MAX (n, 1)), g_new (guint64, MAX (n, 1)) };
+  for (guint i = 0; i < n; i++)
+    {
+      const logfmt_interval_t *iv = mv_tracker_open (tr, i);
+      o.state[i] = iv->state;
+      o.start[i] = iv->start;
+    }
+  mv_cache_open_at_put (s->cache, stream, &o);
+}
+
 /* Adds one row to the lane from its decoded events. */
 static gboolean
 fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
@@ -223,6 +282,13 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
   MvLog *log = s->log;
   guint64 t0 = s->p.t0, t1 = s->p.t1;
   guint64 tstart = mv__decode_start (log, stream, t0, t1);
+  /* An earlier frame's walk left the states open at a time in
+   * [tstart, t0]: start there, exactly (most views are near the last). */
+  MvOpenAt at = { 0 };
+  gboolean restored = mv_cache_open_at_get (s->cache, stream, tstart, t0,
+                                            &at) && at.t > 0;
+  if (restored)
+    tstart = at.t;
   /* One iterator per lane job: a new one per row would cost a zstd
    * context each (a fifth of the time for 10,000 rows).  Open-ended:
    * the first record after t1 (mostly in the block already decoded)
@@ -233,9 +299,28 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
   if (rc != 0)
     {
       mv__scene_problem (s, g_strdup_printf ("stream %u: %s", stream,
-                                         logfmt_strerror (rc)));
+                                             logfmt_strerror (rc)));
       return FALSE;
     }
+  /* From the stream's start the records are walked as they are read;
+   * after a lookback they are kept, to find first which states were
+   * open where the decode starts. */
+  FineWalk w = { s, a, a->tr, -1, tstart };
+  gboolean keep = tstart > 0 && !restored;
+  mv_tracker_seed_begin (w.tr);
+  if (restored)
+    {
+      mv_tracker_restore (w.tr, at.n, at.state, at.start);
+      w.top = at.n ? at.state[at.n - 1] : -1;
+      g_free (at.state);
+      g_free (at.start);
+    }
+  else if (!keep)
+    mv_tracker_seed_end (w.tr, 0);
+  /* An exact walk keeps the states open at t0 for the next frame. */
+  gboolean snapped = keep || t0 == 0 || (restored && at.t == t0);
+  a->cur_x = -1;
+  a->cur_n = 0;
   logfmt_iter_t *it = a->it;
   g_array_set_size (a->evs, 0);
   logfmt_event_t buf[256];
@@ -254,6 +339,22 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
         }
       if (got > 0)
         t_max = MAX (t_max, buf[got - 1].time);
+      if (!keep)
+        {
+          for (long i = 0; i < got; i++)
+            {
+              if (G_UNLIKELY (!snapped) && buf[i].time >= t0)
+                {
+                  fine_keep_open_at (s, w.tr, stream, t0);
+                  snapped = TRUE;
+                }
+              if (buf[i].kind == LOGFMT_KIND_BEGIN
+                  || buf[i].kind == LOGFMT_KIND_END)
+                walk_record (&w, (guint8) buf[i].kind, buf[i].state,
+                             buf[i].time);
+            }
+          continue;
+        }
       guint len = a->evs->len;
       g_array_set_size (a->evs, len + (guint) got);
       FineEv *out = (FineEv *) a->evs->data + len;
@@ -264,44 +365,21 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
     }
   if (got < 0)
     mv__scene_problem (s, g_strdup (logfmt_iter_error (it)->message));
-
-  /* The states open at tstart, then the innermost open instance
-   * after each record, by the one rule (mv-intervals.h). */
-  const FineEv *ev = (const FineEv *) a->evs->data;
-  guint n = a->evs->len;
-  MvTracker *tr = a->tr;
-  mv_tracker_seed_begin (tr);
-  for (guint i = 0; i < n; i++)
-    mv_tracker_seed_scan (tr, ev[i].kind, ev[i].state, ev[i].time);
-  mv_tracker_seed_end (tr, tstart);
-  guint depth = mv_tracker_depth (tr);
-  gint32 top = depth ? mv_tracker_open (tr, depth - 1)->state : -1;
-
-  const guint8 *hid = s->p.state_hidden;
-  guint ns = log->nstates;
-  a->cur_x = -1;
-  a->cur_n = 0;
-  guint64 prev = tstart;
-  for (guint i = 0; i <= n; i++)
+  if (keep)
     {
-      /* After the last record: instances still open go on through the
-       * window if the stream does, else they end there (FORMAT.md 13). */
-      guint64 t = i < n ? MIN (ev[i].time, t1)
-                  : goes_on ? t1 : MIN (t_max, t1);
-      if (top >= 0 && t > prev && t > t0 && (guint) top < ns
-          && !(hid && hid[top]))
-        fine_interval (a, top, mv_time_map_x (&s->map, MAX (prev, t0)),
-                       mv_time_map_x (&s->map, t));
-      if (i == n || ev[i].time > t1)
-        break;
-      prev = MAX (prev, t);
-      if (mv_tracker_apply (tr, ev[i].kind, ev[i].state, ev[i].time, NULL)
-          > LOGFMT_STEP_NONE)
-        {
-          depth = mv_tracker_depth (tr);
-          top = depth ? mv_tracker_open (tr, depth - 1)->state : -1;
-        }
+      const FineEv *ev = (const FineEv *) a->evs->data;
+      guint n = a->evs->len;
+      for (guint i = 0; i < n; i++)
+        mv_tracker_seed_scan (w.tr, ev[i].kind, ev[i].state, ev[i].time);
+      mv_tracker_seed_end (w.tr, tstart);
+      guint depth = mv_tracker_depth (w.tr);
+      w.top = depth ? mv_tracker_open (w.tr, depth - 1)->state : -1;
+      for (guint i = 0; i < n; i++)
+        walk_record (&w, ev[i].kind, ev[i].state, ev[i].time);
     }
+  /* After the last record: instances still open go on through the
+   * window if the stream does, else they end there (FORMAT.md 13). */
+  walk_to (&w, goes_on ? t1 : MIN (t_max, t1));
   fine_flush (a);
   return TRUE;
 }

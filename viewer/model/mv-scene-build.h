@@ -33,6 +33,8 @@ void     mv__scene_problem (MvScene *s, char *msg);
 
 /* ---- summary lanes (mv-lane-summary.c) ---- */
 
+typedef struct MvFineAcc_ MvFineAcc;   /* mv-lane-fine.c */
+
 /* What every summary lane of a frame shares. */
 typedef struct
 {
@@ -42,7 +44,6 @@ typedef struct
   guint             hid;     /* hash of the hidden states */
   MvLaneMemo       *memo;    /* the last frame, if this one is its pan */
   gint              shift;   /* new pixel x = memo's x + shift */
-  struct MvFineAcc_ *fine;   /* per thread, see mv__lane_fine */
 } MvSummaryFrame;
 
 /* Sets up f for s (pyramid geometry, colours, the memo of the last
@@ -54,12 +55,10 @@ void     mv__summary_frame_clear (MvScene *s, MvSummaryFrame *f);
 /* One lane; occ (width x nstates floats) and fine are the calling
  * thread's scratch. */
 gboolean mv__lane_summary (MvScene *s, MvLane *lane, const MvSummaryFrame *f,
-                           float *occ, struct MvFineAcc_ *fine,
+                           float *occ, MvFineAcc *fine,
                            guint64 *nread, GError **error);
 
 /* ---- summary lanes read for the window (mv-lane-fine.c) ---- */
-
-typedef struct MvFineAcc_ MvFineAcc;
 
 /* TRUE if this window is zoomed in further than the pyramids resolve
  * and the file can give better for it. */

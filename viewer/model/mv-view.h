@@ -21,25 +21,29 @@ typedef struct
   guint64 t0, t1;       /* t1 > t0 */
   double  width;        /* pixels */
   double  span;         /* t1 - t0, as a double */
+  double  scale;        /* width / span: pixels per ns */
 } MvTimeMap;
 
 static inline MvTimeMap
 mv_time_map (guint64 t0, guint64 t1, double width)
 {
-  MvTimeMap m = { t0, MAX (t1, t0 + 1), width, 0 };
+  MvTimeMap m = { t0, MAX (t1, t0 + 1), width, 0, 0 };
   m.span = (double) (m.t1 - m.t0);
+  m.scale = width / m.span;
   return m;
 }
 
-/* Inline: the scene maps every decoded event through it.  The signed
- * difference is taken in integers first (times are ~1e18 ns since the
- * epoch, beyond a double's exact range), then scaled. */
+/* Inline, one multiply: the scene maps every decoded event through it.
+ * The signed difference is taken in integers first (times may be ~1e18
+ * ns since the epoch, beyond a double's exact range), then scaled; t1
+ * itself maps to exactly width (a product could miss it by an ulp). */
 static inline double
 mv_time_map_x (const MvTimeMap *m, guint64 t)
 {
+  if (G_UNLIKELY (t == m->t1))
+    return m->width;
   double d = t >= m->t0 ? (double) (t - m->t0) : -(double) (m->t0 - t);
-  /* As a fraction of the window first: exactly 0 and 1 at its edges. */
-  return d / m->span * m->width;
+  return d * m->scale;
 }
 
 /* The time at pixel x as an offset from t0, in ns (not rounded). */

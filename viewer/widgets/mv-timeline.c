@@ -11,7 +11,8 @@ enum { DRAG_NONE, DRAG_PAN, DRAG_ZOOM, DRAG_SELECT };
 
 struct _MvTimeline
 {
-  GtkWidget     *grid, *area, *hscroll, *vscroll;
+  GtkGrid        parent;
+  GtkWidget     *area, *hscroll, *vscroll;
   GtkAdjustment *hadj, *vadj;
   MvLog         *log;
   MvCache       *cache;          /* the log's, kept across frames */
@@ -33,9 +34,12 @@ struct _MvTimeline
   gboolean       has_sel;
   guint64        sel0, sel1;
   char          *details;
-  MvTimelineNotify notify;
-  gpointer       notify_user;
 };
+
+G_DEFINE_TYPE (MvTimeline, mv_timeline, GTK_TYPE_GRID)
+
+enum { SIGNAL_CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
 
 typedef struct
 {
@@ -80,8 +84,7 @@ result_free (JobResult *r)
 static void
 notify (MvTimeline *tl)
 {
-  if (tl->notify)
-    tl->notify (tl, tl->notify_user);
+  g_signal_emit (tl, signals[SIGNAL_CHANGED], 0);
 }
 
 static void
@@ -113,12 +116,14 @@ job_thread (GTask *task, gpointer src, gpointer data, GCancellable *cancel)
   g_task_return_pointer (task, r, (GDestroyNotify) result_free);
 }
 
+/* The job holds a reference on the timeline (its source object); a
+ * timeline disposed meanwhile (area NULL) drops the result. */
 static void
 job_done (GObject *src, GAsyncResult *res, gpointer user)
 {
-  MvTimeline *tl = g_object_get_data (src, "mv-timeline");
+  MvTimeline *tl = MV_TIMELINE (src);
   JobResult *r = g_task_propagate_pointer (G_TASK (res), NULL);
-  if (tl == NULL)
+  if (tl->area == NULL)
     {
       if (r)
         result_free (r);
@@ -213,7 +218,7 @@ request_scene_stage (MvTimeline *tl, gboolean allow_coarse)
     j->surf = g_steal_pointer (&tl->spare);
   g_clear_object (&tl->cancel);
   tl->cancel = g_cancellable_new ();
-  GTask *task = g_task_new (tl->area, tl->cancel, job_done, NULL);
+  GTask *task = g_task_new (tl, tl->cancel, job_done, NULL);
   g_task_set_task_data (task, j, (GDestroyNotify) job_free);
   g_task_set_priority (task, G_PRIORITY_LOW);
   tl->busy = TRUE;
@@ -582,38 +587,51 @@ on_key (GtkWidget *w, GdkEventKey *ev, MvTimeline *tl)
 }
 
 static void
-timeline_free (MvTimeline *tl)
+mv_timeline_dispose (GObject *obj)
 {
+  MvTimeline *tl = MV_TIMELINE (obj);
   if (tl->cancel)
     g_cancellable_cancel (tl->cancel);
   g_clear_object (&tl->cancel);
-  mv_scene_free (tl->scene);
-  if (tl->surf)
-    cairo_surface_destroy (tl->surf);
-  if (tl->spare)
-    cairo_surface_destroy (tl->spare);
-  mv_cache_unref (tl->cache);
-  mv_log_unref (tl->log);
+  g_clear_pointer (&tl->scene, mv_scene_free);
+  g_clear_pointer (&tl->surf, cairo_surface_destroy);
+  g_clear_pointer (&tl->spare, cairo_surface_destroy);
+  g_clear_pointer (&tl->cache, mv_cache_unref);
+  g_clear_pointer (&tl->log, mv_log_unref);
+  g_clear_object (&tl->hadj);
+  g_clear_object (&tl->vadj);
+  /* The children go with the grid; NULL tells late jobs it is gone. */
+  tl->area = tl->hscroll = tl->vscroll = NULL;
+  G_OBJECT_CLASS (mv_timeline_parent_class)->dispose (obj);
+}
+
+static void
+mv_timeline_finalize (GObject *obj)
+{
+  MvTimeline *tl = MV_TIMELINE (obj);
   mv_view_clear (&tl->view);
   g_free (tl->state_hidden);
   g_free (tl->evdef_hidden);
   g_free (tl->details);
-  g_free (tl);
+  G_OBJECT_CLASS (mv_timeline_parent_class)->finalize (obj);
 }
 
 static void
-on_area_destroy (GtkWidget *w, MvTimeline *tl)
+mv_timeline_class_init (MvTimelineClass *klass)
 {
-  g_object_set_data (G_OBJECT (w), "mv-timeline", NULL);
-  timeline_free (tl);
+  GObjectClass *oc = G_OBJECT_CLASS (klass);
+  oc->dispose = mv_timeline_dispose;
+  oc->finalize = mv_timeline_finalize;
+  /* The window, selection or detail text changed. */
+  signals[SIGNAL_CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass),
+                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                          NULL, G_TYPE_NONE, 0);
 }
 
-MvTimeline *
-mv_timeline_new (void)
+static void
+mv_timeline_init (MvTimeline *tl)
 {
-  MvTimeline *tl = g_new0 (MvTimeline, 1);
   tl->highlight = -1;
-  tl->grid = gtk_grid_new ();
   tl->area = gtk_drawing_area_new ();
   gtk_widget_set_hexpand (tl->area, TRUE);
   gtk_widget_set_vexpand (tl->area, TRUE);
@@ -623,15 +641,15 @@ mv_timeline_new (void)
                          | GDK_BUTTON_RELEASE_MASK | GDK_POINTER_MOTION_MASK
                          | GDK_SCROLL_MASK | GDK_SMOOTH_SCROLL_MASK
                          | GDK_KEY_PRESS_MASK);
-  tl->hadj = gtk_adjustment_new (0, 0, 1, 0.1, 0.9, 1);
-  tl->vadj = gtk_adjustment_new (0, 0, 1, 0.1, 0.9, 1);
+  tl->hadj = g_object_ref_sink (gtk_adjustment_new (0, 0, 1, 0.1, 0.9, 1));
+  tl->vadj = g_object_ref_sink (gtk_adjustment_new (0, 0, 1, 0.1, 0.9, 1));
   tl->hscroll = gtk_scrollbar_new (GTK_ORIENTATION_HORIZONTAL, tl->hadj);
   tl->vscroll = gtk_scrollbar_new (GTK_ORIENTATION_VERTICAL, tl->vadj);
   gtk_widget_set_no_show_all (tl->vscroll, TRUE);
-  gtk_grid_attach (GTK_GRID (tl->grid), tl->area, 0, 0, 1, 1);
-  gtk_grid_attach (GTK_GRID (tl->grid), tl->vscroll, 1, 0, 1, 1);
-  gtk_grid_attach (GTK_GRID (tl->grid), tl->hscroll, 0, 1, 1, 1);
-  g_object_set_data (G_OBJECT (tl->area), "mv-timeline", tl);
+  GtkGrid *grid = GTK_GRID (tl);
+  gtk_grid_attach (grid, tl->area, 0, 0, 1, 1);
+  gtk_grid_attach (grid, tl->vscroll, 1, 0, 1, 1);
+  gtk_grid_attach (grid, tl->hscroll, 0, 1, 1, 1);
   g_signal_connect (tl->area, "draw", G_CALLBACK (on_draw), tl);
   g_signal_connect (tl->area, "size-allocate",
                     G_CALLBACK (on_size_allocate), tl);
@@ -644,18 +662,16 @@ mv_timeline_new (void)
                     tl);
   g_signal_connect (tl->area, "scroll-event", G_CALLBACK (on_scroll), tl);
   g_signal_connect (tl->area, "key-press-event", G_CALLBACK (on_key), tl);
-  g_signal_connect (tl->area, "destroy", G_CALLBACK (on_area_destroy), tl);
   g_signal_connect (tl->hadj, "value-changed", G_CALLBACK (on_adj_changed),
                     tl);
   g_signal_connect (tl->vadj, "value-changed", G_CALLBACK (on_adj_changed),
                     tl);
-  return tl;
 }
 
-GtkWidget *
-mv_timeline_widget (MvTimeline *tl)
+MvTimeline *
+mv_timeline_new (void)
 {
-  return tl->grid;
+  return g_object_new (MV_TYPE_TIMELINE, NULL);
 }
 
 void
@@ -699,13 +715,6 @@ MvLog *
 mv_timeline_get_log (MvTimeline *tl)
 {
   return tl->log;
-}
-
-void
-mv_timeline_set_notify (MvTimeline *tl, MvTimelineNotify fn, gpointer user)
-{
-  tl->notify = fn;
-  tl->notify_user = user;
 }
 
 void

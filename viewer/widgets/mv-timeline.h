@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * MvTimeline: the interactive timeline (a drawing area plus scrollbars).
+ * MvTimeline: the interactive timeline (a GtkGrid: a drawing area plus
+ * scrollbars).  Emits "changed" when the window, selection or detail
+ * text changes.
  * Scenes are computed on a worker thread (GTask + GCancellable); while one
  * computes, the last published plot surface is repainted, transformed to
  * the current window.
@@ -15,17 +17,12 @@
 
 G_BEGIN_DECLS
 
-typedef struct _MvTimeline MvTimeline;
-
-/* Called when the window, selection or detail text changes. */
-typedef void (*MvTimelineNotify) (MvTimeline *tl, gpointer user);
+#define MV_TYPE_TIMELINE (mv_timeline_get_type ())
+G_DECLARE_FINAL_TYPE (MvTimeline, mv_timeline, MV, TIMELINE, GtkGrid)
 
 MvTimeline *mv_timeline_new (void);
-GtkWidget  *mv_timeline_widget (MvTimeline *tl);
 void        mv_timeline_set_log (MvTimeline *tl, MvLog *log);
 MvLog      *mv_timeline_get_log (MvTimeline *tl);
-void        mv_timeline_set_notify (MvTimeline *tl, MvTimelineNotify fn,
-                                    gpointer user);
 /* Visibility flags (copied). */
 void        mv_timeline_set_hidden (MvTimeline *tl, const guint8 *states,
                                     const guint8 *evdefs);
