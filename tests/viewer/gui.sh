@@ -14,22 +14,41 @@ cleanup () { for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tap_tmp"; 
 trap cleanup EXIT
 shot () { import -window root "$tap_tmp/shot.png" 2>/dev/null; }
 red () { shot && "$b/tests/viewer/pngpix" "$tap_tmp/shot.png" --count ff0000; }
-# Polls (up to ~10 s) until the red pixel count satisfies "$1 $2".
+# Every wait below polls for a condition with a generous deadline (60 s):
+# a loaded machine may take seconds to start a window or redraw it, and
+# nothing here asserts how fast.
+# Polls until the red pixel count satisfies "$1 $2" and is the same in two
+# shots in a row: a redraw still on its way (some of several keys done)
+# is not taken for the result.
 wait_red () {
-  i=0
-  while [ $i -lt 50 ]; do
+  i=0; prev=""
+  while [ $i -lt 300 ]; do
     n=$(red)
-    [ -n "$n" ] && [ "$n" "$1" "$2" ] && { echo "$n"; return 0; }
+    if [ -n "$n" ] && [ "$n" "$1" "$2" ] && [ "$n" = "$prev" ]; then
+      echo "$n"; return 0
+    fi
+    prev=$n
     sleep 0.2; i=$((i + 1))
   done
   echo "${n:-none}"; return 1
+}
+# find_window NAME: the id of a visible window of that name (a transient
+# failure to reach the X server is retried too).
+find_window () {
+  i=0
+  while [ $i -lt 300 ]; do
+    w=$(xdotool search --onlyvisible --name "$1" 2>/dev/null | head -n 1)
+    [ -n "$w" ] && { echo "$w"; return 0; }
+    sleep 0.2; i=$((i + 1))
+  done
+  return 1
 }
 
 "$b/tests/viewer/mklog" "$tap_tmp/t.clog" 1000
 ok $? "test log written"
 "$b/mpeview" "$tap_tmp/t.clog" 2>"$tap_tmp/err" &
 pids="$pids $!"
-win=$(timeout 15 xdotool search --sync --name '^t\.clog$' | head -n 1)
+win=$(find_window '^t\.clog$')
 test -n "$win"; ok $? "window titled t.clog"
 r0=$(wait_red -gt 1000); ok $? "states drawn: $r0 red pixels"
 
@@ -51,28 +70,33 @@ xdotool key alt+Left
 r6=$(wait_red -ne "$r5"); ok $? "Alt+Left goes back in history: red $r6"
 
 xdotool key ctrl+t
-sw=$(timeout 15 xdotool search --sync --name '^Statistics$' | head -n 1)
+sw=$(find_window '^Statistics$')
 test -n "$sw"; ok $? "Ctrl+T opens the statistics window"
 
 # Save as CSV from the window (a file chooser): the table --export-stats
 # writes.  The button is live once the statistics are computed: retried.
 "$b/mpeview" --export-stats "$tap_tmp/want.csv" "$tap_tmp/t.clog"
 i=0; dlg=""
-while [ $i -lt 40 ] && [ -z "$dlg" ]; do
+while [ $i -lt 200 ] && [ -z "$dlg" ]; do
   xdotool windowfocus --sync "$sw" key alt+c 2>/dev/null
   sleep 0.3
-  dlg=$(xdotool search --name '^Save statistics as CSV$' | head -n 1)
+  dlg=$(xdotool search --onlyvisible --name '^Save statistics as CSV$' \
+          2>/dev/null | head -n 1)
   i=$((i + 1))
 done
 test -n "$dlg"; ok $? "Save as CSV opens a file chooser"
-# The name field takes the whole path (typed once the dialog is drawn).
-sleep 1
-xdotool windowfocus --sync "$dlg" key ctrl+a type "$tap_tmp/saved.csv"
-sleep 0.3
-xdotool key Return
+# The name field takes the whole path, typed once the chooser is visible
+# (mapped: it can take the focus), and again while the chooser is still
+# there and the file is not (keys sent before it was ready).
 i=0
-while [ $i -lt 100 ] && ! test -s "$tap_tmp/saved.csv"; do
-  sleep 0.2; i=$((i + 1))
+while [ $i -lt 30 ] && [ -n "$dlg" ] && ! test -s "$tap_tmp/saved.csv"; do
+  xdotool windowfocus --sync "$dlg" key ctrl+a type "$tap_tmp/saved.csv" \
+    2>/dev/null && xdotool key Return
+  j=0
+  while [ $j -lt 10 ] && ! test -s "$tap_tmp/saved.csv"; do
+    sleep 0.2; j=$((j + 1))
+  done
+  i=$((i + 1))
 done
 cmp "$tap_tmp/want.csv" "$tap_tmp/saved.csv" >&2
 ok $? "the saved table equals mpeview --export-stats"
@@ -84,7 +108,7 @@ printf 'CLOG but not really a log file at all' >"$tap_tmp/bad.clog"
 bad=$!
 pids="$pids $bad"
 i=0; n=0
-while [ $i -lt 50 ]; do
+while [ $i -lt 300 ]; do
   n=$(xdotool search --onlyvisible --pid $bad 2>/dev/null | wc -l)
   [ "$n" -ge 2 ] && break
   sleep 0.2; i=$((i + 1))
@@ -101,7 +125,7 @@ pids=""
 ok $? "4-rank test log written"
 "$b/mpeview" "$tap_tmp/r4.clog" 2>"$tap_tmp/err4" &
 pids="$pids $!"
-w4=$(timeout 15 xdotool search --sync --name '^r4\.clog$' | head -n 1)
+w4=$(find_window '^r4\.clog$')
 test -n "$w4"; ok $? "window titled r4.clog"
 xdotool mousemove 1279 799
 # Polls until red spans more ($1 -gt) or less ($1 -lt) than $2 rows, the
@@ -109,7 +133,7 @@ xdotool mousemove 1279 799
 # way (the status line not there yet).
 wait_span () {
   i=0; seen=""; same=0
-  while [ $i -lt 75 ]; do
+  while [ $i -lt 300 ]; do
     shot
     set -- "$1" "$2" $("$b/tests/viewer/pngpix" "$tap_tmp/shot.png" \
                          --rows ff0000)
