@@ -23,16 +23,28 @@ start () {
   env "$@" "$b/mpeview" "$tap_tmp/cpilog.clog2" 2>>"$tap_tmp/err" &
   pid=$!
 }
+# find_window NAME: polls (60 s: a loaded machine is slow, nothing here
+# asserts how fast) for a visible window of that name; a transient failure
+# to reach the X server ("Can't open display") is retried too, where
+# `xdotool search --sync` gives up.
+find_window () {
+  i=0
+  while [ $i -lt 300 ]; do
+    w=$(xdotool search --onlyvisible --name "$1" 2>/dev/null | head -n 1)
+    [ -n "$w" ] && { echo "$w"; return 0; }
+    sleep 0.2; i=$((i + 1))
+  done
+  return 1
+}
 # answer KEY: waits for the offer and presses KEY in it.
 answer () {
-  d=$(timeout 15 xdotool search --sync --name '^Convert MPE2 log$' | head -n 1)
+  d=$(find_window '^Convert MPE2 log$')
   [ -n "$d" ] || return 1
-  sleep 0.3
   xdotool windowfocus --sync "$d" key "$1"
 }
-# titled NAME: the main window's title becomes NAME within 15 s.
+# titled NAME: the main window's title becomes NAME.
 titled () {
-  timeout 15 xdotool search --sync --name "^$1\$" > /dev/null
+  find_window "^$1\$" > /dev/null
 }
 
 start
