@@ -224,31 +224,64 @@ add_defs (logfmt_writer_t *w, spill_t *s)
 typedef int (*batch_cb) (void *user, logfmt_event_t *ev, size_t n);
 
 /* What a thread's spilled events end with: the ring's copies of them are
- * skipped (a spill cut short, or the crash handler's RAW frames). */
+ * skipped (a spill cut short, or the crash handler's RAW frames).  A ring
+ * record older than the last spilled event is a copy; one at the same
+ * time only if it is one of the events spilled at that time: the clock
+ * can give the first record of a new round (the flush's 560) the time of
+ * the last record spilled before it, and it must not be taken for a copy
+ * of it. */
+enum { SPILLED_AT_LAST = 64 };
 typedef struct
 {
   int      any;
   uint64_t last;      /* local ns of the last event */
-  uint64_t at_last;   /* events with that time */
+  size_t   at_last;   /* events with that time (those kept below) */
+  struct { int32_t id; uint8_t type; } ev[SPILLED_AT_LAST];
 } spilled_t;
 
 static void
 note_spilled (spilled_t *sp, const logfmt_event_t *ev, size_t n)
 {
   for (size_t i = 0; i < n; i++)
-    if (!sp->any || ev[i].time > sp->last)
+    {
+      if (!sp->any || ev[i].time > sp->last)
+        {
+          sp->any = 1;
+          sp->last = ev[i].time;
+          sp->at_last = 0;
+        }
+      else if (ev[i].time < sp->last)
+        continue;
+      if (sp->at_last < SPILLED_AT_LAST)
+        {
+          sp->ev[sp->at_last].id = ev[i].id;
+          sp->ev[sp->at_last].type = ev[i].type;
+          sp->at_last++;
+        }
+    }
+}
+
+/* Whether ring event e is a copy of a spilled one; a copy at the last
+ * time is matched once. */
+static int
+ring_copy (spilled_t *sp, const logfmt_event_t *e)
+{
+  if (!sp->any || e->time > sp->last)
+    return 0;
+  if (e->time < sp->last)
+    return 1;
+  for (size_t j = 0; j < sp->at_last; j++)
+    if (sp->ev[j].id == e->id && sp->ev[j].type == e->type)
       {
-        sp->any = 1;
-        sp->last = ev[i].time;
-        sp->at_last = 1;
+        sp->ev[j] = sp->ev[--sp->at_last];
+        return 1;
       }
-    else if (ev[i].time == sp->last)
-      sp->at_last++;
+  return 0;
 }
 
 /* Passes what thread's ring file holds beyond the spilled events. */
 static int
-ring_batches (spill_t *s, int thread, int count, const spilled_t *sp,
+ring_batches (spill_t *s, int thread, int count, spilled_t *sp,
               logfmt_event_t *batch, batch_cb cb, void *user)
 {
   if (s->ended || !s->m.ring[0])
@@ -276,7 +309,6 @@ ring_batches (spill_t *s, int thread, int count, const spilled_t *sp,
       return 0;
     }
   int rc = 0;
-  uint64_t skipped_at_last = 0;
   for (int p = 0; p < 2 && rc == 0; p++)
     {
       if (!ring.len[p])  /* part[p] may be NULL */
@@ -289,9 +321,7 @@ ring_batches (spill_t *s, int thread, int count, const spilled_t *sp,
           size_t keep = 0;
           for (size_t i = 0; i < n; i++)
             {
-              if (sp->any && (batch[i].time < sp->last
-                              || (batch[i].time == sp->last
-                                  && skipped_at_last++ < sp->at_last)))
+              if (ring_copy (sp, &batch[i]))
                 continue;
               batch[keep++] = batch[i];
             }
@@ -312,7 +342,7 @@ ring_batches (spill_t *s, int thread, int count, const spilled_t *sp,
 static int
 thread_batches (spill_t *s, int thread, int count, batch_cb cb, void *user)
 {
-  spilled_t sp = { 0, 0, 0 };
+  spilled_t sp = { 0 };
   logfmt_event_t *batch = malloc (4096 * sizeof *batch);
   if (!batch)
     return LOGFMT_ENOMEM;
