@@ -56,5 +56,16 @@ logfmt_reader_t *clogtool__open_flags (const char *path, unsigned flags);
 /* Flushes stdout; prints an error (e.g. full disk) and returns -1 if any
  * output was lost. */
 int clogtool__flush_stdout (void);
+/* The exit status after writing output: CLOGTOOL_EXIT_OK, or
+ * CLOGTOOL_EXIT_PROBLEM if clogtool__flush_stdout failed. */
+int clogtool__exit_after_output (void);
+
+/* The usage error for what getopt_long (with a leading ':' in its
+ * option string) returned as C: a missing value or an unknown option. */
+int clogtool__bad_option (const char *sub, int c, char **argv);
+
+/* 0 if exactly one FILE operand is left after optind; otherwise prints
+ * the usage error and returns CLOGTOOL_EXIT_USAGE. */
+int clogtool__one_file (const char *sub, int argc);
 
 #endif

@@ -74,14 +74,12 @@ main (int argc, char **argv)
           return CLOGTOOL_EXIT_USAGE;
         }
       usage (stdout);
-      return clogtool__flush_stdout () == 0 ? CLOGTOOL_EXIT_OK
-                                            : CLOGTOOL_EXIT_PROBLEM;
+      return clogtool__exit_after_output ();
     }
   if (strcmp (cmd, "-V") == 0 || strcmp (cmd, "--version") == 0)
     {
       printf ("clogtool (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
-      return clogtool__flush_stdout () == 0 ? CLOGTOOL_EXIT_OK
-                                            : CLOGTOOL_EXIT_PROBLEM;
+      return clogtool__exit_after_output ();
     }
   for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
     if (strcmp (cmd, subcommands[i].name) == 0)

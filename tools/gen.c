@@ -78,14 +78,9 @@ clogtool_gen_main (int argc, char **argv)
           break;
         case 'h':
           gen_help ();
-          return clogtool__flush_stdout () == 0 ? CLOGTOOL_EXIT_OK
-                                                : CLOGTOOL_EXIT_PROBLEM;
-        case ':':
-          return clogtool__usage_error ("gen", "option '%s' needs a value",
-                                        argv[optind - 1]);
+          return clogtool__exit_after_output ();
         default:
-          return clogtool__usage_error ("gen", "unknown option '%s'",
-                                        argv[optind - 1]);
+          return clogtool__bad_option ("gen", c, argv);
         }
       if (clogtool__parse_int (optarg, min, max, dst) < 0)
         return clogtool__usage_error ("gen", "bad %s '%s' (%lld..%lld)",

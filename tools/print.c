@@ -663,23 +663,16 @@ clogtool_print_main (int argc, char **argv)
           break;
         case 'h':
           print_help ();
-          status = clogtool__flush_stdout () == 0 ? CLOGTOOL_EXIT_OK
-                                                  : CLOGTOOL_EXIT_PROBLEM;
-          goto out;
-        case ':':
-          status = clogtool__usage_error ("print", "option '%s' needs a value",
-                                          argv[optind - 1]);
+          status = clogtool__exit_after_output ();
           goto out;
         default:
-          status = clogtool__usage_error ("print", "unknown option '%s'",
-                                          argv[optind - 1]);
+          status = clogtool__bad_option ("print", c, argv);
           goto out;
         }
     }
-  if (optind != argc - 1)
+  if (clogtool__one_file ("print", argc) != 0)
     {
-      status = clogtool__usage_error ("print", optind == argc
-                                      ? "no FILE given" : "too many FILEs");
+      status = CLOGTOOL_EXIT_USAGE;
       goto out;
     }
   if (t0 > t1)

@@ -53,14 +53,9 @@ clogtool_repair_main (int argc, char **argv)
           break;
         case 'h':
           repair_help ();
-          return clogtool__flush_stdout () == 0 ? CLOGTOOL_EXIT_OK
-                                                : CLOGTOOL_EXIT_PROBLEM;
-        case ':':
-          return clogtool__usage_error ("repair", "option '%s' needs a value",
-                                        argv[optind - 1]);
+          return clogtool__exit_after_output ();
         default:
-          return clogtool__usage_error ("repair", "unknown option '%s'",
-                                        argv[optind - 1]);
+          return clogtool__bad_option ("repair", c, argv);
         }
     }
   if (optind != argc - 1)
@@ -87,6 +82,5 @@ clogtool_repair_main (int argc, char **argv)
     }
   printf ("%s: kept %" PRIu64 " block%s, lost %" PRIu64 " block%s\n",
           out, kept, kept == 1 ? "" : "s", lost, lost == 1 ? "" : "s");
-  return clogtool__flush_stdout () == 0 ? CLOGTOOL_EXIT_OK
-                                        : CLOGTOOL_EXIT_PROBLEM;
+  return clogtool__exit_after_output ();
 }

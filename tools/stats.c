@@ -493,16 +493,13 @@ clogtool_stats_main (int argc, char **argv)
           break;
         case 'h':
           stats_help ();
-          return clogtool__flush_stdout () == 0 ? CLOGTOOL_EXIT_OK
-                                                : CLOGTOOL_EXIT_PROBLEM;
+          return clogtool__exit_after_output ();
         default:
-          return clogtool__usage_error ("stats", "unknown option '%s'",
-                                        argv[optind - 1]);
+          return clogtool__bad_option ("stats", c, argv);
         }
     }
-  if (optind != argc - 1)
-    return clogtool__usage_error ("stats", optind == argc
-                                  ? "no FILE given" : "too many FILEs");
+  if (clogtool__one_file ("stats", argc) != 0)
+    return CLOGTOOL_EXIT_USAGE;
 
   st.path = argv[optind];
   st.r = clogtool__open_flags (st.path, open_flags);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -251,4 +252,30 @@ clogtool__flush_stdout (void)
       return -1;
     }
   return 0;
+}
+
+int
+clogtool__exit_after_output (void)
+{
+  return clogtool__flush_stdout () == 0 ? CLOGTOOL_EXIT_OK
+                                        : CLOGTOOL_EXIT_PROBLEM;
+}
+
+int
+clogtool__bad_option (const char *sub, int c, char **argv)
+{
+  if (c == ':')
+    return clogtool__usage_error (sub, "option '%s' needs a value",
+                                  argv[optind - 1]);
+  return clogtool__usage_error (sub, "unknown option '%s'",
+                                argv[optind - 1]);
+}
+
+int
+clogtool__one_file (const char *sub, int argc)
+{
+  if (optind == argc - 1)
+    return 0;
+  return clogtool__usage_error (sub, optind == argc
+                                ? "no FILE given" : "too many FILEs");
 }

@@ -89,16 +89,13 @@ clogtool_verify_main (int argc, char **argv)
           break;
         case 'h':
           verify_help ();
-          return clogtool__flush_stdout () == 0 ? CLOGTOOL_EXIT_OK
-                                                : CLOGTOOL_EXIT_PROBLEM;
+          return clogtool__exit_after_output ();
         default:
-          return clogtool__usage_error ("verify", "unknown option '%s'",
-                                        argv[optind - 1]);
+          return clogtool__bad_option ("verify", c, argv);
         }
     }
-  if (optind != argc - 1)
-    return clogtool__usage_error ("verify", optind == argc
-                                  ? "no FILE given" : "too many FILEs");
+  if (clogtool__one_file ("verify", argc) != 0)
+    return CLOGTOOL_EXIT_USAGE;
 
   const char *path = argv[optind];
   int rc = logfmt_verify (path, report_cb, &v);

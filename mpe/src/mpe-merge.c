@@ -1253,6 +1253,17 @@ phase_definitions (merge_t *m)
   return MPE_LOG_OK;
 }
 
+/* The phase result for logfmt status RC, reporting a failure to write
+ * the output. */
+static int
+write_status (const merge_t *m, int rc)
+{
+  if (rc)
+    fprintf (stderr, "mpe: cannot write %s: %s\n", m->name,
+             logfmt_strerror (rc));
+  return mpe_code (rc);
+}
+
 /* Rank 0: the writer on the .part file, with every definition. */
 static int
 open_writer (merge_t *m)
@@ -1309,10 +1320,7 @@ open_writer (merge_t *m)
   m->piece = rc ? NULL : malloc (m->piece_cap);
   if (!rc && !m->piece)
     rc = LOGFMT_ENOMEM;
-  if (rc)
-    fprintf (stderr, "mpe: cannot write %s: %s\n", m->name,
-             logfmt_strerror (rc));
-  return mpe_code (rc);
+  return write_status (m, rc);
 }
 
 /* Phase "open": rank 0 opens the output, the others a staging file. */
@@ -1457,10 +1465,7 @@ phase_assemble (merge_t *m)
       if (r && !rc)
         rc = r;
     }
-  if (rc)
-    fprintf (stderr, "mpe: cannot write %s: %s\n", m->name,
-             logfmt_strerror (rc));
-  return mpe_code (rc);
+  return write_status (m, rc);
 }
 
 /* Phase "finish": totals; rank 0 completes the .part file. */

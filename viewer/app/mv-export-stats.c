@@ -22,11 +22,9 @@ mv_export_stats_run (const MvExportOpts *o, GError **error)
                    "--to must not be earlier than --from");
       return FALSE;
     }
-  g_autoptr (MvLog) log = mv_log_open (o->input, NULL, NULL, error);
+  g_autoptr (MvLog) log = mv_export_open_log (o->input, error);
   if (log == NULL)
     return FALSE;
-  if (log->warning)
-    g_printerr ("mpeview: warning: %s\n", log->warning);
   g_autoptr (MvStats) st = mv_stats_compute (log, t0, t1, NULL, error);
   if (st == NULL)
     return FALSE;

@@ -74,6 +74,15 @@ write_cb (void *closure, const unsigned char *data, unsigned int len)
                                           : CAIRO_STATUS_WRITE_ERROR;
 }
 
+MvLog *
+mv_export_open_log (const char *input, GError **error)
+{
+  MvLog *log = mv_log_open (input, NULL, NULL, error);
+  if (log != NULL && log->warning)
+    g_printerr ("mpeview: warning: %s\n", log->warning);
+  return log;
+}
+
 gboolean
 mv_export_run (const MvExportOpts *o, GError **error)
 {
@@ -92,11 +101,9 @@ mv_export_run (const MvExportOpts *o, GError **error)
                    "--width/--height must be between 1 and 32767");
       return FALSE;
     }
-  g_autoptr (MvLog) log = mv_log_open (o->input, NULL, NULL, error);
+  g_autoptr (MvLog) log = mv_export_open_log (o->input, error);
   if (log == NULL)
     return FALSE;
-  if (log->warning)
-    g_printerr ("mpeview: warning: %s\n", log->warning);
 
   guint64 lo = mv_log_t_first (log), hi = mv_log_t_last (log);
   guint64 t0 = o->has_from ? o->from : lo;

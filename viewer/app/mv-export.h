@@ -6,6 +6,8 @@
 
 #include <glib.h>
 
+#include "../model/mv-log.h"
+
 G_BEGIN_DECLS
 
 typedef struct
@@ -18,6 +20,9 @@ typedef struct
   int         force_lod;     /* -1 auto, 0 decoded events, 1 summaries */
 } MvExportOpts;
 
+/* Opens INPUT headless (no progress) and prints its load warning, if
+ * any; NULL and ERROR set on failure. */
+MvLog   *mv_export_open_log (const char *input, GError **error);
 gboolean mv_export_run (const MvExportOpts *o, GError **error);
 /* The statistics table of instances beginning in [from, to] (default
  * the whole run) as CSV (mv_stats_to_csv). */
