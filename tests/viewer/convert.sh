@@ -9,6 +9,7 @@ if [ -z "$MV_GUI_INNER" ]; then
   MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24" sh "$0" "$@"
 fi
 . "$top_srcdir/tests/common/tap.sh"
+. "$top_srcdir/tests/viewer/xwin.sh"
 b=$top_builddir
 pid=""
 cleanup () { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tap_tmp"; }
@@ -22,19 +23,6 @@ start () {
   if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
   env "$@" "$b/mpeview" "$tap_tmp/cpilog.clog2" 2>>"$tap_tmp/err" &
   pid=$!
-}
-# find_window NAME: polls (60 s: a loaded machine is slow, nothing here
-# asserts how fast) for a visible window of that name; a transient failure
-# to reach the X server ("Can't open display") is retried too, where
-# `xdotool search --sync` gives up.
-find_window () {
-  i=0
-  while [ $i -lt 300 ]; do
-    w=$(xdotool search --onlyvisible --name "$1" 2>/dev/null | head -n 1)
-    [ -n "$w" ] && { echo "$w"; return 0; }
-    sleep 0.2; i=$((i + 1))
-  done
-  return 1
 }
 # answer KEY: waits for the offer and presses KEY in it.
 answer () {

@@ -8,6 +8,7 @@ if [ -z "$MV_GUI_INNER" ]; then
   MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24" sh "$0" "$@"
 fi
 . "$top_srcdir/tests/common/tap.sh"
+. "$top_srcdir/tests/viewer/xwin.sh"
 b=$top_builddir
 pids=""
 cleanup () { for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tap_tmp"; }
@@ -31,17 +32,6 @@ wait_red () {
     sleep 0.2; i=$((i + 1))
   done
   echo "${n:-none}"; return 1
-}
-# find_window NAME: the id of a visible window of that name (a transient
-# failure to reach the X server is retried too).
-find_window () {
-  i=0
-  while [ $i -lt 300 ]; do
-    w=$(xdotool search --onlyvisible --name "$1" 2>/dev/null | head -n 1)
-    [ -n "$w" ] && { echo "$w"; return 0; }
-    sleep 0.2; i=$((i + 1))
-  done
-  return 1
 }
 
 "$b/tests/viewer/mklog" "$tap_tmp/t.clog" 1000
