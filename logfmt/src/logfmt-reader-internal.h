@@ -21,6 +21,13 @@ typedef struct
   logfmt__ivcache_t *ivcache;
 } logfmt__rstream_t;
 
+typedef struct
+{
+  int32_t  rank;
+  uint32_t type;
+  uint64_t offset;
+} logfmt__cpref_t;
+
 struct logfmt_reader
 {
   char *path;
@@ -46,6 +53,8 @@ struct logfmt_reader
   size_t nmrefs;
   logfmt__classify_t cls;
   int32_t *event_sorted;  /* event def indices sorted by id */
+  logfmt__cpref_t *cprefs; /* call-path table chunks (DEFS kind 10) */
+  size_t ncprefs;
 };
 
 /* Opens a .clog image held in memory; data must outlive the reader.  Used

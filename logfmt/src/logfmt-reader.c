@@ -7,6 +7,7 @@
 #include "config.h"
 #include "logfmt-reader-internal.h"
 #include "logfmt-import-internal.h"
+#include "logfmt-callpath-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -224,6 +225,15 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
               oom = true;
             break;
           }
+        case LOGFMT__DEFS_CALLPATHS:
+          {
+            int32_t rank = (int32_t) cur_u32 (&b);
+            uint32_t type = cur_u32 (&b);
+            uint64_t at = cur_u64 (&b);
+            if (!b.bad && logfmt__rcallpaths_add (r, rank, type, at))
+              oom = true;
+            break;
+          }
         default:
           continue;  /* unknown definition kinds are skipped */
         }
@@ -398,6 +408,9 @@ logfmt__reader_free_contents (logfmt_reader_t *r)
     }
   for (size_t i = 0; i < r->nconsts; i++)
     free ((char *) r->consts[i].name);
+  free (r->cprefs);
+  r->cprefs = NULL;
+  r->ncprefs = 0;
   if (r->streams)
     {
       for (size_t i = 0; i < r->nstreams; i++)

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "logfmt-writer-internal.h"
+#include "logfmt-callpath-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +56,8 @@ struct logfmt_writer
   size_t nmrefs, cmrefs;
   uint64_t nmessages;
   struct logfmt__matcher *matcher;
+
+  struct logfmt__wcallpaths *callpaths;  /* call-path table chunks */
 };
 
 static int write_defs (logfmt_writer_t *w, uint64_t *at);
@@ -175,6 +178,19 @@ out_chunk (logfmt_writer_t *w, uint32_t type, const uint8_t *payload,
   if (!rc)
     rc = out (w, crc, 4);
   return rc;
+}
+
+struct logfmt__wcallpaths **
+logfmt__writer_callpaths (logfmt_writer_t *w)
+{
+  return &w->callpaths;
+}
+
+int
+logfmt__writer_chunk (logfmt_writer_t *w, uint32_t type,
+                      const uint8_t *payload, uint64_t len, uint64_t *at)
+{
+  return out_chunk (w, type, payload, len, at);
 }
 
 int
@@ -782,6 +798,17 @@ write_defs (logfmt_writer_t *w, uint64_t *at)
       db_str (&d, w->consts[i].name);
       db_end (&d, r);
     }
+  uint8_t *cdefs;
+  size_t clen;
+  if (logfmt__wcallpaths_defs (w->callpaths, &cdefs, &clen))
+    d.oom = true;
+  else if (clen)
+    {
+      uint8_t *p = db_take (&d, clen);
+      if (p)
+        memcpy (p, cdefs, clen);
+      free (cdefs);
+    }
   if (d.oom)
     {
       free (d.p);
@@ -880,6 +907,7 @@ writer_free (logfmt_writer_t *w)
   for (size_t i = 0; i < w->nconsts; i++)
     free ((char *) w->consts[i].name);
   logfmt__match_free (w->matcher);
+  free (w->callpaths);
   free (w->states);
   free (w->events);
   free (w->streams);

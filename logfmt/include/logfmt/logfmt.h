@@ -638,6 +638,85 @@ LOGFMT_API int  logfmt_repair (const char *in_path, const char *out_path,
                                uint64_t *kept, uint64_t *lost,
                                logfmt_error_t *err);
 
+/* ------------------------------------------------------------------ */
+/* Call paths (FORMAT.md section 15)                                   */
+/* ------------------------------------------------------------------ */
+
+/* Per rank: the binaries loaded when logging began, and the call-path
+ * tree its samples and call sites (track kinds 2 and 3) point into.
+ * Symbols are not stored: tools resolve module + address when reading. */
+typedef struct
+{
+  const char *path;      /* as the loader named it */
+  const char *build_id;  /* hex; "" when the binary has none */
+  uint64_t    base;      /* load bias: run-time address = base + ELF vaddr */
+  uint64_t    lo, hi;    /* its code at run time: [lo, hi) */
+} logfmt_module_t;
+
+#define LOGFMT_NO_MODULE UINT32_MAX
+
+/* Node 0 is the root.  addr is relative to the module's base (the ELF
+ * virtual address) when module is set, else absolute or a pseudo
+ * address (LOGFMT_PSEUDO_*).  Addresses are inside an instruction: a
+ * sample's leaf is the interrupted pc, callers are return address - 1. */
+typedef struct
+{
+  uint32_t parent;
+  uint32_t module;       /* index in the rank's modules, LOGFMT_NO_MODULE */
+  uint64_t addr;
+} logfmt_cpnode_t;
+
+/* Pseudo addresses of constructed contexts (unwinding failed): the MPI
+ * call in progress is a frame "MPI call (state s)". */
+#define LOGFMT_PSEUDO_BASE      0xfff0000000000000ull
+#define LOGFMT_PSEUDO_MPI(s)    (LOGFMT_PSEUDO_BASE | 0x10000u | (uint64_t) (s))
+#define LOGFMT_PSEUDO_UNKNOWN   (LOGFMT_PSEUDO_BASE | 1u)
+
+typedef struct
+{
+  int32_t          rank;
+  size_t           nmodules;
+  logfmt_module_t *modules;
+  size_t           nnodes;     /* >= 1 */
+  logfmt_cpnode_t *nodes;      /* parent < own index */
+} logfmt_callpaths_t;
+
+/* Columns of a LOGFMT_TRACK_CALLPATH record (a sample). */
+#define LOGFMT_SAMPLE_COL_NODE  0   /* node of the rank's tree */
+#define LOGFMT_SAMPLE_COL_CPU   1   /* CPU it ran on, -1 unknown */
+#define LOGFMT_SAMPLE_COL_FLAGS 2   /* LOGFMT_SAMPLE_* */
+#define LOGFMT_SAMPLE_COL_STATE 3   /* MPI call in progress, -1 none */
+#define LOGFMT_SAMPLE_FP          0x1  /* unwound by frame pointers */
+#define LOGFMT_SAMPLE_UNWIND      0x2  /* unwound by libunwind */
+#define LOGFMT_SAMPLE_CONSTRUCTED 0x4  /* unwinding failed: constructed */
+#define LOGFMT_SAMPLE_TRUNCATED   0x8  /* cut at the depth limit */
+/* Columns of a LOGFMT_TRACK_CALLSITE record (one wrapped MPI call; its
+ * time is the call's begin). */
+#define LOGFMT_CALLSITE_COL_NODE  0
+#define LOGFMT_CALLSITE_COL_STATE 1  /* the wrapper's state number */
+#define LOGFMT_CALLSITE_COL_DUR   2  /* ns */
+#define LOGFMT_CALLSITE_COL_BYTES 3
+
+/* Writer side: a rank's tables encoded as one blob (so a rank that does
+ * not hold the writer can ship it), then written as two chunks. */
+LOGFMT_API int  logfmt_callpaths_encode (int32_t rank,
+                                         const logfmt_module_t *mods,
+                                         size_t nmods,
+                                         const logfmt_cpnode_t *nodes,
+                                         size_t nnodes, void **blob,
+                                         size_t *len);
+LOGFMT_API int  logfmt_writer_put_callpaths (logfmt_writer_t *w,
+                                             const void *blob, size_t len);
+/* Reader side: ranks that have tables (fills up to max, returns how
+ * many), and one rank's tables (LOGFMT_ENOENT when it has none). */
+LOGFMT_API size_t logfmt_reader_callpath_ranks (const logfmt_reader_t *r,
+                                                int32_t *ranks, size_t max);
+LOGFMT_API int  logfmt_reader_callpaths (const logfmt_reader_t *r,
+                                         int32_t rank,
+                                         logfmt_callpaths_t **out,
+                                         logfmt_error_t *err);
+LOGFMT_API void logfmt_callpaths_free (logfmt_callpaths_t *cp);
+
 #ifdef __cplusplus
 }
 #endif
