@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "mpe-internal.h"
+#include "mpe-plugin-internal.h"
+#include "mpe-sample.h"
 #include "mpe_log_thread.h"
 
 CLOG_CommSet_t *CLOG_CommSet;
@@ -183,6 +185,7 @@ MPE_Init_log (void)
       set_mode ();
       return MPE_LOG_OK;
     }
+  mpe__config_load ();
   int inited = 0;
   PMPI_Initialized (&inited);
   if (!inited)
@@ -269,7 +272,11 @@ MPE_Init_log (void)
     }
   mpe__comms_add_world ();
   mpe__crash_install ();
+  mpe__sample_init ();
+  mpe__plugins_init ();
   mpe_tbuf_t *b0 = mpe__tbuf_create (1);
+  if (b0)
+    mpe__sample_thread_start (b0->thread);
   /* With a ring file the buffer survives a kill anyway. */
   if (b0 && b0->ring && b0->ring_linked)
     mpe__g.save_on_wait = 0;
@@ -341,7 +348,9 @@ MPE_Finish_log (const char *filename)
   const char *prefix = filename && *filename ? filename
                        : mpe__g.default_prefix[0] ? mpe__g.default_prefix
                        : "Unknown";
+  mpe__sample_stop ();
   int rc = mpe__merge (prefix);
+  mpe__plugins_finalize ();
   pthread_mutex_lock (&mpe__g.lock);
   mpe__g.state = 2;
   set_mode ();

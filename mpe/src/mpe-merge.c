@@ -31,9 +31,11 @@
 #include <unistd.h>
 
 #include "mpe-internal.h"
+#include "mpe-sample.h"
 
 enum { TAG_PIECE = 811, TAG_DONE = 812 };
-enum { ITEM_BLOCK = 1, ITEM_SUMMARY = 2, ITEM_MESSAGES = 3 };
+enum { ITEM_BLOCK = 1, ITEM_SUMMARY = 2, ITEM_MESSAGES = 3,
+       ITEM_CALLPATHS = 9 };
 #define PIECE_MAX ((size_t) 4 << 20)
 #define BATCH 4096
 
@@ -699,6 +701,9 @@ consume_piece (logfmt_writer_t *w, const unsigned char *p, size_t len)
           break;
         case ITEM_SUMMARY:
           r = logfmt_writer_put_summary (w, stream, p + o, n);
+          break;
+        case ITEM_CALLPATHS:
+          r = logfmt_writer_put_callpaths (w, p + o, n);
           break;
         case ITEM_MESSAGES:
           r = logfmt_writer_put_messages (w, (const logfmt_message_t *) (p + o),
@@ -1389,12 +1394,31 @@ encode_stream (merge_t *m, int t)
   em->sb = NULL;
 }
 
+/* The rank's call-path tables (mpe-sample-merge.c), when it sampled or
+ * recorded call sites. */
+static void
+put_callpaths (merge_t *m)
+{
+  emit_t *em = &m->em;
+  void *blob;
+  size_t len;
+  int rc = mpe__cp_build (m->rank, &blob, &len);
+  if (rc)
+    emit_fail (em, rc);
+  else if (blob && em->w)
+    emit_fail (em, logfmt_writer_put_callpaths (em->w, blob, len));
+  else if (blob)
+    stage_item (em, ITEM_CALLPATHS, 0, blob, len);
+  free (blob);
+}
+
 /* Phase "encode": every stream, then this rank's matched messages. */
 static int
 phase_encode (merge_t *m)
 {
   emit_t *em = &m->em;
   em->shift = -m->G + m->delta[m->rank];
+  put_callpaths (m);
   for (int t = 0; t < m->nt && !em->err; t++)
     if (m->tb[t])
       encode_stream (m, t);
@@ -1602,6 +1626,7 @@ merge_failed (merge_t *m, int rc, const char *phase)
 static void
 merge_free (merge_t *m)
 {
+  mpe__cp_free ();
   free (m->tb);
   free (m->nts);
   for (int t = 0; m->spilled && t < m->nt; t++)

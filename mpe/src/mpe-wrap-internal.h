@@ -96,6 +96,17 @@ MPE_INTERNAL_API void mpe__log_recv_end (MPI_Comm comm, int partner,
 MPE_INTERNAL_API void mpe__comm_created (MPI_Comm newcomm);
 MPE_INTERNAL_API void mpe__comm_freed (MPI_Comm comm);
 
+/* Instrumentation points (mpe-plugin.c): when mpe__instr_on, the
+ * wrappers call pre before a logged MPI call's begin record (state: the
+ * wrapper's state number; site: the return address into the wrapper's
+ * caller; bytes: what the call sends, when known up front) and post after
+ * its end record (bytes: what it received or otherwise moved).  They
+ * record the call site (MPE_CALLSITE) and run the plugins' hooks. */
+extern MPE_INTERNAL_API int mpe__instr_on;
+MPE_INTERNAL_API void mpe__instr_pre (int state, const char *name,
+                                      const void *site, uint64_t bytes);
+MPE_INTERNAL_API void mpe__instr_post (uint64_t bytes);
+
 /* Live tap for the animation client: when set, the core also hands every
  * logged record of every thread to tap (from the logging thread; tap must
  * not block).  Only one tap; NULL removes it. */

@@ -359,6 +359,7 @@ wrap_end_coll (int32_t end_id, MPI_Comm comm, int root, uint64_t sent,
   put_be (cargo + 12, sent, 8);
   put_be (cargo + 20, recv, 8);
   mpe__log_id_cargo (end_id, cargo);
+  WRAP_INSTR_POST (sent + recv);
   mpe__wrap_nest = 0;
 }
 

@@ -70,20 +70,36 @@ void mpe__wrap_thread_first (void) MPE__WRAP_HIDDEN;
   (atomic_load_explicit (&mpe__wrap_on, memory_order_relaxed)           \
    && mpe__wrap_active[s] && !mpe__wrap_nest)
 
-static inline void
+/* The instrumentation point before a call (mpe__instr_pre); inlined into
+ * the wrapper itself, so the return address is into the user's code. */
+#define WRAP_INSTR_PRE(s, bytes)                                        \
+  do {                                                                  \
+    if (__builtin_expect (mpe__instr_on, 0))                            \
+      mpe__instr_pre (mpe__wrap_states[s].state, mpe__wrap_states[s].name, \
+                      __builtin_return_address (0), (bytes));           \
+  } while (0)
+#define WRAP_INSTR_POST(bytes)                                          \
+  do {                                                                  \
+    if (__builtin_expect (mpe__instr_on, 0))                            \
+      mpe__instr_post (bytes);                                          \
+  } while (0)
+
+static inline __attribute__ ((always_inline)) void
 wrap_begin (int s, int32_t start_id)
 {
   mpe__wrap_nest = 1;
   WRAP_THREAD_SEEN ();
+  WRAP_INSTR_PRE (s, 0);
   if (!atomic_load_explicit (&mpe__wrap_used[s], memory_order_relaxed))
     atomic_store_explicit (&mpe__wrap_used[s], 1, memory_order_relaxed);
   mpe__log_id (start_id);
 }
 
-static inline void
+static inline __attribute__ ((always_inline)) void
 wrap_end (int32_t end_id)
 {
   mpe__log_id (end_id);
+  WRAP_INSTR_POST (0);
   mpe__wrap_nest = 0;
 }
 
@@ -108,7 +124,7 @@ wrap_send (MPI_Comm comm, int dest, int tag, int64_t count, MPI_Datatype t)
 }
 
 /* wrap_begin + wrap_send with one clock read for both records. */
-static inline void
+static inline __attribute__ ((always_inline)) void
 wrap_begin_send (int s, int32_t start_id, MPI_Comm comm, int dest, int tag,
                  int64_t count, MPI_Datatype t)
 {
@@ -116,9 +132,10 @@ wrap_begin_send (int s, int32_t start_id, MPI_Comm comm, int dest, int tag,
   WRAP_THREAD_SEEN ();
   if (!atomic_load_explicit (&mpe__wrap_used[s], memory_order_relaxed))
     atomic_store_explicit (&mpe__wrap_used[s], 1, memory_order_relaxed);
-  mpe__log_begin_send (start_id, comm, dest, tag,
-                       dest == MPI_PROC_NULL
-                       ? 0 : (uint64_t) count * wrap_type_size (t));
+  uint64_t bytes = dest == MPI_PROC_NULL
+                   ? 0 : (uint64_t) count * wrap_type_size (t);
+  WRAP_INSTR_PRE (s, bytes);
+  mpe__log_begin_send (start_id, comm, dest, tag, bytes);
 }
 
 uint64_t mpe__wrap_status_bytes_slow (const MPI_Status *st) MPE__WRAP_HIDDEN;
@@ -138,14 +155,20 @@ wrap_status_bytes (const MPI_Status *st)
 
 /* The receive (when ok and it matched a real source) and wrap_end, with
  * one clock read for both records. */
-static inline void
+static inline __attribute__ ((always_inline)) void
 wrap_recv_end (MPI_Comm comm, const MPI_Status *st, int ok, int32_t end_id)
 {
   if (ok && st->MPI_SOURCE >= 0)
-    mpe__log_recv_end (comm, st->MPI_SOURCE, st->MPI_TAG,
-                       wrap_status_bytes (st), end_id);
+    {
+      uint64_t bytes = wrap_status_bytes (st);
+      mpe__log_recv_end (comm, st->MPI_SOURCE, st->MPI_TAG, bytes, end_id);
+      WRAP_INSTR_POST (bytes);
+    }
   else
-    mpe__log_id (end_id);
+    {
+      mpe__log_id (end_id);
+      WRAP_INSTR_POST (0);
+    }
   mpe__wrap_nest = 0;
 }
 

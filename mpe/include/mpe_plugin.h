@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mpe_plugin.h: the collection-plugin ABI of libmpe.
+ *
+ * A plugin is a shared object named in the configuration
+ * (MPE_CONFIG=file with "plugin = /path/to/x.so" lines, or
+ * MPE_PLUGINS=a.so:b.so).  libmpe loads it at MPE_Init_log and calls its
+ * one exported entry point
+ *
+ *     const mpe_plugin_t *mpe_plugin_entry (void);
+ *
+ * which returns a static description.  Two kinds of hooks:
+ *
+ *  - instrumentation (init / pre / post / finalize): pre and post run
+ *    around every wrapped MPI call of a logged thread (liblmpe), in the
+ *    calling thread, with the call's description;
+ *  - sampling (init / trigger / finalize): trigger runs at every timer
+ *    sample (INSIDE A SIGNAL HANDLER: only async-signal-safe work, no
+ *    malloc, no locks, no stdio) and also at every instrumentation point
+ *    (reason MPE_TRIGGER_CALL, normal context), so counters read there
+ *    bound the samples between them.
+ *
+ * The built-in timer sampler is a sampling plugin of this ABI itself
+ * ("sampler", mpe/src/mpe-sample.c).  Every hook may be NULL.  init
+ * returning nonzero disables the plugin (with a message).  The ABI is
+ * versioned by MPE_PLUGIN_ABI; a plugin built for another version is
+ * refused.  Example: examples/plugin-count.c.
+ */
+#ifndef MPE_PLUGIN_H
+#define MPE_PLUGIN_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPE_PLUGIN_ABI 1
+
+/* Why trigger was called. */
+enum
+{
+  MPE_TRIGGER_TIMER = 1,   /* a timer sample (signal context) */
+  MPE_TRIGGER_CALL = 2     /* an instrumentation point (normal context) */
+};
+
+/* Plugin kinds (bits of mpe_plugin_t.kinds). */
+enum
+{
+  MPE_PLUGIN_INSTRUMENT = 1,
+  MPE_PLUGIN_SAMPLE = 2
+};
+
+/* What the host offers a plugin (valid from init to finalize). */
+typedef struct mpe_plugin_host
+{
+  uint32_t    size;          /* sizeof (mpe_plugin_host_t) */
+  uint32_t    abi;           /* MPE_PLUGIN_ABI */
+  int         rank, nranks;  /* in MPI_COMM_WORLD */
+  /* A setting: the environment first, then MPE_CONFIG's file; NULL when
+   * neither has it.  Plugins read their own keys through it. */
+  const char *(*setting) (const char *key);
+  /* Nanoseconds on the log's clock (uncorrected, as the records). */
+  uint64_t    (*now_ns) (void);
+} mpe_plugin_host_t;
+
+/* One wrapped MPI call, as pre and post see it. */
+typedef struct mpe_plugin_call
+{
+  const char *name;          /* "MPI_Send" */
+  int         state;         /* the wrapper's state number */
+  int         thread;        /* the logger's thread index */
+  uint64_t    t_ns;          /* when the hook runs (now_ns) */
+  uint64_t    bytes;         /* post: bytes the call moved, when known */
+  const void *call_site;     /* return address into the caller */
+} mpe_plugin_call_t;
+
+/* One trigger. */
+typedef struct mpe_plugin_trigger
+{
+  int         reason;        /* MPE_TRIGGER_* */
+  int         thread;
+  uint64_t    t_ns;
+  const void *pc;            /* interrupted instruction (timer), or the
+                                call site (instrumentation point) */
+} mpe_plugin_trigger_t;
+
+typedef struct mpe_plugin
+{
+  uint32_t    abi;           /* MPE_PLUGIN_ABI */
+  uint32_t    kinds;         /* MPE_PLUGIN_INSTRUMENT | MPE_PLUGIN_SAMPLE */
+  const char *name;
+  int  (*init) (const mpe_plugin_host_t *host, void **state);
+  void (*pre) (void *state, const mpe_plugin_call_t *call);
+  void (*post) (void *state, const mpe_plugin_call_t *call);
+  void (*trigger) (void *state, const mpe_plugin_trigger_t *t);
+  void (*finalize) (void *state);
+} mpe_plugin_t;
+
+/* The entry point a plugin exports. */
+typedef const mpe_plugin_t *(*mpe_plugin_entry_fn) (void);
+#define MPE_PLUGIN_ENTRY "mpe_plugin_entry"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPE_PLUGIN_H */
