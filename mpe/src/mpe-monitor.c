@@ -65,6 +65,7 @@ typedef struct
   uint64_t  next_due;
   uint32_t  seq;
   int       max_in_flight;
+  int       stop_passed;      /* this rank forwarded the STOP */
   mpe_mon_stats_t stats;
   double   *rtt;              /* seconds, one per returned request */
   size_t    nrtt, cap_rtt;
@@ -385,6 +386,9 @@ handle_one (int block)
         }
       q = g;
     }
+  else
+    M.stop_passed = 1;   /* the manager is draining; it may pass before
+                            this rank reaches its own drain */
   send_next (q, len);
   return op;
 }
@@ -630,11 +634,8 @@ mpe__mon_stop (mpe_mon_stats_t *out)
             ;
         }
       else
-        {
-          int op;
-          while ((op = handle_one (1)) > 0 && op != MPE_MON_OP_STOP)
-            ;
-        }
+        while (!M.stop_passed && handle_one (1) > 0)
+          ;
       reap_sends (1);
     }
   M.stats.lost = M.stats.sent - M.stats.returned;
