@@ -361,6 +361,7 @@ wrap_end_coll (int32_t end_id, MPI_Comm comm, int root, uint64_t sent,
   mpe__log_id_cargo (end_id, cargo);
   WRAP_INSTR_POST (sent + recv);
   mpe__wrap_nest = 0;
+  WRAP_MONITOR ();
 }
 
 uint64_t
