@@ -14,6 +14,7 @@
 
 #ifdef HAVE_LIBDW
 # include <elfutils/libdwfl.h>
+# include "cp-dwarf.h"
 #endif
 
 #include "mpe_callstack.h"
@@ -51,26 +52,6 @@ dwfl_for_process (int refresh)
   return proc_dwfl;
 }
 
-/* dwfl_module_getsrc finds the compile unit through .debug_aranges,
- * which clang does not emit unless asked (-gdwarf-aranges): look for the
- * unit that covers pc among all of the module's units instead. */
-static const char *
-line_by_cu_scan (Dwfl_Module *mod, Dwarf_Addr pc, int *lineno)
-{
-  Dwarf_Addr bias = 0;
-  Dwarf_Die *cu = NULL;
-  while ((cu = dwfl_module_nextcu (mod, cu, &bias)) != NULL)
-    {
-      if (dwarf_haspc (cu, pc - bias) != 1)
-        continue;
-      Dwarf_Line *l = dwarf_getsrc_die (cu, pc - bias);
-      if (!l || dwarf_lineno (l, lineno) != 0)
-        return NULL;
-      return dwarf_linesrc (l, NULL, NULL);
-    }
-  return NULL;
-}
-
 static int
 format_dwfl (void *addr, int caller, char *out, size_t n)
 {
@@ -88,16 +69,9 @@ format_dwfl (void *addr, int caller, char *out, size_t n)
   const char *modname = dwfl_module_info (mod, NULL, NULL, NULL, NULL,
                                           NULL, NULL, NULL);
   GElf_Off off = 0;
-  GElf_Sym sym;
-  const char *fn = dwfl_module_addrinfo (mod, pc, &off, &sym, NULL, NULL,
-                                         NULL);
-  const char *src = NULL;
+  const char *fn, *src;
   int lineno = 0;
-  Dwfl_Line *line = dwfl_module_getsrc (mod, pc);
-  if (line)
-    src = dwfl_lineinfo (line, NULL, &lineno, NULL, NULL, NULL);
-  else
-    src = line_by_cu_scan (mod, pc, &lineno);
+  cp_dwfl_lookup (mod, pc, &fn, &off, &src, &lineno);
   int len;
   if (fn)
     len = snprintf (out, n, "%s+0x%lx", fn,
