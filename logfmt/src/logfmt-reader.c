@@ -8,6 +8,7 @@
 #include "logfmt-reader-internal.h"
 #include "logfmt-import-internal.h"
 #include "logfmt-callpath-internal.h"
+#include "logfmt-track-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,7 +95,7 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
   if (rc)
     return rc;
   /* Count first so each array is allocated once, bounded by the chunk. */
-  size_t cnt[6] = { 0 };
+  size_t cnt[8] = { 0 };
   logfmt__cur_t c = { p, p + len, false };
   while (c.p < c.end)
     {
@@ -102,7 +103,7 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
       if (c.bad || !cur_need (&c, rl))
         return E (LOGFMT_ECORRUPT, off, "definition record runs past the "
                   "end of its chunk");
-      if (kind >= 1 && kind <= 5)
+      if (kind >= 1 && kind <= 7)
         cnt[kind]++;
       c.p += rl;
     }
@@ -125,7 +126,8 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
   r->events = calloc (cnt[2] + 1, sizeof *r->events);
   r->comms = calloc (cnt[4] + 1, sizeof *r->comms);
   r->consts = calloc (cnt[5] + 1, sizeof *r->consts);
-  if (!r->states || !r->events || !r->comms || !r->consts)
+  r->metrics = calloc (cnt[LOGFMT__DEFS_METRIC] + 1, sizeof *r->metrics);
+  if (!r->states || !r->events || !r->comms || !r->consts || !r->metrics)
     return E (LOGFMT_ENOMEM, UINT64_MAX, "no memory for definitions");
   size_t si = 0;
   bool oom = false;
@@ -231,6 +233,24 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
             uint32_t type = cur_u32 (&b);
             uint64_t at = cur_u64 (&b);
             if (!b.bad && logfmt__rcallpaths_add (r, rank, type, at))
+              oom = true;
+            break;
+          }
+        case LOGFMT__DEFS_TRACKDIR:
+          r->trackdir_off = cur_u64 (&b);
+          r->trackdir_n = cur_u64 (&b);
+          break;
+        case LOGFMT__DEFS_METRIC:
+          {
+            logfmt_metric_def_t *d = &r->metrics[r->nmetrics];
+            d->id = cur_u32 (&b);
+            d->flags = cur_u32 (&b);
+            if (cur_str (&b, &s1, &oom))
+              cur_str (&b, &s2, &oom);
+            d->name = s1 ? s1 : strdup ("");
+            d->unit = s2 ? s2 : strdup ("");
+            r->nmetrics++;
+            if (!d->name || !d->unit)
               oom = true;
             break;
           }
@@ -411,6 +431,13 @@ logfmt__reader_free_contents (logfmt_reader_t *r)
   free (r->cprefs);
   r->cprefs = NULL;
   r->ncprefs = 0;
+  for (size_t i = 0; i < r->nmetrics; i++)
+    {
+      free ((char *) r->metrics[i].name);
+      free ((char *) r->metrics[i].unit);
+    }
+  free (r->metrics);
+  free (r->tracks);
   if (r->streams)
     {
       for (size_t i = 0; i < r->nstreams; i++)
@@ -579,6 +606,13 @@ logfmt__reader_open_mem (const uint8_t *data, size_t len, const char *name,
       rc = logfmt__load_defs (r, defs, false, err);
       if (rc)
         goto fail;
+      if (r->trackdir_n)
+        {
+          rc = logfmt__load_trackdir (r, r->trackdir_off, r->trackdir_n,
+                                      err);
+          if (rc)
+            goto fail;
+        }
     }
   rc = finish_open (r, err);
   if (rc)

@@ -58,6 +58,8 @@ struct logfmt_writer
   struct logfmt__matcher *matcher;
 
   struct logfmt__wcallpaths *callpaths;  /* call-path table chunks */
+  struct logfmt__wtracks *tracks;  /* extension tracks, if any */
+  bool tracks_done;                /* directory written: DEFS point at it */
 };
 
 static int write_defs (logfmt_writer_t *w, uint64_t *at);
@@ -184,6 +186,27 @@ struct logfmt__wcallpaths **
 logfmt__writer_callpaths (logfmt_writer_t *w)
 {
   return &w->callpaths;
+}
+
+struct logfmt__wtracks **
+logfmt__writer_tracks (logfmt_writer_t *w)
+{
+  return &w->tracks;
+}
+
+size_t
+logfmt__writer_nstreams (const logfmt_writer_t *w)
+{
+  return w->nstreams;
+}
+
+int
+logfmt__writer_raw (logfmt_writer_t *w, const void *bytes, size_t len,
+                    uint64_t *at)
+{
+  if (at)
+    *at = w->off;
+  return out (w, bytes, len);
 }
 
 int
@@ -809,6 +832,17 @@ write_defs (logfmt_writer_t *w, uint64_t *at)
         memcpy (p, cdefs, clen);
       free (cdefs);
     }
+  uint8_t *tdefs;
+  size_t tlen;
+  if (logfmt__wtracks_defs (w->tracks, w->tracks_done, &tdefs, &tlen))
+    d.oom = true;
+  else if (tlen)
+    {
+      uint8_t *p = db_take (&d, tlen);
+      if (p)
+        memcpy (p, tdefs, tlen);
+      free (tdefs);
+    }
   if (d.oom)
     {
       free (d.p);
@@ -908,6 +942,7 @@ writer_free (logfmt_writer_t *w)
     free ((char *) w->consts[i].name);
   logfmt__match_free (w->matcher);
   free (w->callpaths);
+  logfmt__wtracks_free (w->tracks);
   free (w->states);
   free (w->events);
   free (w->streams);
@@ -959,6 +994,13 @@ logfmt_writer_finish (logfmt_writer_t *w, logfmt_error_t *err)
     }
   if (!w->err)
     flush_msgs (w);
+  if (!w->err)
+    {
+      int rc = logfmt__wtracks_finish (w);
+      if (rc)
+        set_err (w, rc, "cannot write the extension tracks");
+      w->tracks_done = true;
+    }
   uint64_t defs_at = 0, idx_at = 0, idx_len = 0;
   if (!w->err)
     write_defs (w, &defs_at);
