@@ -15,7 +15,7 @@
  * line here and its columns to logfmt.h. */
 static const uint8_t kind_ncols[LOGFMT_TRACK_KIND_MAX + 1] = {
   [LOGFMT_TRACK_METRIC] = LOGFMT__METRIC_COLS,
-  [LOGFMT_TRACK_CALLPATH] = 4,   /* node, cpu, flags, state */
+  [LOGFMT_TRACK_CALLPATH] = 5,   /* node, cpu, flags, state, weight */
   [LOGFMT_TRACK_CALLSITE] = 4,   /* node, state, duration, bytes */
 };
 

@@ -35,7 +35,7 @@
 #include "mpe-sample.h"
 
 enum { TAG_PIECE = 811, TAG_DONE = 812 };
-enum { ITEM_BLOCK = 1, ITEM_SUMMARY = 2, ITEM_MESSAGES = 3,
+enum { ITEM_BLOCK = 1, ITEM_SUMMARY = 2, ITEM_MESSAGES = 3, ITEM_TRACK = 4,
        ITEM_CALLPATHS = 9 };
 #define PIECE_MAX ((size_t) 4 << 20)
 #define BATCH 4096
@@ -728,6 +728,9 @@ consume_piece (logfmt_writer_t *w, const unsigned char *p, size_t len)
           break;
         case ITEM_CALLPATHS:
           r = logfmt_writer_put_callpaths (w, p + o, n);
+          break;
+        case ITEM_TRACK:
+          r = logfmt_writer_put_track (w, stream, p + o, n);
           break;
         case ITEM_MESSAGES:
           r = logfmt_writer_put_messages (w, (const logfmt_message_t *) (p + o),
@@ -1516,6 +1519,83 @@ put_summary (emit_t *em, uint32_t stream)
   free (bytes);
 }
 
+/* One sealed TRACK chunk: to the writer or the staging file. */
+typedef struct
+{
+  emit_t  *em;
+  uint32_t stream;
+} track_out_t;
+
+static int
+track_cb (void *user, const void *chunk, size_t len)
+{
+  track_out_t *o = user;
+  if (o->em->w)
+    emit_fail (o->em, logfmt_writer_put_track (o->em->w, o->stream, chunk,
+                                               len));
+  else
+    stage_item (o->em, ITEM_TRACK, o->stream, chunk, len);
+  return o->em->err;
+}
+
+/* Thread t's samples (track kind 2) and call sites (kind 3), with the
+ * events' clock correction, pointing into the rank's tree. */
+static void
+put_sample_tracks (merge_t *m, int t, uint32_t stream)
+{
+  emit_t *em = &m->em;
+  mpe_sthread_t *s = mpe__sample_threads ();
+  while (s && (s->thread != t || !s->rankmap))
+    s = s->next;
+  if (!s || (!s->nsamples && !s->nsites))
+    return;
+  track_out_t out = { em, stream };
+  logfmt_track_encoder_t *te = NULL;
+  emit_fail (em, logfmt_track_encoder_new (stream, track_cb, &out, &te));
+  logfmt_track_rec_t rec[256];
+  size_t k = 0;
+  for (size_t i = 0; i < s->nsamples && !em->err; i++)
+    {
+      const mpe_sample_t *x = &s->samples[i];
+      memset (&rec[k], 0, sizeof rec[k]);
+      int64_t when = corrected (mpe__ticks_to_local (x->t)) + em->shift;
+      rec[k].time = when < 0 ? 0 : (uint64_t) when;
+      rec[k].col[LOGFMT_SAMPLE_COL_NODE] = mpe__cp_sample_node (s, i);
+      rec[k].col[LOGFMT_SAMPLE_COL_CPU] = x->cpu == 0xffff ? -1 : x->cpu;
+      rec[k].col[LOGFMT_SAMPLE_COL_FLAGS] = x->flags;
+      rec[k].col[LOGFMT_SAMPLE_COL_STATE] = x->state;
+      rec[k].col[LOGFMT_SAMPLE_COL_WEIGHT] = x->weight;
+      if (++k == 256 || i + 1 == s->nsamples)
+        {
+          emit_fail (em, logfmt_track_encoder_add (te, LOGFMT_TRACK_CALLPATH,
+                                                   rec, k));
+          k = 0;
+        }
+    }
+  k = 0;
+  for (size_t i = 0; i < s->nsites && !em->err; i++)
+    {
+      const mpe_callsite_t *c = &s->sites[i];
+      memset (&rec[k], 0, sizeof rec[k]);
+      int64_t t0 = corrected (mpe__ticks_to_local (c->t0)) + em->shift;
+      int64_t t1 = corrected (mpe__ticks_to_local (c->t1)) + em->shift;
+      rec[k].time = t0 < 0 ? 0 : (uint64_t) t0;
+      rec[k].col[LOGFMT_CALLSITE_COL_NODE] = mpe__cp_site_node (s, i);
+      rec[k].col[LOGFMT_CALLSITE_COL_STATE] = c->state;
+      rec[k].col[LOGFMT_CALLSITE_COL_DUR] = t1 > t0 ? t1 - t0 : 0;
+      rec[k].col[LOGFMT_CALLSITE_COL_BYTES] = (int64_t) c->bytes;
+      if (++k == 256 || i + 1 == s->nsites)
+        {
+          emit_fail (em, logfmt_track_encoder_add (te, LOGFMT_TRACK_CALLSITE,
+                                                   rec, k));
+          k = 0;
+        }
+    }
+  if (!em->err)
+    emit_fail (em, logfmt_track_encoder_flush (te));
+  logfmt_track_encoder_free (te);
+}
+
 /* Pass 2 over one thread: encode and summarise with corrected times. */
 static void
 encode_stream (merge_t *m, int t)
@@ -1540,6 +1620,8 @@ encode_stream (merge_t *m, int t)
     emit_fail (em, logfmt_encoder_flush (em->enc));
   if (!em->err)
     put_summary (em, stream);
+  if (!em->err)
+    put_sample_tracks (m, t, stream);
   logfmt_encoder_free (em->enc);
   logfmt_summary_builder_free (em->sb);
   em->enc = NULL;
@@ -1562,6 +1644,12 @@ put_callpaths (merge_t *m)
   else if (blob)
     stage_item (em, ITEM_CALLPATHS, 0, blob, len);
   free (blob);
+  /* The rate turns samples into time (clogtool cct). */
+  if (em->w && mpe__sample_hz () > 0)
+    {
+      logfmt_const_def_t hz = { "MPE_SAMPLE_HZ", mpe__sample_hz () };
+      emit_fail (em, logfmt_writer_add_const (em->w, &hz));
+    }
 }
 
 /* Phase "encode": every stream, then this rank's matched messages. */

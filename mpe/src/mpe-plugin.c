@@ -188,6 +188,12 @@ mpe__instr_pre (int state, const char *name, const void *site,
                 uint64_t bytes)
 {
   mpe_sthread_t *s = mpe__sthread_get ();
+  if (s)
+    {
+      s->cur_state = state;
+      s->cur_name = name;
+      s->cur_bytes = bytes;
+    }
   if (s && mpe__callsite_mode)
     {
       uint64_t pcs[64];
@@ -208,12 +214,6 @@ mpe__instr_pre (int state, const char *name, const void *site,
       s->busy = 0;
       s->cur_node = node;
       s->cur_t0 = mpe__ticks ();
-    }
-  if (s)
-    {
-      s->cur_state = state;
-      s->cur_name = name;
-      s->cur_bytes = bytes;
     }
   if (have_pre)
     {

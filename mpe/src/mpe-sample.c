@@ -75,6 +75,12 @@ mpe__sample_active (void)
   return S.hz > 0;
 }
 
+int
+mpe__sample_hz (void)
+{
+  return S.hz;
+}
+
 mpe_sthread_t *
 mpe__sample_threads (void)
 {
@@ -374,7 +380,6 @@ static void
 on_sample (int sig, siginfo_t *si, void *ucv)
 {
   (void) sig;
-  (void) si;
   int saved = errno;
   mpe_sthread_t *s = sthr;
   if (!s || !atomic_load_explicit (&sampling, memory_order_relaxed))
@@ -411,6 +416,10 @@ on_sample (int sig, siginfo_t *si, void *ucv)
   int cpu = sched_getcpu ();
   o->cpu = cpu < 0 ? 0xffff : (uint16_t) cpu;
   o->state = s->cur_state;
+  /* Periods shorter than the kernel's tick come as one signal with
+   * overruns: the sample stands for all of them. */
+  o->weight = 1u + (si && si->si_code == SI_TIMER && si->si_overrun > 0
+                    ? (uint32_t) si->si_overrun : 0u);
   if (n > 0)
     {
       o->node = mpe__cp_intern (s, pcs, n);

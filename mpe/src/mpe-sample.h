@@ -39,7 +39,8 @@ typedef struct
   uint16_t cpu;
   uint16_t flags;
   int32_t  state;   /* the MPI call in progress (wrapper state), or -1 */
-  uint32_t pad;
+  uint32_t weight;  /* periods it stands for: 1 + the timer's overruns
+                       (a CPU-time timer fires at most once a tick) */
 } mpe_sample_t;
 
 /* A wrapped MPI call at its call site. */
@@ -96,6 +97,7 @@ MPE_HIDDEN void mpe__sample_thread_start (int thread);
 MPE_HIDDEN void mpe__sample_stop (void);
 MPE_HIDDEN void mpe__sample_reset (void);
 MPE_HIDDEN int  mpe__sample_active (void);
+MPE_HIDDEN int  mpe__sample_hz (void);
 MPE_HIDDEN mpe_sthread_t *mpe__sample_threads (void);
 MPE_HIDDEN const mpe_module_t *mpe__sample_modules (size_t *n);
 MPE_HIDDEN mpe_sthread_t *mpe__sthread (void);      /* may be NULL */

@@ -858,6 +858,7 @@ typedef struct
 #define LOGFMT_SAMPLE_COL_CPU   1   /* CPU it ran on, -1 unknown */
 #define LOGFMT_SAMPLE_COL_FLAGS 2   /* LOGFMT_SAMPLE_* */
 #define LOGFMT_SAMPLE_COL_STATE 3   /* MPI call in progress, -1 none */
+#define LOGFMT_SAMPLE_COL_WEIGHT 4  /* sampling periods it stands for (>= 1) */
 #define LOGFMT_SAMPLE_FP          0x1  /* unwound by frame pointers */
 #define LOGFMT_SAMPLE_UNWIND      0x2  /* unwound by libunwind */
 #define LOGFMT_SAMPLE_CONSTRUCTED 0x4  /* unwinding failed: constructed */
