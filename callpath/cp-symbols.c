@@ -31,6 +31,7 @@ typedef struct
   char    *base;         /* base name */
   int      usable;       /* symbols can be trusted */
   int      has_lines;
+  int      stripped;     /* only sized dynamic symbols are trusted */
 #ifdef HAVE_LIBDW
   Dwfl    *dwfl;
   Dwfl_Module *mod;
@@ -158,14 +159,16 @@ open_binary (cp_symbols_t *sy, binary_t *b, const logfmt_module_t *m)
   int dwarf = dwfl_module_getdwarf (b->mod, &bias) != NULL;
   GElf_Addr ebias;
   int symtab = has_symtab (dwfl_module_getelf (b->mod, &ebias));
-  if (!dwarf && !symtab)
-    {
-      note (sy, "%s: stripped (no symbol table, no debug information): "
-            "module+offset", m->path);
-      return;
-    }
   b->usable = 1;
   b->has_lines = dwarf;
+  if (!dwarf && !symtab)
+    {
+      /* Only exported functions are left (.dynsym): trust one only when
+       * its size covers the address. */
+      b->stripped = 1;
+      note (sy, "%s: stripped (no symbol table, no debug information): "
+            "exported functions only, else module+offset", m->path);
+    }
 }
 #endif
 
@@ -292,6 +295,15 @@ cp_symbols_frame (cp_symbols_t *sy, const logfmt_callpaths_t *cp,
       GElf_Off off;
       int line;
       cp_dwfl_lookup (b->mod, n->addr, &fn, &off, &file, &line);
+      if (fn && b->stripped)
+        {
+          GElf_Sym sym;
+          GElf_Off o2;
+          if (!dwfl_module_addrinfo (b->mod, n->addr, &o2, &sym, NULL, NULL,
+                                     NULL)
+              || o2 >= sym.st_size)
+            fn = NULL;
+        }
       if (fn)
         {
           f.func = keep (sy, strdup (fn));

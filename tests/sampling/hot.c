@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A program with a known profile for the sampling tests: hot_loop gets
  * 4/5 of the compute (always called through via_helper), warm_loop 1/5;
- * between rounds every rank calls MPI_Barrier (ROUNDS times) and, when
- * argv[1] is "sleepy", waits in MPI_Recv/MPI_Send for a while.
+ * between rounds every rank calls MPI_Barrier (ROUNDS times).
  * Usage: hot [UNITS_PER_ROUND [ROUNDS]]. */
 #include <mpi.h>
 #include <stdio.h>

@@ -23,4 +23,9 @@ ok $? "hot runs with a sample inside every capture"
 out=$($CPCHECK hot.clog); ok $? "the tree is intact"
 p=$(echo "$out" | awk '/^rank 0 / { print $12 }')
 [ "$p" -ge 1 ] 2>/dev/null; ok $? "constructed contexts recorded ($p)"
+c=$($CLOGTOOL cct hot.clog 2>/dev/null | head -1 | sed 's/.*ranks, \([0-9]*\) constructed.*/\1/')
+[ "$c" -ge 20 ] 2>/dev/null
+ok $? "every capture's sample is a constructed one ($c of 20+ calls)"
+$CLOGTOOL cct --min 0 hot.clog 2>/dev/null | grep -q "\[in MPI state"
+ok $? "a constructed context ends in the MPI call in progress"
 finish

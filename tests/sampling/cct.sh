@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# clogtool cct on a program with a known profile (tests/sampling/hot.c:
+# hot_loop, called through via_helper, does 4/5 of the compute): the tree
+# puts it on top with its share, function, file and line, with frame
+# pointers and without (libunwind); a stripped binary degrades to
+# module+offset with a note; MPI time in the tree is the wrappers'; the
+# exports are read by their consumers (gprof for gmon.out).
+. "$top_srcdir/tests/common/tap.sh"
+. "$top_srcdir/tests/mpe/common.sh"
+. "$top_srcdir/tests/sampling/common.sh"
+hotline=$(grep -n 'hot line' "$top_srcdir/tests/sampling/hot.c" | cut -d: -f1)
+
+# check JSON EXE: hot_loop's share of the compute, its parent, file, line.
+check () {
+  python3 - "$1" "$hotline" <<'PY'
+import json, sys
+t = json.load(open("tree.json"))
+found = {}
+def walk(n, parent):
+    found.setdefault(n["name"], []).append((n, parent))
+    for c in n["children"]:
+        walk(c, n["name"])
+walk(t, None)
+hot = sum(n["self"] for n, p in found.get("hot_loop", []))
+warm = sum(n["self"] for n, p in found.get("warm_loop", []))
+parents = sorted(set(p for n, p in found.get("hot_loop", [])))
+n = found["hot_loop"][0][0] if "hot_loop" in found else {}
+share = hot / (hot + warm) if hot + warm else 0
+print("share %.3f samples %d parents %s file %s line %s" % (
+    share, hot + warm, ",".join(parents),
+    (n.get("file") or "").split("/")[-1], n.get("line")))
+PY
+}
+
+MPE_SAMPLE_HZ=1000 run 2 $HOT 30 12; ok $? "hot runs sampled at 1000 Hz"
+$CLOGTOOL cct --json hot.clog > tree.json 2> notes.txt
+ok $? "cct --json"
+out=$(check); diag "$out"
+share=$(echo "$out" | awk '{ print $2 }')
+awk -v s="$share" 'BEGIN { exit !(s >= 0.74 && s <= 0.86) }'
+ok $? "hot_loop has 80% of the compute, within 6 points ($share)"
+is "hot_loop is called through via_helper" \
+  "$(echo "$out" | awk '{ print $6 }')" via_helper
+is "hot_loop's file and line" "$(echo "$out" | awk '{ print $8 ":" $10 }')" \
+  "hot.c:$hotline"
+top=$($CLOGTOOL cct --min 0 hot.clog 2>/dev/null | awk '$2 + 0 > 0 { print $2, $NF, $(NF-2) }' | sort -rn | head -1)
+case $top in *" hot_loop") ok 0 "hot_loop is the top self entry" ;;
+  *) ok 1 "hot_loop is the top self entry"; diag "$top" ;; esac
+
+# Without frame pointers: libunwind (auto falls back to it).
+MPE_SAMPLE_HZ=1000 run 2 $HOTNOFP 30 12; ok $? "hot-nofp runs sampled"
+$CLOGTOOL cct --json hot.clog > tree.json 2>/dev/null
+out=$(check); diag "no frame pointers: $out"
+share=$(echo "$out" | awk '{ print $2 }')
+awk -v s="$share" 'BEGIN { exit !(s >= 0.74 && s <= 0.86) }'
+ok $? "without frame pointers: hot_loop's share ($share)"
+is "without frame pointers: through via_helper" \
+  "$(echo "$out" | awk '{ print $6 }')" via_helper
+
+# A stripped copy: offsets and a note.
+cp "$HOT" hot-stripped && strip hot-stripped
+MPE_SAMPLE_HZ=1000 run 1 ./hot-stripped 10 4; ok $? "the stripped copy runs"
+$CLOGTOOL cct --min 0 hot.clog > text.txt 2> notes.txt; ok $? "cct reads it"
+grep -q "hot-stripped: stripped (no symbol table, no debug information)" \
+  notes.txt; ok $? "the note names the stripped binary"
+grep -q "hot-stripped+0x" text.txt; ok $? "its frames are module+offset"
+grep -q "hot_loop" text.txt; ok $((! $?)) "no made-up function names"
+
+# MPI time: the tree's MPI_Barrier time is the wrappers' (clogtool profile).
+MPE_SAMPLE_HZ=500 run 2 $HOT 4 25; ok $? "hot runs for the MPI time"
+$CLOGTOOL cct --json hot.clog > tree.json 2>/dev/null
+cctt=$(python3 -c '
+import json
+t = json.load(open("tree.json"))
+def walk(n):
+    s = n["comm_time_s"] if n["name"] == "MPI_Barrier" and n["module"] == "[MPI]" else 0
+    return s + sum(walk(c) for c in n["children"])
+print("%.6f" % walk(t))')
+proft=$($CLOGTOOL profile --json hot.clog | python3 -c '
+import json, sys
+p = json.load(sys.stdin)
+print("%.6f" % sum(float(f["time_s"]) for f in p["functions"] if f["name"] == "MPI_Barrier"))')
+diag "MPI_Barrier: tree $cctt s, wrappers $proft s"
+awk -v a="$cctt" -v b="$proft" 'BEGIN { d = a - b; if (d < 0) d = -d;
+  exit !(b > 0 && d <= 0.02 * b + 0.001) }'
+ok $? "MPI time in the tree equals the wrappers' (2% + 1 ms)"
+calls=$(python3 -c '
+import json
+t = json.load(open("tree.json"))
+print(t["calls"])')
+is "every wrapped call has its call site" "$calls" \
+  "$($CLOGTOOL profile --json hot.clog | python3 -c '
+import json, sys
+p = json.load(sys.stdin)
+print(sum(f["calls"] for f in p["functions"] if f["name"] == "MPI_Barrier"))')"
+
+# Exports.
+MPE_SAMPLE_HZ=1000 run 2 $HOT 20 8; ok $? "hot runs for the exports"
+$CLOGTOOL cct --gmon gmon.out --collapsed stacks.txt --pprof prof.pb.gz \
+  hot.clog 2> err2.txt; ok $? "cct writes the three exports"
+gprof -b -p "$HOT" gmon.out > gprof.txt 2>&1; ok $? "gprof reads gmon.out"
+is "gprof's top function" \
+  "$(awk '/^ *[0-9.]+ +[0-9.]+ +[0-9.]+/ { print $NF; exit }' gprof.txt)" \
+  hot_loop
+grep -q "main;via_helper;hot_loop [0-9]*$" stacks.txt
+ok $? "collapsed stacks: main;via_helper;hot_loop N"
+python3 -c '
+import gzip, sys
+b = gzip.open("prof.pb.gz").read()
+sys.exit(0 if b"hot_loop" in b and b"via_helper" in b and b[0] == 0x0a else 1)'
+ok $? "pprof profile: gzip, a sample_type first, the functions named"
+
+# Windows, ranks and comparing two runs.
+is "--rank 1 only" "$($CLOGTOOL cct --rank 1 hot.clog 2>/dev/null | head -1 | sed 's/.*samples (.*), \([0-9]*\) ranks.*/\1/')" 1
+is "an empty window has no samples" \
+  "$($CLOGTOOL cct --to 1ns hot.clog 2>/dev/null | head -1 | sed 's/^# [^:]*: \([0-9]*\) samples.*/\1/')" 0
+cp hot.clog a.clog
+MPE_SAMPLE_HZ=1000 run 1 $HOT 20 8; ok $? "a second run on one rank"
+$CLOGTOOL cct --diff a.clog hot.clog > diff.txt 2>/dev/null
+ok $? "cct --diff"
+grep -q "main;via_helper;hot_loop$" diff.txt; ok $? "the diff lists hot_loop's context"
+$CLOGTOOL cct hot.clog nope.clog > /dev/null 2>&1
+is "two files without --diff is a usage error" $? 2
+$CLOGTOOL cct --metric nonsense hot.clog > /dev/null 2>&1
+is "a bad metric is a usage error" $? 2
+finish

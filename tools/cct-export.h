@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Exports of clogtool cct (tools/cct-export.c); each returns 0 or -1
+ * (message printed). */
+#ifndef CCT_EXPORT_H
+#define CCT_EXPORT_H
+
+#include "callpath/callpath.h"
+
+int cct_export_gmon (const logfmt_reader_t *r, const cp_tree_opts_t *o,
+                     const char *out);
+int cct_export_collapsed (const cp_tree_t *t, const char *out);
+int cct_export_pprof (const cp_tree_t *t, const char *out);
+
+#endif
