@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "mpe-internal.h"
+#include "mpe-monitor.h"
 #include "mpe-sample.h"
 
 enum { TAG_PIECE = 811, TAG_DONE = 812 };
@@ -1473,6 +1474,11 @@ open_writer (merge_t *m)
                                { "MPI_ANY_TAG", MPI_ANY_TAG } };
   for (int i = 0; i < 3 && !rc; i++)
     rc = logfmt_writer_add_const (w, &cd[i]);
+  /* The live monitor's accounting, when it ran (mpe-monitor.c). */
+  logfmt_const_def_t mon[8];
+  size_t nmon = mpe__mon_consts (mon, 8);
+  for (size_t i = 0; i < nmon && !rc; i++)
+    rc = logfmt_writer_add_const (w, &mon[i]);
   /* Pieces from the other ranks land here (a bigger one grows it). */
   m->piece_cap = PIECE_MAX + 16;
   m->piece = rc ? NULL : malloc (m->piece_cap);
@@ -1524,12 +1530,12 @@ typedef struct
 {
   emit_t  *em;
   uint32_t stream;
-} track_out_t;
+} sample_out_t;
 
 static int
-track_cb (void *user, const void *chunk, size_t len)
+sample_track_cb (void *user, const void *chunk, size_t len)
 {
-  track_out_t *o = user;
+  sample_out_t *o = user;
   if (o->em->w)
     emit_fail (o->em, logfmt_writer_put_track (o->em->w, o->stream, chunk,
                                                len));
@@ -1549,9 +1555,9 @@ put_sample_tracks (merge_t *m, int t, uint32_t stream)
     s = s->next;
   if (!s || (!s->nsamples && !s->nsites))
     return;
-  track_out_t out = { em, stream };
+  sample_out_t out = { em, stream };
   logfmt_track_encoder_t *te = NULL;
-  emit_fail (em, logfmt_track_encoder_new (stream, track_cb, &out, &te));
+  emit_fail (em, logfmt_track_encoder_new (stream, sample_track_cb, &out, &te));
   logfmt_track_rec_t rec[256];
   size_t k = 0;
   for (size_t i = 0; i < s->nsamples && !em->err; i++)
