@@ -36,6 +36,12 @@ cp_dwfl_lookup (Dwfl_Module *mod, Dwarf_Addr pc, const char **func,
   GElf_Sym sym;
   *off = 0;
   *func = dwfl_module_addrinfo (mod, pc, off, &sym, NULL, NULL, NULL);
+  cp_dwfl_line (mod, pc, file, line);
+}
+
+void
+cp_dwfl_line (Dwfl_Module *mod, Dwarf_Addr pc, const char **file, int *line)
+{
   *line = 0;
   Dwfl_Line *l = dwfl_module_getsrc (mod, pc);
   if (l)

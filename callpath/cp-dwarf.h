@@ -12,4 +12,9 @@ __attribute__ ((visibility ("hidden")))
 void cp_dwfl_lookup (Dwfl_Module *mod, Dwarf_Addr pc, const char **func,
                          GElf_Off *off, const char **file, int *line);
 
+/* The file and line part alone (*file NULL: none). */
+__attribute__ ((visibility ("hidden")))
+void cp_dwfl_line (Dwfl_Module *mod, Dwarf_Addr pc, const char **file,
+                   int *line);
+
 #endif

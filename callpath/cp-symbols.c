@@ -36,6 +36,10 @@ typedef struct
   Dwfl    *dwfl;
   Dwfl_Module *mod;
 #endif
+  /* Function symbols sorted by address, read once: libdw's own lookup
+   * scans the whole table for every address. */
+  struct sym { uint64_t lo, size; const char *name; } *syms;
+  size_t nsyms;
 } binary_t;
 
 typedef struct
@@ -103,6 +107,59 @@ cp_symbols_new (void)
 
 #ifdef HAVE_LIBDW
 static int
+sym_cmp (const void *a, const void *b)
+{
+  const struct sym *x = a, *y = b;
+  return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void
+load_syms (binary_t *b)
+{
+  int n = dwfl_module_getsymtab (b->mod);
+  if (n <= 0)
+    return;
+  b->syms = calloc ((size_t) n, sizeof *b->syms);
+  if (!b->syms)
+    return;
+  for (int i = 0; i < n; i++)
+    {
+      GElf_Sym sym;
+      GElf_Addr addr;
+      const char *name = dwfl_module_getsym_info (b->mod, i, &sym, &addr,
+                                                  NULL, NULL, NULL);
+      if (!name || !*name || GELF_ST_TYPE (sym.st_info) != STT_FUNC
+          || sym.st_shndx == SHN_UNDEF)
+        continue;
+      b->syms[b->nsyms++] = (struct sym) { addr, sym.st_size, name };
+    }
+  qsort (b->syms, b->nsyms, sizeof *b->syms, sym_cmp);
+}
+
+/* The function containing a (a sized symbol covering it, else the
+ * nearest one below unless the binary is stripped). */
+static const char *
+find_sym (const binary_t *b, uint64_t a)
+{
+  size_t lo = 0, hi = b->nsyms;
+  while (lo < hi)
+    {
+      size_t mid = (lo + hi) / 2;
+      if (b->syms[mid].lo <= a)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  /* lo - 1 is the last symbol starting at or below a; aliases share it. */
+  for (size_t k = lo; k > 0 && b->syms[k - 1].lo == b->syms[lo - 1].lo; k--)
+    if (a < b->syms[k - 1].lo + b->syms[k - 1].size)
+      return b->syms[k - 1].name;
+  if (lo > 0 && !b->stripped && b->syms[lo - 1].size == 0)
+    return b->syms[lo - 1].name;
+  return NULL;
+}
+
+static int
 has_symtab (Elf *elf)
 {
   Elf_Scn *scn = NULL;
@@ -169,6 +226,7 @@ open_binary (cp_symbols_t *sy, binary_t *b, const logfmt_module_t *m)
       note (sy, "%s: stripped (no symbol table, no debug information): "
             "exported functions only, else module+offset", m->path);
     }
+  load_syms (b);
 }
 #endif
 
@@ -291,19 +349,10 @@ cp_symbols_frame (cp_symbols_t *sy, const logfmt_callpaths_t *cp,
 #ifdef HAVE_LIBDW
   if (b->usable)
     {
-      const char *fn, *file;
-      GElf_Off off;
+      const char *file;
       int line;
-      cp_dwfl_lookup (b->mod, n->addr, &fn, &off, &file, &line);
-      if (fn && b->stripped)
-        {
-          GElf_Sym sym;
-          GElf_Off o2;
-          if (!dwfl_module_addrinfo (b->mod, n->addr, &o2, &sym, NULL, NULL,
-                                     NULL)
-              || o2 >= sym.st_size)
-            fn = NULL;
-        }
+      const char *fn = find_sym (b, n->addr);
+      cp_dwfl_line (b->mod, n->addr, &file, &line);
       if (fn)
         {
           f.func = keep (sy, strdup (fn));
@@ -359,6 +408,7 @@ cp_symbols_free (cp_symbols_t *sy)
 #endif
       free (sy->bins[i].key);
       free (sy->bins[i].base);
+      free (sy->bins[i].syms);
     }
   for (size_t i = 0; i < sy->nnotes; i++)
     free (sy->notes[i]);
