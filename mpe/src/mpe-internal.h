@@ -42,6 +42,8 @@ typedef struct mpe_tbuf
   uint64_t         spilled;  /* events written to the spill file */
   uint64_t         lost;     /* events lost (spill failed) */
   uint64_t         flushes;
+  uint64_t         metric_slots;  /* slots of metric samples written:
+                                     not records the program logged */
   struct mpe_tbuf *next;
   /* Background spill: the buffer is two halves; the logger writes into
    * [seg, pos) while the spill thread encodes [job_from, job_to), the

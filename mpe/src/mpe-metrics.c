@@ -467,6 +467,7 @@ put_sample (mpe_tbuf_t *b, uint32_t id, int64_t object, int64_t v)
   r->aux = MPE_REC_METRIC | b->tag;
   memcpy (r + 1, &m, sizeof m);
   b->pos = r + 2;
+  b->metric_slots += 2;
 }
 
 /* Writes every cell of c that changed since its last sample. */
