@@ -29,6 +29,7 @@ static const subcommand_t subcommands[] = {
   { "profile", clogtool_profile_main,
     "time, calls and bytes per MPI function and state, per rank" },
   { "gen", clogtool_gen_main, "write a synthetic log (tests, benchmarks)" },
+  { "query", clogtool_query_main, "SQL over a log (CSV or --json; shell)" },
 };
 
 static void
