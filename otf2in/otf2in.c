@@ -55,8 +55,13 @@ int
 otf2in_is_archive (const char *path)
 {
 #ifdef HAVE_OTF2
+  /* Only a regular file can be an anchor: opening a FIFO or a device
+   * to look would block or have effects. */
   unsigned char buf[8] = { 0 };
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (!path || stat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    return 0;
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return 0;
   ssize_t n = read (fd, buf, sizeof buf);
@@ -1231,9 +1236,13 @@ worker_main (void *arg)
   return NULL;
 }
 
+/* OTF2IN_THREADS, else the CPUs, at most 4. */
 static unsigned
 default_threads (void)
 {
+  const char *e = getenv ("OTF2IN_THREADS");
+  if (e && atoi (e) > 0)
+    return (unsigned) atoi (e);
   long n = sysconf (_SC_NPROCESSORS_ONLN);
   return n < 1 ? 1 : n > 4 ? 4 : (unsigned) n;
 }

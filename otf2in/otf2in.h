@@ -43,8 +43,8 @@ typedef struct
 } otf2in_report_t;
 
 /* Converts the archive whose anchor is in_path into a new .clog at
- * out_path.  threads: locations read in parallel (0: as many as there
- * are CPUs, at most 4).  creator: header text, or NULL.  progress (may be
+ * out_path.  threads: locations read in parallel (0: $OTF2IN_THREADS,
+ * else as many as there are CPUs, at most 4).  creator: header text, or NULL.  progress (may be
  * NULL) gets the fraction of events read; non-zero cancels
  * (LOGFMT_ESTATE).  report may be NULL.  On failure out_path is removed
  * and err says what was wrong ("FILE: what"). */
