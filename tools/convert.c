@@ -388,8 +388,12 @@ clogtool_convert_main (int argc, char **argv)
               c.in, c.out, format, c.events, c.messages);
       if (c.dropped)
         printf (", %" PRIu64 " records not representable", c.dropped);
-      printf (" in %.3f s: %.1f MB/s, %.0f events/s\n", dt,
-              (double) in_bytes / 1e6 / dt, (double) c.events / dt);
+      /* An OTF2 anchor is not the archive's size: events/s only. */
+      if (otf2in_is_archive (c.in))
+        printf (" in %.3f s: %.0f events/s\n", dt, (double) c.events / dt);
+      else
+        printf (" in %.3f s: %.1f MB/s, %.0f events/s\n", dt,
+                (double) in_bytes / 1e6 / dt, (double) c.events / dt);
       if (clogtool__flush_stdout ())
         status = CLOGTOOL_EXIT_PROBLEM;
     }
