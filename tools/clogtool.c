@@ -30,7 +30,10 @@ static const subcommand_t subcommands[] = {
     "time, calls and bytes per MPI function and state, per rank" },
   { "cct", clogtool_cct_main,
     "calling-context tree of samples and MPI call sites; exports" },
+  { "metrics", clogtool_metrics_main,
+    "metric cells per thread, process, node or job" },
   { "gen", clogtool_gen_main, "write a synthetic log (tests, benchmarks)" },
+  { "query", clogtool_query_main, "SQL over a log (CSV or --json; shell)" },
 };
 
 static void

@@ -55,6 +55,7 @@ struct logfmt_reader
   int32_t *event_sorted;  /* event def indices sorted by id */
   logfmt__cpref_t *cprefs; /* call-path table chunks (DEFS kind 10) */
   size_t ncprefs;
+  uint64_t blocks_decoded;  /* by every iterator (atomic, relaxed) */
 
   /* Extension tracks (logfmt-track-reader.c). */
   logfmt_metric_def_t *metrics;

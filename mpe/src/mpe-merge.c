@@ -626,6 +626,8 @@ typedef struct
   uint64_t         events;
   uint64_t         lost;
   logfmt_encoder_t *enc;
+  logfmt_track_encoder_t *te;     /* the stream's extension tracks */
+  logfmt_track_rec_t *trecs;      /* a batch's track records */
 } emit_t;
 
 static void
@@ -676,6 +678,44 @@ block_cb (void *user, const void *block, size_t len,
   return 0;
 }
 
+/* One sealed TRACK chunk: like a block. */
+static int
+track_cb (void *user, const void *chunk, size_t len)
+{
+  emit_t *e = user;
+  uint32_t stream;
+  memcpy (&stream, (const unsigned char *) chunk + 16, 4);
+  if (e->w)
+    emit_fail (e, logfmt_writer_put_track (e->w, stream, chunk, len));
+  else
+    stage_item (e, ITEM_TRACK, stream, chunk, len);
+  return 0;
+}
+
+/* Records of the kinds that go to extension tracks (metric samples)
+ * leave the batch for the stream's track encoder; returns what is left
+ * for the block encoder. */
+static size_t
+route_tracks (emit_t *e, logfmt_event_t *ev, size_t n)
+{
+  size_t k = 0, nt = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (MPE_UNLIKELY (ev[i].type == MPE_SPILL_EV_METRIC))
+        {
+          mpe_spill_ev_metric_rec (&ev[i], &e->trecs[nt++]);
+          continue;
+        }
+      if (k != i)
+        ev[k] = ev[i];
+      k++;
+    }
+  if (nt)
+    emit_fail (e, logfmt_track_encoder_add (e->te, LOGFMT_TRACK_METRIC,
+                                            e->trecs, nt));
+  return k;
+}
+
 static int
 emit_cb (void *user, logfmt_event_t *ev, size_t n)
 {
@@ -694,6 +734,7 @@ emit_cb (void *user, logfmt_event_t *ev, size_t n)
       if (MPE_UNLIKELY (ev[i].type == LOGFMT_REC_LOSS))
         e->lost += ev[i].size;
     }
+  n = route_tracks (e, ev, n);
   e->events += n;
   emit_fail (e, logfmt_encoder_add (e->enc, ev, n));
   if (e->sb)
@@ -1474,6 +1515,12 @@ open_writer (merge_t *m)
                                { "MPI_ANY_TAG", MPI_ANY_TAG } };
   for (int i = 0; i < 3 && !rc; i++)
     rc = logfmt_writer_add_const (w, &cd[i]);
+  /* Metric definitions: rank 0's (every rank defines them alike). */
+  logfmt_metric_def_t *md;
+  size_t nmd = mpe__metric_defs (&md);
+  for (size_t i = 0; i < nmd && !rc; i++)
+    rc = logfmt_writer_add_metric (w, &md[i]);
+  free (md);
   /* The live monitor's accounting, when it ran (mpe-monitor.c). */
   logfmt_const_def_t mon[8];
   size_t nmon = mpe__mon_consts (mon, 8);
@@ -1557,7 +1604,8 @@ put_sample_tracks (merge_t *m, int t, uint32_t stream)
     return;
   sample_out_t out = { em, stream };
   logfmt_track_encoder_t *te = NULL;
-  emit_fail (em, logfmt_track_encoder_new (stream, sample_track_cb, &out, &te));
+  emit_fail (em, logfmt_track_encoder_new (stream, sample_track_cb, &out,
+                                           &te));
   logfmt_track_rec_t rec[256];
   size_t k = 0;
   for (size_t i = 0; i < s->nsamples && !em->err; i++)
@@ -1611,7 +1659,16 @@ encode_stream (merge_t *m, int t)
   logfmt_encoder_opts_t eo = { sizeof eo, stream, 0, 0 };
   em->enc = NULL;
   em->sb = NULL;
+  em->te = NULL;
   emit_fail (em, logfmt_encoder_new (&eo, block_cb, em, &em->enc));
+  if (!em->err)
+    emit_fail (em, logfmt_track_encoder_new (stream, track_cb, em, &em->te));
+  if (!em->err && !em->trecs)
+    {
+      em->trecs = malloc (BATCH * sizeof *em->trecs);
+      if (!em->trecs)
+        emit_fail (em, LOGFMT_ENOMEM);
+    }
   if (!em->err)
     emit_fail (em, logfmt_summary_builder_new (m->defs.states,
                                                m->defs.nstates, &em->sb));
@@ -1625,9 +1682,13 @@ encode_stream (merge_t *m, int t)
   if (!em->err)
     emit_fail (em, logfmt_encoder_flush (em->enc));
   if (!em->err)
+    emit_fail (em, logfmt_track_encoder_flush (em->te));
+  if (!em->err)
     put_summary (em, stream);
   if (!em->err)
     put_sample_tracks (m, t, stream);
+  logfmt_track_encoder_free (em->te);
+  em->te = NULL;
   logfmt_encoder_free (em->enc);
   logfmt_summary_builder_free (em->sb);
   em->enc = NULL;
@@ -1934,6 +1995,7 @@ merge_free (merge_t *m)
     free (m->spilled[t].v);
   free (m->spilled);
   free (m->scratch);
+  free (m->em.trecs);
   free (m->sc.sends);
   free (m->sc.recvs);
   free (m->sorted);
