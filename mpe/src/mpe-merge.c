@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "mpe-internal.h"
+#include "mpe-monitor.h"
 
 enum { TAG_PIECE = 811, TAG_DONE = 812, TAG_DEFS_HDR = 813, TAG_DEFS = 814 };
 enum { ITEM_BLOCK = 1, ITEM_SUMMARY = 2, ITEM_MESSAGES = 3 };
@@ -1586,6 +1587,11 @@ open_writer (merge_t *m)
                                { "MPI_ANY_TAG", MPI_ANY_TAG } };
   for (int i = 0; i < 3 && !rc; i++)
     rc = logfmt_writer_add_const (w, &cd[i]);
+  /* The live monitor's accounting, when it ran (mpe-monitor.c). */
+  logfmt_const_def_t mon[8];
+  size_t nmon = mpe__mon_consts (mon, 8);
+  for (size_t i = 0; i < nmon && !rc; i++)
+    rc = logfmt_writer_add_const (w, &mon[i]);
   /* Pieces from the other ranks land here (a bigger one grows it). */
   m->piece_cap = PIECE_MAX + 16;
   m->piece = rc ? NULL : malloc (m->piece_cap);
