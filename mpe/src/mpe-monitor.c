@@ -127,7 +127,9 @@ slots_for (const mpe_mon_want_t *w)
   switch (w->level)
     {
     case MPE_MON_LEVEL_THREAD:  return 0;
-    case MPE_MON_LEVEL_PROCESS: return w->object >= 0 ? 1 : M.size;
+    /* One value per rank: appended as the request travels, so the hop
+       to rank i carries i values, not all of them (mpetop(1), "Scale"). */
+    case MPE_MON_LEVEL_PROCESS: return w->object >= 0 ? 1 : 0;
     case MPE_MON_LEVEL_NODE:    return w->object >= 0 ? 1 : M.nnodes;
     case MPE_MON_LEVEL_JOB:     return 1;
     case MPE_MON_LEVEL_CHANNEL: return M.size;
@@ -177,10 +179,25 @@ add_mine (mpe_mon_req_t *q, size_t *len)
         return q;
       }
     case MPE_MON_LEVEL_PROCESS:
-      if (q->object >= 0 && q->object != M.rank)
-        return q;
+      if (q->object >= 0)
+        {
+          if (q->object == M.rank && read_value (q->code, -1, &v) == 0)
+            mpe_mon_slot_add (&s[0], v, M.rank);
+          return q;
+        }
       if (read_value (q->code, -1, &v) == 0)
-        mpe_mon_slot_add (&s[q->object >= 0 ? 0 : M.rank], v, M.rank);
+        {
+          size_t bytes = mpe_mon_req_bytes ((uint64_t) q->nslots + 1);
+          mpe_mon_req_t *g = bytes ? realloc (q, bytes) : NULL;
+          if (!g)
+            return NULL;
+          q = g;
+          s = (mpe_mon_slot_t *) (q + 1);
+          mpe_mon_slot_init (&s[q->nslots], M.rank);
+          mpe_mon_slot_add (&s[q->nslots], v, M.rank);
+          q->nslots++;
+          *len = bytes;
+        }
       return q;
     case MPE_MON_LEVEL_NODE:
       if (q->object >= 0 && q->object != M.my_node)
@@ -278,9 +295,19 @@ new_request (int op, size_t *len)
   return q;
 }
 
+static int
+cmp_slot (const void *a, const void *b)
+{
+  const mpe_mon_slot_t *x = a, *y = b;
+  return (x->object > y->object) - (x->object < y->object);
+}
+
 static void
 manager_returned (mpe_mon_req_t *q)
 {
+  /* Appended slots come in ring order from the manager: by object. */
+  if (q->level == MPE_MON_LEVEL_PROCESS || q->level == MPE_MON_LEVEL_THREAD)
+    qsort (q + 1, q->nslots, sizeof (mpe_mon_slot_t), cmp_slot);
   uint64_t t = now_ns ();
   double rtt = (double) (t - (uint64_t) q->t_send) * 1e-9;
 
@@ -331,9 +358,11 @@ manager_tick (uint64_t t)
       free (g ? g : q);
       return;
     }
-  q = add_mine (q, &len);
-  if (q)
-    send_next (q, len);
+  mpe_mon_req_t *g = add_mine (q, &len);
+  if (g)
+    send_next (g, len);
+  else
+    free (q);     /* no memory: this sample is lost, the count says so */
 }
 
 /* ---- progress -------------------------------------------------------- */
