@@ -101,7 +101,10 @@ read_events (uint32_t code, int thread, int64_t *v)
   for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
     if (thread < 0 || b->thread == thread)
       {
-        n += (int64_t) (b->pos - b->base) + (int64_t) b->spilled;
+        /* Metric samples are the logger's, not the program's. */
+        int64_t k = (int64_t) (b->pos - b->base) + (int64_t) b->spilled
+                    - (int64_t) b->metric_slots;
+        n += k > 0 ? k : 0;
         found = 1;
       }
   pthread_mutex_unlock (&mpe__g.lock);
