@@ -37,6 +37,7 @@ static struct
   char   in[512];
   size_t nin;
   unsigned long dropped;
+  size_t metrics_sent;     /* definitions announced so far */
 } L = { .fd = -1 };
 
 /* An mpetop address ("tcp://HOST:PORT/TOKEN", the animation window's
@@ -143,11 +144,39 @@ live_command (const char *line)
     mpe__mon_want (NULL, hz);
 }
 
+/* Announces the metric definitions (the wrappers' and the program's,
+ * which may come after the start) whenever their number changed. */
+static void
+announce_metrics (void)
+{
+  size_t n = mpe__metric_ndefs ();
+  if (n == L.metrics_sent)
+    return;
+  logfmt_metric_def_t *d;
+  n = mpe__metric_defs (&d);
+  for (size_t i = 0; d && i < n; i++)
+    {
+      char line[400], name[200];
+      /* Names are words on the wire. */
+      snprintf (name, sizeof name, "%s", d[i].name ? d[i].name : "?");
+      for (char *p = name; *p; p++)
+        if (*p <= ' ' || *p == 127)
+          *p = '_';
+      int k = snprintf (line, sizeof line, "metric %u %s %s\n", d[i].id,
+                        name, d[i].unit && *d[i].unit ? d[i].unit : "1");
+      if (k > 0 && (size_t) k < sizeof line)
+        live_put (line, (size_t) k);
+    }
+  free (d);
+  L.metrics_sent = n;
+}
+
 void
 mpe__mon_live_poll (void)
 {
   if (L.fd < 0)
     return;
+  announce_metrics ();
   for (;;)
     {
       ssize_t r = recv (L.fd, L.in + L.nin, sizeof L.in - 1 - L.nin,

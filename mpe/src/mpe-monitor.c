@@ -117,7 +117,9 @@ read_value (uint32_t code, int thread, int64_t *v)
 {
   if (reader && reader (code, thread, v) == 0)
     return 0;
-  return read_events (code, thread, v);
+  if (code == MPE_MON_CODE_EVENTS)
+    return read_events (code, thread, v);
+  return mpe__metric_monitor_read (code, thread, v);
 }
 
 /* ---- the request: what this rank adds ---------------------------------- */
@@ -298,6 +300,63 @@ new_request (int op, size_t *len)
   return q;
 }
 
+/* What the manager sampled, for the definitions written at the finish
+ * (level and code pairs; a handful in practice). */
+#define MON_KINDS_MAX 64
+static uint32_t kinds[MON_KINDS_MAX][2];
+static int nkinds;
+
+/* The returned values go into the log as metric samples of the level
+ * (the channel level is the sender's row: recorded as process-level
+ * channel values is left out). */
+static void
+record (const mpe_mon_req_t *q)
+{
+  if (q->level > MPE_MON_LEVEL_JOB || q->code == MPE_MON_CODE_EVENTS)
+    return;
+  int k = 0;
+  while (k < nkinds && (kinds[k][0] != q->level || kinds[k][1] != q->code))
+    k++;
+  if (k == nkinds)
+    {
+      if (nkinds == MON_KINDS_MAX)
+        return;
+      kinds[nkinds][0] = q->level;
+      kinds[nkinds][1] = q->code;
+      nkinds++;
+    }
+  const mpe_mon_slot_t *s = (const mpe_mon_slot_t *) (q + 1);
+  uint32_t id = MPE_MON_METRIC_ID (q->level, q->code);
+  for (uint32_t i = 0; i < q->nslots; i++)
+    if (s[i].n)
+      mpe__metric_put_monitor (id, s[i].object, s[i].sum);
+}
+
+/* Collective: every rank defines what the manager sampled (rank 0's
+ * definitions are the ones written). */
+static void
+describe_kinds (void)
+{
+  PMPI_Bcast (&nkinds, 1, MPI_INT, M.manager, M.comm);
+  PMPI_Bcast (kinds, (int) sizeof kinds, MPI_BYTE, M.manager, M.comm);
+  static const char *const lv[] = { "thread", "process", "node", "job" };
+  for (int k = 0; k < nkinds; k++)
+    {
+      const char *unit = "1";
+      const char *name = mpe__metric_name (kinds[k][1], &unit);
+      char n[300];
+      if (name)
+        snprintf (n, sizeof n, "%s@%s", name, lv[kinds[k][0] & 3]);
+      else
+        snprintf (n, sizeof n, "metric%u@%s", kinds[k][1],
+                  lv[kinds[k][0] & 3]);
+      mpe__metric_describe_monitor (MPE_MON_METRIC_ID (kinds[k][0],
+                                                       kinds[k][1]),
+                                    n, unit ? unit : "1");
+    }
+  nkinds = 0;
+}
+
 static int
 cmp_slot (const void *a, const void *b)
 {
@@ -329,6 +388,7 @@ manager_returned (mpe_mon_req_t *q)
   if (M.nrtt < M.cap_rtt)
     M.rtt[M.nrtt++] = rtt;
   mpe__mon_live_sample (q, rtt);
+  record (q);
 }
 
 /* Issues a request when one is due and not too many are out. */
@@ -683,6 +743,7 @@ mpe__mon_stop (mpe_mon_stats_t *out)
   /* Every rank gets the manager's accounting: rank 0 writes it into the
      log (mpe-merge.c). */
   PMPI_Bcast (&M.stats, (int) sizeof M.stats, MPI_BYTE, M.manager, M.comm);
+  describe_kinds ();
   if (out)
     *out = M.stats;
   atomic_flag_clear (&M.busy);
