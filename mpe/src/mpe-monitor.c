@@ -392,11 +392,31 @@ manager_returned (mpe_mon_req_t *q)
 }
 
 /* Issues a request when one is due and not too many are out. */
+/* MPE_MONITOR_METRIC names what to sample before a window asks: found
+ * among the definitions once the program (or the wrappers) made it. */
+static char want_name[128];
+
+static void
+resolve_want (void)
+{
+  logfmt_metric_def_t *d;
+  size_t n = mpe__metric_defs (&d);
+  for (size_t i = 0; d && i < n; i++)
+    if (d[i].name && !strcmp (d[i].name, want_name))
+      {
+        M.want.code = d[i].id;
+        want_name[0] = '\0';
+      }
+  free (d);
+}
+
 static void
 manager_tick (uint64_t t)
 {
   if (!M.period_ns || t < M.next_due)
     return;
+  if (want_name[0])
+    resolve_want ();
   uint64_t out = M.stats.sent - M.stats.returned;
   /* Periods that passed while nobody moved the monitor (the manager
      computed, or waited inside MPI) are missed samples. */
@@ -646,6 +666,18 @@ mpe__mon_start (MPI_Comm world)
   M.max_in_flight = 4;
   M.want = (mpe_mon_want_t) { MPE_MON_RES_PROCESS, MPE_MON_LEVEL_PROCESS,
                               -1, MPE_MON_CODE_EVENTS };
+  if (M.rank == M.manager)
+    {
+      const char *mn = getenv ("MPE_MONITOR_METRIC");
+      const char *lv = getenv ("MPE_MONITOR_LEVEL");
+      static const char *const levels[] = { "thread", "process", "node",
+                                            "job" };
+      if (mn && *mn)
+        snprintf (want_name, sizeof want_name, "%s", mn);
+      for (int k = 0; lv && k < 4; k++)
+        if (!strcmp (lv, levels[k]))
+          M.want.level = k;
+    }
   M.stats.hz = settings[0] / 1000.0;
   atomic_flag_clear (&M.busy);
   if (learn_nodes () != 0)
