@@ -17,12 +17,14 @@ if [ ! -f "$LOG" ]; then
   echo "writing $LOG (2 x 50M events)"
   "$CT" gen -o "$LOG" -p 2 -n 50000000 > /dev/null
 fi
+TF=$(mktemp)
+trap 'rm -f "$TF"' EXIT
 cpu () {  # best CPU time of RUNS runs of "$@" (output discarded)
   best=
   for i in $(seq "$RUNS"); do
-    t=$( { /usr/bin/time -f '%U %S' "$@" > /dev/null 2> /dev/null; } 2>&1 |
-         tail -1 | awk '{ printf "%.2f", $1 + $2 }')
-    best=$(echo "$best $t" | awk '{ if ($1 == "" || $2 < $1) print $2; else print $1 }')
+    /usr/bin/time -f '%U %S' -o "$TF" "$@" > /dev/null 2>&1
+    t=$(tail -1 "$TF" | awk '{ printf "%.2f", $1 + $2 }')
+    best=$(echo "$best $t" | awk '{ if (NF == 1 || $2 < $1) print $NF; else print $1 }')
   done
   echo "$best"
 }

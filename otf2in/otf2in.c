@@ -181,7 +181,8 @@ typedef struct
 
 typedef struct
 {
-  uint32_t id, name, desc;
+  uint32_t id, name, desc, unit;
+  OTF2_MetricMode mode;
 } member_t;
 
 typedef struct
@@ -209,6 +210,9 @@ typedef struct
   /* Open regions: state index, and the collective's cargo for its END. */
   struct { int32_t region; int has_cargo; uint8_t cargo[32]; } *stack;
   size_t depth, capstack;
+  /* Metric samples for the stream's LOGFMT_TRACK_METRIC track. */
+  logfmt_track_rec_t *trk;
+  size_t ntrk, captrk;
   int failed;                /* a logfmt code, or 0 */
   uint64_t skipped, coll_outside, metric_values;
 } worker_t;
@@ -469,12 +473,11 @@ def_member (void *u, OTF2_MetricMemberRef self, OTF2_StringRef name,
             OTF2_Type vtype, OTF2_Base base, int64_t exp, OTF2_StringRef unit)
 {
   imp_t *im = u;
-  (void) mtype; (void) mode; (void) vtype; (void) base; (void) exp;
-  (void) unit;
+  (void) mtype; (void) vtype; (void) base; (void) exp;
   member_t *m = PUSH (im, mem, nmem, capmem);
   if (!m)
     return OTF2_CALLBACK_INTERRUPT;
-  *m = (member_t) { self, name, desc };
+  *m = (member_t) { self, name, desc, unit, mode };
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -734,6 +737,21 @@ map_defs (imp_t *im, const char *creator)
       rc = logfmt_writer_add_event_def (im->w, &ed);
     }
 
+  /* Other metric members become metric definitions (id = member
+   * index): accumulated ones are counters, the others levels. */
+  for (size_t i = 0; i < im->nmem && rc == 0; i++)
+    if (!im->is_solo[i])
+      {
+        OTF2_MetricMode mode = im->mem[i].mode & OTF2_METRIC_VALUE_MASK;
+        logfmt_metric_def_t md = { 0 };
+        md.id = (uint32_t) i;
+        md.flags = mode == OTF2_METRIC_VALUE_ACCUMULATED ? 0
+                   : LOGFMT_METRIC_LEVEL;
+        md.name = S (im, im->mem[i].name);
+        md.unit = S (im, im->mem[i].unit);
+        rc = logfmt_writer_add_metric (im->w, &md);
+      }
+
   /* Communicators: members of a comm group are ranks in the MPI
    * location group, i.e. world ranks. */
   for (size_t i = 0; i < im->ncomm && rc == 0; i++)
@@ -802,9 +820,13 @@ flush_batch (worker_t *wk, size_t n)
   pthread_mutex_lock (&im->lock);
   if (im->failed)
     rc = im->failed;
-  else if (n)
+  else if (n || wk->ntrk)
     {
-      rc = logfmt_writer_event (im->w, wk->stream, wk->batch, n);
+      rc = n ? logfmt_writer_event (im->w, wk->stream, wk->batch, n) : 0;
+      if (rc == 0 && wk->ntrk)
+        rc = logfmt_writer_track_add (im->w, wk->stream, LOGFMT_TRACK_METRIC,
+                                      wk->trk, wk->ntrk);
+      wk->ntrk = 0;
       if (rc)
         {
           im->failed = rc;
@@ -1058,6 +1080,28 @@ ev_coll_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
   return OTF2_CALLBACK_SUCCESS;
 }
 
+/* An OTF2 metric value as a track column: doubles rounded, unsigned
+ * values above INT64_MAX clamped. */
+static int64_t
+metric_value (OTF2_Type type, OTF2_MetricValue v)
+{
+  switch (type)
+    {
+    case OTF2_TYPE_DOUBLE:
+      if (!(v.floating_point > -9.2e18))
+        return v.floating_point > 0 ? INT64_MAX : INT64_MIN;
+      if (v.floating_point > 9.2e18)
+        return INT64_MAX;
+      return (int64_t) (v.floating_point < 0 ? v.floating_point - 0.5
+                                             : v.floating_point + 0.5);
+    case OTF2_TYPE_UINT64:
+      return v.unsigned_int > (uint64_t) INT64_MAX ? INT64_MAX
+             : (int64_t) v.unsigned_int;
+    default:
+      return v.signed_int;
+    }
+}
+
 static OTF2_CallbackCode
 ev_metric (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
            OTF2_AttributeList *al, OTF2_MetricRef ref, uint8_t n,
@@ -1071,6 +1115,22 @@ ev_metric (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
     m = idmap_find (im->met_map, im->nmet, im->met[m].member);
   int64_t mm = m >= 0 && !im->met[m].instance
                ? idmap_find (im->mem_map, im->nmem, im->met[m].member) : -1;
+  if (mm >= 0 && !im->is_solo[mm] && n == 1)
+    {
+      /* A metric sample: the value from this time on. */
+      if (grow ((void **) &wk->trk, &wk->captrk, wk->ntrk, sizeof *wk->trk))
+        {
+          wk->failed = LOGFMT_ENOMEM;
+          return OTF2_CALLBACK_INTERRUPT;
+        }
+      logfmt_track_rec_t *tr = &wk->trk[wk->ntrk++];
+      memset (tr, 0, sizeof *tr);
+      tr->time = to_ns (im, t);
+      tr->col[LOGFMT_METRIC_COL_ID] = (int64_t) mm;
+      tr->col[LOGFMT_METRIC_COL_OBJECT] = -1;
+      tr->col[LOGFMT_METRIC_COL_VALUE] = metric_value (types[0], vals[0]);
+      return OTF2_CALLBACK_SUCCESS;
+    }
   if (mm < 0 || !im->is_solo[mm] || n < 1)
     {
       wk->metric_values += n;
@@ -1175,7 +1235,7 @@ read_location (worker_t *wk, loc_t *l, OTF2_EvtReaderCallbacks *cbs)
     return otf2_fail (im, OTF2_ERROR_INVALID, "opening a location's events");
   wk->stream = l->stream;
   wk->rank = l->rank;
-  wk->n = wk->npend = wk->depth = 0;
+  wk->n = wk->npend = wk->depth = wk->ntrk = 0;
   OTF2_ErrorCode e = OTF2_Reader_RegisterEvtCallbacks (im->rd, er, cbs, wk);
   /* Fewer records than asked for means the end: asking again would make
    * OTF2 look for a chunk that is not there. */
@@ -1191,6 +1251,14 @@ read_location (worker_t *wk, loc_t *l, OTF2_EvtReaderCallbacks *cbs)
     return otf2_fail (im, e, "reading events");
   if (!wk->failed)
     wk->failed = flush_final (wk, 1);
+  if (!wk->failed)
+    {
+      pthread_mutex_lock (&im->lock);
+      int rc = logfmt_writer_track_flush (im->w, wk->stream);
+      pthread_mutex_unlock (&im->lock);
+      if (rc)
+        wk->failed = rc;
+    }
   return wk->failed;
 }
 
@@ -1233,6 +1301,7 @@ worker_main (void *arg)
     OTF2_EvtReaderCallbacks_Delete (cbs);
   free (wk.batch);
   free (wk.stack);
+  free (wk.trk);
   return NULL;
 }
 

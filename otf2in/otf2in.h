@@ -17,7 +17,9 @@
  * the partner's world rank (matched by the writer), collectives -> cargo
  * (communicator, root, bytes sent and received) on the enclosing MPI
  * region's END, the metrics our export writes for solo events and lost
- * events -> EVENT and LOSS records; times through the clock properties.
+ * events -> EVENT and LOSS records, other metric samples -> the stream's
+ * metric track (FORMAT.md section 14); times through the clock
+ * properties.
  */
 #ifndef OTF2IN_OTF2IN_H
 #define OTF2IN_OTF2IN_H
@@ -37,7 +39,8 @@ typedef struct
   uint64_t events;            /* records written */
   uint64_t skipped;           /* OTF2 events with no .clog equivalent */
   uint64_t collectives_outside;  /* collectives not inside an MPI region */
-  uint64_t metric_values;     /* metric samples not kept (no track yet) */
+  uint64_t metric_values;     /* metric values not kept (several members,
+                                 unknown metric) */
   uint32_t locations;         /* streams written */
   uint32_t threads;           /* readers that ran in parallel */
 } otf2in_report_t;

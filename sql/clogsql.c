@@ -6,7 +6,8 @@
  *  - states: logfmt's interval iterator (one row per instance, the rule
  *    every tool shares), per stream, window [t0, t1];
  *  - events: the event iterator, per stream, window [t0, t1];
- *  - messages: the message table.
+ *  - messages: the message table;
+ *  - metrics: the streams' metric tracks (FORMAT.md section 14).
  * xBestIndex hands rank, thread, stream and time constraints to xFilter
  * (SQLite still checks every row: the pushed-down window only has to be
  * a superset), which visits only the matching streams and decodes only
@@ -112,10 +113,10 @@ shared_close (registry_t *g, shared_t *s)
 /* ---- table kinds ------------------------------------------------------ */
 
 typedef enum { K_PROCESSES, K_THREADS, K_STATES, K_EVENTS, K_MESSAGES,
-               NKINDS } kind_t;
+               K_METRICS, NKINDS } kind_t;
 
 static const char *const kind_name[NKINDS] = {
-  "processes", "threads", "states", "events", "messages"
+  "processes", "threads", "states", "events", "messages", "metrics"
 };
 
 /* Column numbers, per kind (the schemas below list them in this order). */
@@ -127,6 +128,8 @@ enum { E_RANK, E_THREAD, E_TIME, E_KIND, E_NAME, E_ID, E_PARTNER, E_TAG,
        E_SIZE, E_COMM, E_CARGO, E_INFO, E_STREAM };
 enum { M_SEND_RANK, M_SEND_THREAD, M_SEND_TIME, M_RECV_RANK, M_RECV_THREAD,
        M_RECV_TIME, M_TAG, M_BYTES, M_COMM, M_COMM_NAME };
+enum { X_RANK, X_THREAD, X_TIME, X_NAME, X_ID, X_OBJECT, X_VALUE, X_UNIT,
+       X_STREAM };
 
 static const char *const schema[NKINDS] = {
   "CREATE TABLE x(rank INTEGER, host TEXT, threads INTEGER, "
@@ -142,7 +145,9 @@ static const char *const schema[NKINDS] = {
   "CREATE TABLE x(send_rank INTEGER, send_thread INTEGER, "
   "send_time INTEGER, recv_rank INTEGER, recv_thread INTEGER, "
   "recv_time INTEGER, tag INTEGER, bytes INTEGER, comm INTEGER, "
-  "comm_name TEXT)"
+  "comm_name TEXT)",
+  "CREATE TABLE x(rank INTEGER, thread INTEGER, time INTEGER, name TEXT, "
+  "id INTEGER, object INTEGER, value INTEGER, unit TEXT, stream INTEGER)"
 };
 
 typedef struct
@@ -172,6 +177,8 @@ typedef struct
   long evn, evpos;
   logfmt_msg_iter_t *mit;
   logfmt_message_t m;
+  logfmt_track_iter_t *trit;
+  logfmt_track_rec_t trec;
   /* processes: per rank threads and events, filled once. */
   uint64_t *p_events;
   uint32_t *p_threads;
@@ -293,11 +300,13 @@ code_for (kind_t k, int col, int op)
   int ge = op == SQLITE_INDEX_CONSTRAINT_GE;
   int le = op == SQLITE_INDEX_CONSTRAINT_LE;
   int eq = op == SQLITE_INDEX_CONSTRAINT_EQ;
-  if (k == K_STATES || k == K_EVENTS)
+  if (k == K_STATES || k == K_EVENTS || k == K_METRICS)
     {
-      int rank = k == K_STATES ? S_RANK : E_RANK;
-      int thread = k == K_STATES ? S_THREAD : E_THREAD;
-      int stream = k == K_STATES ? S_STREAM : E_STREAM;
+      int rank = k == K_STATES ? S_RANK : k == K_EVENTS ? E_RANK : X_RANK;
+      int thread = k == K_STATES ? S_THREAD : k == K_EVENTS ? E_THREAD
+                   : X_THREAD;
+      int stream = k == K_STATES ? S_STREAM : k == K_EVENTS ? E_STREAM
+                   : X_STREAM;
       if (eq && col == rank)
         return C_RANK;
       if (eq && col == thread)
@@ -308,7 +317,8 @@ code_for (kind_t k, int col, int op)
   /* An instance overlaps [t0, t1] when start <= t1 and end >= t0; a
    * bound on start or on end bounds both sides that way. */
   if ((k == K_STATES && (col == S_START || col == S_END))
-      || (k == K_EVENTS && col == E_TIME))
+      || (k == K_EVENTS && col == E_TIME)
+      || (k == K_METRICS && col == X_TIME))
     return eq ? C_AT : ge ? C_FROM : gt ? C_AFTER : le ? C_TO
            : lt ? C_BEFORE : 0;
   /* A message whose send or receive is in the window overlaps it. */
@@ -383,6 +393,8 @@ cur_reset (cursor_t *c)
   logfmt_interval_iter_free (c->ivit);
   logfmt_iter_free (c->evit);
   logfmt_msg_iter_free (c->mit);
+  logfmt_track_iter_free (c->trit);
+  c->trit = NULL;
   c->ivit = NULL;
   c->evit = NULL;
   c->mit = NULL;
@@ -429,6 +441,14 @@ next_stream_row (cursor_t *c)
           if (rc < 0)
             return lib_error (c, rc, logfmt_interval_iter_error (c->ivit));
         }
+      else if (c->vt->kind == K_METRICS && c->trit)
+        {
+          int rc = logfmt_track_iter_next (c->trit, &c->trec);
+          if (rc == 1)
+            return SQLITE_OK;
+          if (rc < 0)
+            return lib_error (c, rc, logfmt_track_iter_error (c->trit));
+        }
       else if (c->vt->kind == K_EVENTS && c->evit)
         {
           if (++c->evpos < c->evn)
@@ -447,7 +467,17 @@ next_stream_row (cursor_t *c)
         }
       uint32_t s = c->streams[c->si++];
       int rc;
-      if (c->vt->kind == K_STATES)
+      if (c->vt->kind == K_METRICS)
+        {
+          /* The track iterator's window is [t0, t1). */
+          logfmt_track_iter_free (c->trit);
+          c->trit = NULL;
+          rc = logfmt_track_iter_new (c->r, s, LOGFMT_TRACK_METRIC, c->t0,
+                                      c->t1 == UINT64_MAX ? UINT64_MAX
+                                                          : c->t1 + 1,
+                                      &c->trit);
+        }
+      else if (c->vt->kind == K_STATES)
         rc = c->ivit ? logfmt_interval_iter_reset (c->ivit, s, c->t0, c->t1)
                      : logfmt_interval_iter_new (c->r, s, c->t0, c->t1,
                                                  &c->ivit);
@@ -857,6 +887,39 @@ column_messages (cursor_t *c, sqlite3_context *ctx, int col)
 }
 
 static int
+column_metrics (cursor_t *c, sqlite3_context *ctx, int col)
+{
+  const logfmt_track_rec_t *t = &c->trec;
+  uint32_t s = c->streams[c->si - 1];
+  const logfmt_stream_def_t *sd = logfmt_reader_stream (c->r, s);
+  int64_t id = t->col[LOGFMT_METRIC_COL_ID];
+  int d = id >= 0 && id <= UINT32_MAX
+          ? logfmt_reader_find_metric (c->r, (uint32_t) id) : -1;
+  const logfmt_metric_def_t *md = d >= 0
+    ? logfmt_reader_metric (c->r, (size_t) d) : NULL;
+  switch (col)
+    {
+    case X_RANK: sqlite3_result_int (ctx, sd->rank); break;
+    case X_THREAD: sqlite3_result_int (ctx, sd->thread); break;
+    case X_TIME: result_u64 (ctx, t->time); break;
+    case X_NAME: result_text (ctx, md ? md->name : NULL); break;
+    case X_ID: sqlite3_result_int64 (ctx, id); break;
+    case X_OBJECT:
+      if (t->col[LOGFMT_METRIC_COL_OBJECT] >= 0)
+        sqlite3_result_int64 (ctx, t->col[LOGFMT_METRIC_COL_OBJECT]);
+      else
+        sqlite3_result_null (ctx);
+      break;
+    case X_VALUE: sqlite3_result_int64 (ctx, t->col[LOGFMT_METRIC_COL_VALUE]);
+      break;
+    case X_UNIT: result_text (ctx, md ? md->unit : NULL); break;
+    case X_STREAM: sqlite3_result_int64 (ctx, s); break;
+    default: sqlite3_result_null (ctx); break;
+    }
+  return SQLITE_OK;
+}
+
+static int
 cur_column (sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
 {
   cursor_t *c = (cursor_t *) base;
@@ -894,6 +957,7 @@ cur_column (sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
     case K_STATES: return column_states (c, ctx, col);
     case K_EVENTS: return column_events (c, ctx, col);
     case K_MESSAGES: return column_messages (c, ctx, col);
+    case K_METRICS: return column_metrics (c, ctx, col);
     default: return SQLITE_ERROR;
     }
 }

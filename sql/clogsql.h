@@ -6,7 +6,7 @@
  *   CREATE VIRTUAL TABLE s2 USING clog('run.clog', states);
  *
  * The table kind is the second argument, or else the table's own name:
- * processes, threads, states, events, messages (docs/SQL.md lists the
+ * processes, threads, states, events, messages, metrics (docs/SQL.md lists the
  * columns).  The file is anything otf2in_reader_open opens (.clog, MPE2
  * logs, OTF2 archives); tables of one file in one connection share one
  * reader.  Constraints on rank, thread, stream and time go to the index:
@@ -28,8 +28,8 @@ extern "C" {
 /* Registers the "clog" module and the clog_blocks(file) function on db. */
 int clogsql_register (sqlite3 *db);
 
-/* Creates temp.processes, temp.threads, temp.states, temp.events and
- * temp.messages over path.  *errmsg (sqlite3_free) on failure. */
+/* Creates temp.processes, temp.threads, temp.states, temp.events,
+ * temp.messages and temp.metrics over path.  *errmsg (sqlite3_free) on failure. */
 int clogsql_attach (sqlite3 *db, const char *path, char **errmsg);
 
 #ifdef __cplusplus

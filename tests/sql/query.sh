@@ -106,7 +106,10 @@ if [ -x "$top_builddir/tests/interop/mkotf2" ]; then
   printf 'rank,host\n0,nodeB\n1,nodeA\ninfo\ncomm 0 root -1 sent 8 received 16\n' |
     cmp -s - "$T/m.csv"
   ok $? "OTF2 archives are queried too (hosts, collective info)"
-else
-  ok 0 "OTF2 archives: built without OTF2 (nothing to check)"
+  "$CLOGTOOL" query "$T/m.otf2" "SELECT rank, thread, time, name, object, value, unit
+    FROM metrics; SELECT count(*) FROM metrics WHERE time > 130000" > "$T/x.csv"
+  printf 'rank,thread,time,name,object,value,unit\n1,0,130000,PAPI_TOT_CYC,,123456,#\ncount(*)\n0\n' |
+    cmp -s - "$T/x.csv"
+  ok $? "OTF2 metric samples become the metrics table's rows ($(tr '\n' ' ' < "$T/x.csv"))"
 fi
 finish
