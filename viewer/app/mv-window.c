@@ -17,6 +17,7 @@
 #include "mv-window.h"
 #include "../model/mv-stats.h"
 #include "../widgets/mv-matrix-window.h"
+#include "../widgets/mv-profile-window.h"
 #include "../widgets/mv-stats-window.h"
 #include "../widgets/mv-timeline.h"
 
@@ -705,6 +706,13 @@ on_matrix (GtkWidget *b, Win *w)
     mv_matrix_window_show (GTK_WINDOW (w->win), w->tl);
 }
 
+static void
+on_profile (GtkWidget *b, Win *w)
+{
+  if (w->log)
+    mv_profile_window_show (GTK_WINDOW (w->win), w->tl);
+}
+
 typedef struct
 {
   MvLog     *log;
@@ -833,6 +841,11 @@ on_win_key (GtkWidget *wd, GdkEventKey *ev, Win *w)
       on_matrix (NULL, w);
       return TRUE;
     }
+  if (ctrl && (ev->keyval == GDK_KEY_p || ev->keyval == GDK_KEY_P))
+    {
+      on_profile (NULL, w);
+      return TRUE;
+    }
   if (ctrl && (ev->keyval == GDK_KEY_q || ev->keyval == GDK_KEY_w))
     {
       gtk_widget_destroy (w->win);
@@ -951,6 +964,12 @@ win_new (GtkApplication *app)
                                "much to whom (Ctrl+M)");
   g_signal_connect (matrix, "clicked", G_CALLBACK (on_matrix), w);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), matrix);
+  GtkWidget *profile = gtk_button_new_with_mnemonic ("_Profile");
+  gtk_widget_set_tooltip_text (profile, "Time, calls and bytes per MPI "
+                               "function and state, imbalance across ranks "
+                               "(Ctrl+P)");
+  g_signal_connect (profile, "clicked", G_CALLBACK (on_profile), w);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), profile);
   GtkWidget *sbox = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_style_context_add_class (gtk_widget_get_style_context (sbox), "linked");
   w->search = gtk_search_entry_new ();
