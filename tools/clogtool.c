@@ -28,6 +28,8 @@ static const subcommand_t subcommands[] = {
     "communication matrix: who sent how much to whom" },
   { "profile", clogtool_profile_main,
     "time, calls and bytes per MPI function and state, per rank" },
+  { "metrics", clogtool_metrics_main,
+    "metric cells per thread, process, node or job" },
   { "gen", clogtool_gen_main, "write a synthetic log (tests, benchmarks)" },
 };
 
