@@ -547,6 +547,50 @@ test_fine_lanes (const char *path)
   mv_log_unref (log);
 }
 
+/* 2,000 rows on 100 px, none read yet: the first image reads a few rows
+ * per lane (not every stream), the second is exact and equals a fresh
+ * cache's; after it, views need one stage. */
+static void
+test_sampled_rows (const char *path)
+{
+  GError *error = NULL;
+  ok (mv_testlog_write_steps (path, 2000) == 0, "2000-rank step log written");
+  MvLog *log = mv_log_open (path, NULL, NULL, &error);
+  ok (log != NULL, "2000-rank log opened");
+  if (log == NULL)
+    return;
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  MvSceneParams p = { .t0 = 0, .t1 = 1000000, .width = 500, .height = 100,
+                      .row_h = 0.05, .force_lod = -1 };
+  MvSceneParams c;
+  ok (mv_scene_coarse_first (cache, &p, &c) && c.sample_rows > 0,
+      "20 rows per pixel, none read: a first stage from a few rows per "
+      "lane");
+  MvScene *s = mv_scene_compute (cache, &c, NULL, &error);
+  guint read = 0;
+  for (guint r = 0; r < log->nrows; r++)
+    read += mv_cache_pyramid_peek (cache, log->rows[r].stream)
+            != MV_PYR_UNREAD;
+  ok (s && s->rows_sampled && s->nlanes > 1
+      && read <= s->nlanes * c.sample_rows,
+      "the first stage read %u of 2000 rows (%u lanes)", read,
+      s ? s->nlanes : 0);
+  mv_scene_free (s);
+  s = mv_scene_compute (cache, &p, NULL, &error);
+  g_autoptr (MvCache) fresh = mv_cache_new (log);
+  MvScene *s2 = mv_scene_compute (fresh, &p, NULL, &error);
+  gboolean same = s && s2 && !s->rows_sampled && s->nlanes == s2->nlanes;
+  for (guint i = 0; same && i < s->nlanes; i++)
+    same = memcmp (s->lanes[i].pixels, s2->lanes[i].pixels,
+                   p.width * sizeof (guint32)) == 0;
+  ok (same, "the second stage reads every row: the same pixels as a fresh "
+      "cache's");
+  mv_scene_free (s);
+  mv_scene_free (s2);
+  ok (!mv_scene_coarse_first (cache, &p, &c), "once read: one stage");
+  mv_log_unref (log);
+}
+
 /* Dense arrows are drawn through buffers kept from frame to frame: a
  * frame must not see what the one before left there. */
 static gboolean
@@ -846,6 +890,7 @@ main (void)
   test_coarse_first (path);
   test_dense_arrows (path);
   test_fine_lanes (path);
+  test_sampled_rows (path);
   test_overlap (path);
   test_counters (path);
   test_matrix_grid (path);

@@ -101,6 +101,11 @@ typedef struct
   gboolean       coarse_lanes;   /* summary lanes from the whole-run
                                     pyramids only, however far zoomed
                                     in (a first stage) */
+  guint          sample_rows;    /* > 0: a lane aggregating more rows
+                                    reads only this many of them, spread
+                                    over its range (a first stage while
+                                    most rows' summaries are unread:
+                                    100,000 processes) */
   gboolean       show_metric;    /* a counter track under each process */
   guint32        metric;         /* its logfmt_metric_def_t.id */
 } MvSceneParams;
@@ -115,6 +120,8 @@ typedef struct
   gboolean fine;                 /* summary lanes read from the file for
                                     this window (zoomed in further than
                                     the whole-run pyramids resolve) */
+  gboolean rows_sampled;         /* some lanes from a sample of their
+                                    rows (p.sample_rows) */
   guint    nlanes;
   MvLane  *lanes;
   GArray  *arrows;               /* MvArrow */
