@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mpe-internal.h"
+#include "mpe-sched.h"
 #include "mpe_log_thread.h"
 
 CLOG_CommSet_t *CLOG_CommSet;
@@ -269,6 +270,7 @@ MPE_Init_log (void)
     }
   mpe__comms_add_world ();
   mpe__crash_install ();
+  mpe__sched_init ();
   mpe_tbuf_t *b0 = mpe__tbuf_create (1);
   /* With a ring file the buffer survives a kill anyway. */
   if (b0 && b0->ring && b0->ring_linked)
@@ -341,7 +343,9 @@ MPE_Finish_log (const char *filename)
   const char *prefix = filename && *filename ? filename
                        : mpe__g.default_prefix[0] ? mpe__g.default_prefix
                        : "Unknown";
+  mpe__sched_stop ();
   int rc = mpe__merge (prefix);
+  mpe__sched_reset ();
   pthread_mutex_lock (&mpe__g.lock);
   mpe__g.state = 2;
   set_mode ();

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "mpe-internal.h"
+#include "mpe-sched.h"
 
 /* Part p of b (0, or 1 = the half from mid) starts a new round: its
  * records get a new tag, published in the ring header before any of them
@@ -171,6 +172,7 @@ mpe__tbuf_create (int want_thread0)
   mpe__g.tbufs = b;
   pthread_mutex_unlock (&mpe__g.lock);
   mpe__tls = b;
+  mpe__sched_thread (b->thread);
   return b;
 }
 

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The scheduling layer of libmpe (mpe-sched.c): each logged thread's
+ * context switches, collected when MPE_SCHED=1, handed to the merge as
+ * records of track kind 4 (docs/FORMAT.md).  Not installed. */
+#ifndef MPE_SCHED_H
+#define MPE_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Columns of a switch record (track kind 4). */
+#define MPE_SCHED_COL_CPU  0
+#define MPE_SCHED_COL_WHAT 1  /* MPE_SW_* of mpe-perf-internal.h */
+#define MPE_SCHED_NCOLS    2
+
+/* MPE_Init_log: reads the settings; on, opens the calling thread's ring
+ * and starts the poller that drains every ring. */
+void mpe__sched_init (void);
+/* A thread got its buffer (mpe__tbuf_create): its ring, when on. */
+void mpe__sched_thread (int thread);
+/* The merge begins: the poller stops and every ring is drained and
+ * closed, so the merge's own switches are not recorded. */
+void mpe__sched_stop (void);
+/* One thread's switches: *n records of (local ns since the origin, cpu,
+ * what), malloc'd (free it); 0, or -1 (no memory).  *lost: records the
+ * kernel or the bound dropped. */
+typedef struct
+{
+  uint64_t t;
+  int32_t  cpu;
+  uint32_t what;
+} mpe_sched_rec_t;
+int  mpe__sched_records (int thread, mpe_sched_rec_t **out, size_t *n,
+                         uint64_t *lost);
+/* The log is finished: the records go. */
+void mpe__sched_reset (void);
+/* Whether the layer is on for this log. */
+int  mpe__sched_on (void);
+
+#endif
