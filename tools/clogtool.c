@@ -24,6 +24,10 @@ static const subcommand_t subcommands[] = {
     "convert MPE2 logs to .clog, .clog to CLOG2, OTF2 or Chrome JSON" },
   { "recover", clogtool_recover_main,
     "build a log from a crashed run's local files" },
+  { "matrix", clogtool_matrix_main,
+    "communication matrix: who sent how much to whom" },
+  { "profile", clogtool_profile_main,
+    "time, calls and bytes per MPI function and state, per rank" },
   { "gen", clogtool_gen_main, "write a synthetic log (tests, benchmarks)" },
 };
 

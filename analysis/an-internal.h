@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Helpers shared by the analysis files (not for callers). */
+#ifndef MPE_AN_INTERNAL_H
+#define MPE_AN_INTERNAL_H
+
+#include "analysis.h"
+
+/* Work on one stream with one worker's private state: 0 or a negative
+ * LOGFMT_E* code (which stops the other workers after their stream). */
+typedef int (*an__stream_fn) (void *worker, uint32_t stream);
+
+/* How many workers to use for n streams: `threads` if set, else the
+ * cores, at most 8, never more than n (at least 1). */
+unsigned an__workers (unsigned threads, uint32_t n);
+
+/* Runs fn over the streams listed in `streams` (n of them), spread
+ * over nworkers threads; workers[i] is thread i's state.  Returns 0 or
+ * the first error. */
+int an__for_streams (const uint32_t *streams, uint32_t n,
+                     void **workers, unsigned nworkers, an__stream_fn fn);
+
+/* Fills *err (may be NULL) with code and a message. */
+void an__error (logfmt_error_t *err, int code, const char *what);
+
+#endif

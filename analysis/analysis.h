@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What a log says about "how much" and "between whom": the communication
+ * matrix (point-to-point messages by sender and receiver, collectives by
+ * communicator) and the mpiP-style profile (calls, times, bytes and their
+ * spread over the ranks, per MPI function and per user state).
+ *
+ * Written once for clogtool (matrix, profile) and the viewer (matrix
+ * window, profile table).  Uses only the public logfmt API; states pair
+ * through logfmt's one interval rule (FORMAT.md section 13).  Streams are
+ * read in parallel by a few threads; results never depend on how many.
+ */
+#ifndef MPE_ANALYSIS_H
+#define MPE_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <logfmt/logfmt.h>
+
+/* ------------------------------------------------------------------ */
+/* What a state is                                                     */
+/* ------------------------------------------------------------------ */
+
+typedef enum
+{
+  AN_STATE_USER = 0,   /* a user state (anything not named MPI_*) */
+  AN_STATE_MPI  = 1,   /* an MPI function logged by the wrappers */
+  AN_STATE_COLL = 2    /* an MPI collective whose END carries the
+                          wrappers' cargo (comm, np, root, sent, recv) */
+} an_state_class_t;
+
+an_state_class_t an_state_class (const logfmt_state_def_t *d);
+
+/* The cargo the wrappers put on a collective's END (mpe/wrappers,
+ * MPE__COLL_FORMAT): big-endian comm label, np, root, sent, recv. */
+typedef struct
+{
+  uint32_t label;   /* equal on every member; ffffffff = MPI_COMM_WORLD */
+  int32_t  np, root;
+  uint64_t sent, recv;
+} an_coll_cargo_t;
+
+void an_coll_cargo_decode (const uint8_t *cargo, an_coll_cargo_t *c);
+
+/* The communicator definition whose members give the wrappers' label
+ * (world for ffffffff), or NULL. */
+typedef struct an_comm_map an_comm_map_t;
+int  an_comm_map_new (const logfmt_reader_t *r, an_comm_map_t **out);
+const logfmt_comm_def_t *an_comm_map_find (const an_comm_map_t *m,
+                                           uint32_t label);
+void an_comm_map_free (an_comm_map_t *m);
+
+/* ------------------------------------------------------------------ */
+/* Communication matrix                                                */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  uint64_t t0, t1;      /* window (ns, inclusive); 0 and UINT64_MAX: all */
+  int      by_comm;     /* count only communicator `comm` */
+  uint32_t comm;        /* logfmt_comm_def_t.id */
+  int      collectives; /* also read the collectives (scans the states) */
+  unsigned threads;     /* 0: as many as cores, at most 8 */
+} an_matrix_opts_t;
+
+void an_matrix_opts_init (an_matrix_opts_t *o);
+
+/* One non-empty cell: messages from world rank `from` to world rank
+ * `to`.  A message is in the window if its send (or, when the send was
+ * not logged, its receive) is. */
+typedef struct
+{
+  int32_t  from, to;
+  uint64_t count;
+  uint64_t bytes;
+  uint64_t time_ns;   /* sum of receive - send over the matched ones */
+} an_cell_t;
+
+/* Collectives of one MPI function on one communicator. */
+typedef struct
+{
+  int32_t  state;         /* state index (logfmt_reader_state) */
+  const char *name;
+  uint64_t calls;         /* instances, summed over the ranks */
+  uint64_t bytes_sent;    /* as each rank's arguments describe */
+  uint64_t bytes_recv;
+  uint64_t time_ns;       /* inclusive, summed over the ranks */
+} an_coll_func_t;
+
+typedef struct
+{
+  uint32_t id;            /* logfmt_comm_def_t.id, or the wrappers' label
+                             if no definition has these members */
+  const logfmt_comm_def_t *def;  /* NULL if unknown */
+  uint64_t calls, bytes_sent, bytes_recv, time_ns;
+  an_coll_func_t *funcs;  /* sorted by name */
+  size_t nfuncs;
+} an_coll_comm_t;
+
+typedef struct
+{
+  uint32_t nranks;        /* world size: rows and columns 0 .. nranks-1 */
+  an_cell_t *cells;       /* sorted by (from, to) */
+  size_t ncells;
+  uint64_t messages, bytes;            /* totals of the cells */
+  uint64_t unmatched_sends;            /* counted, receive not logged */
+  uint64_t unmatched_recvs;            /* counted, send not logged */
+  uint64_t outside;       /* messages naming a rank outside the world */
+  an_coll_comm_t *comms;  /* by id; only with opts.collectives */
+  size_t ncomms;
+  uint64_t coll_no_cargo; /* collective instances without the cargo */
+} an_matrix_t;
+
+int  an_matrix_compute (const logfmt_reader_t *r, const an_matrix_opts_t *o,
+                        an_matrix_t **out, logfmt_error_t *err);
+/* The cell (from, to), or NULL when empty. */
+const an_cell_t *an_matrix_cell (const an_matrix_t *m, int32_t from,
+                                 int32_t to);
+void an_matrix_free (an_matrix_t *m);
+
+/* ------------------------------------------------------------------ */
+/* Profile                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  uint64_t t0, t1;      /* window; an instance counts if it starts in it,
+                           a message end if its record is in it */
+  int32_t  rank;        /* only this world rank; -1: all */
+  unsigned threads;     /* 0: as many as cores, at most 8 */
+} an_profile_opts_t;
+
+void an_profile_opts_init (an_profile_opts_t *o);
+
+/* Message sizes: bin 0 holds 0 bytes, bin k (1..64) [2^(k-1), 2^k). */
+#define AN_HIST_BINS 65
+uint64_t an_hist_lo (int bin);
+uint64_t an_hist_hi (int bin);   /* exclusive; UINT64_MAX for the last */
+
+typedef struct
+{
+  uint64_t calls, time_ns, excl_ns, bytes_sent, bytes_recv;
+} an_rank_use_t;
+
+/* One MPI function or user state, over the ranks profiled. */
+typedef struct
+{
+  int32_t  state;         /* logfmt_reader_state index */
+  const char *name;
+  an_state_class_t cls;
+  uint64_t calls;         /* closed instances */
+  uint64_t time_ns;       /* inclusive, summed */
+  uint64_t excl_ns;       /* exclusive (innermost), summed */
+  uint64_t min_ns, max_ns;               /* one instance */
+  uint64_t bytes_sent, bytes_recv;       /* see an_profile_compute */
+  uint64_t hist[AN_HIST_BINS];
+  an_rank_use_t *per_rank;               /* index as an_profile_t.ranks */
+  /* Spread of time_ns over the ranks (ranks without a call count as 0). */
+  uint64_t rank_min_ns, rank_max_ns;
+  double   rank_mean_ns;
+  int32_t  rank_min, rank_max;           /* world ranks holding them */
+} an_prof_entry_t;
+
+typedef struct
+{
+  size_t   nranks;
+  int32_t *ranks;         /* world ranks profiled, ascending */
+  uint64_t *app_ns;       /* per rank: its first to last record (clipped
+                             to the window) */
+  uint64_t *mpi_ns;       /* per rank: inclusive time in MPI functions */
+  uint64_t app_total_ns, mpi_total_ns;
+  uint64_t t_first, t_last;              /* of the records read */
+  an_prof_entry_t *entries;  /* MPI functions first, then user states;
+                                each by time_ns descending */
+  size_t nentries, nfunctions;
+  uint64_t left_open;     /* instances cut at the end of their stream
+                             (not counted) */
+  uint64_t msg_outside;   /* message ends inside no MPI function */
+} an_profile_t;
+
+/* Bytes: a message record (send or receive) counts for the innermost
+ * open MPI function around it and for the innermost open user state; a
+ * collective's END cargo gives its sent and received bytes.  The
+ * histogram holds one sample per message record and one per collective
+ * call (sent + received). */
+int  an_profile_compute (const logfmt_reader_t *r,
+                         const an_profile_opts_t *o,
+                         an_profile_t **out, logfmt_error_t *err);
+void an_profile_free (an_profile_t *p);
+
+#endif
