@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mpe-internal.h"
+#include "mpe-monitor.h"
 #include "mpe-sched.h"
 #include "mpe_log_thread.h"
 
@@ -279,6 +280,9 @@ MPE_Init_log (void)
   mpe__g.stopped = 0;
   mpe__g.state = 1;
   mpe__sync_run ();
+  if (mpe__mon_start (MPI_COMM_WORLD) < 0 && mpe__g.rank == 0)
+    fprintf (stderr, "MPE: the live monitor could not start; the job runs "
+             "without it\n");
   pthread_mutex_lock (&mpe__g.lock);
   set_mode ();
   pthread_mutex_unlock (&mpe__g.lock);
@@ -337,6 +341,7 @@ MPE_Finish_log (const char *filename)
 {
   if (mpe__g.state != 1)
     return MPE_LOG_OK;
+  mpe__mon_finish ();
   mpe_finish_hook hook = atomic_load (&finish_hook);
   if (hook)
     hook ();

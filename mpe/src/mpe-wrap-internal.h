@@ -121,6 +121,11 @@ typedef void (*mpe_state_def_cb) (void *user, int start_id, int end_id,
 MPE_INTERNAL_API void mpe__foreach_state_def (mpe_state_def_cb cb,
                                               void *user);
 
+/* The live monitor (mpe-monitor.c): the wrapped calls move its requests
+ * when it is on; off, the wrappers pay one load of mpe__mon_active. */
+extern MPE_INTERNAL_API _Atomic int mpe__mon_active;
+MPE_INTERNAL_API void mpe__mon_progress (void);
+
 #ifdef __cplusplus
 }
 #endif

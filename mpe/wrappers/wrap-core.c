@@ -360,6 +360,7 @@ wrap_end_coll (int32_t end_id, MPI_Comm comm, int root, uint64_t sent,
   put_be (cargo + 20, recv, 8);
   mpe__log_id_cargo (end_id, cargo);
   mpe__wrap_nest = 0;
+  WRAP_MONITOR ();
 }
 
 uint64_t

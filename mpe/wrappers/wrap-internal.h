@@ -80,11 +80,20 @@ wrap_begin (int s, int32_t start_id)
   mpe__log_id (start_id);
 }
 
+/* Moves the live monitor's requests (mpe-monitor.c) when it is on. */
+#define WRAP_MONITOR()                                                  \
+  do {                                                                  \
+    if (__builtin_expect (atomic_load_explicit (&mpe__mon_active,       \
+                                                memory_order_relaxed), 0)) \
+      mpe__mon_progress ();                                             \
+  } while (0)
+
 static inline void
 wrap_end (int32_t end_id)
 {
   mpe__log_id (end_id);
   mpe__wrap_nest = 0;
+  WRAP_MONITOR ();
 }
 
 /* Bytes of one element; MPICH encodes it in builtin handles. */
@@ -147,6 +156,7 @@ wrap_recv_end (MPI_Comm comm, const MPI_Status *st, int ok, int32_t end_id)
   else
     mpe__log_id (end_id);
   mpe__wrap_nest = 0;
+  WRAP_MONITOR ();
 }
 
 /* Communicators a wrapped call made or frees: tracked always; when the

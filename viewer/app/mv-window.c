@@ -28,13 +28,16 @@ typedef struct
   MvLog       *log;
   guint8      *state_hidden, *evdef_hidden;
   GtkWidget  **count_labels;       /* per legend row */
-  GCancellable *load_cancel;
+  /* Each job's cancellable: a newer job of its kind and the window's
+   * destruction cancel it.  Jobs are GTasks whose source object is the
+   * window, so w (the window's data, freed when it is finalized) lives
+   * until their callbacks ran; a cancelled task reports
+   * G_IO_ERROR_CANCELLED there, whatever it computed. */
+  GCancellable *load_cancel, *stats_cancel, *search_cancel;
   volatile gint progress_permille;
   guint        progress_source;
   gint32       search_state;
   guint64      search_pos;
-  gboolean     searching;
-  gboolean     dead;               /* window destroyed; late callbacks */
 } Win;
 
 static const char CSS[] =
@@ -46,6 +49,28 @@ static const char CSS[] =
   "list row { padding: 1px 6px; }\n";
 
 static void open_path (Win *w, const char *path);
+
+/* Cancels the job *c belongs to and gives a cancellable for the next. */
+static GCancellable *
+job_restart (GCancellable **c)
+{
+  if (*c)
+    g_cancellable_cancel (*c);
+  g_clear_object (c);
+  *c = g_cancellable_new ();
+  return *c;
+}
+
+/* A job's result that must be dropped: the job was replaced, or the
+ * window is gone (its widgets with it).  Clears *error then. */
+static gboolean
+job_cancelled (GError **error)
+{
+  if (!g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return FALSE;
+  g_clear_error (error);
+  return TRUE;
+}
 
 /* ---- status ------------------------------------------------------------ */
 
@@ -212,17 +237,11 @@ stats_done (GObject *src, GAsyncResult *res, gpointer user)
   Win *w = user;
   GError *error = NULL;
   MvStats *st = g_task_propagate_pointer (G_TASK (res), &error);
-  if (w->dead)
-    {
-      mv_stats_free (st);
-      g_clear_error (&error);
-      return;
-    }
   if (st == NULL)
     {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+      if (!job_cancelled (&error))
         gtk_label_set_text (GTK_LABEL (w->status), error->message);
-      g_error_free (error);
+      g_clear_error (&error);
       return;
     }
   if (st->log == w->log && w->count_labels)
@@ -248,16 +267,23 @@ stats_done (GObject *src, GAsyncResult *res, gpointer user)
 
 typedef struct
 {
-  Win  *w;
   char *path;
 } LoadJob;
 
+static Win *
+win_of (GTask *task)
+{
+  return g_object_get_data (g_task_get_source_object (task), "mv-win");
+}
+
+/* Called by a load or conversion worker; user: its GTask (which keeps
+ * the window, so w, alive).  TRUE stops the job. */
 static gboolean
 load_progress (gpointer user, double f)
 {
-  Win *w = user;
-  g_atomic_int_set (&w->progress_permille, (gint) (f * 1000));
-  return g_cancellable_is_cancelled (w->load_cancel);
+  GTask *task = user;
+  g_atomic_int_set (&win_of (task)->progress_permille, (gint) (f * 1000));
+  return g_cancellable_is_cancelled (g_task_get_cancellable (task));
 }
 
 static void
@@ -265,7 +291,7 @@ load_thread (GTask *task, gpointer src, gpointer data, GCancellable *c)
 {
   LoadJob *j = data;
   GError *error = NULL;
-  MvLog *log = mv_log_open (j->path, load_progress, j->w, &error);
+  MvLog *log = mv_log_open (j->path, load_progress, task, &error);
   if (log)
     g_task_return_pointer (task, log, (GDestroyNotify) mv_log_unref);
   else
@@ -297,12 +323,8 @@ load_done (GObject *src, GAsyncResult *res, gpointer user)
   GError *error = NULL;
   LoadJob *j = g_task_get_task_data (G_TASK (res));
   MvLog *log = g_task_propagate_pointer (G_TASK (res), &error);
-  if (w->dead)
-    {
-      mv_log_unref (log);
-      g_clear_error (&error);
-      return;
-    }
+  if (log == NULL && job_cancelled (&error))
+    return;   /* another file was opened meanwhile, or the window closed */
   g_clear_handle_id (&w->progress_source, g_source_remove);
   gtk_widget_hide (w->progress);
   if (log == NULL)
@@ -347,7 +369,8 @@ load_done (GObject *src, GAsyncResult *res, gpointer user)
   g_free (uri);
   fill_legend (w);
   mv_timeline_set_log (w->tl, log);
-  GTask *t = g_task_new (NULL, NULL, stats_done, w);
+  GTask *t = g_task_new (w->win, job_restart (&w->stats_cancel), stats_done,
+                         w);
   g_task_set_task_data (t, mv_log_ref (log), (GDestroyNotify) mv_log_unref);
   g_task_run_in_thread (t, stats_thread);
   g_object_unref (t);
@@ -360,15 +383,12 @@ static void
 run_job (Win *w, const char *status, gpointer data, GDestroyNotify free_data,
          GTaskThreadFunc func, GAsyncReadyCallback done)
 {
-  if (w->load_cancel)
-    g_cancellable_cancel (w->load_cancel);
-  g_clear_object (&w->load_cancel);
-  w->load_cancel = g_cancellable_new ();
+  job_restart (&w->load_cancel);
   g_atomic_int_set (&w->progress_permille, 0);
   gtk_label_set_text (GTK_LABEL (w->status), status);
   if (w->progress_source == 0)
     w->progress_source = g_timeout_add (150, progress_tick, w);
-  GTask *t = g_task_new (NULL, w->load_cancel, done, w);
+  GTask *t = g_task_new (w->win, w->load_cancel, done, w);
   g_task_set_task_data (t, data, free_data);
   g_task_run_in_thread (t, func);
   g_object_unref (t);
@@ -378,7 +398,6 @@ static void
 load_path (Win *w, const char *path)
 {
   LoadJob *j = g_new0 (LoadJob, 1);
-  j->w = w;
   j->path = g_canonicalize_filename (path, NULL);
   run_job (w, "Loading…", j, (GDestroyNotify) load_job_free, load_thread,
            load_done);
@@ -473,7 +492,7 @@ convert_thread (GTask *task, gpointer src, gpointer data, GCancellable *c)
   char *part = g_strconcat (j->dst, ".part", NULL);
   logfmt_error_t err = { 0 };
   int rc = logfmt_import_mpe2 (j->src, part, MV_CONVERTED_BY,
-                               load_progress, j->w, &err);
+                               load_progress, task, &err);
   if (rc == 0 && g_rename (part, j->dst) != 0)
     {
       g_snprintf (err.message, sizeof err.message, "%s: %s", j->dst,
@@ -498,13 +517,8 @@ convert_done (GObject *srcobj, GAsyncResult *res, gpointer user)
   GError *error = NULL;
   ConvJob *j = g_task_get_task_data (G_TASK (res));
   gboolean okay = g_task_propagate_boolean (G_TASK (res), &error);
-  GCancellable *c = g_task_get_cancellable (G_TASK (res));
-  if (w->dead || (c && g_cancellable_is_cancelled (c)))
-    {
-      /* Closed, or another file was opened meanwhile. */
-      g_clear_error (&error);
-      return;
-    }
+  if (!okay && job_cancelled (&error))
+    return;   /* another file was opened meanwhile, or the window closed */
   g_clear_handle_id (&w->progress_source, g_source_remove);
   gtk_widget_hide (w->progress);
   if (okay)
@@ -685,7 +699,6 @@ on_stats (GtkWidget *b, Win *w)
 
 typedef struct
 {
-  Win       *w;
   MvLog     *log;
   gint32     state;
   guint64    from;
@@ -712,12 +725,13 @@ static void
 search_done (GObject *src, GAsyncResult *res, gpointer user)
 {
   SearchJob *j = g_task_get_task_data (G_TASK (res));
-  Win *w = j->w;
-  w->searching = FALSE;
-  if (w->dead)
-    return;
+  Win *w = user;
+  GError *error = NULL;
+  gboolean found = g_task_propagate_boolean (G_TASK (res), &error);
+  if (job_cancelled (&error))
+    return;   /* a newer search, another log, or the window closed */
   const char *name = mv_log_state (j->log, j->state)->name;
-  if (!g_task_propagate_boolean (G_TASK (res), NULL))
+  if (!found)
     {
       char *m = g_strdup_printf ("No %s instance of %s", j->forward
                                  ? "later" : "earlier", name);
@@ -742,10 +756,11 @@ search_done (GObject *src, GAsyncResult *res, gpointer user)
   g_free (m);
 }
 
+/* A search still running is replaced by the new one. */
 static void
 search (Win *w, gboolean forward)
 {
-  if (w->log == NULL || w->searching)
+  if (w->log == NULL)
     return;
   const char *text = gtk_entry_get_text (GTK_ENTRY (w->search));
   gint32 st = mv_find_state_by_name (w->log, text);
@@ -765,14 +780,13 @@ search (Win *w, gboolean forward)
         w->search_pos = 0;
     }
   SearchJob *j = g_new0 (SearchJob, 1);
-  j->w = w;
   j->log = mv_log_ref (w->log);
   j->state = st;
   j->from = w->search_pos;
   j->forward = forward;
-  w->searching = TRUE;
   gtk_label_set_text (GTK_LABEL (w->status), "Searching…");
-  GTask *t = g_task_new (NULL, NULL, search_done, NULL);
+  GTask *t = g_task_new (w->win, job_restart (&w->search_cancel),
+                         search_done, w);
   g_task_set_task_data (t, j, (GDestroyNotify) search_job_free);
   g_task_run_in_thread (t, search_thread);
   g_object_unref (t);
@@ -823,19 +837,32 @@ icon_button (const char *icon, const char *tip, GCallback cb, Win *w)
   return b;
 }
 
+/* The window is destroyed: its jobs stop (their callbacks, still due,
+ * see them cancelled) and nothing touches its widgets any more. */
+static void
+on_destroy (GtkWidget *win, Win *w)
+{
+  GCancellable **jobs[] = { &w->load_cancel, &w->stats_cancel,
+                            &w->search_cancel };
+  for (guint i = 0; i < G_N_ELEMENTS (jobs); i++)
+    if (*jobs[i])
+      g_cancellable_cancel (*jobs[i]);
+  g_clear_handle_id (&w->progress_source, g_source_remove);
+}
+
+/* When the window is finalized: after the last job's callback, as each
+ * job's GTask holds a reference to it. */
 static void
 win_free (Win *w)
 {
-  w->dead = TRUE;
-  if (w->load_cancel)
-    g_cancellable_cancel (w->load_cancel);
   g_clear_object (&w->load_cancel);
-  g_clear_handle_id (&w->progress_source, g_source_remove);
+  g_clear_object (&w->stats_cancel);
+  g_clear_object (&w->search_cancel);
   mv_log_unref (w->log);
   g_free (w->state_hidden);
   g_free (w->evdef_hidden);
   g_free (w->count_labels);
-  /* Callbacks still in flight hold w and check `dead`: w stays. */
+  g_free (w);
 }
 
 static Win *
@@ -992,7 +1019,9 @@ win_new (GtkApplication *app)
   gtk_drag_dest_add_uri_targets (w->win);
   g_signal_connect (w->win, "drag-data-received", G_CALLBACK (on_drop), w);
   g_signal_connect (w->win, "key-press-event", G_CALLBACK (on_win_key), w);
-  g_signal_connect_swapped (w->win, "destroy", G_CALLBACK (win_free), w);
+  g_object_set_data_full (G_OBJECT (w->win), "mv-win", w,
+                          (GDestroyNotify) win_free);
+  g_signal_connect (w->win, "destroy", G_CALLBACK (on_destroy), w);
   gtk_widget_show_all (w->win);
   gtk_widget_hide (w->infobar);
   gtk_widget_hide (w->progress);

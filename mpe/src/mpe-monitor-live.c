@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The manager's connection to a live window (mpetop): samples out, the
+ * window's choices (metric, level, rate) in.  One text line per message,
+ * so the protocol can be read with `nc` (docs/man/mpetop.1 lists it):
+ *
+ *   job -> window   hello 1 TOKEN RANKS NODES HZ
+ *                   node RANK NODE HOST           (one per rank)
+ *                   sample SEQ T_NS RTT_NS LEVEL OBJECT CODE VISITED N
+ *                          then N x " OBJ:SUM:MIN:MAX:MINOBJ:MAXOBJ:PARTS"
+ *                   stats SENT RETURNED LATE SKIPPED
+ *   window -> job   want LEVEL OBJECT CODE | hz HZ
+ *
+ * Sockets are non-blocking: a slow window loses samples (the log keeps
+ * them all), never slows the job.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "mpe-internal.h"
+#include "mpe-monitor.h"
+
+#define LIVE_TOKEN_LEN 32
+
+static struct
+{
+  int    fd;
+  char   token[LIVE_TOKEN_LEN + 1];
+  char   in[512];
+  size_t nin;
+  unsigned long dropped;
+} L = { .fd = -1 };
+
+/* "HOST:PORT/TOKEN" (HOST may be [v6]).  Returns a connected socket. */
+static int
+live_connect (const char *addr)
+{
+  const char *slash = strrchr (addr, '/');
+  if (!slash || strlen (slash + 1) != LIVE_TOKEN_LEN)
+    return -1;
+  if (strncmp (addr, "tcp://", 6) == 0)
+    addr += 6;
+  char host[256], port[16];
+  const char *colon = NULL;
+  for (const char *p = slash - 1; p >= addr; p--)
+    if (*p == ':')
+      {
+        colon = p;
+        break;
+      }
+  if (!colon || (size_t) (colon - addr) >= sizeof host
+      || (size_t) (slash - colon - 1) >= sizeof port || colon == addr)
+    return -1;
+  const char *h = addr, *he = colon;
+  if (*h == '[' && he[-1] == ']')
+    h++, he--;
+  memcpy (host, h, (size_t) (he - h));
+  host[he - h] = '\0';
+  memcpy (port, colon + 1, (size_t) (slash - colon - 1));
+  port[slash - colon - 1] = '\0';
+  memcpy (L.token, slash + 1, LIVE_TOKEN_LEN + 1);
+
+  struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
+  if (getaddrinfo (host, port, &hints, &res) != 0)
+    return -1;
+  int fd = -1;
+  for (ai = res; ai && fd < 0; ai = ai->ai_next)
+    {
+      fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+      if (fd >= 0 && connect (fd, ai->ai_addr, ai->ai_addrlen) != 0)
+        {
+          close (fd);
+          fd = -1;
+        }
+    }
+  freeaddrinfo (res);
+  if (fd >= 0)
+    fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
+  return fd;
+}
+
+/* Writes a whole line or nothing (a full socket drops it). */
+static void
+live_put (const char *s, size_t n)
+{
+  if (L.fd < 0)
+    return;
+  ssize_t w = send (L.fd, s, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (w == (ssize_t) n)
+    return;
+  if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+    {
+      L.dropped++;
+      return;
+    }
+  if (w < 0)
+    {
+      close (L.fd);
+      L.fd = -1;
+      return;
+    }
+  /* Part of a line went out: finish it, blocking briefly, so the stream
+     stays parseable. */
+  fcntl (L.fd, F_SETFL, fcntl (L.fd, F_GETFL) & ~O_NONBLOCK);
+  while (w < (ssize_t) n)
+    {
+      ssize_t k = send (L.fd, s + w, n - (size_t) w, MSG_NOSIGNAL);
+      if (k <= 0)
+        {
+          close (L.fd);
+          L.fd = -1;
+          return;
+        }
+      w += k;
+    }
+  fcntl (L.fd, F_SETFL, fcntl (L.fd, F_GETFL) | O_NONBLOCK);
+}
+
+void
+mpe__mon_live_sample (const mpe_mon_req_t *q, double rtt)
+{
+  if (L.fd < 0)
+    return;
+  const mpe_mon_slot_t *s = (const mpe_mon_slot_t *) (q + 1);
+  size_t cap = 128 + (size_t) q->nslots * 120, n;
+  char *buf = malloc (cap);
+  if (!buf)
+    return;
+  n = (size_t) snprintf (buf, cap, "sample %u %lld %lld %u %d %u %u %u",
+                         q->seq, (long long) q->t_send,
+                         (long long) (rtt * 1e9), q->level, q->object,
+                         q->code, q->visited, q->nslots);
+  for (uint32_t i = 0; i < q->nslots && n < cap; i++)
+    n += (size_t) snprintf (buf + n, cap - n, " %d:%lld:%lld:%lld:%d:%d:%u",
+                            s[i].object, (long long) s[i].sum,
+                            (long long) (s[i].n ? s[i].min : 0),
+                            (long long) (s[i].n ? s[i].max : 0),
+                            s[i].min_obj, s[i].max_obj, s[i].n);
+  if (n < cap)
+    {
+      buf[n++] = '\n';
+      live_put (buf, n);
+    }
+  free (buf);
+}
+
+/* A command from the window; unknown or malformed lines are ignored. */
+static void
+live_command (const char *line)
+{
+  int level, object;
+  unsigned code;
+  double hz;
+  char extra;
+  if (sscanf (line, "want %d %d %u %c", &level, &object, &code, &extra) == 3
+      && level >= MPE_MON_LEVEL_THREAD && level <= MPE_MON_LEVEL_CHANNEL
+      && object >= -1)
+    {
+      mpe_mon_want_t w = { level == MPE_MON_LEVEL_CHANNEL
+                           ? MPE_MON_RES_CHANNEL : MPE_MON_RES_PROCESS,
+                           level, object, code };
+      if (level == MPE_MON_LEVEL_CHANNEL && object < 0)
+        return;
+      mpe__mon_want (&w, 0);
+    }
+  else if (sscanf (line, "hz %lf %c", &hz, &extra) == 1 && hz > 0
+           && hz <= 10000)
+    mpe__mon_want (NULL, hz);
+}
+
+void
+mpe__mon_live_poll (void)
+{
+  if (L.fd < 0)
+    return;
+  for (;;)
+    {
+      ssize_t r = recv (L.fd, L.in + L.nin, sizeof L.in - 1 - L.nin,
+                        MSG_DONTWAIT);
+      if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK
+                     && errno != EINTR))
+        {
+          close (L.fd);
+          L.fd = -1;
+          return;
+        }
+      if (r < 0)
+        return;
+      L.nin += (size_t) r;
+      L.in[L.nin] = '\0';
+      char *nl;
+      while ((nl = memchr (L.in, '\n', L.nin)))
+        {
+          *nl = '\0';
+          live_command (L.in);
+          L.nin -= (size_t) (nl + 1 - L.in);
+          memmove (L.in, nl + 1, L.nin);
+        }
+      if (L.nin == sizeof L.in - 1)
+        L.nin = 0;     /* an endless line: drop it */
+    }
+}
+
+int
+mpe__mon_live_wanted (void)
+{
+  const char *addr = getenv ("MPE_MONITOR_ADDR");
+  return addr && *addr;
+}
+
+void
+mpe__mon_live_open (int size, int nnodes, const int *node_of,
+                    const char *hosts, size_t host_len, double hz)
+{
+  const char *addr = getenv ("MPE_MONITOR_ADDR");
+  if (!addr || !*addr)
+    return;
+  L.fd = live_connect (addr);
+  if (L.fd < 0)
+    {
+      fprintf (stderr, "MPE: cannot reach the monitor window at %s "
+               "(MPE_MONITOR_ADDR); sampling goes on without it\n", addr);
+      return;
+    }
+  char line[128];
+  int n = snprintf (line, sizeof line, "hello 1 %s %d %d %g\n", L.token,
+                    size, nnodes, hz);
+  live_put (line, (size_t) n);
+  n = snprintf (line, sizeof line, "metric %u events records\n",
+                MPE_MON_CODE_EVENTS);
+  live_put (line, (size_t) n);
+  for (int r = 0; r < size; r++)
+    {
+      char host[64] = "?";
+      if (hosts)
+        for (size_t i = 0; i + 1 < sizeof host && i < host_len; i++)
+          {
+            char c = hosts[(size_t) r * host_len + i];
+            host[i] = c > ' ' && c < 127 ? c : '\0';
+            host[i + 1] = '\0';
+            if (!c)
+              break;
+          }
+      char hl[sizeof host + 64];
+      n = snprintf (hl, sizeof hl, "node %d %d %s\n", r, node_of[r],
+                    host[0] ? host : "?");
+      live_put (hl, (size_t) n);
+    }
+}
+
+void
+mpe__mon_live_close (const mpe_mon_stats_t *st)
+{
+  if (L.fd < 0)
+    return;
+  char line[160];
+  int n = snprintf (line, sizeof line, "stats %llu %llu %llu %llu\nbye\n",
+                    (unsigned long long) st->sent,
+                    (unsigned long long) st->returned,
+                    (unsigned long long) st->late,
+                    (unsigned long long) st->skipped);
+  live_put (line, (size_t) n);
+  close (L.fd);
+  L.fd = -1;
+}

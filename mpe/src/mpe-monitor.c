@@ -1,0 +1,684 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The live monitor (ANALYSIS-MODEL 000-11 to 000-17): a manager rank
+ * samples current metric values of every process while the job runs,
+ * through a ring of service channels.  The manager sends a request that
+ * names what it wants (mpe-monitor-wire.h); every rank adds its part and
+ * forwards it to the next; the request comes back full.
+ *
+ * The channels are point-to-point messages on a private duplicate of
+ * MPI_COMM_WORLD, so the program's communicators never see them.  Who
+ * moves them (no requirement on the thread level the program asked for):
+ *  - by default, the wrapped MPI calls: each one, at most every
+ *    MPE_MONITOR_POLL_US, probes for a request (mpe__mon_progress).  A
+ *    rank that computes without calling MPI holds the request until its
+ *    next MPI call; the manager's accounting shows it as late;
+ *  - with MPE_MONITOR_THREAD=yes and MPI_THREAD_MULTIPLE, a helper
+ *    thread per rank probes every poll period instead, so computing ranks
+ *    answer too, at the price of its wake-ups.
+ * MPE_Finish_log drains the ring: the manager sends a STOP after its last
+ * request, every rank forwards what reaches it until the STOP has passed,
+ * so no request is left in flight.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mpe-internal.h"
+#include "mpe-monitor.h"
+#include "mpe-monitor-wire.h"
+
+#define MON_TAG 4242
+#define MON_HOST_LEN 64
+
+/* Exported to the wrapper libraries: 0 when the monitor is off, so the
+ * wrappers pay one load. */
+_Atomic int mpe__mon_active;
+
+typedef struct
+{
+  MPI_Comm  comm;
+  int       rank, size, manager;
+  int       next, prev;
+  int       nnodes;
+  int      *node_of;          /* world rank -> node index */
+  int       my_node;
+  /* Progress. */
+  atomic_flag busy;           /* one thread progresses at a time */
+  uint64_t  poll_ns;
+  _Atomic uint64_t next_poll; /* local ns */
+  int       threaded;
+  pthread_t thread;
+  _Atomic int thread_stop;
+  /* Sends in flight (requests forwarded or issued). */
+  struct mon_send { MPI_Request req; void *buf; } *sends;
+  int       nsends, cap_sends;
+  /* Manager. */
+  mpe_mon_want_t want;
+  uint64_t  period_ns;
+  uint64_t  next_due;
+  uint32_t  seq;
+  int       max_in_flight;
+  int       stop_passed;      /* this rank forwarded the STOP */
+  mpe_mon_stats_t stats;
+  double   *rtt;              /* seconds, one per returned request */
+  size_t    nrtt, cap_rtt;
+} mon_t;
+
+static mon_t M;
+static mpe_mon_reader_t reader;
+
+static uint64_t
+now_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+void
+mpe__mon_set_reader (mpe_mon_reader_t r)
+{
+  reader = r;
+}
+
+
+/* The built-in metric until the metric cells provide more: records this
+ * process (thread = -1) or one of its threads logged so far. */
+static int
+read_events (uint32_t code, int thread, int64_t *v)
+{
+  if (code != MPE_MON_CODE_EVENTS)
+    return -1;
+  int64_t n = 0, found = 0;
+  pthread_mutex_lock (&mpe__g.lock);
+  for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
+    if (thread < 0 || b->thread == thread)
+      {
+        n += (int64_t) (b->pos - b->base) + (int64_t) b->spilled;
+        found = 1;
+      }
+  pthread_mutex_unlock (&mpe__g.lock);
+  *v = n;
+  return found || thread < 0 ? 0 : -1;
+}
+
+static int
+read_value (uint32_t code, int thread, int64_t *v)
+{
+  if (reader && reader (code, thread, v) == 0)
+    return 0;
+  return read_events (code, thread, v);
+}
+
+/* ---- the request: what this rank adds ---------------------------------- */
+
+/* Slots the manager puts in a fresh request for `want`; -1 if the level
+ * grows as it travels (threads). */
+static long
+slots_for (const mpe_mon_want_t *w)
+{
+  switch (w->level)
+    {
+    case MPE_MON_LEVEL_THREAD:  return 0;
+    case MPE_MON_LEVEL_PROCESS: return w->object >= 0 ? 1 : M.size;
+    case MPE_MON_LEVEL_NODE:    return w->object >= 0 ? 1 : M.nnodes;
+    case MPE_MON_LEVEL_JOB:     return 1;
+    case MPE_MON_LEVEL_CHANNEL: return M.size;
+    }
+  return -1;
+}
+
+static int32_t
+slot_object (const mpe_mon_want_t *w, long i)
+{
+  if (w->level == MPE_MON_LEVEL_JOB)
+    return 0;
+  return w->object >= 0 && w->level != MPE_MON_LEVEL_CHANNEL
+         ? w->object : (int32_t) i;
+}
+
+/* Adds this rank's part to q (len bytes).  Returns the request to forward
+ * (q itself, or a grown copy for the thread level), or NULL without
+ * memory. */
+static mpe_mon_req_t *
+add_mine (mpe_mon_req_t *q, size_t *len)
+{
+  mpe_mon_slot_t *s = (mpe_mon_slot_t *) (q + 1);
+  int64_t v;
+
+  q->visited++;
+  switch (q->level)
+    {
+    case MPE_MON_LEVEL_THREAD:
+      {
+        int nt = atomic_load (&mpe__g.nthreads);
+        size_t bytes = mpe_mon_req_bytes ((uint64_t) q->nslots + nt);
+        mpe_mon_req_t *g = bytes ? realloc (q, bytes) : NULL;
+        if (!g)
+          return NULL;
+        q = g;
+        s = (mpe_mon_slot_t *) (q + 1);
+        for (int t = 0; t < nt; t++)
+          if (read_value (q->code, t, &v) == 0)
+            {
+              int32_t who = (int32_t) ((uint32_t) M.rank << 16 | (uint32_t) t);
+              mpe_mon_slot_init (&s[q->nslots], who);
+              mpe_mon_slot_add (&s[q->nslots], v, who);
+              q->nslots++;
+            }
+        *len = mpe_mon_req_bytes (q->nslots);
+        return q;
+      }
+    case MPE_MON_LEVEL_PROCESS:
+      if (q->object >= 0 && q->object != M.rank)
+        return q;
+      if (read_value (q->code, -1, &v) == 0)
+        mpe_mon_slot_add (&s[q->object >= 0 ? 0 : M.rank], v, M.rank);
+      return q;
+    case MPE_MON_LEVEL_NODE:
+      if (q->object >= 0 && q->object != M.my_node)
+        return q;
+      if (read_value (q->code, -1, &v) == 0)
+        mpe_mon_slot_add (&s[q->object >= 0 ? 0 : M.my_node], v, M.rank);
+      return q;
+    case MPE_MON_LEVEL_JOB:
+      if (read_value (q->code, -1, &v) == 0)
+        mpe_mon_slot_add (&s[0], v, M.rank);
+      return q;
+    case MPE_MON_LEVEL_CHANNEL:
+      /* The row of one sender: its value towards each partner. */
+      if (q->object == M.rank)
+        for (int p = 0; p < M.size; p++)
+          if (read_value (q->code, MPE_MON_THREAD_CHANNEL (p), &v) == 0)
+            mpe_mon_slot_add (&s[p], v, M.rank);
+      return q;
+    }
+  return q;
+}
+
+/* ---- sending --------------------------------------------------------- */
+
+static void
+reap_sends (int wait)
+{
+  int j = 0;
+  for (int i = 0; i < M.nsends; i++)
+    {
+      int done = 0;
+      if (wait)
+        PMPI_Wait (&M.sends[i].req, MPI_STATUS_IGNORE), done = 1;
+      else
+        PMPI_Test (&M.sends[i].req, &done, MPI_STATUS_IGNORE);
+      if (done)
+        free (M.sends[i].buf);
+      else
+        M.sends[j++] = M.sends[i];
+    }
+  M.nsends = j;
+}
+
+/* Sends buf (taken over) to the next rank; 0 or -1. */
+static int
+send_next (void *buf, size_t len)
+{
+  if (M.nsends == M.cap_sends)
+    {
+      int cap = M.cap_sends ? 2 * M.cap_sends : 8;
+      void *g = realloc (M.sends, (size_t) cap * sizeof *M.sends);
+      if (!g)
+        {
+          free (buf);
+          return -1;
+        }
+      M.sends = g;
+      M.cap_sends = cap;
+    }
+  struct mon_send *s = &M.sends[M.nsends];
+  if (PMPI_Isend (buf, (int) len, MPI_BYTE, M.next, MON_TAG, M.comm,
+                  &s->req) != MPI_SUCCESS)
+    {
+      free (buf);
+      return -1;
+    }
+  s->buf = buf;
+  M.nsends++;
+  return 0;
+}
+
+/* ---- the manager ----------------------------------------------------- */
+
+static mpe_mon_req_t *
+new_request (int op, size_t *len)
+{
+  long n = op == MPE_MON_OP_STOP ? 0 : slots_for (&M.want);
+  *len = mpe_mon_req_bytes ((uint64_t) (n < 0 ? 0 : n));
+  mpe_mon_req_t *q = calloc (1, *len);
+  if (!q)
+    return NULL;
+  q->magic = MPE_MON_MAGIC;
+  q->version = MPE_MON_VERSION;
+  q->op = (uint16_t) op;
+  q->seq = M.seq++;
+  q->resource = (uint16_t) M.want.resource;
+  q->level = (uint16_t) M.want.level;
+  q->object = M.want.object;
+  q->code = M.want.code;
+  q->nslots = (uint32_t) (n < 0 ? 0 : n);
+  mpe_mon_slot_t *s = (mpe_mon_slot_t *) (q + 1);
+  for (long i = 0; i < n; i++)
+    mpe_mon_slot_init (&s[i], slot_object (&M.want, i));
+  q->t_send = (int64_t) now_ns ();
+  return q;
+}
+
+static void
+manager_returned (mpe_mon_req_t *q)
+{
+  uint64_t t = now_ns ();
+  double rtt = (double) (t - (uint64_t) q->t_send) * 1e-9;
+
+  M.stats.returned++;
+  if (M.period_ns && rtt * 1e9 > (double) M.period_ns)
+    M.stats.late++;
+  if (q->visited != (uint32_t) M.size)
+    M.stats.incomplete++;
+  if (M.nrtt == M.cap_rtt)
+    {
+      size_t cap = M.cap_rtt ? 2 * M.cap_rtt : 256;
+      double *g = realloc (M.rtt, cap * sizeof *g);
+      if (g)
+        M.rtt = g, M.cap_rtt = cap;
+    }
+  if (M.nrtt < M.cap_rtt)
+    M.rtt[M.nrtt++] = rtt;
+  mpe__mon_live_sample (q, rtt);
+}
+
+/* Issues a request when one is due and not too many are out. */
+static void
+manager_tick (uint64_t t)
+{
+  if (!M.period_ns || t < M.next_due)
+    return;
+  uint64_t out = M.stats.sent - M.stats.returned;
+  /* Periods that passed while nobody moved the monitor (the manager
+     computed, or waited inside MPI) are missed samples. */
+  M.stats.skipped += (t - M.next_due) / M.period_ns;
+  M.next_due = t + M.period_ns;
+  if (out >= (uint64_t) M.max_in_flight)
+    {
+      M.stats.skipped++;     /* the ring is behind: do not pile up */
+      return;
+    }
+  size_t len;
+  mpe_mon_req_t *q = new_request (MPE_MON_OP_SAMPLE, &len);
+  if (!q)
+    return;
+  M.stats.sent++;
+  if (M.size == 1)
+    {
+      size_t l2 = len;
+      mpe_mon_req_t *g = add_mine (q, &l2);
+      if (g)
+        manager_returned (g);
+      free (g ? g : q);
+      return;
+    }
+  q = add_mine (q, &len);
+  if (q)
+    send_next (q, len);
+}
+
+/* ---- progress -------------------------------------------------------- */
+
+/* Receives one request if one waits (block: wait for it).  Returns its
+ * op, 0 if none, -1 on error. */
+static int
+handle_one (int block)
+{
+  MPI_Message msg;
+  MPI_Status st;
+  int flag = 1, count;
+
+  if (block)
+    {
+      if (PMPI_Mprobe (M.prev, MON_TAG, M.comm, &msg, &st) != MPI_SUCCESS)
+        return -1;
+    }
+  else if (PMPI_Improbe (M.prev, MON_TAG, M.comm, &flag, &msg, &st)
+           != MPI_SUCCESS)
+    return -1;
+  if (!flag)
+    return 0;
+  PMPI_Get_count (&st, MPI_BYTE, &count);
+  size_t len = count > 0 ? (size_t) count : 0;
+  mpe_mon_req_t *q = malloc (len ? len : 1);
+  if (!q)
+    return -1;
+  if (PMPI_Mrecv (q, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE)
+      != MPI_SUCCESS || mpe_mon_req_check (q, len) != 0)
+    {
+      free (q);
+      return -1;
+    }
+  int op = q->op;
+  if (M.rank == M.manager)
+    {
+      if (op == MPE_MON_OP_SAMPLE)
+        manager_returned (q);
+      free (q);
+      return op;
+    }
+  if (op == MPE_MON_OP_SAMPLE)
+    {
+      mpe_mon_req_t *g = add_mine (q, &len);
+      if (!g)
+        {
+          free (q);
+          return -1;
+        }
+      q = g;
+    }
+  else
+    M.stop_passed = 1;   /* the manager is draining; it may pass before
+                            this rank reaches its own drain */
+  send_next (q, len);
+  return op;
+}
+
+static void
+progress (void)
+{
+  uint64_t t = now_ns ();
+  if (M.rank == M.manager)
+    {
+      mpe__mon_live_poll ();
+      manager_tick (t);
+    }
+  while (handle_one (0) > 0)
+    ;
+  if (M.nsends)
+    reap_sends (0);
+}
+
+void
+mpe__mon_progress (void)
+{
+  if (!atomic_load_explicit (&mpe__mon_active, memory_order_relaxed))
+    return;
+  uint64_t t = now_ns ();
+  if (t < atomic_load_explicit (&M.next_poll, memory_order_relaxed))
+    return;
+  if (atomic_flag_test_and_set (&M.busy))
+    return;
+  atomic_store_explicit (&M.next_poll, t + M.poll_ns, memory_order_relaxed);
+  progress ();
+  atomic_flag_clear (&M.busy);
+}
+
+static void *
+helper_main (void *arg)
+{
+  (void) arg;
+  struct timespec ts = { 0, (long) M.poll_ns };
+  while (!atomic_load (&M.thread_stop))
+    {
+      if (!atomic_flag_test_and_set (&M.busy))
+        {
+          progress ();
+          atomic_flag_clear (&M.busy);
+        }
+      nanosleep (&ts, NULL);
+    }
+  return NULL;
+}
+
+/* ---- start and stop -------------------------------------------------- */
+
+static double
+env_double (const char *name, double dflt)
+{
+  const char *v = getenv (name);
+  if (!v || !*v)
+    return dflt;
+  char *end;
+  errno = 0;
+  double d = strtod (v, &end);
+  if (errno || *end || d < 0)
+    {
+      if (mpe__g.rank == 0)
+        fprintf (stderr, "MPE: %s=%s is not a number >= 0; using %g\n",
+                 name, v, dflt);
+      return dflt;
+    }
+  return d;
+}
+
+static uint64_t
+host_hash (const char *s)
+{
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char) *s) * 1099511628211ull;
+  return h;
+}
+
+/* Node index of every rank, by host name (first rank of a host numbers
+ * it).  Collective. */
+static int
+learn_nodes (void)
+{
+  uint64_t mine = host_hash (mpe__g.host);
+  uint64_t *all = malloc ((size_t) M.size * sizeof *all);
+  M.node_of = malloc ((size_t) M.size * sizeof *M.node_of);
+  if (!all || !M.node_of
+      || PMPI_Allgather (&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T,
+                         M.comm) != MPI_SUCCESS)
+    {
+      free (all);
+      return -1;
+    }
+  M.nnodes = 0;
+  for (int r = 0; r < M.size; r++)
+    {
+      int k = -1;
+      for (int q = 0; q < r && k < 0; q++)
+        if (all[q] == all[r])
+          k = M.node_of[q];
+      M.node_of[r] = k >= 0 ? k : M.nnodes++;
+    }
+  M.my_node = M.node_of[M.rank];
+  free (all);
+  /* Host names for the live window, on the manager only. */
+  int live = M.rank == M.manager && mpe__mon_live_wanted ();
+  PMPI_Bcast (&live, 1, MPI_INT, M.manager, M.comm);
+  if (live)
+    {
+      char mine_h[MON_HOST_LEN] = { 0 };
+      char *hosts = M.rank == M.manager
+                    ? calloc ((size_t) M.size, MON_HOST_LEN) : NULL;
+      memcpy (mine_h, mpe__g.host, MON_HOST_LEN - 1);
+      PMPI_Gather (mine_h, MON_HOST_LEN, MPI_CHAR, hosts, MON_HOST_LEN,
+                   MPI_CHAR, M.manager, M.comm);
+      if (M.rank == M.manager)
+        mpe__mon_live_open (M.size, M.nnodes, M.node_of, hosts,
+                            MON_HOST_LEN, 1e9 / (double) M.period_ns);
+      free (hosts);
+    }
+  return 0;
+}
+
+int
+mpe__mon_start (MPI_Comm world)
+{
+  double hz = 0;
+  int settings[4] = { 0, 0, 0, 0 };
+
+  PMPI_Comm_rank (world, &M.rank);
+  PMPI_Comm_size (world, &M.size);
+  /* Rank 0's environment decides for everybody. */
+  if (M.rank == 0)
+    {
+      hz = env_double ("MPE_MONITOR", 0);
+      if (hz == 0 && mpe__mon_live_wanted () && !getenv ("MPE_MONITOR"))
+        hz = 10;
+      const char *mgr = getenv ("MPE_MONITOR_MANAGER");
+      settings[0] = (int) (hz * 1000.0 + 0.5);   /* millihertz */
+      settings[1] = mgr ? atoi (mgr) : 0;
+      settings[2] = (int) env_double ("MPE_MONITOR_POLL_US", 200);
+      settings[3] = mpe__env_bool ("MPE_MONITOR_THREAD", 0);
+      if (settings[1] < 0 || settings[1] >= M.size)
+        {
+          fprintf (stderr, "MPE: MPE_MONITOR_MANAGER=%d is not a rank; "
+                   "using 0\n", settings[1]);
+          settings[1] = 0;
+        }
+    }
+  if (PMPI_Bcast (settings, 4, MPI_INT, 0, world) != MPI_SUCCESS
+      || settings[0] <= 0)
+    return 0;
+  if (PMPI_Comm_dup (world, &M.comm) != MPI_SUCCESS)
+    return -1;
+  M.manager = settings[1];
+  M.next = (M.rank + 1) % M.size;
+  M.prev = (M.rank + M.size - 1) % M.size;
+  M.poll_ns = (uint64_t) (settings[2] > 0 ? settings[2] : 1) * 1000u;
+  M.period_ns = (uint64_t) (1e12 / settings[0]);
+  M.max_in_flight = 4;
+  M.want = (mpe_mon_want_t) { MPE_MON_RES_PROCESS, MPE_MON_LEVEL_PROCESS,
+                              -1, MPE_MON_CODE_EVENTS };
+  M.stats.hz = settings[0] / 1000.0;
+  atomic_flag_clear (&M.busy);
+  if (learn_nodes () != 0)
+    return -1;   /* collective failures: MPI aborts before this anyway */
+  M.next_due = now_ns () + M.period_ns;
+  atomic_store (&M.next_poll, 0);
+  atomic_store (&mpe__mon_active, 1);
+  if (settings[3])
+    {
+      int level = MPI_THREAD_SINGLE;
+      PMPI_Query_thread (&level);
+      if (level == MPI_THREAD_MULTIPLE
+          && pthread_create (&M.thread, NULL, helper_main, NULL) == 0)
+        M.threaded = 1;
+      else if (M.rank == 0)
+        fprintf (stderr, "MPE: MPE_MONITOR_THREAD needs "
+                 "MPI_THREAD_MULTIPLE; the wrapped MPI calls move the "
+                 "monitor's requests instead\n");
+    }
+  return 1;
+}
+
+int
+mpe__mon_on (void)
+{
+  return atomic_load (&mpe__mon_active);
+}
+
+void
+mpe__mon_want (const mpe_mon_want_t *w, double hz)
+{
+  if (w)
+    M.want = *w;
+  if (hz > 0)
+    {
+      M.period_ns = (uint64_t) (1e9 / hz);
+      M.stats.hz = hz;
+    }
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* Collective over world.  Drains the ring and stops. */
+void
+mpe__mon_stop (mpe_mon_stats_t *out)
+{
+  if (!atomic_load (&mpe__mon_active))
+    {
+      if (out)
+        memset (out, 0, sizeof *out);
+      return;
+    }
+  if (M.threaded)
+    {
+      atomic_store (&M.thread_stop, 1);
+      pthread_join (M.thread, NULL);
+      M.threaded = 0;
+    }
+  atomic_store (&mpe__mon_active, 0);
+  while (atomic_flag_test_and_set (&M.busy))
+    ;   /* a wrapper on another thread may be progressing */
+  if (M.size > 1)
+    {
+      if (M.rank == M.manager)
+        {
+          size_t len;
+          mpe_mon_req_t *q = new_request (MPE_MON_OP_STOP, &len);
+          if (q)
+            send_next (q, len);
+          /* Everything issued before the STOP comes back before it. */
+          int op;
+          while ((op = handle_one (1)) > 0 && op != MPE_MON_OP_STOP)
+            ;
+        }
+      else
+        while (!M.stop_passed && handle_one (1) > 0)
+          ;
+      reap_sends (1);
+    }
+  M.stats.lost = M.stats.sent - M.stats.returned;
+  if (M.nrtt)
+    {
+      qsort (M.rtt, M.nrtt, sizeof *M.rtt, cmp_double);
+      M.stats.rtt_min = M.rtt[0];
+      M.stats.rtt_median = M.rtt[M.nrtt / 2];
+      M.stats.rtt_max = M.rtt[M.nrtt - 1];
+    }
+  if (out)
+    *out = M.stats;
+  if (M.rank == M.manager)
+    mpe__mon_live_close (&M.stats);
+  atomic_flag_clear (&M.busy);
+  PMPI_Comm_free (&M.comm);
+  free (M.node_of);
+  free (M.sends);
+  free (M.rtt);
+  memset (&M, 0, sizeof M);
+}
+
+static mpe_mon_stats_t last_stats;
+
+void
+mpe__mon_finish (void)
+{
+  int was_on = atomic_load (&mpe__mon_active);
+  int manager = M.rank == M.manager;
+  mpe__mon_stop (&last_stats);
+  if (was_on && manager && mpe__env_bool ("MPE_MONITOR_REPORT", 0))
+    fprintf (stderr, "MPE monitor: %.3g Hz, %llu requests sent, %llu "
+             "returned, %llu late, %llu skipped, round trip min %.3g "
+             "median %.3g max %.3g s\n", last_stats.hz,
+             (unsigned long long) last_stats.sent,
+             (unsigned long long) last_stats.returned,
+             (unsigned long long) last_stats.late,
+             (unsigned long long) last_stats.skipped, last_stats.rtt_min,
+             last_stats.rtt_median, last_stats.rtt_max);
+}
+
+const mpe_mon_stats_t *
+mpe__mon_last (void)
+{
+  return &last_stats;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The live monitor's interface inside libmpe and towards the wrapper
+ * libraries (mpe-monitor.c has the design).  Not installed.
+ */
+#ifndef MPE_MONITOR_H
+#define MPE_MONITOR_H
+
+#include <stdint.h>
+#include <mpi.h>
+
+#include "mpe-monitor-wire.h"
+#include "mpe-wrap-internal.h"   /* MPE_INTERNAL_API */
+
+/* Metric codes the monitor can ask for without user metrics. */
+#define MPE_MON_CODE_EVENTS 0xffff0000u   /* records logged so far */
+
+/* A reader's `thread` for the channel towards world rank p. */
+#define MPE_MON_THREAD_CHANNEL(p) (-2 - (p))
+
+/* What the manager asks for. */
+typedef struct
+{
+  int      resource;   /* MPE_MON_RES_* */
+  int      level;      /* MPE_MON_LEVEL_* */
+  int32_t  object;     /* -1: all objects of the level */
+  uint32_t code;
+} mpe_mon_want_t;
+
+/* The manager's own accounting (000-16). */
+typedef struct
+{
+  double   hz;
+  uint64_t sent, returned;
+  uint64_t late;        /* round trip longer than the period */
+  uint64_t skipped;     /* due, but too many requests were out */
+  uint64_t incomplete;  /* came back without every rank's part */
+  uint64_t lost;        /* sent and never returned */
+  double   rtt_min, rtt_median, rtt_max;   /* seconds */
+} mpe_mon_stats_t;
+
+/* Current value of metric `code` for this process (thread -1), one of
+ * its threads (thread >= 0), or its channel towards a rank
+ * (MPE_MON_THREAD_CHANNEL).  0 if known. */
+typedef int (*mpe_mon_reader_t) (uint32_t code, int thread, int64_t *v);
+
+/* Collective: reads MPE_MONITOR (Hz; off when unset or 0) and starts the
+ * ring.  Returns 1 when on, 0 off, -1 on error. */
+int  mpe__mon_start (MPI_Comm world);
+/* Collective: drains the ring and stops; out gets the accounting (zeros
+ * on ranks other than the manager, or when off). */
+void mpe__mon_stop (mpe_mon_stats_t *out);
+/* mpe__mon_stop from MPE_Finish_log: keeps the accounting for the log
+ * and prints it with MPE_MONITOR_REPORT=yes. */
+void mpe__mon_finish (void);
+/* The accounting of the last monitor run (zeros if none). */
+const mpe_mon_stats_t *mpe__mon_last (void);
+int  mpe__mon_on (void);
+void mpe__mon_want (const mpe_mon_want_t *w, double hz);
+void mpe__mon_set_reader (mpe_mon_reader_t r);
+
+/* mpe-monitor-live.c: the manager's connection to a live window. */
+int  mpe__mon_live_wanted (void);
+void mpe__mon_live_open (int size, int nnodes, const int *node_of,
+                         const char *hosts, size_t host_len, double hz);
+void mpe__mon_live_poll (void);
+void mpe__mon_live_sample (const mpe_mon_req_t *q, double rtt_s);
+void mpe__mon_live_close (const mpe_mon_stats_t *st);
+
+#endif

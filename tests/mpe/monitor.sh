@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The live monitor: a ring of requests through every rank while the job
+# runs, seen by mpetop.  Rank r's record count grows by r + 3 per step of
+# monitor-prog, so every sample must show the ranks in that proportion,
+# aggregates must name rank 0 as the minimum and rank 3 as the maximum,
+# every request sent must come back, a rank that computes for 2 s without
+# MPI must show up as a late request, and the monitor must add nothing
+# to the program's log.
+. "$top_srcdir/tests/common/tap.sh"
+. "$top_srcdir/tests/mpe/common.sh"
+PROG=$B/tests/mpe/monitor-prog
+export MPE_LOGFILE_PREFIX=monitor-prog
+TOP=$B/top/mpetop
+
+# report FIELD: a number from the manager's MPE_MONITOR_REPORT line.
+report () {
+  sed -n "s/^MPE monitor: .* \([0-9]*\) $1.*/\1/p" err.txt | head -1
+}
+# watch LEVEL: mpetop recording what a 4-rank job sends at 50 Hz.
+watch () {
+  rm -f addr rec.txt
+  $TOP --batch 100000 --level "$1" --addr-file addr --record rec.txt \
+    > top.txt 2> top.err &
+  top_pid=$!
+  i=0; while [ ! -s addr ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+  MPE_MONITOR=50 MPE_MONITOR_REPORT=yes MPE_MONITOR_ADDR=$(cat addr) \
+    run 4 $PROG steady 300
+  job=$?
+  wait $top_pid
+  return $job
+}
+
+# Off by default: no report, and the log holds exactly what it held
+# before (the monitor logs nothing of its own).
+run 4 $PROG steady 50; ok $? "monitor off: the job runs"
+grep -q "MPE monitor" err.txt; test $? -ne 0; ok $? "monitor off: silent"
+$LOGCHECK monitor-prog.clog | grep '^count' > off.txt
+test -s off.txt; ok $? "monitor off: the log has records"
+MPE_MONITOR=100 MPE_MONITOR_REPORT=yes run 4 $PROG steady 50
+ok $? "monitor on: the job runs"
+$LOGCHECK monitor-prog.clog | grep '^count' > on.txt
+cmp -s off.txt on.txt; ok $? "monitor on: the log's records are the program's"
+sent=$(report "requests sent"); returned=$(report "returned")
+test -n "$sent" && test "$sent" -gt 0; ok $? "monitor on: requests sent ($sent)"
+is "monitor on: every request came back" "$returned" "$sent"
+
+# Process level: one slot per rank, each grows by r + 3 per step.
+watch process; ok $? "process level: job and mpetop run"
+grep -q '^hello 1 [0-9a-f]* 4 1 ' rec.txt; ok $? "process level: hello"
+grep -c '^sample ' rec.txt > n.txt
+test "$(cat n.txt)" -ge 5; ok $? "process level: samples arrive ($(cat n.txt))"
+# Between two samples each rank advanced the same number of steps, within
+# the one step a request can see a rank ahead of another at each end:
+# growth / (r + 3) agrees within 2.5.  The last samples are left out:
+# there the ranks stop one after the other.
+awk '/^sample / && $9 == 4 {
+       if ($5 != 1 || $8 != 4) { bad++; next }
+       n++; for (i = 10; i <= 13; i++) { split($i, f, ":"); v[n, f[1]] = f[2] } }
+     END {
+       for (k = 2; k <= n - 3; k++) {
+         lo = 1e18; hi = -1
+         for (r = 0; r < 4; r++) {
+           s = (v[k, r] - v[k - 1, r]) / (r + 3)
+           if (s < lo) lo = s; if (s > hi) hi = s }
+         if (hi - lo > 2.5) { bad++; print "# off at sample " k > "/dev/stderr" }
+         good++ }
+       print (bad ? "bad" : "good") " " good }' rec.txt > chk.txt
+read verdict good < chk.txt
+is "process level: every rank's value is in proportion (r + 3)" "$verdict" good
+test "${good:-0}" -ge 3; ok $? "process level: enough samples checked ($good)"
+grep -q '^stats ' rec.txt; ok $? "process level: the job's accounting arrives"
+sent=$(report "requests sent"); returned=$(report "returned")
+is "process level: every request came back" "$returned" "$sent"
+grep -q 'round trip' top.txt; ok $? "process level: mpetop shows the round trip"
+
+# Job level: one slot with four parts, minimum rank 0, maximum rank 3.
+watch job; ok $? "job level: job and mpetop run"
+awk '/^sample / { if ($9 != 1) { bad++; next }
+       split($10, f, ":")
+       if (f[7] != 4) bad++
+       else if (f[2] > 200) { if (f[5] != 0 || f[6] != 3) bad++; good++ } }
+     END { print (bad ? "bad" : "good") " " good }' rec.txt > chk.txt
+read verdict good < chk.txt
+is "job level: one value, min on rank 0, max on rank 3" "$verdict" good
+test "${good:-0}" -ge 3; ok $? "job level: enough samples checked ($good)"
+
+# Node level: all four ranks are on this host: one node, four parts.
+watch node; ok $? "node level: job and mpetop run"
+awk '/^sample / { if ($9 != 1) bad++; split($10, f, ":"); if (f[1] != 0 || f[7] != 4) bad++; n++ }
+     END { print (bad || !n ? "bad" : "good") }' rec.txt > chk.txt
+is "node level: one value per node, from four ranks" "$(cat chk.txt)" good
+
+# A rank that computes 2 s without MPI stops the ring: the others wait
+# for it inside MPI, where nothing moves requests, so about 40 periods
+# at 20 Hz pass without a sample, and the accounting says so.
+MPE_MONITOR=20 MPE_MONITOR_REPORT=yes run 4 $PROG compute 100
+ok $? "computing rank: the job runs"
+skipped=$(report "skipped"); sent=$(report "requests sent"); returned=$(report "returned")
+test -n "$skipped" && test "$skipped" -ge 30
+ok $? "computing rank: the missed samples are counted ($skipped)"
+is "computing rank: every request came back" "$returned" "$sent"
+# With a helper thread per rank the ring keeps moving while rank 1
+# computes and the others wait in MPI: samples go on (20 Hz over more
+# than 2 s) and hardly any period is missed.
+MPE_MONITOR=20 MPE_MONITOR_THREAD=yes MPE_MONITOR_REPORT=yes \
+  run 4 $PROG compute-mt 100
+ok $? "helper thread: the job runs"
+skipped=$(report "skipped"); sent=$(report "requests sent"); returned=$(report "returned")
+test -n "$sent" && test "$sent" -ge 35; ok $? "helper thread: samples during the computation ($sent)"
+test -n "$skipped" && test "$skipped" -le 10; ok $? "helper thread: few missed periods ($skipped)"
+is "helper thread: every request came back" "$returned" "$sent"
+
+finish
