@@ -36,6 +36,8 @@ enum
   LOGFMT__CHUNK_MSGS    = 3,
   LOGFMT__CHUNK_DEFS    = 4,
   LOGFMT__CHUNK_INDEX   = 5,
+  LOGFMT__CHUNK_TRACK   = 6,   /* FORMAT.md section 14 */
+  LOGFMT__CHUNK_TRACKDIR = 7,
 };
 
 /* BLOCK payload header (before the compressed columns). */

@@ -46,7 +46,21 @@ struct logfmt_reader
   size_t nmrefs;
   logfmt__classify_t cls;
   int32_t *event_sorted;  /* event def indices sorted by id */
+
+  /* Extension tracks (logfmt-track-reader.c). */
+  logfmt_metric_def_t *metrics;
+  size_t nmetrics;
+  struct logfmt__trackref *tracks;  /* sorted by stream, kind, level, time */
+  size_t ntracks;
+  uint64_t trackdir_off, trackdir_n;  /* from DEFS kind 6; 0 = none */
 };
+
+/* Loads the track directory named by the definitions. */
+/* Reads and decodes directory entry i's chunk (for verify). */
+int logfmt__track_check (const logfmt_reader_t *r, size_t i,
+                         logfmt_error_t *err);
+int logfmt__load_trackdir (logfmt_reader_t *r, uint64_t off, uint64_t n,
+                           logfmt_error_t *err);
 
 /* Opens a .clog image held in memory; data must outlive the reader.  Used
  * by the fuzzer and by logfmt_reader_open after mmap. */

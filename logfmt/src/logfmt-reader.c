@@ -7,6 +7,7 @@
 #include "config.h"
 #include "logfmt-reader-internal.h"
 #include "logfmt-import-internal.h"
+#include "logfmt-track-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -93,7 +94,7 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
   if (rc)
     return rc;
   /* Count first so each array is allocated once, bounded by the chunk. */
-  size_t cnt[6] = { 0 };
+  size_t cnt[8] = { 0 };
   logfmt__cur_t c = { p, p + len, false };
   while (c.p < c.end)
     {
@@ -101,7 +102,7 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
       if (c.bad || !cur_need (&c, rl))
         return E (LOGFMT_ECORRUPT, off, "definition record runs past the "
                   "end of its chunk");
-      if (kind >= 1 && kind <= 5)
+      if (kind >= 1 && kind <= 7)
         cnt[kind]++;
       c.p += rl;
     }
@@ -124,7 +125,8 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
   r->events = calloc (cnt[2] + 1, sizeof *r->events);
   r->comms = calloc (cnt[4] + 1, sizeof *r->comms);
   r->consts = calloc (cnt[5] + 1, sizeof *r->consts);
-  if (!r->states || !r->events || !r->comms || !r->consts)
+  r->metrics = calloc (cnt[LOGFMT__DEFS_METRIC] + 1, sizeof *r->metrics);
+  if (!r->states || !r->events || !r->comms || !r->consts || !r->metrics)
     return E (LOGFMT_ENOMEM, UINT64_MAX, "no memory for definitions");
   size_t si = 0;
   bool oom = false;
@@ -221,6 +223,24 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
             cur_str (&b, &s1, &oom);
             d->name = s1 ? s1 : strdup ("");
             if (!d->name)
+              oom = true;
+            break;
+          }
+        case LOGFMT__DEFS_TRACKDIR:
+          r->trackdir_off = cur_u64 (&b);
+          r->trackdir_n = cur_u64 (&b);
+          break;
+        case LOGFMT__DEFS_METRIC:
+          {
+            logfmt_metric_def_t *d = &r->metrics[r->nmetrics];
+            d->id = cur_u32 (&b);
+            d->flags = cur_u32 (&b);
+            if (cur_str (&b, &s1, &oom))
+              cur_str (&b, &s2, &oom);
+            d->name = s1 ? s1 : strdup ("");
+            d->unit = s2 ? s2 : strdup ("");
+            r->nmetrics++;
+            if (!d->name || !d->unit)
               oom = true;
             break;
           }
@@ -398,6 +418,13 @@ logfmt__reader_free_contents (logfmt_reader_t *r)
     }
   for (size_t i = 0; i < r->nconsts; i++)
     free ((char *) r->consts[i].name);
+  for (size_t i = 0; i < r->nmetrics; i++)
+    {
+      free ((char *) r->metrics[i].name);
+      free ((char *) r->metrics[i].unit);
+    }
+  free (r->metrics);
+  free (r->tracks);
   if (r->streams)
     {
       for (size_t i = 0; i < r->nstreams; i++)
@@ -566,6 +593,13 @@ logfmt__reader_open_mem (const uint8_t *data, size_t len, const char *name,
       rc = logfmt__load_defs (r, defs, false, err);
       if (rc)
         goto fail;
+      if (r->trackdir_n)
+        {
+          rc = logfmt__load_trackdir (r, r->trackdir_off, r->trackdir_n,
+                                      err);
+          if (rc)
+            goto fail;
+        }
     }
   rc = finish_open (r, err);
   if (rc)

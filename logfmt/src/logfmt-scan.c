@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "logfmt-reader-internal.h"
+#include "logfmt-track-internal.h"
 
 #include <stdlib.h>
 
@@ -39,6 +40,8 @@ scan (logfmt_reader_t *r, uint64_t start, uint64_t *bad,
   size_t nsums = 0;
   uint32_t maxstream = 0;
   bool any = false;
+  logfmt__trackref_t *tr = NULL;
+  size_t nt = 0, ct = 0;
   while (off <= r->size
          && r->size - off >= LOGFMT__CHUNK_HDR + LOGFMT__CHUNK_CRC)
     {
@@ -130,6 +133,27 @@ scan (logfmt_reader_t *r, uint64_t start, uint64_t *bad,
         case LOGFMT__CHUNK_DEFS:
           defs = off;
           break;
+        case LOGFMT__CHUNK_TRACK:
+          {
+            /* Self-describing: the directory is rebuilt from them. */
+            logfmt__track_hdr_t th;
+            if (logfmt__track_parse (p, len, &th, NULL, off, NULL))
+              {
+                nbad++;
+                break;
+              }
+            if (nt == ct)
+              {
+                ct = ct ? ct * 2 : 64;
+                logfmt__trackref_t *ntp = realloc (tr, ct * sizeof *tr);
+                if (!ntp)
+                  goto oom;
+                tr = ntp;
+              }
+            th.ref.offset = off;
+            tr[nt++] = th.ref;
+            break;
+          }
         default:
           break;  /* index and unknown kinds: rebuilt or skipped */
         }
@@ -192,10 +216,30 @@ scan (logfmt_reader_t *r, uint64_t start, uint64_t *bad,
     {
       int rc = logfmt__load_defs (r, defs, true, err);
       if (rc)
-        return rc;
+        {
+          free (tr);
+          return rc;
+        }
     }
+  /* Tracks of known streams, each track's chunks in time order. */
+  if (nt)
+    qsort (tr, nt, sizeof *tr, logfmt__trackref_cmp);
+  size_t kt = 0;
+  for (size_t i = 0; i < nt; i++)
+    {
+      if (tr[i].stream >= r->nstreams
+          || (kt > 0 && tr[kt - 1].stream == tr[i].stream
+              && tr[kt - 1].kind == tr[i].kind
+              && tr[kt - 1].level == tr[i].level
+              && tr[kt - 1].t_last > tr[i].t_first))
+        continue;
+      tr[kt++] = tr[i];
+    }
+  r->tracks = tr;
+  r->ntracks = kt;
   return 0;
 oom:
+  free (tr);
   free (f);
   free (m);
   free (sums);
@@ -365,6 +409,10 @@ logfmt_verify (const char *path, logfmt_report_cb report, void *user)
         }
       logfmt_msg_iter_free (mi);
     }
+  /* Extension tracks: every chunk the directory lists decodes. */
+  for (size_t i = 0; i < r->ntracks; i++)
+    if (logfmt__track_check (r, i, &e))
+      problem (&v, &e);
   logfmt_reader_close (r);
   return v.first;
 }

@@ -135,7 +135,9 @@ logfmt__crc32c (uint32_t crc, const void *data, size_t len)
 size_t
 logfmt__chunk_skip (uint32_t type)
 {
-  return type == LOGFMT__CHUNK_BLOCK ? LOGFMT__BLOCK_CRC_SKIP : 0;
+  /* Both start with a stream id and its complement (8 bytes). */
+  return type == LOGFMT__CHUNK_BLOCK || type == LOGFMT__CHUNK_TRACK
+           ? LOGFMT__BLOCK_CRC_SKIP : 0;
 }
 
 uint32_t

@@ -37,4 +37,22 @@ int  logfmt__match_finish (logfmt_writer_t *w, struct logfmt__matcher *m);
 void logfmt__match_free (struct logfmt__matcher *m);
 int  logfmt__writer_add_message (logfmt_writer_t *w,
                                  const logfmt_message_t *m);
+
+/* For the track writer (logfmt-track-writer.c). */
+struct logfmt__wtracks;
+struct logfmt__wtracks **logfmt__writer_tracks (logfmt_writer_t *w);
+size_t logfmt__writer_nstreams (const logfmt_writer_t *w);
+/* Appends bytes as they are; *at (may be NULL) gets their offset. */
+int  logfmt__writer_raw (logfmt_writer_t *w, const void *bytes, size_t len,
+                         uint64_t *at);
+/* Appends a whole chunk (header, payload, CRC). */
+int  logfmt__writer_chunk (logfmt_writer_t *w, uint32_t type,
+                           const uint8_t *payload, uint64_t len,
+                           uint64_t *at);
+/* Seals every stream's tracks and writes the track directory. */
+int  logfmt__wtracks_finish (logfmt_writer_t *w);
+/* DEFS records of kinds 6 (with_dir) and 7, malloc'd. */
+int  logfmt__wtracks_defs (const struct logfmt__wtracks *t, bool with_dir,
+                           uint8_t **out, size_t *len);
+void logfmt__wtracks_free (struct logfmt__wtracks *t);
 #endif

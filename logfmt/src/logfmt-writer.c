@@ -55,6 +55,9 @@ struct logfmt_writer
   size_t nmrefs, cmrefs;
   uint64_t nmessages;
   struct logfmt__matcher *matcher;
+
+  struct logfmt__wtracks *tracks;  /* extension tracks, if any */
+  bool tracks_done;                /* directory written: DEFS point at it */
 };
 
 static int write_defs (logfmt_writer_t *w, uint64_t *at);
@@ -175,6 +178,34 @@ out_chunk (logfmt_writer_t *w, uint32_t type, const uint8_t *payload,
   if (!rc)
     rc = out (w, crc, 4);
   return rc;
+}
+
+struct logfmt__wtracks **
+logfmt__writer_tracks (logfmt_writer_t *w)
+{
+  return &w->tracks;
+}
+
+size_t
+logfmt__writer_nstreams (const logfmt_writer_t *w)
+{
+  return w->nstreams;
+}
+
+int
+logfmt__writer_raw (logfmt_writer_t *w, const void *bytes, size_t len,
+                    uint64_t *at)
+{
+  if (at)
+    *at = w->off;
+  return out (w, bytes, len);
+}
+
+int
+logfmt__writer_chunk (logfmt_writer_t *w, uint32_t type,
+                      const uint8_t *payload, uint64_t len, uint64_t *at)
+{
+  return out_chunk (w, type, payload, len, at);
 }
 
 int
@@ -782,6 +813,17 @@ write_defs (logfmt_writer_t *w, uint64_t *at)
       db_str (&d, w->consts[i].name);
       db_end (&d, r);
     }
+  uint8_t *tdefs;
+  size_t tlen;
+  if (logfmt__wtracks_defs (w->tracks, w->tracks_done, &tdefs, &tlen))
+    d.oom = true;
+  else if (tlen)
+    {
+      uint8_t *p = db_take (&d, tlen);
+      if (p)
+        memcpy (p, tdefs, tlen);
+      free (tdefs);
+    }
   if (d.oom)
     {
       free (d.p);
@@ -880,6 +922,7 @@ writer_free (logfmt_writer_t *w)
   for (size_t i = 0; i < w->nconsts; i++)
     free ((char *) w->consts[i].name);
   logfmt__match_free (w->matcher);
+  logfmt__wtracks_free (w->tracks);
   free (w->states);
   free (w->events);
   free (w->streams);
@@ -931,6 +974,13 @@ logfmt_writer_finish (logfmt_writer_t *w, logfmt_error_t *err)
     }
   if (!w->err)
     flush_msgs (w);
+  if (!w->err)
+    {
+      int rc = logfmt__wtracks_finish (w);
+      if (rc)
+        set_err (w, rc, "cannot write the extension tracks");
+      w->tracks_done = true;
+    }
   uint64_t defs_at = 0, idx_at = 0, idx_len = 0;
   if (!w->err)
     write_defs (w, &defs_at);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target: open an image from memory (strict and tolerant),
- * iterate every stream, summaries and messages. */
+ * iterate every stream, summaries, messages and tracks. */
 #include "logfmt-reader-internal.h"
 
 #include <stdlib.h>
@@ -33,6 +33,24 @@ exercise (const uint8_t *data, size_t size, unsigned flags)
                                evc, NULL, &e);
     }
   free (occ);
+  /* Extension tracks: every stream's metric track, read whole and
+   * drawn into bins (FORMAT.md section 14). */
+  for (uint32_t s = 0; s < inf->nstreams && s < 64; s++)
+    {
+      logfmt_track_iter_t *ti;
+      if (logfmt_track_iter_new (r, s, LOGFMT_TRACK_METRIC, 0, UINT64_MAX,
+                                 &ti) == 0)
+        {
+          logfmt_track_rec_t rec;
+          while (logfmt_track_iter_next (ti, &rec) == 1)
+            ;
+          logfmt_track_iter_free (ti);
+        }
+      logfmt_metric_bin_t bins[16];
+      logfmt_reader_metric_bins (r, s, 0, -1, 0, UINT64_MAX / 2, 16, bins,
+                                 NULL, &e);
+      logfmt_reader_metric_bins (r, s, 0, -1, 0, 1024, 16, bins, NULL, &e);
+    }
   logfmt_msg_iter_t *mi;
   if (logfmt_msg_iter_new (r, 0, UINT64_MAX, &mi) == 0)
     {

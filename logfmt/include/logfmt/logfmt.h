@@ -638,6 +638,178 @@ LOGFMT_API int  logfmt_repair (const char *in_path, const char *out_path,
                                uint64_t *kept, uint64_t *lost,
                                logfmt_error_t *err);
 
+
+/* ------------------------------------------------------------------ */
+/* Extension tracks (FORMAT.md section 14)                             */
+/* ------------------------------------------------------------------ */
+
+/* A track is one stream's time series of one kind: records of a time
+ * and ncols signed 64-bit columns (ncols fixed per kind).  New record
+ * kinds (metric samples, call-path samples, context switches, ...) go
+ * here, not into BLOCK chunks, so readers that predate them skip them.
+ * Kinds are reserved numbers; logfmt_track_kind_ncols knows each one's
+ * column count (add a kind there when you add one). */
+enum
+{
+  LOGFMT_TRACK_METRIC   = 1,  /* metric sample: id, object, value */
+  LOGFMT_TRACK_CALLPATH = 2,  /* reserved (sampling) */
+  LOGFMT_TRACK_CALLSITE = 3,  /* reserved (sampling) */
+  LOGFMT_TRACK_SWITCH   = 4,  /* reserved (sched) */
+  LOGFMT_TRACK_MEMORY   = 5,  /* reserved (sched) */
+  LOGFMT_TRACK_NETWORK  = 6,  /* reserved (sched) */
+  LOGFMT_TRACK_COUNTER  = 7,  /* reserved (sched) */
+  LOGFMT_TRACK_KIND_MAX = 31  /* kinds are 1 .. LOGFMT_TRACK_KIND_MAX */
+};
+
+#define LOGFMT_TRACK_MAX_COLS 8
+
+typedef struct
+{
+  uint64_t time;                        /* ns; never decreases per track */
+  int64_t  col[LOGFMT_TRACK_MAX_COLS];  /* the kind's ncols first ones */
+} logfmt_track_rec_t;
+
+/* Columns of a LOGFMT_TRACK_METRIC record. */
+#define LOGFMT_METRIC_COL_ID     0  /* logfmt_metric_def_t.id */
+#define LOGFMT_METRIC_COL_OBJECT 1  /* -1, or the partner's world rank for
+                                       a LOGFMT_METRIC_CHANNEL metric */
+#define LOGFMT_METRIC_COL_VALUE  2  /* the cell's value from this time on */
+
+/* Column count of a known kind (1..LOGFMT_TRACK_MAX_COLS), or
+ * LOGFMT_ENOENT for a kind this library does not know (a reader still
+ * decodes such tracks: every chunk states its column count). */
+LOGFMT_API int logfmt_track_kind_ncols (uint32_t kind);
+
+/* Metric definitions (DEFS kind 7). */
+#define LOGFMT_METRIC_TIMER    0x1u  /* accumulated ns (unit "ns") */
+#define LOGFMT_METRIC_LEVEL    0x2u  /* a level (resource in use, may go
+                                        down); else a counter that sums */
+#define LOGFMT_METRIC_CHANNEL  0x4u  /* one value per channel (ordered pair
+                                        this stream's rank -> object rank) */
+#define LOGFMT_METRIC_STANDARD 0x8u  /* kept by the MPI wrappers */
+
+typedef struct
+{
+  uint32_t    id;         /* value of the record's id column */
+  uint32_t    flags;      /* LOGFMT_METRIC_* */
+  const char *name;
+  const char *unit;       /* "ns", "bytes", "1" (a count), ... */
+} logfmt_metric_def_t;
+
+/* Writer side.  Definitions may come at any time before finish; a
+ * later definition of the same id replaces the earlier one. */
+LOGFMT_API int logfmt_writer_add_metric (logfmt_writer_t *w,
+                                         const logfmt_metric_def_t *def);
+/* Appends n records of one kind to a stream's track.  Records of one
+ * (stream, kind) must come in time order (an earlier time is raised to
+ * its predecessor's and counted, as for events); kinds and streams may
+ * interleave.  Metric tracks also get their level-of-detail summaries.
+ * Memory is bounded per (stream, kind); logfmt_writer_track_flush
+ * releases a stream that is complete. */
+LOGFMT_API int logfmt_writer_track_add (logfmt_writer_t *w, uint32_t stream,
+                                        uint32_t kind,
+                                        const logfmt_track_rec_t *recs,
+                                        size_t n);
+LOGFMT_API int logfmt_writer_track_flush (logfmt_writer_t *w,
+                                          uint32_t stream);
+
+/* The same encoding outside a writer, for parallel writers (as
+ * logfmt_encoder_t is for blocks): each sealed TRACK chunk goes to cb,
+ * and logfmt_writer_put_track copies it into the file (its stream field
+ * replaced). */
+typedef int (*logfmt_track_chunk_cb) (void *user, const void *chunk,
+                                      size_t len);
+typedef struct logfmt_track_encoder logfmt_track_encoder_t;
+LOGFMT_API int  logfmt_track_encoder_new (uint32_t stream,
+                                          logfmt_track_chunk_cb cb,
+                                          void *user,
+                                          logfmt_track_encoder_t **out);
+LOGFMT_API int  logfmt_track_encoder_add (logfmt_track_encoder_t *te,
+                                          uint32_t kind,
+                                          const logfmt_track_rec_t *recs,
+                                          size_t n);
+/* Seals every partial chunk and summary bin (call once, at the end). */
+LOGFMT_API int  logfmt_track_encoder_flush (logfmt_track_encoder_t *te);
+LOGFMT_API uint64_t logfmt_track_encoder_fixed_times
+                                  (const logfmt_track_encoder_t *te);
+LOGFMT_API void logfmt_track_encoder_free (logfmt_track_encoder_t *te);
+LOGFMT_API int  logfmt_writer_put_track (logfmt_writer_t *w, uint32_t stream,
+                                         const void *chunk, size_t len);
+
+/* Reader side.  Metric definitions; pointers live as long as r. */
+LOGFMT_API size_t logfmt_reader_n_metrics (const logfmt_reader_t *r);
+LOGFMT_API const logfmt_metric_def_t *
+                  logfmt_reader_metric (const logfmt_reader_t *r, size_t i);
+/* Index of the definition with this id, or -1. */
+LOGFMT_API int    logfmt_reader_find_metric (const logfmt_reader_t *r,
+                                             uint32_t id);
+
+/* Totals of one (stream, kind) from the directory, without decoding;
+ * stream = LOGFMT_NO_STREAM sums every stream.  LOGFMT_ENOENT (and a
+ * zeroed *info) when there is no such track. */
+typedef struct
+{
+  uint64_t records;
+  uint64_t t_first, t_last;
+  uint32_t chunks;
+  uint32_t ncols;
+} logfmt_track_info_t;
+LOGFMT_API int logfmt_reader_track_info (const logfmt_reader_t *r,
+                                         uint32_t stream, uint32_t kind,
+                                         logfmt_track_info_t *info);
+
+/* Records of (stream, kind) with t0 <= time < t1, in time order; only
+ * the chunks whose range overlaps the window are read (and their CRC
+ * checked).  t1 = UINT64_MAX for everything.  A stream without that
+ * track gives an iterator that is at its end at once. */
+typedef struct logfmt_track_iter logfmt_track_iter_t;
+LOGFMT_API int  logfmt_track_iter_new (const logfmt_reader_t *r,
+                                       uint32_t stream, uint32_t kind,
+                                       uint64_t t0, uint64_t t1,
+                                       logfmt_track_iter_t **out);
+/* 1 and fills *rec (columns beyond the track's ncols are 0), 0 at the
+ * end, or a negative code (details in logfmt_track_iter_error). */
+LOGFMT_API int  logfmt_track_iter_next (logfmt_track_iter_t *it,
+                                        logfmt_track_rec_t *rec);
+/* Column count of the chunks read (0 before the first). */
+LOGFMT_API uint32_t logfmt_track_iter_ncols (const logfmt_track_iter_t *it);
+/* Chunks decoded so far (what a window read cost). */
+LOGFMT_API uint64_t logfmt_track_iter_chunks (const logfmt_track_iter_t *it);
+LOGFMT_API const logfmt_error_t *
+                logfmt_track_iter_error (const logfmt_track_iter_t *it);
+LOGFMT_API void logfmt_track_iter_free (logfmt_track_iter_t *it);
+
+/* A metric's values drawn into nbins equal bins over [t0, t1), for a
+ * counter track (step graph): read from the coarsest level-of-detail
+ * summary whose bins are no wider than an output bin (the samples
+ * themselves when none is), so a zoomed-out view of a billion samples
+ * reads a few summary chunks.  Per bin: min and max of the value over
+ * the bin (the value carried in from before included), the last value,
+ * and the number of samples in it; a bin without samples has
+ * min = max = last = the value carried in (known = 0 while no value was
+ * seen yet).  One metric series: (stream, metric id, object; object -1
+ * for a plain metric, the partner's world rank for a channel metric).
+ * *level_ns (may be NULL) gets the bin width read, 0 for the samples.
+ *
+ * Typical use: for each metric definition and stream, call this with
+ * the view's time range and pixel columns; for exact values (a table,
+ * `clogtool metrics`), iterate the LOGFMT_TRACK_METRIC track with
+ * logfmt_track_iter_* and keep the last value per (id, object). */
+typedef struct
+{
+  int64_t  min, max, last;
+  uint64_t samples;
+  int      known;         /* 1 once a value is known at this bin */
+} logfmt_metric_bin_t;
+LOGFMT_API int logfmt_reader_metric_bins (const logfmt_reader_t *r,
+                                          uint32_t stream, uint32_t id,
+                                          int64_t object,
+                                          uint64_t t0, uint64_t t1,
+                                          uint32_t nbins,
+                                          logfmt_metric_bin_t *out,
+                                          uint64_t *level_ns,
+                                          logfmt_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif
