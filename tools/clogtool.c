@@ -28,6 +28,10 @@ static const subcommand_t subcommands[] = {
     "communication matrix: who sent how much to whom" },
   { "profile", clogtool_profile_main,
     "time, calls and bytes per MPI function and state, per rank" },
+  { "threads", clogtool_threads_main,
+    "per thread: time on and off CPUs, switches, migrations" },
+  { "cpus", clogtool_cpus_main,
+    "per CPU: which threads ran there, shared cores" },
   { "gen", clogtool_gen_main, "write a synthetic log (tests, benchmarks)" },
 };
 

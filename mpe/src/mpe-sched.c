@@ -34,6 +34,7 @@ static struct
   size_t          max;         /* records kept per thread */
   int             poll_ms;
   int             warned;
+  int             host_leader; /* the lowest rank of its host */
   pthread_mutex_t lock;        /* rings, nrings, pairs */
   mpe_sw_t      **rings;       /* by thread index; NULL: none */
   int             nrings;
@@ -108,6 +109,7 @@ warn_once (const char *why)
 void
 mpe__sched_thread (int thread)
 {
+  mpe__mem_thread (thread);
   if (!__atomic_load_n (&S.on, __ATOMIC_ACQUIRE) || thread < 0)
     return;
   pthread_mutex_lock (&S.lock);
@@ -171,11 +173,19 @@ poll_main (void *arg)
       if (S.stop)
         break;
       pthread_mutex_unlock (&S.stop_lock);
-      drain_all ();
+      if (mpe__sched_on ())
+        drain_all ();
+      mpe__mem_sample ();
       pthread_mutex_lock (&S.stop_lock);
     }
   pthread_mutex_unlock (&S.stop_lock);
   return NULL;
+}
+
+int
+mpe__sched_host_leader (void)
+{
+  return S.host_leader;
 }
 
 int
@@ -188,29 +198,49 @@ void
 mpe__sched_init (void)
 {
   mpe__sched_reset ();
-  if (!mpe__env_bool ("MPE_SCHED", 0))
-    return;
-  S.warned = 0;
-  S.pages = (unsigned) env_long ("MPE_SCHED_RING_PAGES", 64, 1, 1 << 16);
-  if (S.pages & (S.pages - 1))
-    S.pages = 64;
-  S.max = (size_t) env_long ("MPE_SCHED_MAX", 1 << 22, 1024, 1L << 30);
+  /* Every rank takes the same decision (rank 0's), since the topology
+   * is gathered with collectives at the finish. */
+  int on = mpe__env_bool ("MPE_SCHED", 0);
+  PMPI_Bcast (&on, 1, MPI_INT, 0, mpe__comm);
   S.poll_ms = (int) env_long ("MPE_SCHED_POLL_MS", 20, 1, 60000);
-  pthread_mutex_lock (&S.lock);
-  add_pair ();
-  pthread_mutex_unlock (&S.lock);
-  __atomic_store_n (&S.on, 1, __ATOMIC_RELEASE);
-  if (mpe__tls)
-    mpe__sched_thread (mpe__tls->thread);
+  if (on)
+    {
+      MPI_Comm node;
+      int nr = 0;
+      if (PMPI_Comm_split_type (mpe__comm, MPI_COMM_TYPE_SHARED, 0,
+                                MPI_INFO_NULL, &node) == MPI_SUCCESS)
+        {
+          PMPI_Comm_rank (node, &nr);
+          PMPI_Comm_free (&node);
+        }
+      S.host_leader = nr == 0;
+      S.warned = 0;
+      S.pages = (unsigned) env_long ("MPE_SCHED_RING_PAGES", 64, 1, 1 << 16);
+      if (S.pages & (S.pages - 1))
+        S.pages = 64;
+      S.max = (size_t) env_long ("MPE_SCHED_MAX", 1 << 22, 1024, 1L << 30);
+      pthread_mutex_lock (&S.lock);
+      add_pair ();
+      pthread_mutex_unlock (&S.lock);
+      __atomic_store_n (&S.on, 1, __ATOMIC_RELEASE);
+      if (mpe__tls)
+        mpe__sched_thread (mpe__tls->thread);
+    }
+  mpe__mem_init ();
+  if (mpe__mem_on ())
+    {
+      int ms = (int) env_long ("MPE_MEMORY_INTERVAL_MS", 10, 1, 60000);
+      if (!on || ms < S.poll_ms)
+        S.poll_ms = ms;
+    }
   S.stop = 0;
-  S.poller_on = pthread_create (&S.poller, NULL, poll_main, NULL) == 0;
+  if (on || mpe__mem_on ())
+    S.poller_on = pthread_create (&S.poller, NULL, poll_main, NULL) == 0;
 }
 
 void
 mpe__sched_stop (void)
 {
-  if (!mpe__sched_on ())
-    return;
   if (S.poller_on)
     {
       pthread_mutex_lock (&S.stop_lock);
@@ -220,6 +250,9 @@ mpe__sched_stop (void)
       pthread_join (S.poller, NULL);
       S.poller_on = 0;
     }
+  mpe__mem_sample ();
+  if (!mpe__sched_on ())
+    return;
   pthread_mutex_lock (&S.lock);
   add_pair ();
   for (int i = 0; i < S.nrings; i++)
@@ -309,4 +342,5 @@ mpe__sched_reset (void)
   S.npairs = 0;
   __atomic_store_n (&S.on, 0, __ATOMIC_RELEASE);
   pthread_mutex_unlock (&S.lock);
+  mpe__mem_reset ();
 }

@@ -36,5 +36,27 @@ int  mpe__sched_records (int thread, mpe_sched_rec_t **out, size_t *n,
 void mpe__sched_reset (void);
 /* Whether the layer is on for this log. */
 int  mpe__sched_on (void);
+/* This rank is its host's lowest (it writes the host's topology). */
+int  mpe__sched_host_leader (void);
+
+/* The memory layer (mpe-memprof.c), sampled by the same poller. */
+typedef struct
+{
+  uint64_t t;      /* local ns since the origin */
+  int64_t  cell;   /* libmpe_memory's cell, -1: the process's total */
+  int64_t  live;   /* bytes */
+  uint64_t calls;
+} mpe_mem_sample_t;
+struct mpe_memory_api;
+void mpe__mem_init (void);    /* MPE_Init_log, after mpe__sched_init */
+void mpe__mem_thread (int thread);
+void mpe__mem_sample (void);  /* the poller and the finish */
+int  mpe__mem_on (void);
+/* The cells' owner, for the merge (NULL when off). */
+const struct mpe_memory_api *mpe__mem_api (void);
+/* The samples so far (owned by the layer, valid until reset). */
+int  mpe__mem_records (mpe_mem_sample_t **out, size_t *n,
+                       uint64_t *dropped);
+void mpe__mem_reset (void);
 
 #endif
