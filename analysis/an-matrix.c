@@ -77,6 +77,14 @@ cmp_cell (const void *a, const void *b)
   return (x->to > y->to) - (x->to < y->to);
 }
 
+int
+an_matrix_selects (const an_matrix_opts_t *o, const logfmt_message_t *msg)
+{
+  uint64_t t = msg->send_stream != LOGFMT_NO_STREAM ? msg->send_time
+                                                    : msg->recv_time;
+  return t >= o->t0 && t <= o->t1 && (!o->by_comm || msg->comm == o->comm);
+}
+
 static int
 read_messages (const logfmt_reader_t *r, const an_matrix_opts_t *o,
                an_matrix_t *m, logfmt_error_t *err)
@@ -95,8 +103,7 @@ read_messages (const logfmt_reader_t *r, const an_matrix_opts_t *o,
     {
       int has_send = msg.send_stream != LOGFMT_NO_STREAM;
       int has_recv = msg.recv_stream != LOGFMT_NO_STREAM;
-      uint64_t t = has_send ? msg.send_time : msg.recv_time;
-      if (t < o->t0 || t > o->t1 || (o->by_comm && msg.comm != o->comm))
+      if (!an_matrix_selects (o, &msg))
         continue;
       if (msg.send_rank < 0 || msg.recv_rank < 0
           || (uint32_t) msg.send_rank >= m->nranks

@@ -112,6 +112,12 @@ typedef struct
   uint64_t coll_no_cargo; /* collective instances without the cargo */
 } an_matrix_t;
 
+/* 1 if the matrix counts this message under o (window, communicator),
+ * else 0: the one rule for the matrix and for listing a cell's
+ * messages. */
+int  an_matrix_selects (const an_matrix_opts_t *o,
+                        const logfmt_message_t *msg);
+
 int  an_matrix_compute (const logfmt_reader_t *r, const an_matrix_opts_t *o,
                         an_matrix_t **out, logfmt_error_t *err);
 /* The cell (from, to), or NULL when empty. */

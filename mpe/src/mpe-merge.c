@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,29 @@ typedef struct
   blockref_t *v;
   size_t      n, cap;
 } blocklist_t;
+
+/* ------------------------------------------------------------------ */
+/* Waiting                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Completes RQ, giving the core away while it is not done.  A blocking
+ * MPI call spins: with more ranks than cores (a test job, a node shared
+ * by several jobs) the spinning ranks take the time slices of the ranks
+ * they wait for, and each collective of the merge costs tens of ms.
+ * With a core per rank the first tests complete it. */
+static void
+merge_wait (MPI_Request *rq)
+{
+  int done = 0;
+  for (int spins = 0;; spins++)
+    {
+      PMPI_Test (rq, &done, MPI_STATUS_IGNORE);
+      if (done)
+        return;
+      if (spins >= 64)
+        sched_yield ();
+    }
+}
 
 /* ------------------------------------------------------------------ */
 /* Time correction                                                     */
@@ -789,11 +813,15 @@ send_staged (int fd, uint64_t size)
           rc = LOGFMT_EIO;
           break;
         }
-      PMPI_Send (buf, (int) piece, MPI_BYTE, 0, TAG_PIECE, mpe__comm);
+      MPI_Request rq;
+      PMPI_Isend (buf, (int) piece, MPI_BYTE, 0, TAG_PIECE, mpe__comm, &rq);
+      merge_wait (&rq);
       off += piece;
     }
   free (buf);
-  PMPI_Send (NULL, 0, MPI_BYTE, 0, TAG_DONE, mpe__comm);
+  MPI_Request rq;
+  PMPI_Isend (NULL, 0, MPI_BYTE, 0, TAG_DONE, mpe__comm, &rq);
+  merge_wait (&rq);
   return rc;
 }
 
@@ -818,11 +846,23 @@ discard_piece (const MPI_Status *st)
 
 /* What the merge knows so far.  Each phase starts with the collectives
  * that need the previous phases' results, then does local work that may
- * fail; after every phase all ranks agree on failure (merge_agree), so no
- * rank is ever left waiting in a collective the others skipped. */
+ * fail.  No rank may be left waiting in a collective the others skipped,
+ * so the ranks agree on failure: a rank that failed keeps taking part in
+ * the collectives (with empty contributions, doing no local work) and its
+ * failure word travels in them (`mine` in the exchange of counts, the
+ * minimum time, the shifts, the sizes and the totals), which makes it
+ * known to all (`all`) at the same phase everywhere.  Only where a phase
+ * must allocate what the next collective receives into, or at the very
+ * end, is there a separate agreement (`agree` in the phase table).  A
+ * collective costs little with a core per rank but tens of ms when ranks
+ * share cores, so they are few. */
 typedef struct
 {
   int              rank, size;
+  int              mine;          /* this rank's failure word (0: none) */
+  int              all;           /* the worst one, known to every rank */
+  int             *pair_out, *pair_in;  /* per rank: a count and a word */
+  int64_t         *pair64;        /* per rank: a shift and a word */
   double           t_start;
   int              debug_timing;
   char             name[4096];    /* the finished log */
@@ -886,13 +926,52 @@ fail_nomem (merge_t *m, const char *what)
   return MPE_LOG_NO_MEMORY;
 }
 
-/* The worst code of all ranks (MPE_LOG_FILE_PROB > MPE_LOG_NO_MEMORY). */
+/* A failure as one int the collectives carry: the MPE code above the
+ * phase it happened in, so the maximum over the ranks has the worst code
+ * (MPE_LOG_FILE_PROB > MPE_LOG_NO_MEMORY).  0: no failure. */
 static int
-merge_agree (int rc)
+fail_word (int code, size_t phase)
 {
-  int all = MPE_LOG_FILE_PROB;
-  PMPI_Allreduce (&rc, &all, 1, MPI_INT, MPI_MAX, mpe__comm);
-  return all;
+  return code ? code << 8 | (int) (phase + 1) : 0;
+}
+
+static int
+fail_code (int word)
+{
+  return word >> 8;
+}
+
+static size_t
+fail_phase (int word)
+{
+  return (size_t) (word & 0xff) - 1;
+}
+
+/* Failure words received from other ranks (N of them, STRIDE apart). */
+static void
+learn_failures (merge_t *m, const int *words, int n, int stride)
+{
+  for (int r = 0; r < n; r++)
+    if (words[(size_t) r * (size_t) stride] > m->all)
+      m->all = words[(size_t) r * (size_t) stride];
+}
+
+/* Does this rank skip the local work of a phase? */
+static int
+failed (const merge_t *m)
+{
+  return m->mine || m->all;
+}
+
+/* A separate agreement, where no collective could carry it. */
+static void
+merge_agree (merge_t *m)
+{
+  int all = fail_word (MPE_LOG_FILE_PROB, 0);
+  MPI_Request rq;
+  PMPI_Iallreduce (&m->mine, &all, 1, MPI_INT, MPI_MAX, mpe__comm, &rq);
+  merge_wait (&rq);
+  learn_failures (m, &all, 1, 1);
 }
 
 /* Test hooks, read once per merge: MPE_TEST_MERGE_KILL=RANK:PHASE sends
@@ -933,7 +1012,7 @@ arrival_guard (int size)
     PMPI_Test (&rq, &done, MPI_STATUS_IGNORE);
   if (!done && mpe__g.save_on_wait)   /* a local choice: no collective */
     mpe__save_memory ();
-  PMPI_Wait (&rq, MPI_STATUS_IGNORE);
+  merge_wait (&rq);
 }
 
 /* Stops logging, lets every rank arrive, syncs clocks, names the output.
@@ -955,7 +1034,9 @@ merge_begin (merge_t *m, const char *prefix)
       const char *env = getenv ("MPE_LOGFILE_PREFIX");
       snprintf (m->name, sizeof m->name, "%s.clog", env && *env ? env : prefix);
     }
-  PMPI_Bcast (m->name, sizeof m->name, MPI_CHAR, 0, mpe__comm);
+  MPI_Request rq;
+  PMPI_Ibcast (m->name, sizeof m->name, MPI_CHAR, 0, mpe__comm, &rq);
+  merge_wait (&rq);
   snprintf (m->part, sizeof m->part, "%s.part", m->name);
   snprintf (mpe__g.merged_name, sizeof mpe__g.merged_name, "%s", m->name);
 }
@@ -979,11 +1060,36 @@ threads_by_index (int *n)
 static int
 phase_streams (merge_t *m)
 {
+  size_t size = (size_t) m->size;
   m->tb = threads_by_index (&m->nt);
-  m->nts = malloc ((size_t) m->size * sizeof (int));
   m->scratch = malloc (BATCH * sizeof *m->scratch);
-  if (!m->tb || !m->nts || !m->scratch)
+  if (!m->tb || !m->scratch)
     return fail_nomem (m, "thread table");
+  /* Every table with an entry per rank, now, so that a later failure
+   * never stops a rank from taking part in a collective. */
+  m->nts = calloc (size, sizeof (int));
+  m->pair_out = calloc (2 * size, sizeof (int));
+  m->pair_in = calloc (2 * size, sizeof (int));
+  m->pair64 = calloc (2 * size, sizeof (int64_t));
+  m->scount = calloc (size, sizeof (int));
+  m->rcount = calloc (size, sizeof (int));
+  m->sdisp = calloc (size, sizeof (int));
+  m->rdisp = calloc (size, sizeof (int));
+  m->delta = calloc (size, sizeof (int64_t));
+  m->defs_lens = calloc (size, sizeof (int));
+  m->defs_displs = calloc (size, sizeof (int));
+  if (!m->nts || !m->pair_out || !m->pair_in || !m->pair64 || !m->scount
+      || !m->rcount || !m->sdisp || !m->rdisp || !m->delta || !m->defs_lens
+      || !m->defs_displs)
+    return fail_nomem (m, "rank tables");
+  if (m->rank == 0)
+    {
+      m->hosts = calloc (size, 256);
+      m->comms_lens = calloc (size, sizeof (int));
+      m->comms_displs = calloc (size, sizeof (int));
+      if (!m->hosts || !m->comms_lens || !m->comms_displs)
+        return fail_nomem (m, "host and communicator tables");
+    }
   int rc = scan_spill (&m->spilled, m->nt);
   if (rc == LOGFMT_ENOMEM)
     return fail_nomem (m, "spill index");
@@ -1000,7 +1106,9 @@ phase_streams (merge_t *m)
 static int
 phase_scan (merge_t *m)
 {
-  PMPI_Allgather (&m->nt, 1, MPI_INT, m->nts, 1, MPI_INT, mpe__comm);
+  MPI_Request rq;
+  PMPI_Iallgather (&m->nt, 1, MPI_INT, m->nts, 1, MPI_INT, mpe__comm, &rq);
+  merge_wait (&rq);
   for (int r = 0; r < m->rank; r++)
     m->first_stream += (uint32_t) m->nts[r];
   m->sc.tmin = INT64_MAX;
@@ -1023,22 +1131,26 @@ phase_scan (merge_t *m)
   return MPE_LOG_OK;
 }
 
-/* Phase "route": t = 0; the sends grouped by their receiver. */
+/* Phase "route": t = 0 (the minimum carries the scan's failures); the
+ * sends grouped by their receiver. */
 static int
 phase_route (merge_t *m)
 {
   int size = m->size;
-  PMPI_Allreduce (&m->sc.tmin, &m->G, 1, MPI_INT64_T, MPI_MIN, mpe__comm);
+  int64_t mine[2] = { m->sc.tmin, -(int64_t) m->mine }, all[2];
+  MPI_Request rq;
+  PMPI_Iallreduce (mine, all, 2, MPI_INT64_T, MPI_MIN, mpe__comm, &rq);
+  merge_wait (&rq);
+  int word = (int) -all[1];
+  learn_failures (m, &word, 1, 1);
+  if (failed (m))
+    return MPE_LOG_OK;
+  m->G = all[0];
   if (m->G == INT64_MAX)
     m->G = corrected (0);
-  m->scount = calloc ((size_t) size, sizeof (int));
-  m->rcount = calloc ((size_t) size, sizeof (int));
-  m->sdisp = calloc ((size_t) size, sizeof (int));
-  m->rdisp = calloc ((size_t) size, sizeof (int));
   int *fill = calloc ((size_t) size, sizeof (int));
   m->sorted = malloc ((m->sc.nsends + 1) * sizeof (mrec_t));
-  if (!m->scount || !m->rcount || !m->sdisp || !m->rdisp || !fill
-      || !m->sorted)
+  if (!fill || !m->sorted)
     {
       free (fill);
       return fail_nomem (m, "routing");
@@ -1072,11 +1184,25 @@ phase_route (merge_t *m)
   return rc;
 }
 
-/* Phase "exchange": how much each rank receives. */
+/* Phase "exchange": how much each rank receives (with the routing's
+ * failures). */
 static int
 phase_exchange (merge_t *m)
 {
-  PMPI_Alltoall (m->scount, 1, MPI_INT, m->rcount, 1, MPI_INT, mpe__comm);
+  for (int r = 0; r < m->size; r++)
+    {
+      m->pair_out[2 * r] = m->scount[r];
+      m->pair_out[2 * r + 1] = m->mine;
+    }
+  MPI_Request rq;
+  PMPI_Ialltoall (m->pair_out, 2, MPI_INT, m->pair_in, 2, MPI_INT, mpe__comm,
+                  &rq);
+  merge_wait (&rq);
+  learn_failures (m, m->pair_in + 1, m->size, 2);
+  if (failed (m))
+    return MPE_LOG_OK;
+  for (int r = 0; r < m->size; r++)
+    m->rcount[r] = m->pair_in[2 * r];
   size_t rtotal = 0;
   for (int r = 0; r < m->size; r++)
     {
@@ -1094,8 +1220,10 @@ phase_exchange (merge_t *m)
 static int
 phase_match (merge_t *m)
 {
-  PMPI_Alltoallv (m->sorted, m->scount, m->sdisp, MPI_BYTE, m->in,
-                  m->rcount, m->rdisp, MPI_BYTE, mpe__comm);
+  MPI_Request rq;
+  PMPI_Ialltoallv (m->sorted, m->scount, m->sdisp, MPI_BYTE, m->in,
+                   m->rcount, m->rdisp, MPI_BYTE, mpe__comm, &rq);
+  merge_wait (&rq);
   free (m->sorted);
   m->sorted = NULL;
   /* Sends to impossible ranks stay unmatched on the sender. */
@@ -1108,14 +1236,14 @@ phase_match (merge_t *m)
   m->in = NULL;
   free (m->sc.recvs);
   m->sc.recvs = NULL;
-  m->delta = calloc ((size_t) m->size, sizeof (int64_t));
-  if (!m->mt || !m->delta)
+  if (!m->mt)
     return fail_nomem (m, "matched messages");
   return MPE_LOG_OK;
 }
 
 /* Residual causality violations: shift receivers forward (collective
- * rounds; nothing in them can fail). */
+ * rounds; nothing in them can fail; the first carries the matching's
+ * failures, and then ends the rounds everywhere). */
 static void
 shift_receivers (merge_t *m)
 {
@@ -1124,7 +1252,7 @@ shift_receivers (merge_t *m)
   for (int rounds = 0; rounds < 16; rounds++)
     {
       int64_t need = 0;
-      for (size_t i = 0; i < m->nmatch; i++)
+      for (size_t i = 0; !m->mine && i < m->nmatch; i++)
         {
           const match_t *x = &m->mt[i];
           if (x->m.send_stream != LOGFMT_NO_STREAM
@@ -1136,13 +1264,26 @@ shift_receivers (merge_t *m)
                 need = v;
             }
         }
-      int64_t mine = delta[rank] + need;
-      PMPI_Allgather (&mine, 1, MPI_INT64_T, delta, 1, MPI_INT64_T, mpe__comm);
-      int changed = need > 0, any = 0;
-      PMPI_Allreduce (&changed, &any, 1, MPI_INT, MPI_MAX, mpe__comm);
-      if (!any)
+      int64_t mine[2] = { delta[rank] + need, m->mine };
+      MPI_Request rq;
+      PMPI_Iallgather (mine, 2, MPI_INT64_T, m->pair64, 2, MPI_INT64_T,
+                       mpe__comm, &rq);
+      merge_wait (&rq);
+      /* Every rank sees every shift: a round that moved none is the
+       * last. */
+      int any = 0;
+      for (int r = 0; r < size; r++)
+        {
+          any |= m->pair64[2 * r] != delta[r];
+          delta[r] = m->pair64[2 * r];
+          int word = (int) m->pair64[2 * r + 1];
+          learn_failures (m, &word, 1, 1);
+        }
+      if (!any || m->all)
         break;
     }
+  if (m->all)
+    return;
   if (rank == 0)
     {
       int shifted = 0;
@@ -1197,34 +1338,37 @@ static int
 phase_shift (merge_t *m)
 {
   shift_receivers (m);
+  if (failed (m))
+    return MPE_LOG_OK;
   finish_messages (m);
   m->defs_mine = serialize_defs (&m->defs_len);
   m->comms_mine = serialize_comms (&m->comms_len);
-  m->defs_lens = malloc ((size_t) m->size * sizeof (int));
-  m->defs_displs = malloc ((size_t) m->size * sizeof (int));
-  int rc = MPE_LOG_OK;
-  if (!m->defs_mine || !m->comms_mine || !m->defs_lens || !m->defs_displs)
-    rc = fail_nomem (m, "definitions");
-  if (m->rank == 0)
+  if (!m->defs_mine || !m->comms_mine)
     {
-      m->hosts = malloc ((size_t) m->size * 256);
-      m->comms_lens = malloc ((size_t) m->size * sizeof (int));
-      m->comms_displs = malloc ((size_t) m->size * sizeof (int));
-      if (!m->hosts || !m->comms_lens || !m->comms_displs)
-        rc = fail_nomem (m, "host and communicator tables");
+      m->defs_len = m->comms_len = 0;
+      return fail_nomem (m, "definitions");
     }
-  return rc;
+  return MPE_LOG_OK;
 }
 
 /* Phase "sizes": how long every rank's definitions and communicators
- * are. */
+ * are (with the shift phase's failures). */
 static int
 phase_sizes (merge_t *m)
 {
-  PMPI_Allgather (&m->defs_len, 1, MPI_INT, m->defs_lens, 1, MPI_INT,
-                  mpe__comm);
-  PMPI_Gather (&m->comms_len, 1, MPI_INT, m->comms_lens, 1, MPI_INT, 0,
-               mpe__comm);
+  int mine[2] = { m->defs_len, m->mine };
+  MPI_Request rq[2];
+  PMPI_Iallgather (mine, 2, MPI_INT, m->pair_in, 2, MPI_INT, mpe__comm,
+                   &rq[0]);
+  PMPI_Igather (&m->comms_len, 1, MPI_INT, m->comms_lens, 1, MPI_INT, 0,
+                mpe__comm, &rq[1]);
+  merge_wait (&rq[0]);
+  merge_wait (&rq[1]);
+  learn_failures (m, m->pair_in + 1, m->size, 2);
+  if (failed (m))
+    return MPE_LOG_OK;
+  for (int r = 0; r < m->size; r++)
+    m->defs_lens[r] = m->pair_in[2 * r];
   size_t total = 0;
   for (int r = 0; r < m->size; r++)
     {
@@ -1255,13 +1399,19 @@ static int
 phase_definitions (merge_t *m)
 {
   int size = m->size;
-  PMPI_Allgatherv (m->defs_mine, m->defs_len, MPI_CHAR, m->defs_all,
-                   m->defs_lens, m->defs_displs, MPI_CHAR, mpe__comm);
+  MPI_Request rq[3];
   char myhost[256];
   snprintf (myhost, sizeof myhost, "%s", mpe__g.host);
-  PMPI_Gather (myhost, 256, MPI_CHAR, m->hosts, 256, MPI_CHAR, 0, mpe__comm);
-  PMPI_Gatherv (m->comms_mine, m->comms_len, MPI_CHAR, m->comms_all,
-                m->comms_lens, m->comms_displs, MPI_CHAR, 0, mpe__comm);
+  PMPI_Iallgatherv (m->defs_mine, m->defs_len, MPI_CHAR, m->defs_all,
+                    m->defs_lens, m->defs_displs, MPI_CHAR, mpe__comm,
+                    &rq[0]);
+  PMPI_Igather (myhost, 256, MPI_CHAR, m->hosts, 256, MPI_CHAR, 0, mpe__comm,
+                &rq[1]);
+  PMPI_Igatherv (m->comms_mine, m->comms_len, MPI_CHAR, m->comms_all,
+                 m->comms_lens, m->comms_displs, MPI_CHAR, 0, mpe__comm,
+                 &rq[2]);
+  for (int i = 0; i < 3; i++)
+    merge_wait (&rq[i]);
   /* Ranks n-1 .. 0, so rank 0's definitions come last and win. */
   size_t o = 0;
   for (int r = size - 1; r >= 0; r--)
@@ -1352,6 +1502,8 @@ static int
 phase_open (merge_t *m)
 {
   m->em.fd = -1;
+  if (failed (m))
+    return MPE_LOG_OK;
   if (m->rank == 0)
     return open_writer (m);
   char stage[4200];
@@ -1490,6 +1642,8 @@ static int
 phase_encode (merge_t *m)
 {
   emit_t *em = &m->em;
+  if (failed (m))
+    return MPE_LOG_OK;
   em->shift = -m->G + m->delta[m->rank];
   for (int t = 0; t < m->nt && !em->err; t++)
     if (m->tb[t])
@@ -1516,15 +1670,18 @@ phase_encode (merge_t *m)
   return mpe_code (em->err);
 }
 
-/* Phase "assemble": the other ranks' pieces reach rank 0's writer. */
+/* Phase "assemble": the other ranks' pieces reach rank 0's writer.  A
+ * rank that failed sends none, only the end; rank 0 having failed
+ * receives them all and drops them. */
 static int
 phase_assemble (merge_t *m)
 {
-  int rc = 0;
+  int rc = failed (m) ? LOGFMT_EINVAL : 0;
   if (m->rank != 0)
     {
-      rc = send_staged (m->em.fd, m->em.fsize);
-      close (m->em.fd);
+      rc = send_staged (m->em.fd, rc ? 0 : m->em.fsize);
+      if (m->em.fd >= 0)
+        close (m->em.fd);
       m->em.fd = -1;
       if (rc)
         fprintf (stderr, "mpe: rank %d: cannot send its part of the log: "
@@ -1535,7 +1692,13 @@ phase_assemble (merge_t *m)
     {
       MPI_Status st;
       int cnt = 0;
-      PMPI_Probe (MPI_ANY_SOURCE, MPI_ANY_TAG, mpe__comm, &st);
+      int arrived = 0;
+      for (int spins = 0; !arrived; spins++)
+        {
+          PMPI_Iprobe (MPI_ANY_SOURCE, MPI_ANY_TAG, mpe__comm, &arrived, &st);
+          if (!arrived && spins >= 64)
+            sched_yield ();
+        }
       PMPI_Get_count (&st, MPI_BYTE, &cnt);
       if (st.MPI_TAG != TAG_PIECE)
         {
@@ -1557,29 +1720,63 @@ phase_assemble (merge_t *m)
           m->piece = nb;
           m->piece_cap = (size_t) cnt;
         }
-      PMPI_Recv (m->piece, cnt, MPI_BYTE, st.MPI_SOURCE, TAG_PIECE, mpe__comm,
-                 MPI_STATUS_IGNORE);
+      MPI_Request rq;
+      PMPI_Irecv (m->piece, cnt, MPI_BYTE, st.MPI_SOURCE, TAG_PIECE,
+                  mpe__comm, &rq);
+      merge_wait (&rq);
       int r = rc ? 0 : consume_piece (m->em.w, m->piece, (size_t) cnt);
       if (r && !rc)
         rc = r;
     }
+  if (failed (m))
+    return MPE_LOG_OK;   /* already reported */
   return write_status (m, rc);
 }
 
-/* Phase "finish": totals; rank 0 completes the .part file. */
+/* {events, lost, failure word}: summed, summed, maximum. */
+static void
+totals_op (void *in, void *inout, int *len, MPI_Datatype *type)
+{
+  (void) type;
+  const uint64_t *a = in;
+  uint64_t *b = inout;
+  for (int i = 0; i < *len; i++, a += 3, b += 3)
+    {
+      b[0] += a[0];
+      b[1] += a[1];
+      if (a[2] > b[2])
+        b[2] = a[2];
+    }
+}
+
+/* Phase "finish": totals (with every failure so far); rank 0 completes
+ * the .part file. */
 static int
 phase_finish (merge_t *m)
 {
-  uint64_t counts[2] = { m->em.events, 0 };
+  uint64_t counts[3] = { m->em.events, 0, (uint64_t) m->mine }, all[3];
   for (int t = 0; t < m->nt; t++)
     if (m->tb[t])
       counts[1] += m->tb[t]->lost;
-  PMPI_Reduce (counts, m->totals, 2, MPI_UINT64_T, MPI_SUM, 0, mpe__comm);
-  if (counts[1])
+  MPI_Datatype triple;
+  MPI_Op op;
+  MPI_Request rq;
+  PMPI_Type_contiguous (3, MPI_UINT64_T, &triple);
+  PMPI_Type_commit (&triple);
+  PMPI_Op_create (totals_op, 1, &op);
+  PMPI_Iallreduce (counts, all, 1, triple, op, mpe__comm, &rq);
+  merge_wait (&rq);
+  PMPI_Op_free (&op);
+  PMPI_Type_free (&triple);
+  m->totals[0] = all[0];
+  m->totals[1] = all[1];
+  int word = (int) all[2];
+  learn_failures (m, &word, 1, 1);
+  if (counts[1] && !m->all)
     fprintf (stderr, "mpe: rank %d lost %llu events (the spill file could "
              "not be written); LOSS records mark where\n", m->rank,
              (unsigned long long) counts[1]);
-  if (m->rank != 0)
+  if (m->rank != 0 || failed (m))
     return MPE_LOG_OK;
   logfmt_error_t err;
   memset (&err, 0, sizeof err);
@@ -1597,7 +1794,7 @@ phase_finish (merge_t *m)
 static int
 phase_publish (merge_t *m)
 {
-  if (m->rank != 0)
+  if (m->rank != 0 || failed (m))
     return MPE_LOG_OK;
   if (rename (m->part, m->name) != 0)
     {
@@ -1625,24 +1822,30 @@ merge_report (const merge_t *m)
              (unsigned long long) m->totals[1]);
 }
 
+/* The phases in order; `agree`: a separate agreement follows (the next
+ * collective receives into what this phase allocates, or nothing
+ * follows), otherwise the next collective carries this phase's failures
+ * (a phase that failed on some rank is known to all at the latest at the
+ * next agreement). */
 static const struct
 {
   const char *name;
   int (*run) (merge_t *);
+  int agree;
 } phases[] = {
-  { "streams", phase_streams },
-  { "scan", phase_scan },
-  { "route", phase_route },
-  { "exchange", phase_exchange },
-  { "match", phase_match },
-  { "shift", phase_shift },
-  { "sizes", phase_sizes },
-  { "definitions", phase_definitions },
-  { "open", phase_open },
-  { "encode", phase_encode },
-  { "assemble", phase_assemble },
-  { "finish", phase_finish },
-  { "publish", phase_publish },
+  { "streams", phase_streams, 1 },
+  { "scan", phase_scan, 0 },            /* -> route's minimum */
+  { "route", phase_route, 0 },          /* -> exchange's counts */
+  { "exchange", phase_exchange, 1 },
+  { "match", phase_match, 0 },          /* -> shift's first round */
+  { "shift", phase_shift, 0 },          /* -> sizes */
+  { "sizes", phase_sizes, 1 },
+  { "definitions", phase_definitions, 0 },  /* -> finish's totals */
+  { "open", phase_open, 0 },
+  { "encode", phase_encode, 0 },
+  { "assemble", phase_assemble, 0 },
+  { "finish", phase_finish, 0 },        /* carries them all */
+  { "publish", phase_publish, 1 },
 };
 
 /* The log could not be completed: nothing local is removed, what memory
@@ -1676,12 +1879,16 @@ merge_failed (merge_t *m, int rc, const char *phase)
   snprintf (where + dl + 1, sizeof where - dl - 1, "%s", mpe__g.host);
   char root[sizeof where];
   memcpy (root, where, sizeof root);
-  PMPI_Bcast (root, (int) sizeof root, MPI_CHAR, 0, mpe__comm);
+  MPI_Request rq;
+  PMPI_Ibcast (root, (int) sizeof root, MPI_CHAR, 0, mpe__comm, &rq);
+  merge_wait (&rq);
   int elsewhere = strcmp (root, where) != 0
                   || strcmp (root + strlen (root) + 1,
                              where + strlen (where) + 1) != 0;
   int nelsewhere = 0;
-  PMPI_Reduce (&elsewhere, &nelsewhere, 1, MPI_INT, MPI_SUM, 0, mpe__comm);
+  PMPI_Ireduce (&elsewhere, &nelsewhere, 1, MPI_INT, MPI_SUM, 0, mpe__comm,
+                &rq);
+  merge_wait (&rq);
   if (m->rank != 0)
     return;
   fprintf (stderr,
@@ -1730,6 +1937,9 @@ merge_free (merge_t *m)
   free (m->comms_displs);
   free (m->comms_all);
   free (m->piece);
+  free (m->pair_out);
+  free (m->pair_in);
+  free (m->pair64);
 }
 
 int
@@ -1744,22 +1954,22 @@ mpe__merge (const char *prefix)
   m.size = mpe__g.size;
   merge_begin (&m, prefix);
   merge_timing (&m, "sync");
-  int rc = MPE_LOG_OK;
-  size_t i;
-  for (i = 0; i < sizeof phases / sizeof phases[0]; i++)
+  for (size_t i = 0; i < sizeof phases / sizeof phases[0] && !m.all; i++)
     {
       if (test_hook_is ("MPE_TEST_MERGE_KILL", &m, phases[i].name))
         raise (SIGKILL);
-      rc = phases[i].run (&m);
+      int rc = phases[i].run (&m);
       if (test_hook_is ("MPE_TEST_MERGE_FAIL", &m, phases[i].name))
         rc = fail_nomem (&m, "MPE_TEST_MERGE_FAIL");
-      rc = merge_agree (rc);
+      if (rc && !m.mine)
+        m.mine = fail_word (rc, i);
+      if (phases[i].agree)
+        merge_agree (&m);
       merge_timing (&m, phases[i].name);
-      if (rc)
-        break;
     }
+  int rc = fail_code (m.all);
   if (rc)
-    merge_failed (&m, rc, phases[i].name);
+    merge_failed (&m, rc, phases[fail_phase (m.all)].name);
   else
     {
       merge_report (&m);

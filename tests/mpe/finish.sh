@@ -106,6 +106,8 @@ for phase in streams scan route exchange match shift sizes definitions \
     MPE_TEST_MERGE_FAIL=$r:$phase run 2 $B/tests/mpe/logmany $N
     ok $? "$phase fails on rank $r: the job ends"
     failed "$phase fails on rank $r" logmany.clog 2
+    grep -q "in the merge's $phase phase" err.txt
+    ok $? "$phase fails on rank $r: rank 0 names the phase"
     recovered "$phase fails on rank $r" 1
   done
 done

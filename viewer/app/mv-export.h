@@ -29,6 +29,10 @@ gboolean mv_export_run (const MvExportOpts *o, GError **error);
 gboolean mv_export_stats_run (const MvExportOpts *o, GError **error);
 /* Parses "1.5", "1.5s", "20ms", "3us", "100ns" (no unit: seconds). */
 gboolean mv_parse_time (const char *s, guint64 *out);
+/* The communication matrix's heat map (counts) as PNG. */
+gboolean mv_export_matrix_run (const MvExportOpts *o, GError **error);
+/* Headless benchmark of the matrix window: prints figures on stdout. */
+int      mv_bench_matrix_run (const char *input, int width, int height);
 /* Headless benchmark: prints figures on stdout. */
 int      mv_bench_run (const char *input, int width, int height);
 

@@ -45,8 +45,9 @@ int
 main (int argc, char **argv)
 {
   MvExportOpts eo = { 0 };
-  char *export_path = NULL, *stats_path = NULL, *detail = NULL;
-  gboolean bench = FALSE, version = FALSE;
+  char *export_path = NULL, *stats_path = NULL, *matrix_path = NULL;
+  char *detail = NULL;
+  gboolean bench = FALSE, bench_matrix = FALSE, version = FALSE;
   int width = 0, height = 0;
 
   setlocale (LC_ALL, "");
@@ -64,6 +65,9 @@ main (int argc, char **argv)
     { "export-stats", 0, 0, G_OPTION_ARG_FILENAME, &stats_path,
       "Write FILE's statistics table (per state and rank) to OUT as CSV",
       "OUT" },
+    { "export-matrix", 0, 0, G_OPTION_ARG_FILENAME, &matrix_path,
+      "Write FILE's communication matrix (message counts) to OUT.png",
+      "OUT" },
     { "from", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_time_opt,
       "Start of the exported window (seconds, or 20ms, 3us, 100ns)", "T0" },
     { "to", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_time_opt,
@@ -76,6 +80,8 @@ main (int argc, char **argv)
       "Export/bench height in pixels", "H" },
     { "bench", 0, 0, G_OPTION_ARG_NONE, &bench,
       "Measure first-frame and zoom/pan frame times, peak RSS", NULL },
+    { "bench-matrix", 0, 0, G_OPTION_ARG_NONE, &bench_matrix,
+      "Measure the communication matrix window's first image", NULL },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "Print the version",
       NULL },
     { NULL },
@@ -100,26 +106,33 @@ main (int argc, char **argv)
       g_print ("mpeview %s\n", PACKAGE_VERSION);
       return 0;
     }
-  if ((export_path != NULL) + (stats_path != NULL) + bench > 1)
+  if ((export_path != NULL) + (stats_path != NULL) + (matrix_path != NULL)
+      + bench + bench_matrix > 1)
     {
-      g_printerr ("mpeview: --export, --export-stats and --bench are "
-                  "exclusive\n");
+      g_printerr ("mpeview: --export, --export-stats, --export-matrix, "
+                  "--bench and --bench-matrix are exclusive\n");
       return 2;
     }
-  if (export_path != NULL || stats_path != NULL || bench)
+  if (export_path != NULL || stats_path != NULL || matrix_path != NULL
+      || bench || bench_matrix)
     {
       if (argc != 2)
         {
           g_printerr ("mpeview: %s needs exactly one input FILE\n",
-                      bench ? "--bench" : stats_path ? "--export-stats"
-                      : "--export");
+                      bench ? "--bench" : bench_matrix ? "--bench-matrix"
+                      : stats_path ? "--export-stats"
+                      : matrix_path ? "--export-matrix" : "--export");
           return 2;
         }
       if (bench)
         return mv_bench_run (argv[1], width ? width : 1920,
                              height ? height : 1080);
+      if (bench_matrix)
+        return mv_bench_matrix_run (argv[1], width ? width : 1000,
+                                    height ? height : 1000);
       eo.input = argv[1];
-      eo.output = stats_path ? stats_path : export_path;
+      eo.output = stats_path ? stats_path
+                  : matrix_path ? matrix_path : export_path;
       eo.width = width;
       eo.height = height;
       eo.force_lod = -1;
@@ -135,7 +148,8 @@ main (int argc, char **argv)
           eo.force_lod = g_str_equal (detail, "summaries");
         }
       if (!(stats_path ? mv_export_stats_run (&eo, &error)
-                       : mv_export_run (&eo, &error)))
+            : matrix_path ? mv_export_matrix_run (&eo, &error)
+            : mv_export_run (&eo, &error)))
         {
           g_printerr ("mpeview: %s\n", error->message);
           g_error_free (error);

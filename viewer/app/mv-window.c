@@ -16,6 +16,7 @@
 
 #include "mv-window.h"
 #include "../model/mv-stats.h"
+#include "../widgets/mv-matrix-window.h"
 #include "../widgets/mv-stats-window.h"
 #include "../widgets/mv-timeline.h"
 
@@ -697,6 +698,13 @@ on_stats (GtkWidget *b, Win *w)
     mv_stats_window_show (GTK_WINDOW (w->win), w->tl);
 }
 
+static void
+on_matrix (GtkWidget *b, Win *w)
+{
+  if (w->log)
+    mv_matrix_window_show (GTK_WINDOW (w->win), w->tl);
+}
+
 typedef struct
 {
   MvLog     *log;
@@ -820,6 +828,11 @@ on_win_key (GtkWidget *wd, GdkEventKey *ev, Win *w)
       on_stats (NULL, w);
       return TRUE;
     }
+  if (ctrl && (ev->keyval == GDK_KEY_m || ev->keyval == GDK_KEY_M))
+    {
+      on_matrix (NULL, w);
+      return TRUE;
+    }
   if (ctrl && (ev->keyval == GDK_KEY_q || ev->keyval == GDK_KEY_w))
     {
       gtk_widget_destroy (w->win);
@@ -933,6 +946,11 @@ win_new (GtkApplication *app)
   gtk_widget_set_tooltip_text (stats, "Statistics and histograms (Ctrl+T)");
   g_signal_connect (stats, "clicked", G_CALLBACK (on_stats), w);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), stats);
+  GtkWidget *matrix = gtk_button_new_with_mnemonic ("_Matrix");
+  gtk_widget_set_tooltip_text (matrix, "Communication matrix: who sent how "
+                               "much to whom (Ctrl+M)");
+  g_signal_connect (matrix, "clicked", G_CALLBACK (on_matrix), w);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), matrix);
   GtkWidget *sbox = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_style_context_add_class (gtk_widget_get_style_context (sbox), "linked");
   w->search = gtk_search_entry_new ();
