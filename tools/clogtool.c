@@ -32,6 +32,8 @@ static const subcommand_t subcommands[] = {
     "per thread: time on and off CPUs, switches, migrations" },
   { "cpus", clogtool_cpus_main,
     "per CPU: which threads ran there, shared cores" },
+  { "memory", clogtool_memory_main,
+    "memory profile: peak, call sites, leaks; massif/hp export" },
   { "gen", clogtool_gen_main, "write a synthetic log (tests, benchmarks)" },
 };
 

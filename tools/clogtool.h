@@ -15,5 +15,6 @@ int clogtool_matrix_main (int argc, char **argv);   /* tools/matrix.c */
 int clogtool_profile_main (int argc, char **argv);  /* tools/profile.c */
 int clogtool_threads_main (int argc, char **argv);  /* tools/threads.c */
 int clogtool_cpus_main (int argc, char **argv);     /* tools/cpus.c */
+int clogtool_memory_main (int argc, char **argv);   /* tools/memory.c */
 
 #endif

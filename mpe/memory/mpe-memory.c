@@ -536,6 +536,17 @@ munmap (void *a, size_t n)
   return rc;
 }
 
+/* UCX (MPICH's ch4:ucx) patches the processes' mmap calls to its own
+ * hook, which calls libc's mmap past these wrappers: while recording, its
+ * hook is off unless the user chose otherwise (UCX then keeps no
+ * registration cache for memory it cannot see unmapped). */
+__attribute__ ((constructor)) static void
+memory_init (void)
+{
+  if (recording () == 1)
+    setenv ("UCX_MEM_MMAP_HOOK_MODE", "none", 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* What libmpe reads (mpe-memory-abi.h)                                 */
 /* ------------------------------------------------------------------ */

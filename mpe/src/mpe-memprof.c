@@ -30,6 +30,10 @@ static struct
   uint64_t       *last_calls;
   size_t          nlast;
   int64_t         last_total;
+  /* The cells when the log was finished (before the merge allocates). */
+  mpe_mem_final_t *fin;
+  size_t          nfin;
+  int64_t         fin_live, fin_peak;
 } M = { .lock = PTHREAD_MUTEX_INITIALIZER, .last_total = -1 };
 
 int
@@ -149,6 +153,37 @@ mpe__mem_sample (void)
   pthread_mutex_unlock (&M.lock);
 }
 
+void
+mpe__mem_freeze (void)
+{
+  if (!mpe__mem_on ())
+    return;
+  mpe__mem_sample ();
+  pthread_mutex_lock (&M.lock);
+  const mpe_memory_api_t *a = M.api;
+  size_t n = a->ncells ();
+  const mpe_mem_cell_t *c = a->cells ();
+  free (M.fin);
+  M.fin = malloc ((n ? n : 1) * sizeof *M.fin);
+  M.nfin = M.fin ? n : 0;
+  for (size_t i = 0; i < M.nfin; i++)
+    M.fin[i] = (mpe_mem_final_t) {
+      atomic_load (&c[i].live), atomic_load (&c[i].peak),
+      atomic_load (&c[i].calls) };
+  M.fin_live = a->live ();
+  M.fin_peak = a->peak ();
+  pthread_mutex_unlock (&M.lock);
+}
+
+size_t
+mpe__mem_final (const mpe_mem_final_t **cells, int64_t *live, int64_t *peak)
+{
+  *cells = M.fin;
+  *live = M.fin_live;
+  *peak = M.fin_peak;
+  return M.nfin;
+}
+
 int
 mpe__mem_records (mpe_mem_sample_t **out, size_t *n, uint64_t *dropped)
 {
@@ -167,6 +202,9 @@ mpe__mem_reset (void)
   free (M.recs);
   free (M.last_live);
   free (M.last_calls);
+  free (M.fin);
+  M.fin = NULL;
+  M.nfin = 0;
   M.recs = NULL;
   M.last_live = NULL;
   M.last_calls = NULL;

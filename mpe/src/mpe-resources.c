@@ -260,7 +260,9 @@ mpe__res_defs (uint32_t first_stream, int host_leader, void **out,
   if (a)
     {
       const mpe_mem_cell_t *c = a->cells ();
-      size_t nc = a->ncells ();
+      const mpe_mem_final_t *fin;
+      int64_t live, peak;
+      size_t nc = mpe__mem_final (&fin, &live, &peak);
       char path[PATH_MAX];
       for (size_t i = 0; i < nc; i++)
         {
@@ -281,16 +283,16 @@ mpe__res_defs (uint32_t first_stream, int host_leader, void **out,
           d.v[LOGFMT_MEM_KIND] = c[i].kind;
           d.v[LOGFMT_MEM_OFFSET] = (int64_t) off;
           d.v[LOGFMT_MEM_ADDRESS] = (int64_t) c[i].site;
-          d.v[LOGFMT_MEM_PEAK] = atomic_load (&c[i].peak);
-          d.v[LOGFMT_MEM_LIVE_END] = atomic_load (&c[i].live);
-          d.v[LOGFMT_MEM_CALLS] = (int64_t) atomic_load (&c[i].calls);
-          if (d.v[LOGFMT_MEM_CALLS] || i == 0)
+          d.v[LOGFMT_MEM_PEAK] = fin[i].peak;
+          d.v[LOGFMT_MEM_LIVE_END] = fin[i].live;
+          d.v[LOGFMT_MEM_CALLS] = (int64_t) fin[i].calls;
+          if (fin[i].calls || i == 0)
             put_def (&b, &d);
         }
       logfmt_resource_def_t t = { LOGFMT_RES_MEMTOTAL, first_stream, 3, 0,
                                   { 0 }, { NULL } };
-      t.v[LOGFMT_MEMT_PEAK] = a->peak ();
-      t.v[LOGFMT_MEMT_LIVE_END] = a->live ();
+      t.v[LOGFMT_MEMT_PEAK] = peak;
+      t.v[LOGFMT_MEMT_LIVE_END] = live;
       t.v[LOGFMT_MEMT_DROPPED] = (int64_t) a->dropped ();
       put_def (&b, &t);
     }

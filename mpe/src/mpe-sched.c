@@ -249,8 +249,8 @@ mpe__sched_stop (void)
       pthread_mutex_unlock (&S.stop_lock);
       pthread_join (S.poller, NULL);
       S.poller_on = 0;
+      mpe__mem_freeze ();
     }
-  mpe__mem_sample ();
   if (!mpe__sched_on ())
     return;
   pthread_mutex_lock (&S.lock);

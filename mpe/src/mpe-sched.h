@@ -58,5 +58,15 @@ const struct mpe_memory_api *mpe__mem_api (void);
 int  mpe__mem_records (mpe_mem_sample_t **out, size_t *n,
                        uint64_t *dropped);
 void mpe__mem_reset (void);
+/* At the finish, before the merge: the cells' final values. */
+typedef struct
+{
+  int64_t  live, peak;
+  uint64_t calls;
+} mpe_mem_final_t;
+void   mpe__mem_freeze (void);
+/* The frozen cells (count returned) and process totals. */
+size_t mpe__mem_final (const mpe_mem_final_t **cells, int64_t *live,
+                       int64_t *peak);
 
 #endif
