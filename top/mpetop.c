@@ -21,19 +21,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "top-conn.h"
 #include "top-model.h"
 #include "top-text.h"
-
-typedef struct
-{
-  int    lfd, fd;
-  char   token[TOP_TOKEN_LEN + 1];
-  char   in[1 << 16];
-  size_t nin;
-  char  *big;          /* a line longer than `in` */
-  size_t nbig, capbig;
-  FILE  *record;
-} conn_t;
+#ifdef MPETOP_GTK
+# include <gtk/gtk.h>
+# include "top-window.h"
+#endif
 
 static volatile sig_atomic_t stop_flag;
 
@@ -51,9 +45,10 @@ usage (FILE *f)
     "usage: mpetop [--text] [--listen HOST:PORT] [--level LEVEL] "
     "[--metric CODE]\n"
     "              [--hz HZ] [--batch N] [--record FILE] [--addr-file FILE]\n"
+    "              [--exit-after-job]\n"
     "Watches a running MPI job through the MPE live monitor: start it, then\n"
     "run the job with MPE_MONITOR_ADDR set to the address it prints.\n"
-    "  --text            one refreshed table (default without a display)\n"
+    "  --text            one refreshed table (always without a display)\n"
     "  --listen H:P      where to listen (default 127.0.0.1:0)\n"
     "  --level L         thread|process|node|job|channel (default process)\n"
     "  --object N        one object of the level (channel: the sender rank)\n"
@@ -61,129 +56,30 @@ usage (FILE *f)
     "  --hz HZ           sampling rate to ask for\n"
     "  --batch N         print N tables, no screen control, then exit\n"
     "  --record FILE     append every line the job sends to FILE\n"
-    "  --addr-file FILE  also write the address to FILE\n");
-}
-
-static int
-random_token (char *out)
-{
-  unsigned char b[TOP_TOKEN_LEN / 2];
-  int fd = open ("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || read (fd, b, sizeof b) != (ssize_t) sizeof b)
-    {
-      if (fd >= 0)
-        close (fd);
-      return -1;
-    }
-  close (fd);
-  for (size_t i = 0; i < sizeof b; i++)
-    sprintf (out + 2 * i, "%02x", b[i]);
-  return 0;
-}
-
-static int
-listen_on (const char *spec, char *addr, size_t cap)
-{
-  char host[256] = "127.0.0.1", port[16] = "0";
-  if (spec)
-    {
-      const char *c = strrchr (spec, ':');
-      if (!c || (size_t) (c - spec) >= sizeof host || strlen (c + 1) >= sizeof port)
-        return -1;
-      memcpy (host, spec, (size_t) (c - spec));
-      host[c - spec] = '\0';
-      strcpy (port, c + 1);
-    }
-  struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };
-  struct addrinfo *res;
-  if (getaddrinfo (host, port, &hints, &res) != 0)
-    return -1;
-  int fd = socket (res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  int one = 1;
-  if (fd >= 0)
-    setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (fd < 0 || bind (fd, res->ai_addr, res->ai_addrlen) != 0
-      || listen (fd, 4) != 0)
-    {
-      if (fd >= 0)
-        close (fd);
-      freeaddrinfo (res);
-      return -1;
-    }
-  freeaddrinfo (res);
-  struct sockaddr_storage ss;
-  socklen_t sl = sizeof ss;
-  char h[256], p[16];
-  if (getsockname (fd, (struct sockaddr *) &ss, &sl) != 0
-      || getnameinfo ((struct sockaddr *) &ss, sl, h, sizeof h, p, sizeof p,
-                      NI_NUMERICHOST | NI_NUMERICSERV) != 0)
-    {
-      close (fd);
-      return -1;
-    }
-  snprintf (addr, cap, strchr (h, ':') ? "tcp://[%s]:%s" : "tcp://%s:%s",
-            h, p);
-  return fd;
+    "  --addr-file FILE  also write the address to FILE\n"
+    "  --exit-after-job  the window closes when the job has ended\n");
 }
 
 static void
-send_line (conn_t *c, const char *line)
-{
-  if (c->fd >= 0)
-    (void) !send (c->fd, line, strlen (line), MSG_NOSIGNAL);
-}
-
-static void
-ask (conn_t *c, const top_text_opts_t *o)
+ask (top_conn_t *c, const top_text_opts_t *o)
 {
   char line[96];
   if (o->level >= 0)
     {
       snprintf (line, sizeof line, "want %d %d %u\n", o->level, o->object,
                 o->code);
-      send_line (c, line);
+      top_conn_send (c, line);
     }
   if (o->hz > 0)
     {
       snprintf (line, sizeof line, "hz %g\n", o->hz);
-      send_line (c, line);
+      top_conn_send (c, line);
     }
 }
 
-/* Feeds the bytes read to the model line by line.  Returns -1 to hang up. */
+/* Text mode: poll the socket, the keyboard and a clock. */
 static int
-feed (conn_t *c, top_model_t *m, const top_text_opts_t *o)
-{
-  char *nl;
-  while ((nl = memchr (c->in, '\n', c->nin)))
-    {
-      size_t n = (size_t) (nl - c->in);
-      if (c->record)
-        fprintf (c->record, "%.*s\n", (int) n, c->in);
-      int had = m->hello;
-      int rc = top_model_line (m, c->in, n, c->token);
-      if (rc == -2 || (!m->hello && rc < 0))
-        {
-          fprintf (stderr, "mpetop: the peer did not introduce itself with "
-                   "the right token; hanging up\n");
-          return -1;
-        }
-      if (!had && m->hello)
-        ask (c, o);
-      c->nin -= n + 1;
-      memmove (c->in, nl + 1, c->nin);
-    }
-  if (c->nin == sizeof c->in)
-    {
-      fprintf (stderr, "mpetop: a line longer than %zu bytes; hanging up\n",
-               sizeof c->in);
-      return -1;
-    }
-  return 0;
-}
-
-static int
-run (conn_t *c, top_text_opts_t *o)
+run_text (top_conn_t *c, top_text_opts_t *o)
 {
   top_model_t m;
   top_model_init (&m);
@@ -197,6 +93,8 @@ run (conn_t *c, top_text_opts_t *o)
     }
   int shown = 0, rc = 0;
   uint64_t last_drawn = 0;
+  if (!o->batch)
+    top_text_draw (stdout, &m, o);
   while (!stop_flag)
     {
       struct pollfd p[2] = { { c->fd >= 0 ? c->fd : c->lfd, POLLIN, 0 },
@@ -206,31 +104,23 @@ run (conn_t *c, top_text_opts_t *o)
         break;
       if (c->fd < 0 && (p[0].revents & POLLIN))
         {
-          c->fd = accept4 (c->lfd, NULL, NULL, SOCK_CLOEXEC);
+          if (top_conn_accept (c) == 0 && m.ended)
+            {
+              top_model_free (&m);
+              top_model_init (&m);
+            }
           continue;
         }
       if (c->fd >= 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
         {
-          ssize_t r = recv (c->fd, c->in + c->nin, sizeof c->in - c->nin, 0);
-          if (r > 0)
+          int had = m.hello;
+          if (top_conn_read (c, &m) < 0 && !m.ended)
             {
-              c->nin += (size_t) r;
-              if (feed (c, &m, o) < 0)
-                {
-                  close (c->fd);
-                  c->fd = -1;
-                  c->nin = 0;
-                  top_model_free (&m);
-                  top_model_init (&m);
-                  continue;
-                }
+              top_model_free (&m);     /* refused: wait for the next */
+              top_model_init (&m);
             }
-          else if (r == 0 || (errno != EINTR && errno != EAGAIN))
-            {
-              close (c->fd);
-              c->fd = -1;
-              m.ended = 1;
-            }
+          if (!had && m.hello)
+            ask (c, o);
         }
       if (raw && (p[1].revents & POLLIN))
         {
@@ -242,12 +132,12 @@ run (conn_t *c, top_text_opts_t *o)
               ask (c, o);
             }
         }
-      if (m.samples != last_drawn || m.ended)
+      if (m.samples != last_drawn || (m.ended && c->fd < 0))
         {
           last_drawn = m.samples;
           top_text_draw (stdout, &m, o);
           shown++;
-          if ((o->batch && shown >= o->batch) || m.ended)
+          if ((o->batch && shown >= o->batch) || (m.ended && c->fd < 0))
             break;
         }
     }
@@ -272,18 +162,19 @@ main (int argc, char **argv)
     { "batch", required_argument, NULL, 'b' },
     { "record", required_argument, NULL, 'r' },
     { "addr-file", required_argument, NULL, 'a' },
+    { "exit-after-job", no_argument, NULL, 'x' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
   top_text_opts_t o = { .level = -1, .object = -1, .code = 0xffff0000u };
   const char *listen_spec = NULL, *record = NULL, *addr_file = NULL;
-  int ch;
+  int ch, text = 0, exit_after_job = 0;
   char *end;
   while ((ch = getopt_long (argc, argv, "h", longs, NULL)) != -1)
     switch (ch)
       {
-      case 't':
-        break;     /* the only mode without GTK */
+      case 't': text = 1; break;
+      case 'x': exit_after_job = 1; break;
       case 'L': listen_spec = optarg; break;
       case 'l':
         o.level = top_level_parse (optarg);
@@ -347,26 +238,16 @@ main (int argc, char **argv)
                "(the sender whose row to show)\n");
       return 2;
     }
-  conn_t c = { .lfd = -1, .fd = -1 };
+  static top_conn_t c;
   char addr[320];
-  if (random_token (c.token) != 0)
-    {
-      fprintf (stderr, "mpetop: cannot read /dev/urandom for a token\n");
-      return 1;
-    }
-  c.lfd = listen_on (listen_spec, addr, sizeof addr);
-  if (c.lfd < 0)
-    {
-      fprintf (stderr, "mpetop: cannot listen on %s\n",
-               listen_spec ? listen_spec : "127.0.0.1:0");
-      return 1;
-    }
-  printf ("MPE_MONITOR_ADDR=%s/%s\n", addr, c.token);
+  if (top_conn_listen (&c, listen_spec, addr, sizeof addr) != 0)
+    return 1;
+  printf ("MPE_MONITOR_ADDR=%s\n", addr);
   fflush (stdout);
   if (addr_file)
     {
       FILE *f = fopen (addr_file, "w");
-      if (!f || fprintf (f, "%s/%s\n", addr, c.token) < 0 || fclose (f) != 0)
+      if (!f || fprintf (f, "%s\n", addr) < 0 || fclose (f) != 0)
         {
           fprintf (stderr, "mpetop: cannot write %s\n", addr_file);
           return 1;
@@ -380,7 +261,14 @@ main (int argc, char **argv)
   signal (SIGINT, on_signal);
   signal (SIGTERM, on_signal);
   signal (SIGPIPE, SIG_IGN);
-  int rc = run (&c, &o);
+  int rc;
+#ifdef MPETOP_GTK
+  /* The window unless asked for text, for a batch, or without display. */
+  if (!text && !o.batch && gtk_init_check (&argc, &argv))
+    rc = top_window_run (&c, &o, exit_after_job);
+  else
+#endif
+    rc = run_text (&c, &o);
   if (c.record)
     fclose (c.record);
   return rc;

@@ -11,9 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -21,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "anim/client/anim-addr.h"
 #include "anim/client/anim-client.h"
 #include "anim/client/anim-proto.h"
 
@@ -34,7 +31,6 @@
 #define DEF_RESCAN_NS 250000000ull  /* look for new state definitions */
 #define CONNECT_MS    3000
 #define STOP_DRAIN_MS 1000
-#define MAX_ADDRS     4
 #define MAX_DEFS      4096
 
 typedef struct
@@ -50,14 +46,6 @@ typedef struct
 } slot_t;
 
 _Static_assert (sizeof (slot_t) == 32, "ring slot is 32 bytes");
-
-typedef struct
-{
-  int  kind;                     /* 1 tcp, 2 unix */
-  char host[256];
-  char port[16];
-  char path[108];
-} addr_t;
 
 enum { ST_OFF, ST_CONNECTING, ST_UP, ST_GONE };
 
@@ -77,9 +65,7 @@ static struct
   int      started;
   int      fd;
   int      rank, size;
-  char     token[ANIM_TOKEN_LEN + 1];
-  addr_t   addrs[MAX_ADDRS];
-  int      naddrs;
+  anim_addr_list_t addrs;
   uint8_t  out[OUT_CAP];
   size_t   out_len;
   uint64_t sent;                 /* records put in out[] */
@@ -143,110 +129,6 @@ anim_client_record (const anim_client_record_t *rec)
 }
 
 /* ------------------------------------------------------------------ */
-/* Address parsing                                                     */
-/* ------------------------------------------------------------------ */
-
-static int
-is_token (const char *t, size_t n)
-{
-  if (n != ANIM_TOKEN_LEN)
-    return 0;
-  for (size_t i = 0; i < n; i++)
-    if (!((t[i] >= '0' && t[i] <= '9') || (t[i] >= 'a' && t[i] <= 'f')))
-      return 0;
-  return 1;
-}
-
-/* One of "tcp://HOST:PORT/TOKEN", "tcp://[V6]:PORT/TOKEN",
- * "unix:/PATH#TOKEN".  All addresses of a list must carry one token. */
-static int
-parse_one (const char *s, size_t n, addr_t *a, char *token)
-{
-  const char *end = s + n, *tok;
-  memset (a, 0, sizeof *a);
-  if (n > 5 && strncmp (s, "unix:", 5) == 0)
-    {
-      const char *hash = memchr (s, '#', n);
-      if (!hash)
-        return -1;
-      size_t plen = (size_t) (hash - (s + 5));
-      if (plen == 0 || plen >= sizeof a->path || s[5] != '/')
-        return -1;
-      memcpy (a->path, s + 5, plen);
-      a->kind = 2;
-      tok = hash + 1;
-    }
-  else if (n > 6 && strncmp (s, "tcp://", 6) == 0)
-    {
-      const char *h = s + 6, *he, *colon;
-      const char *slash = memchr (h, '/', (size_t) (end - h));
-      if (!slash)
-        return -1;
-      if (*h == '[')
-        {
-          he = memchr (h, ']', (size_t) (slash - h));
-          if (!he || he + 1 >= slash || he[1] != ':')
-            return -1;
-          colon = he + 1;
-          h++;
-        }
-      else
-        {
-          colon = NULL;
-          for (const char *p = slash - 1; p >= h; p--)
-            if (*p == ':')
-              {
-                colon = p;
-                break;
-              }
-          if (!colon)
-            return -1;
-          he = colon;
-        }
-      size_t hl = (size_t) (he - h), pl = (size_t) (slash - colon - 1);
-      if (hl == 0 || hl >= sizeof a->host || pl == 0 || pl >= sizeof a->port)
-        return -1;
-      memcpy (a->host, h, hl);
-      memcpy (a->port, colon + 1, pl);
-      for (size_t i = 0; i < pl; i++)
-        if (a->port[i] < '0' || a->port[i] > '9')
-          return -1;
-      a->kind = 1;
-      tok = slash + 1;
-    }
-  else
-    return -1;
-  if (!is_token (tok, (size_t) (end - tok)))
-    return -1;
-  if (token[0] && memcmp (token, tok, ANIM_TOKEN_LEN) != 0)
-    return -1;
-  memcpy (token, tok, ANIM_TOKEN_LEN);
-  token[ANIM_TOKEN_LEN] = '\0';
-  return 0;
-}
-
-static int
-parse_addrs (const char *list)
-{
-  const char *p = list;
-  C.naddrs = 0;
-  C.token[0] = '\0';
-  while (*p)
-    {
-      const char *comma = strchr (p, ',');
-      size_t n = comma ? (size_t) (comma - p) : strlen (p);
-      if (C.naddrs == MAX_ADDRS
-          || parse_one (p, n, &C.addrs[C.naddrs], C.token) < 0)
-        return -1;
-      C.naddrs++;
-      if (!comma)
-        break;
-      p = comma + 1;
-    }
-  return C.naddrs > 0 ? 0 : -1;
-}
-
-/* ------------------------------------------------------------------ */
 /* Sender thread                                                       */
 /* ------------------------------------------------------------------ */
 
@@ -259,63 +141,6 @@ wait_fd (int fd, short ev, int ms)
     r = poll (&pfd, 1, ms);
   while (r < 0 && errno == EINTR);
   return r;
-}
-
-static int
-connect_nb (int family, const struct sockaddr *sa, socklen_t len)
-{
-  int fd = socket (family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    return -1;
-  if (connect (fd, sa, len) < 0)
-    {
-      int err = 0;
-      socklen_t el = sizeof err;
-      if (errno != EINPROGRESS || wait_fd (fd, POLLOUT, CONNECT_MS) <= 0
-          || getsockopt (fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err)
-        {
-          close (fd);
-          return -1;
-        }
-    }
-  if (family != AF_UNIX)
-    {
-      int one = 1;
-      setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    }
-  return fd;
-}
-
-static int
-try_connect (void)
-{
-  for (int i = 0; i < C.naddrs; i++)
-    {
-      const addr_t *a = &C.addrs[i];
-      if (a->kind == 2)
-        {
-          struct sockaddr_un un = { .sun_family = AF_UNIX };
-          memcpy (un.sun_path, a->path, strlen (a->path) + 1);
-          int fd = connect_nb (AF_UNIX, (struct sockaddr *) &un, sizeof un);
-          if (fd >= 0)
-            return fd;
-          continue;
-        }
-      struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
-      if (getaddrinfo (a->host, a->port, &hints, &res) != 0)
-        continue;
-      for (ai = res; ai; ai = ai->ai_next)
-        {
-          int fd = connect_nb (ai->ai_family, ai->ai_addr, ai->ai_addrlen);
-          if (fd >= 0)
-            {
-              freeaddrinfo (res);
-              return fd;
-            }
-        }
-      freeaddrinfo (res);
-    }
-  return -1;
 }
 
 /* Writes out[] as far as the socket takes it.  -1 when the window is
@@ -487,7 +312,7 @@ static void *
 sender_main (void *arg)
 {
   (void) arg;
-  C.fd = try_connect ();
+  C.fd = anim_addr_connect (&C.addrs, CONNECT_MS);
   if (C.fd < 0)
     {
       go_gone ("cannot connect to the mpeanim window");
@@ -496,7 +321,7 @@ sender_main (void *arg)
   uint8_t *p = C.out;
   anim_put_hdr (p, ANIM_HELLO_LEN, ANIM_F_HELLO);
   memcpy (p + 4, ANIM_PROTO_MAGIC, 8);
-  memcpy (p + 12, C.token, ANIM_TOKEN_LEN);
+  memcpy (p + 12, C.addrs.token, ANIM_TOKEN_LEN);
   anim_put32 (p + 44, (uint32_t) C.rank);
   anim_put32 (p + 48, (uint32_t) C.size);
   anim_put32 (p + 52, (uint32_t) getpid ());
@@ -596,7 +421,7 @@ anim_client_start (const anim_client_core_t *core, const char *addr,
   C.core = core;
   C.rank = world_rank;
   C.size = world_size;
-  if (parse_addrs (addr) < 0)
+  if (anim_addr_parse (addr, &C.addrs) < 0)
     {
       if (world_rank == 0)
         fprintf (stderr, "mpeanim client: bad address '%s' (expected "

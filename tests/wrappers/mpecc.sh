@@ -21,9 +21,10 @@ r=$?; ok $r "no run-path for a system library directory"; [ $r -eq 0 ] || diag "
 out=$(MPECC_INCDIR=/I MPECC_CC=cc sh "$top_builddir/mpe/mpecc" -log -show a.c)
 case $out in *"-Wl,-rpath,"*) r=0 ;; *) r=1 ;; esac
 ok $r "the configured prefix's library directory is a run-path"; [ $r -eq 0 ] || diag "got: $out"
-m -graphics a.c > /dev/null 2> "$tap_tmp/err"; r=$?
-test $r -eq 1 && grep -q "graphics library (mpe_graphics.h) is not provided" "$tap_tmp/err"
-ok $? "-graphics is an error that says why"
+exp="cc -I/I1 -I/I2 -DMPE_GRAPHICS a.c -Wl,-rpath,/L -L/L -Wl,--push-state,--no-as-needed -lmpe -pthread -Wl,--pop-state"; t -graphics -show a.c
+exp="cc -I/I1 -I/I2 -DMPE_GRAPHICS a.c -Wl,-rpath,/L -L/L -Wl,--push-state,--no-as-needed -llmpe -lmpe -pthread -Wl,--pop-state"; t -mpilog -graphics -show a.c
+exp="cc -I/I1 -I/I2 -DMPE_GRAPHICS a.c -Wl,-rpath,/L -L/L -Wl,--push-state,--no-as-needed -ltmpe -lmpe -pthread -Wl,--pop-state"; t -graphics -mpitrace -show a.c
+exp="cc -I/I1 -I/I2 -DMPE_GRAPHICS -c a.c"; t -graphics -show -c a.c
 out=$(MPECC_LIBDIR=/L MPECC_INCDIR=/I MPEFC_FC=gfc sh "$top_builddir/mpe/mpefc" -mpilog -show a.f)
 test "$out" = "gfc -I/I a.f -Wl,-rpath,/L -L/L -Wl,--push-state,--no-as-needed -llmpe -lmpe -pthread -Wl,--pop-state"
 r=$?; ok $r "mpefc runs mpecc with the Fortran compiler"; [ $r -eq 0 ] || diag "got: $out"

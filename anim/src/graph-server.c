@@ -1,0 +1,650 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+
+#include "anim/client/graph-proto.h"
+#include "anim-listen.h"
+#include "graph-server.h"
+
+#define CONN_BUF      (2 * 65536)   /* holds any frame whole */
+#define HELLO_TIMEOUT 5
+
+typedef struct Conn Conn;
+
+typedef struct
+{
+  int button, x, y;
+} press_t;
+
+struct GraphServer
+{
+  AnimListen       l;
+  guint            tcp_src, unix_src;
+  GraphCanvas     *canvas;
+  GraphServerHooks hooks;
+  void            *user;
+  GList           *conns;
+  guint            nopen, nlive, nhello;
+  gboolean         headless;
+  press_t          presses[GRAPH_PRESS_QUEUE];
+  int              npresses;
+  GQueue           mouse_waiters;   /* Conn *, blocked in Get_mouse_press */
+  GQueue           drag_waiters;    /* Conn *, the head's drag is active */
+  gboolean         drag_started;
+  int              drag_px, drag_py, drag_cx, drag_cy;
+};
+
+struct Conn
+{
+  GraphServer *srv;
+  int          fd;
+  guint        src, timer;
+  gboolean     hello;
+  int          rank;
+  GraphGC      gc;
+  char        *cap_base;
+  int          cap_freq;
+  unsigned     cap_updates, cap_written;
+  int          drag_button, drag_visual;
+  double       drag_ratio;
+  guint8       buf[CONN_BUF];
+  size_t       len;
+};
+
+/* ------------------------------------------------------------------ */
+/* Replies                                                             */
+/* ------------------------------------------------------------------ */
+
+static void
+send_reply (Conn *c, guint8 type, int n, const int *v)
+{
+  guint8 f[ANIM_FRAME_HDR + 4 * 8];
+  size_t len = ANIM_FRAME_HDR + 4 * (size_t) n;
+  anim_put_hdr (f, (uint16_t) len, type);
+  for (int i = 0; i < n; i++)
+    anim_put32 (f + 4 + 4 * i, (uint32_t) v[i]);
+  /* The rank waits for this answer, so its socket buffer is empty: a
+   * short write means the rank is gone (its reads will fail too). */
+  ssize_t w;
+  do
+    w = send (c->fd, f, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+  while (w < 0 && errno == EINTR);
+}
+
+static void
+reply_press (Conn *c, int status, const press_t *p)
+{
+  int v[5] = { status, p != NULL, p ? p->x : 0, p ? p->y : 0,
+               p ? p->button : 0 };
+  send_reply (c, GRAPH_F_PRESS, 5, v);
+}
+
+static void
+reply_drag (Conn *c, int status, int x1, int y1, int x2, int y2)
+{
+  int v[5] = { status, x1, y1, x2, y2 };
+  send_reply (c, GRAPH_F_DRAGGED, 5, v);
+}
+
+/* ------------------------------------------------------------------ */
+/* Mouse                                                               */
+/* ------------------------------------------------------------------ */
+
+void
+graph_drag_region (int visual, double ratio, int px, int py, int rx, int ry,
+                   int *x1, int *y1, int *x2, int *y2)
+{
+  int left = MIN (px, rx), top = MIN (py, ry);
+  int w = ABS (rx - px), h = ABS (ry - py), side = MAX (w, h);
+  double dist = sqrt ((double) w * w + (double) h * h);
+  switch (visual)
+    {
+    case GRAPH_DRAG_LINE:
+      *x1 = px, *y1 = py, *x2 = rx, *y2 = ry;
+      return;
+    case GRAPH_DRAG_FIXRATIO:
+      if (w * ratio > h)
+        h = (int) (w * ratio);
+      else
+        w = (int) (h / ratio);
+      left = px > rx ? px - w : px;
+      top = py > ry ? py - h : py;
+      break;
+    case GRAPH_DRAG_SQUARE:
+    case GRAPH_DRAG_CIRCLE_BBOX:
+      w = h = side;
+      left = px > rx ? px - side : px;
+      top = py > ry ? py - side : py;
+      break;
+    case GRAPH_DRAG_CIRCLE_RADIUS:
+      left = px - (int) dist;
+      top = py - (int) dist;
+      w = h = (int) (2 * dist);
+      break;
+    case GRAPH_DRAG_CIRCLE_DIAMETER:
+      left = (px + rx) / 2 - (int) (dist / 2);
+      top = (py + ry) / 2 - (int) (dist / 2);
+      w = h = (int) dist;
+      break;
+    default:                      /* NONE, RECT, OVAL_BBOX */
+      break;
+    }
+  *x1 = left, *y1 = top, *x2 = left + w, *y2 = top + h;
+}
+
+static Conn *
+active_drag (const GraphServer *srv)
+{
+  return g_queue_peek_head ((GQueue *) &srv->drag_waiters);
+}
+
+gboolean
+graph_server_drag_band (const GraphServer *srv, int *visual, int *x1,
+                        int *y1, int *x2, int *y2)
+{
+  Conn *c = active_drag (srv);
+  if (!c || !srv->drag_started)
+    return FALSE;
+  *visual = c->drag_visual;
+  graph_drag_region (c->drag_visual, c->drag_ratio, srv->drag_px,
+                     srv->drag_py, srv->drag_cx, srv->drag_cy, x1, y1, x2,
+                     y2);
+  return TRUE;
+}
+
+static void
+redraw (GraphServer *srv)
+{
+  if (srv->hooks.redraw)
+    srv->hooks.redraw (srv->user);
+}
+
+void
+graph_server_press (GraphServer *srv, int button, int x, int y)
+{
+  Conn *d = active_drag (srv);
+  if (d)
+    {
+      if (!srv->drag_started && button == d->drag_button)
+        {
+          srv->drag_started = TRUE;
+          srv->drag_px = srv->drag_cx = x;
+          srv->drag_py = srv->drag_cy = y;
+          redraw (srv);
+        }
+      return;               /* presses during a drag belong to it */
+    }
+  press_t p = { button, x, y };
+  Conn *w = g_queue_pop_head (&srv->mouse_waiters);
+  if (w)
+    {
+      reply_press (w, GRAPH_OK, &p);
+      return;
+    }
+  if (srv->npresses == GRAPH_PRESS_QUEUE)
+    {
+      memmove (srv->presses, srv->presses + 1,
+               sizeof srv->presses[0] * (GRAPH_PRESS_QUEUE - 1));
+      srv->npresses--;
+    }
+  srv->presses[srv->npresses++] = p;
+}
+
+void
+graph_server_motion (GraphServer *srv, int x, int y)
+{
+  if (active_drag (srv) && srv->drag_started)
+    {
+      srv->drag_cx = x;
+      srv->drag_cy = y;
+      redraw (srv);
+    }
+}
+
+void
+graph_server_release (GraphServer *srv, int button, int x, int y)
+{
+  Conn *d = active_drag (srv);
+  if (!d || !srv->drag_started || button != d->drag_button)
+    return;
+  int x1, y1, x2, y2;
+  graph_drag_region (d->drag_visual, d->drag_ratio, srv->drag_px,
+                     srv->drag_py, x, y, &x1, &y1, &x2, &y2);
+  g_queue_pop_head (&srv->drag_waiters);
+  srv->drag_started = FALSE;
+  reply_drag (d, GRAPH_OK, x1, y1, x2, y2);
+  redraw (srv);
+}
+
+static void
+answer_nowindow (GraphServer *srv)
+{
+  Conn *c;
+  while ((c = g_queue_pop_head (&srv->mouse_waiters)))
+    reply_press (c, GRAPH_ERR_NOWINDOW, NULL);
+  while ((c = g_queue_pop_head (&srv->drag_waiters)))
+    reply_drag (c, GRAPH_ERR_NOWINDOW, 0, 0, 0, 0);
+  srv->drag_started = FALSE;
+  srv->npresses = 0;
+}
+
+void
+graph_server_set_headless (GraphServer *srv, gboolean headless)
+{
+  srv->headless = headless;
+  if (headless)
+    answer_nowindow (srv);
+}
+
+/* MPEGRAPH_TRACE=1: say when a rank starts waiting (tests inject input
+ * only then, instead of guessing how long the request takes). */
+static void
+trace (const Conn *c, const char *what)
+{
+  static int on = -1;
+  if (on < 0)
+    on = g_strcmp0 (g_getenv ("MPEGRAPH_TRACE"), "1") == 0;
+  if (on)
+    g_printerr ("mpegraph: rank %d waits for %s\n", c->rank, what);
+}
+
+static void
+want_mouse (Conn *c, int wait)
+{
+  GraphServer *srv = c->srv;
+  if (srv->headless)
+    {
+      reply_press (c, GRAPH_ERR_NOWINDOW, NULL);
+      return;
+    }
+  if (srv->npresses)
+    {
+      press_t p = srv->presses[0];
+      memmove (srv->presses, srv->presses + 1,
+               sizeof p * (size_t) (--srv->npresses));
+      reply_press (c, GRAPH_OK, &p);
+    }
+  else if (wait)
+    {
+      g_queue_push_tail (&srv->mouse_waiters, c);
+      trace (c, "a mouse press");
+    }
+  else
+    reply_press (c, GRAPH_OK, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Frames                                                              */
+/* ------------------------------------------------------------------ */
+
+static int
+i32 (const guint8 *p, int k)
+{
+  return (int32_t) anim_get32 (p + ANIM_FRAME_HDR + 4 * k);
+}
+
+static const char *
+do_update (Conn *c, uint32_t seq)
+{
+  int status = GRAPH_OK;
+  if (c->cap_base && c->cap_updates++ % (unsigned) c->cap_freq == 0)
+    {
+      char *path = g_strdup_printf ("%s%03u.png", c->cap_base,
+                                    c->cap_written++);
+      if (graph_canvas_write_png (c->srv->canvas, path) < 0)
+        {
+          g_printerr ("mpegraph: rank %d: cannot write %s\n", c->rank,
+                      path);
+          status = GRAPH_ERR_ARGS;
+        }
+      g_free (path);
+    }
+  redraw (c->srv);
+  int v[2] = { (int) seq, status };
+  send_reply (c, GRAPH_F_UPDATED, 2, v);
+  return NULL;
+}
+
+static const char *
+do_hello (Conn *c, const guint8 *p, size_t n)
+{
+  GraphServer *srv = c->srv;
+  if (p[2] != GRAPH_F_HELLO || n != GRAPH_HELLO_LEN)
+    return "the first frame is not a HELLO";
+  if (memcmp (p + 4, GRAPH_PROTO_MAGIC, 8) != 0)
+    return "bad magic";
+  unsigned diff = 0;
+  for (int i = 0; i < ANIM_TOKEN_LEN; i++)
+    diff |= (unsigned) (p[12 + i] ^ (guint8) srv->l.token[i]);
+  if (diff)
+    return "wrong token";
+  int rank = i32 (p, 10), size = i32 (p, 11), w = i32 (p, 12),
+      h = i32 (p, 13);
+  if (size < 1 || size > (1 << 20) || rank < 0 || rank >= size || w < 1
+      || h < 1 || w > GRAPH_MAX_SIZE || h > GRAPH_MAX_SIZE)
+    return "bad HELLO values";
+  c->hello = TRUE;
+  c->rank = rank;
+  if (c->timer)
+    {
+      g_source_remove (c->timer);
+      c->timer = 0;
+    }
+  srv->nhello++;
+  /* A window started by hand takes the size of the first job's window. */
+  if (srv->nlive++ == 0
+      && (w != graph_canvas_width (srv->canvas)
+          || h != graph_canvas_height (srv->canvas)))
+    {
+      GraphCanvas *nc = graph_canvas_new (w, h);
+      if (nc)
+        {
+          graph_canvas_free (srv->canvas);
+          srv->canvas = nc;
+          redraw (srv);
+        }
+    }
+  return NULL;
+}
+
+/* One whole frame of n bytes; NULL, or why the connection is closed. */
+static const char *
+do_frame (Conn *c, const guint8 *p, size_t n)
+{
+  GraphCanvas *cv = c->srv->canvas;
+  if (!c->hello)
+    return do_hello (c, p, n);
+  switch (p[2])
+    {
+    case GRAPH_F_GC:
+      if (n != GRAPH_GC_LEN || i32 (p, 0) < 0 || i32 (p, 0) > 15
+          || i32 (p, 1) < 0 || i32 (p, 1) > 1000 || i32 (p, 2) < 0
+          || i32 (p, 2) > 1000 || i32 (p, 3) < 0)
+        return "bad GC frame";
+      c->gc = (GraphGC) { i32 (p, 0), i32 (p, 1), i32 (p, 2), i32 (p, 3) };
+      return NULL;
+    case GRAPH_F_POINTS:
+      if ((n - ANIM_FRAME_HDR) % GRAPH_POINT_SIZE)
+        return "bad POINTS frame";
+      graph_canvas_points (cv, &c->gc, p + ANIM_FRAME_HDR,
+                           (n - ANIM_FRAME_HDR) / GRAPH_POINT_SIZE);
+      return NULL;
+    case GRAPH_F_LINE:
+      if (n != GRAPH_LINE_LEN)
+        return "bad LINE frame";
+      graph_canvas_line (cv, &c->gc, i32 (p, 0), i32 (p, 1), i32 (p, 2),
+                         i32 (p, 3), (uint32_t) i32 (p, 4) & 0xffffffu);
+      return NULL;
+    case GRAPH_F_CIRCLE:
+      if (n != GRAPH_CIRCLE_LEN || i32 (p, 2) < 0
+          || (uint32_t) i32 (p, 4) > 1)
+        return "bad CIRCLE frame";
+      graph_canvas_circle (cv, &c->gc, i32 (p, 0), i32 (p, 1), i32 (p, 2),
+                           (uint32_t) i32 (p, 3) & 0xffffffu, i32 (p, 4));
+      return NULL;
+    case GRAPH_F_RECT:
+      if (n != GRAPH_RECT_LEN || i32 (p, 2) < 0 || i32 (p, 3) < 0)
+        return "bad RECT frame";
+      graph_canvas_rect (cv, &c->gc, i32 (p, 0), i32 (p, 1), i32 (p, 2),
+                         i32 (p, 3), (uint32_t) i32 (p, 4) & 0xffffffu);
+      return NULL;
+    case GRAPH_F_STRING:
+      if (n < GRAPH_STRING_MIN || n - GRAPH_STRING_MIN > GRAPH_TEXT_MAX)
+        return "bad STRING frame";
+      graph_canvas_string (cv, &c->gc, i32 (p, 0), i32 (p, 1),
+                           (uint32_t) i32 (p, 2) & 0xffffffu,
+                           (const char *) p + GRAPH_STRING_MIN,
+                           n - GRAPH_STRING_MIN);
+      return NULL;
+    case GRAPH_F_UPDATE:
+      if (n != GRAPH_UPDATE_LEN)
+        return "bad UPDATE frame";
+      return do_update (c, anim_get32 (p + 4));
+    case GRAPH_F_CAPTURE:
+      {
+        size_t pl = n - GRAPH_CAPTURE_MIN;
+        if (n < GRAPH_CAPTURE_MIN || pl > GRAPH_PATH_MAX || i32 (p, 0) < 1
+            || (pl && p[GRAPH_CAPTURE_MIN] != '/')
+            || memchr (p + GRAPH_CAPTURE_MIN, '\0', pl))
+          return "bad CAPTURE frame";
+        g_free (c->cap_base);
+        c->cap_base = pl ? g_strndup ((const char *) p + GRAPH_CAPTURE_MIN,
+                                      pl) : NULL;
+        c->cap_freq = i32 (p, 0);
+        c->cap_updates = c->cap_written = 0;
+        return NULL;
+      }
+    case GRAPH_F_MOUSE:
+      if (n != GRAPH_MOUSE_LEN || (uint32_t) i32 (p, 0) > 1)
+        return "bad MOUSE frame";
+      want_mouse (c, i32 (p, 0));
+      return NULL;
+    case GRAPH_F_DRAG:
+      if (n != GRAPH_DRAG_LEN || i32 (p, 0) < 1 || i32 (p, 0) > 5
+          || i32 (p, 1) < 0 || i32 (p, 1) > GRAPH_DRAG_FIXRATIO
+          || i32 (p, 2) < 1)
+        return "bad DRAG frame";
+      if (c->srv->headless)
+        {
+          reply_drag (c, GRAPH_ERR_NOWINDOW, 0, 0, 0, 0);
+          return NULL;
+        }
+      c->drag_button = i32 (p, 0);
+      c->drag_visual = i32 (p, 1);
+      c->drag_ratio = i32 (p, 2) / 1e6;
+      g_queue_push_tail (&c->srv->drag_waiters, c);
+      trace (c, "a drag");
+      return NULL;
+    default:
+      return "unknown frame type";
+    }
+}
+
+/* Consumes the whole frames at the start of buf; returns the bytes
+ * used, and *err when the connection must be closed. */
+static size_t
+feed (Conn *c, const guint8 *buf, size_t len, const char **err)
+{
+  size_t off = 0;
+  *err = NULL;
+  while (len - off >= ANIM_FRAME_HDR)
+    {
+      const guint8 *p = buf + off;
+      size_t n = anim_get16 (p);
+      if (n < ANIM_FRAME_HDR || p[3] != 0)
+        {
+          *err = "bad frame header";
+          return off;
+        }
+      if (len - off < n)
+        break;
+      if ((*err = do_frame (c, p, n)))
+        return off;
+      off += n;
+    }
+  return off;
+}
+
+/* ------------------------------------------------------------------ */
+/* Connections                                                         */
+/* ------------------------------------------------------------------ */
+
+static void
+conn_close (Conn *c)
+{
+  GraphServer *srv = c->srv;
+  if (active_drag (srv) == c)
+    {
+      srv->drag_started = FALSE;
+      redraw (srv);
+    }
+  g_queue_remove (&srv->mouse_waiters, c);
+  g_queue_remove (&srv->drag_waiters, c);
+  if (c->src)
+    g_source_remove (c->src);
+  if (c->timer)
+    g_source_remove (c->timer);
+  close (c->fd);
+  srv->conns = g_list_remove (srv->conns, c);
+  srv->nopen--;
+  gboolean was_live = c->hello;
+  g_free (c->cap_base);
+  g_free (c);
+  if (was_live && --srv->nlive == 0 && srv->hooks.job_done)
+    srv->hooks.job_done (srv->user);
+}
+
+static gboolean
+conn_readable (gint fd, GIOCondition cond, gpointer data)
+{
+  Conn *c = data;
+  gboolean eof = FALSE;
+  for (int rounds = 0; rounds < 16 && c->len < CONN_BUF; rounds++)
+    {
+      ssize_t r = read (fd, c->buf + c->len, CONN_BUF - c->len);
+      if (r > 0)
+        {
+          c->len += (size_t) r;
+          continue;
+        }
+      if (r == 0)
+        eof = TRUE;
+      else if (errno == EINTR)
+        continue;
+      else if (errno != EAGAIN && errno != EWOULDBLOCK)
+        eof = TRUE;
+      break;
+    }
+  const char *err;
+  size_t off = feed (c, c->buf, c->len, &err);
+  if (err)
+    {
+      g_printerr ("mpegraph: closing connection%s: %s\n",
+                  c->hello ? "" : " (before HELLO)", err);
+      c->src = 0;
+      conn_close (c);
+      return G_SOURCE_REMOVE;
+    }
+  memmove (c->buf, c->buf + off, c->len - off);
+  c->len -= off;
+  if (eof || (cond & (G_IO_HUP | G_IO_ERR) && !(cond & G_IO_IN)))
+    {
+      c->src = 0;
+      conn_close (c);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+conn_hello_timeout (gpointer data)
+{
+  Conn *c = data;
+  c->timer = 0;
+  g_printerr ("mpegraph: closing connection (before HELLO): no HELLO "
+              "within %d seconds\n", HELLO_TIMEOUT);
+  conn_close (c);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+accept_cb (gint lfd, GIOCondition cond, gpointer data)
+{
+  (void) cond;
+  GraphServer *srv = data;
+  for (;;)
+    {
+      int fd = accept4 (lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0)
+        break;
+      if (srv->nopen >= GRAPH_MAX_CLIENTS)
+        {
+          close (fd);
+          continue;
+        }
+      Conn *c = g_new0 (Conn, 1);
+      c->srv = srv;
+      c->fd = fd;
+      c->gc = (GraphGC) GRAPH_GC_DEFAULT;
+      c->src = g_unix_fd_add (fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+                              conn_readable, c);
+      c->timer = g_timeout_add_seconds (HELLO_TIMEOUT, conn_hello_timeout,
+                                        c);
+      srv->conns = g_list_prepend (srv->conns, c);
+      srv->nopen++;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+GraphServer *
+graph_server_new (const char *listen, int w, int h,
+                  const GraphServerHooks *hooks, void *user, GError **error)
+{
+  GraphServer *srv = g_new0 (GraphServer, 1);
+  srv->hooks = *hooks;
+  srv->user = user;
+  g_queue_init (&srv->mouse_waiters);
+  g_queue_init (&srv->drag_waiters);
+  srv->canvas = graph_canvas_new (w, h);
+  if (!srv->canvas)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOMEM,
+                   "no memory for a %dx%d picture", w, h);
+      g_free (srv);
+      return NULL;
+    }
+  if (!anim_listen_open (&srv->l, "mpegraph", listen, error))
+    {
+      graph_canvas_free (srv->canvas);
+      g_free (srv);
+      return NULL;
+    }
+  srv->tcp_src = g_unix_fd_add (srv->l.tcp_fd, G_IO_IN, accept_cb, srv);
+  if (srv->l.unix_fd >= 0)
+    srv->unix_src = g_unix_fd_add (srv->l.unix_fd, G_IO_IN, accept_cb, srv);
+  return srv;
+}
+
+void
+graph_server_free (GraphServer *srv)
+{
+  if (!srv)
+    return;
+  srv->hooks.job_done = NULL;
+  srv->hooks.redraw = NULL;
+  while (srv->conns)
+    conn_close (srv->conns->data);
+  if (srv->tcp_src)
+    g_source_remove (srv->tcp_src);
+  if (srv->unix_src)
+    g_source_remove (srv->unix_src);
+  anim_listen_close (&srv->l);
+  graph_canvas_free (srv->canvas);
+  g_free (srv);
+}
+
+const char *
+graph_server_address (const GraphServer *srv)
+{
+  return srv->l.address;
+}
+
+GraphCanvas *
+graph_server_canvas (GraphServer *srv)
+{
+  return srv->canvas;
+}
+
+guint
+graph_server_n_hello (const GraphServer *srv)
+{
+  return srv->nhello;
+}
