@@ -33,8 +33,10 @@ cpus_help (void)
     "\n"
     "JSON: {hosts: [{host, cpus: [{cpu, core, socket, numa, smt, on_s,\n"
     "threads: [{rank, thread, on_s, runs}]}], shared_cores: [{core, cpus,\n"
-    "threads: [{rank, thread}]}]}], runs: [{cpu, host, t0, t1, rank,\n"
-    "thread}] (with --runs)}.\n"
+    "threads: [{rank, thread}]}], nics: [{name, rx_bytes, tx_bytes,\n"
+    "rx_packets, tx_packets}]}], runs: [{cpu, t0, t1, rank, thread}]\n"
+    "(with --runs)}.  NICs: with MPE_NETWORK=1, what each interface\n"
+    "carried between the first and the last sample.\n"
     "\n"
     "Exit status: 0 success, 1 error or no switch records, 2 bad usage.\n",
     stdout);
@@ -58,8 +60,19 @@ typedef struct
 typedef struct
 {
   const char *name;
+  int64_t id;
+  uint32_t stream;    /* where its records are, LOGFMT_NO_STREAM: none */
+  int64_t first[4], last[4];
+  int seen;
+} nic_t;
+
+typedef struct
+{
+  const char *name;
   cpu_t *cpus;
   size_t ncpus;
+  nic_t *nics;
+  size_t nnics;
 } host_t;
 
 static cpu_t *
@@ -234,9 +247,81 @@ print_host (const logfmt_reader_t *r, const host_t *h, int json,
       n++;
     }
   if (json)
+    printf ("], \"nics\": [");
+  else if (h->nnics)
+    printf ("%-16s %16s %16s %14s %14s  (over the log)\n", "interface",
+            "received B", "sent B", "received pkts", "sent pkts");
+  for (size_t i = 0; i < h->nnics; i++)
+    {
+      const nic_t *x = &h->nics[i];
+      int64_t d[4];
+      for (int k = 0; k < 4; k++)
+        d[k] = x->seen ? x->last[k] - x->first[k] : 0;
+      if (json)
+        {
+          printf ("%s\n    {\"name\": ", i ? "," : "");
+          clogtool__json_string (stdout, x->name);
+          printf (", \"rx_bytes\": %" PRId64 ", \"tx_bytes\": %" PRId64
+                  ", \"rx_packets\": %" PRId64 ", \"tx_packets\": %" PRId64
+                  "}", d[0], d[1], d[2], d[3]);
+        }
+      else
+        {
+          clogtool__put_text (stdout, x->name, 16);
+          printf (" %16" PRId64 " %16" PRId64 " %14" PRId64 " %14" PRId64
+                  "\n", d[0], d[1], d[2], d[3]);
+        }
+    }
+  if (json)
     printf ("]}");
   else
     printf ("\n");
+}
+
+/* The NICs' counters: first and last sample of each. */
+static int
+load_nics (const logfmt_reader_t *r, host_t *hs, size_t nh)
+{
+  const logfmt_info_t *info = logfmt_reader_info (r);
+  for (uint32_t s = 0; s < info->nstreams; s++)
+    {
+      logfmt_track_info_t ti;
+      if (logfmt_reader_track_info (r, s, LOGFMT_TRACK_NETWORK, &ti) != 0)
+        continue;
+      const logfmt_stream_def_t *sd = logfmt_reader_stream (r, s);
+      host_t *h = NULL;
+      for (size_t i = 0; i < nh; i++)
+        if (sd && sd->host && strcmp (hs[i].name, sd->host) == 0)
+          h = &hs[i];
+      if (!h)
+        continue;
+      logfmt_track_iter_t *it;
+      int rc = logfmt_track_iter_new (r, s, LOGFMT_TRACK_NETWORK, 0,
+                                      UINT64_MAX, &it);
+      if (rc)
+        return rc;
+      logfmt_track_rec_t rec;
+      while ((rc = logfmt_track_iter_next (it, &rec)) == 1)
+        for (size_t i = 0; i < h->nnics; i++)
+          if (h->nics[i].id == rec.col[LOGFMT_NETWORK_COL_NIC])
+            {
+              nic_t *x = &h->nics[i];
+              for (int k = 0; k < 4; k++)
+                {
+                  if (!x->seen)
+                    x->first[k] = rec.col[1 + k];
+                  x->last[k] = rec.col[1 + k];
+                }
+              x->seen = 1;
+            }
+      if (rc < 0)
+        clogtool__lib_error ("cannot read the network track", rc,
+                             logfmt_track_iter_error (it));
+      logfmt_track_iter_free (it);
+      if (rc < 0)
+        return rc;
+    }
+  return 0;
 }
 
 int
@@ -296,6 +381,21 @@ clogtool_cpus_main (int argc, char **argv)
       x->numa = (int32_t) d->v[LOGFMT_CPU_NUMA];
       x->smt = (int32_t) d->v[LOGFMT_CPU_SMT];
     }
+  for (size_t i = 0; i < logfmt_reader_n_resources (r); i++)
+    {
+      const logfmt_resource_def_t *d = logfmt_reader_resource (r, i);
+      if (d->kind != LOGFMT_RES_NIC || !d->s[1])
+        continue;
+      host_t *h = host_get (&hs, &nh, d->s[0]);
+      nic_t *v = h ? realloc (h->nics, (h->nnics + 1) * sizeof *v) : NULL;
+      if (!v)
+        goto oom;
+      h->nics = v;
+      memset (&v[h->nnics], 0, sizeof *v);
+      v[h->nnics].name = d->s[1];
+      v[h->nnics].id = d->v[LOGFMT_NIC_ID];
+      h->nnics++;
+    }
   const logfmt_info_t *info = logfmt_reader_info (r);
   if (json)
     printf ("{");
@@ -340,6 +440,8 @@ clogtool_cpus_main (int argc, char **argv)
       if (!h)
         goto oom;
     }
+  if (status == CLOGTOOL_EXIT_OK && load_nics (r, hs, nh) != 0)
+    status = CLOGTOOL_EXIT_PROBLEM;
   if (json)
     printf ("%s\"hosts\": [", nrun ? "\n], " : "");
   for (size_t i = 0; i < nh && status == CLOGTOOL_EXIT_OK; i++)
@@ -359,6 +461,7 @@ out:
       for (size_t k = 0; k < hs[i].ncpus; k++)
         free (hs[i].cpus[k].users);
       free (hs[i].cpus);
+      free (hs[i].nics);
     }
   free (hs);
   logfmt_reader_close (r);

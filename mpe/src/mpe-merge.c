@@ -1560,7 +1560,8 @@ static void
 encode_tracks (emit_t *em, int t, uint32_t stream)
 {
   static const uint32_t kinds[] = { LOGFMT_TRACK_SWITCH,
-                                    LOGFMT_TRACK_MEMORY };
+                                    LOGFMT_TRACK_MEMORY,
+                                    LOGFMT_TRACK_NETWORK };
   track_out_t o = { em, stream };
   logfmt_track_encoder_t *te = NULL;
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && !em->err; k++)

@@ -92,6 +92,26 @@ mpe__res_track (uint32_t kind, int thread, logfmt_track_rec_t **out,
         }
       return 0;
     }
+  if (kind == LOGFMT_TRACK_NETWORK)
+    {
+      const mpe_net_sample_t *s;
+      size_t k = thread == 0 ? mpe__net_records (&s) : 0;
+      if (k == 0)
+        return 0;
+      logfmt_track_rec_t *v = calloc (k, sizeof *v);
+      if (!v)
+        return -1;
+      for (size_t i = 0; i < k; i++)
+        {
+          v[i].time = s[i].t;
+          v[i].col[0] = s[i].nic;
+          for (int c = 0; c < 4; c++)
+            v[i].col[1 + c] = s[i].v[c];
+        }
+      *out = v;
+      *n = k;
+      return 0;
+    }
   return 0;
 }
 
@@ -255,6 +275,15 @@ mpe__res_defs (uint32_t first_stream, int host_leader, void **out,
             }
           free (v);
         }
+    }
+  const char (*nics)[64];
+  size_t nn = mpe__net_nics (&nics);
+  for (size_t i = 0; i < nn; i++)
+    {
+      logfmt_resource_def_t d = { LOGFMT_RES_NIC, LOGFMT_NO_STREAM, 1, 2,
+                                  { (int64_t) i }, { mpe__g.host,
+                                                     nics[i] } };
+      put_def (&b, &d);
     }
   const mpe_memory_api_t *a = mpe__mem_api ();
   if (a)

@@ -35,6 +35,7 @@ static struct
   int             poll_ms;
   int             warned;
   int             host_leader; /* the lowest rank of its host */
+  int             net_every, net_tick;  /* NIC sample every n polls */
   pthread_mutex_t lock;        /* rings, nrings, pairs */
   mpe_sw_t      **rings;       /* by thread index; NULL: none */
   int             nrings;
@@ -176,6 +177,11 @@ poll_main (void *arg)
       if (mpe__sched_on ())
         drain_all ();
       mpe__mem_sample ();
+      if (mpe__net_on () && ++S.net_tick >= S.net_every)
+        {
+          S.net_tick = 0;
+          mpe__net_sample ();
+        }
       pthread_mutex_lock (&S.stop_lock);
     }
   pthread_mutex_unlock (&S.stop_lock);
@@ -200,10 +206,12 @@ mpe__sched_init (void)
   mpe__sched_reset ();
   /* Every rank takes the same decision (rank 0's), since the topology
    * is gathered with collectives at the finish. */
-  int on = mpe__env_bool ("MPE_SCHED", 0);
-  PMPI_Bcast (&on, 1, MPI_INT, 0, mpe__comm);
-  S.poll_ms = (int) env_long ("MPE_SCHED_POLL_MS", 20, 1, 60000);
-  if (on)
+  int on2[2] = { mpe__env_bool ("MPE_SCHED", 0),
+                  mpe__env_bool ("MPE_NETWORK", 0) };
+  PMPI_Bcast (on2, 2, MPI_INT, 0, mpe__comm);
+  int on = on2[0];
+  S.host_leader = 0;
+  if (on2[0] || on2[1])
     {
       MPI_Comm node;
       int nr = 0;
@@ -214,6 +222,10 @@ mpe__sched_init (void)
           PMPI_Comm_free (&node);
         }
       S.host_leader = nr == 0;
+    }
+  S.poll_ms = (int) env_long ("MPE_SCHED_POLL_MS", 20, 1, 60000);
+  if (on)
+    {
       S.warned = 0;
       S.pages = (unsigned) env_long ("MPE_SCHED_RING_PAGES", 64, 1, 1 << 16);
       if (S.pages & (S.pages - 1))
@@ -233,8 +245,18 @@ mpe__sched_init (void)
       if (!on || ms < S.poll_ms)
         S.poll_ms = ms;
     }
+  if (on2[1])
+    mpe__net_init (S.host_leader);
+  if (mpe__net_on ())
+    {
+      int ms = (int) env_long ("MPE_NETWORK_INTERVAL_MS", 100, 1, 60000);
+      if (!on && !mpe__mem_on ())
+        S.poll_ms = ms;
+      S.net_every = ms / S.poll_ms > 1 ? ms / S.poll_ms : 1;
+      S.net_tick = 0;
+    }
   S.stop = 0;
-  if (on || mpe__mem_on ())
+  if (on || mpe__mem_on () || mpe__net_on ())
     S.poller_on = pthread_create (&S.poller, NULL, poll_main, NULL) == 0;
 }
 
@@ -250,6 +272,7 @@ mpe__sched_stop (void)
       pthread_join (S.poller, NULL);
       S.poller_on = 0;
       mpe__mem_freeze ();
+      mpe__net_sample ();
     }
   if (!mpe__sched_on ())
     return;
@@ -343,4 +366,5 @@ mpe__sched_reset (void)
   __atomic_store_n (&S.on, 0, __ATOMIC_RELEASE);
   pthread_mutex_unlock (&S.lock);
   mpe__mem_reset ();
+  mpe__net_reset ();
 }

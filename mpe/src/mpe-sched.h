@@ -69,4 +69,19 @@ void   mpe__mem_freeze (void);
 size_t mpe__mem_final (const mpe_mem_final_t **cells, int64_t *live,
                        int64_t *peak);
 
+/* The network layer (mpe-netprof.c): the host leader's NIC counters,
+ * sampled by the same poller. */
+typedef struct
+{
+  uint64_t t;        /* local ns since the origin */
+  int32_t  nic;      /* index into mpe__net_nics */
+  int64_t  v[4];     /* rx_bytes, tx_bytes, rx_packets, tx_packets */
+} mpe_net_sample_t;
+void   mpe__net_init (int host_leader);
+void   mpe__net_sample (void);
+int    mpe__net_on (void);
+size_t mpe__net_records (const mpe_net_sample_t **out);
+size_t mpe__net_nics (const char (**names)[64]);
+void   mpe__net_reset (void);
+
 #endif

@@ -8,7 +8,9 @@
  *       "Work" of 20 ms busy looping (the ranks share that CPU);
  *   sched-prog move A B: rank 0's thread spins on CPU A ("OnA", 30 ms),
  *       moves itself with sched_setaffinity inside state "Move", then
- *       spins on CPU B ("OnB", 30 ms).
+ *       spins on CPU B ("OnB", 30 ms);
+ *   sched-prog net: rank 0 sends itself 100 UDP datagrams of 1000 bytes
+ *       through the loopback interface, 2 ms apart (MPE_NETWORK=1).
  */
 #define _GNU_SOURCE 1
 #include <mpi.h>
@@ -18,6 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "mpe.h"
 
@@ -131,6 +137,31 @@ main (int argc, char **argv)
           MPE_Log_event (s_b[0], 0, NULL);
           spin (0.03);
           MPE_Log_event (s_b[1], 0, NULL);
+        }
+    }
+  else if (strcmp (mode, "net") == 0)
+    {
+      if (rank == 0)
+        {
+          int fd = socket (AF_INET, SOCK_DGRAM, 0);
+          struct sockaddr_in a;
+          socklen_t al = sizeof a;
+          memset (&a, 0, sizeof a);
+          a.sin_family = AF_INET;
+          a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+          rc = fd < 0 || bind (fd, (struct sockaddr *) &a, sizeof a) != 0
+               || getsockname (fd, (struct sockaddr *) &a, &al) != 0;
+          static char buf[1000];
+          for (int i = 0; i < 100 && !rc; i++)
+            {
+              rc = sendto (fd, buf, sizeof buf, 0, (struct sockaddr *) &a,
+                           sizeof a) != (ssize_t) sizeof buf
+                   || recv (fd, buf, sizeof buf, 0) != (ssize_t) sizeof buf;
+              struct timespec ts = { 0, 2000000 };
+              nanosleep (&ts, NULL);
+            }
+          if (fd >= 0)
+            close (fd);
         }
     }
   else

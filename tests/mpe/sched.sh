@@ -76,6 +76,14 @@ else
   ok 1 "move: this machine needs two CPUs (has one)"
 fi
 
+# NIC counters: the loopback carried at least what the program sent.
+MPE_NETWORK=1 run 2 "$PROG" net; r=$?
+ok $r "net: the job ran (rc $r)"
+$CLOGTOOL cpus --json sched.clog > c.json; r=$?
+ok $r "net: clogtool cpus --json reads it"
+is "net: lo received at least 100 datagrams of 1000 bytes" \
+  "$(python3 -c "import json; j=json.load(open('c.json')); print([n['rx_packets']>=100 and n['rx_bytes']>=100000 for h in j['hosts'] for n in h['nics'] if n['name']=='lo'])")" "[True]"
+
 # Off by default: no switch records, and clogtool threads says so.
 MPE_SCHED=0 run 2 "$PROG" threads 2; r=$?
 ok $r "off: the job ran (rc $r)"

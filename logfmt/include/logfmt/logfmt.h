@@ -707,7 +707,7 @@ enum
   LOGFMT_TRACK_CALLSITE = 3,  /* reserved (sampling) */
   LOGFMT_TRACK_SWITCH   = 4,  /* context switch: cpu, what (below) */
   LOGFMT_TRACK_MEMORY   = 5,  /* memory: cell, live bytes, calls */
-  LOGFMT_TRACK_NETWORK  = 6,  /* reserved (sched) */
+  LOGFMT_TRACK_NETWORK  = 6,  /* NIC counters: nic, rx/tx bytes, packets */
   LOGFMT_TRACK_COUNTER  = 7,  /* reserved (sched) */
   LOGFMT_TRACK_KIND_MAX = 31  /* kinds are 1 .. LOGFMT_TRACK_KIND_MAX */
 };
@@ -728,6 +728,16 @@ enum
 #define LOGFMT_MEMORY_COL_CELL  0
 #define LOGFMT_MEMORY_COL_LIVE  1
 #define LOGFMT_MEMORY_COL_CALLS 2
+/* Columns of a LOGFMT_TRACK_NETWORK record (a host's interface counters,
+ * on the stream of the host's lowest rank's first thread): the nic
+ * (LOGFMT_NIC_ID of a LOGFMT_RES_NIC definition), then the counters read
+ * from the kernel, cumulative: rx bytes, tx bytes, rx packets, tx
+ * packets. */
+#define LOGFMT_NETWORK_COL_NIC 0
+#define LOGFMT_NETWORK_COL_RXB 1
+#define LOGFMT_NETWORK_COL_TXB 2
+#define LOGFMT_NETWORK_COL_RXP 3
+#define LOGFMT_NETWORK_COL_TXP 4
 
 typedef struct
 {
