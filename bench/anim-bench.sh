@@ -75,3 +75,50 @@ for i in 1 2 3; do
 done
 EOS
 echo "window attached (Xvfb):             $(xvfb-run -a sh "$tmp/ring.sh" "$anim" "$ring" "$tmp" "$mpx" | median)"
+
+echo "== window CPU (getrusage) at about 150,000 updates/s: 4 ranks x 9,375 msg/s x 4 records, 4 s"
+for i in 1 2 3; do
+  rm -f "$tmp/addr" "$tmp/stats"
+  timeout 120 xvfb-run -a sh "$tmp/live.sh" "$anim" "$feed" "$tmp" \
+    --ranks 4 --msgs 37500 --rate 9375 2>/dev/null
+  secs=$(sed -n 's/.*records in \([0-9.]*\) s.*/\1/p' "$tmp/feed.out" | sort -n | tail -1)
+  cpu=$(sed -n 's/^cpu_s=//p' "$tmp/stats")
+  rec=$(sed -n 's/^records=//p' "$tmp/stats")
+  drop=$(sed -n 's/^dropped=//p' "$tmp/stats")
+  fr=$(sed -n 's/^frames=//p' "$tmp/stats")
+  echo "$cpu $secs $rec $drop $fr" | awk '{printf "window CPU %.2f s over %.2f s of job = %.1f%% of a core; %d records (%.0f/s), %d dropped, %d frames\n", $1, $2, 100 * $1 / $2, $3, $3 / $2, $4, $5}'
+done
+
+echo "== mpetop window CPU at 10 samples/s of 256 ranks, 10 s (a fake job)"
+top=$b/top/mpetop
+cat > "$tmp/fakejob.py" <<'EOS'
+import socket, sys, time
+addr = open(sys.argv[1]).read().strip()
+hostport, token = addr[len("tcp://"):].rsplit("/", 1)
+host, port = hostport.rsplit(":", 1)
+s = socket.create_connection((host, int(port)))
+s.sendall(("hello 1 %s 256 16 10\nmetric 4294901760 events records\n" % token).encode())
+s.sendall("".join("node %d %d n%d\n" % (r, r // 16, r // 16) for r in range(256)).encode())
+t0 = time.monotonic()
+for k in range(100):
+    slots = " ".join("%d:%d:%d:%d:%d:%d:1" % (r, k * (r + 1), k * (r + 1), k * (r + 1), r, r) for r in range(256))
+    s.sendall(("sample %d %d 1000000 1 -1 4294901760 256 256 %s\n" % (k, int((time.monotonic() - t0) * 1e9), slots)).encode())
+    time.sleep(max(0, t0 + (k + 1) * 0.1 - time.monotonic()))
+s.sendall(b"stats 100 100 0 0\nbye\n")
+s.close()
+EOS
+cat > "$tmp/top.sh" <<'EOS'
+top=$1 tmp=$2
+rm -f "$tmp/taddr"
+/usr/bin/time -f "%U %S %e" -o "$tmp/ttime" "$top" --exit-after-job --addr-file "$tmp/taddr" > /dev/null 2>&1 &
+j=0; while [ ! -s "$tmp/taddr" ] && [ $j -lt 100 ]; do sleep 0.1; j=$((j+1)); done
+python3 "$tmp/fakejob.py" "$tmp/taddr"
+wait
+EOS
+if [ -x "$top" ]; then
+  for i in 1 2 3; do
+    timeout 60 xvfb-run -a sh "$tmp/top.sh" "$top" "$tmp"
+    awk '{printf "mpetop window CPU %.2f s over %.1f s = %.1f%% of a core\n", $1 + $2, $3, 100 * ($1 + $2) / $3}' "$tmp/ttime"
+  done
+fi
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

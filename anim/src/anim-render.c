@@ -117,35 +117,51 @@ draw_dots (cairo_t *cr, double w, double h, const double *pos,
   uint32_t *px = (uint32_t *) cairo_image_surface_get_data (layer);
   int stride = cairo_image_surface_get_stride (layer) / 4;
   const uint32_t argb = 0xff000000u | ANIM_DOT_RGB;
+  /* Thousands of dots share a few channels: a stamp already made at the
+     same centre with at least the same size this frame is skipped (one
+     byte per pixel, cleared per frame). */
+  uint8_t *done = calloc ((size_t) iw * (size_t) ih, 1);
+#define STAMP(cx, cy, hf)                                               \
+  do {                                                                  \
+    int sx_ = (cx), sy_ = (cy), sh_ = (hf);                             \
+    if (sx_ >= 0 && sy_ >= 0 && sx_ < iw && sy_ < ih && done)           \
+      {                                                                 \
+        uint8_t *m_ = &done[(size_t) sy_ * (size_t) iw + (size_t) sx_]; \
+        if (*m_ > sh_)                                                  \
+          break;                                                        \
+        *m_ = (uint8_t) (sh_ + 1);                                      \
+      }                                                                 \
+    fill_square (px, stride, iw, ih, sx_, sy_, sh_, argb);              \
+  } while (0)
   for (size_t k = 0; k < s->ndots; k++)
     {
       const AnimDotView *d = &s->dots[k];
       if (d->src < 0 || d->src >= n || d->dst < 0 || d->dst >= n)
         continue;
       double x0 = pos[2 * d->src], y0 = pos[2 * d->src + 1];
-      double x1 = pos[2 * d->dst], y1 = pos[2 * d->dst + 1];
+      double dx = pos[2 * d->dst] - x0, dy = pos[2 * d->dst + 1] - y0;
       double f = d->frac < 0 ? 0 : (d->frac > 1 ? 1 : d->frac);
-      double len = hypot (x1 - x0, y1 - y0);
+      double len = sqrt (dx * dx + dy * dy);
       double tl = trail * len < trail_max_px ? trail * len : trail_max_px;
       double ft = len > 0 ? f - tl / len : f;
       if (ft < 0)
         ft = 0;
       /* Head at least 3 px wide so small messages stay visible; the
-       * trail is one pixel thinner. */
+       * trail is one pixel thinner.  Coordinates are >= 0 (the layout
+       * is inside the window), so + 0.5 and a cast round them. */
       int half = (int) (anim_dot_width (d->bytes) + 2) / 2;
-      double hx = x0 + (x1 - x0) * f, hy = y0 + (y1 - y0) * f;
       double seg = (f - ft) * len;
       int steps = (int) (seg / (half > 1 ? half : 1));
       for (int i = 1; i <= steps; i++)
         {
           double g = f - (f - ft) * i / steps;
-          fill_square (px, stride, iw, ih, (int) lround (x0 + (x1 - x0) * g),
-                       (int) lround (y0 + (y1 - y0) * g),
-                       half > 1 ? half - 1 : half, argb);
+          STAMP ((int) (x0 + dx * g + 0.5), (int) (y0 + dy * g + 0.5),
+                 half > 1 ? half - 1 : half);
         }
-      fill_square (px, stride, iw, ih, (int) lround (hx), (int) lround (hy),
-                   half, argb);
+      STAMP ((int) (x0 + dx * f + 0.5), (int) (y0 + dy * f + 0.5), half);
     }
+#undef STAMP
+  free (done);
   cairo_surface_mark_dirty (layer);
   cairo_set_source_surface (cr, layer, 0, 0);
   cairo_paint (cr);

@@ -87,6 +87,7 @@ typedef struct
   int         sync_freq;
   int        *sync_peer;       /* rank 0: which ranks need ping-pongs */
   int         sync_self;       /* this rank needs them */
+  int         sync_algo;       /* MPE_SYNC_ALGORITHM: MPE_SYNC_SEQ... */
   /* Thread buffers (mpe-tbuf.c, mpe-flush.c). */
   size_t      budget;          /* bytes for all thread buffers */
   atomic_size_t allocated;
@@ -97,6 +98,7 @@ typedef struct
   /* Spill file (mpe-spillfile.c) and its settings (mpe-log.c). */
   int         spill_fd;
   char        spill_path[4096];
+  char        tmp_dir[3072];   /* MPE_TMPDIR..., root's if MPE_SAME_TMPDIR */
   char        runid[32];
   atomic_uint_fast64_t spill_off;
   int         spill_fail_hook; /* MPE_TEST_SPILL_FAIL */
@@ -169,6 +171,12 @@ MPE_HIDDEN void        mpe__save_memory (void);
 MPE_HIDDEN int         mpe__crash_taken (void);
 /* mpe-sync.c: clock sync points; mpe-merge.c: the merge at the finish. */
 MPE_HIDDEN int         mpe__sync_run (void);
+/* MPE_SYNC_ALGORITHM (rank 0's value): DEFAULT is SEQ up to 16 ranks,
+ * else BITREE, as in MPE2. */
+enum { MPE_SYNC_SEQ, MPE_SYNC_BITREE, MPE_SYNC_ALTNGBR };
+MPE_HIDDEN int         mpe__sync_algorithm (const char *env, int size);
+/* The spill directory: MPE_TMPDIR, TMPDIR, TMP, TEMP or /tmp. */
+MPE_HIDDEN const char *mpe__env_tmp_dir (void);
 MPE_HIDDEN int         mpe__merge (const char *prefix);
 /* mpe-log.c: the slow path of mpe__put (logging off, or the live tap). */
 MPE_HIDDEN void        mpe__log_slow (int kind, int32_t id, const void *ext);

@@ -204,19 +204,38 @@ MPE_Init_log (void)
   gethostname (mpe__g.host, sizeof mpe__g.host - 1);
 
   /* Settings decided by rank 0. */
-  int root[4];
+  int root[5];
+  char dir0[sizeof mpe__g.tmp_dir];
   if (mpe__g.rank == 0)
     {
       const char *f = getenv ("MPE_SYNC_FREQUENCY");
       root[0] = mpe__env_bool ("MPE_LOG_OVERHEAD", 1);
       root[1] = f && atoi (f) > 0 ? atoi (f) : 3;
       root[2] = mpe__env_bool ("MPE_DELETE_LOCALFILE", 1);
-      root[3] = 0;
+      root[3] = mpe__sync_algorithm (getenv ("MPE_SYNC_ALGORITHM"),
+                                     mpe__g.size);
+      root[4] = mpe__env_bool ("MPE_SAME_TMPDIR", 1);
+      snprintf (dir0, sizeof dir0, "%s", mpe__env_tmp_dir ());
     }
-  PMPI_Bcast (root, 4, MPI_INT, 0, mpe__comm);
+  PMPI_Bcast (root, 5, MPI_INT, 0, mpe__comm);
+  PMPI_Bcast (dir0, sizeof dir0, MPI_CHAR, 0, mpe__comm);
   mpe__g.log_overhead = root[0];
   mpe__g.sync_freq = root[1];
   mpe__g.delete_local = root[2];
+  mpe__g.sync_algo = root[3];
+  /* MPE_SAME_TMPDIR (default yes, as MPE2): every rank spills into rank
+   * 0's directory; where that directory is not usable (another node),
+   * the rank says so and uses its own. */
+  const char *own = mpe__env_tmp_dir ();
+  if (root[4] && access (dir0, W_OK | X_OK) != 0)
+    {
+      if (strcmp (dir0, own) != 0)
+        fprintf (stderr, "mpe: rank %d: MPE_SAME_TMPDIR: rank 0's directory "
+                 "%s is not writable here; using %s\n", mpe__g.rank, dir0,
+                 own);
+      root[4] = 0;
+    }
+  snprintf (mpe__g.tmp_dir, sizeof mpe__g.tmp_dir, "%s", root[4] ? dir0 : own);
   int *wg = NULL, flag = 0;
   PMPI_Comm_get_attr (MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &wg, &flag);
   int sync = mpe__env_bool ("MPE_CLOCKS_SYNC", !(flag && wg && *wg));

@@ -14,8 +14,8 @@
 
 #include "mpe-internal.h"
 
-static const char *
-tmp_dir (void)
+const char *
+mpe__env_tmp_dir (void)
 {
   static const char *vars[] = { "MPE_TMPDIR", "TMPDIR", "TMP", "TEMP" };
   for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
@@ -81,7 +81,7 @@ ring_setup (void)
   mpe__g.ring_off = d && (!strcmp (d, "none") || !strcmp (d, "no")
                           || !strcmp (d, "off"));
   if (!d || !*d)
-    d = access ("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : tmp_dir ();
+    d = access ("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : mpe__g.tmp_dir;
   if (mpe__g.ring_off)
     mpe__g.ring_prefix[0] = '\0';
   else
@@ -98,7 +98,7 @@ mpe__spill_open (void)
 {
   snprintf (mpe__g.spill_path, sizeof mpe__g.spill_path,
             "%s/" MPE_SPILL_NAME_PREFIX "%s-%06d-%ld" MPE_SPILL_NAME_SUFFIX,
-            tmp_dir (), mpe__g.runid, mpe__g.rank, (long) getpid ());
+            mpe__g.tmp_dir, mpe__g.runid, mpe__g.rank, (long) getpid ());
   ring_setup ();
   int fd = open (mpe__g.spill_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
                  0600);

@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Clock synchronisation against rank 0: for each peer, rank 0 does
- * MPE_SYNC_FREQUENCY ping-pongs and keeps the one with the smallest round
- * trip; offset = midpoint of rank 0's send and receive times minus the
- * peer's reading.  Each call adds a sync point (local time, offset); the
- * merge interpolates linearly between them.  PMPI only, on a private
+ * Clock synchronisation against rank 0, with MPE2's three algorithms
+ * (MPE_SYNC_ALGORITHM): SEQ, rank 0 measures every peer in turn; BITREE,
+ * pairs (r, r + 2^k) for r a multiple of 2^(k+1) in rounds k = 0, 1, ...,
+ * offsets composed along the binomial tree; ALTNGBR, neighbours (r, r+1)
+ * in two rounds (even r, then odd r), offsets composed along the chain.
+ * A measurement is MPE_SYNC_FREQUENCY ping-pongs from parent to child,
+ * keeping the one with the smallest round trip; offset = midpoint of the
+ * parent's send and receive times minus the child's reading.  Each call
+ * adds a sync point (local time, offset to rank 0's clock); the merge
+ * interpolates linearly between them.  PMPI only, on a private
  * communicator so user traffic with the same tags cannot interfere.
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mpe-internal.h"
 
@@ -44,6 +51,133 @@ add_point (int64_t l, int64_t off)
 }
 
 int
+mpe__sync_algorithm (const char *env, int size)
+{
+  if (env && *env)
+    {
+      if (!strcasecmp (env, "SEQ"))
+        return MPE_SYNC_SEQ;
+      if (!strcasecmp (env, "BITREE"))
+        return MPE_SYNC_BITREE;
+      if (!strcasecmp (env, "ALTNGBR"))
+        return MPE_SYNC_ALTNGBR;
+      if (strcasecmp (env, "DEFAULT"))
+        fprintf (stderr, "mpe: MPE_SYNC_ALGORITHM=%s is not DEFAULT, SEQ, "
+                 "BITREE or ALTNGBR; using DEFAULT\n", env);
+    }
+  return size <= 16 ? MPE_SYNC_SEQ : MPE_SYNC_BITREE;
+}
+
+/* The measuring side of one pair: ping-pongs child, sends it the
+ * offset from its clock to ours and its reading. */
+static void
+measure_child (int child, int freq)
+{
+  int64_t best_rtt = INT64_MAX, res[2] = { 0, 0 };
+  for (int f = 0; f < freq; f++)
+    {
+      int64_t tr = 0;
+      int64_t ta = mpe__g.mono0 + local_now ();
+      PMPI_Send (NULL, 0, MPI_BYTE, child, TAG_PING, mpe__comm);
+      PMPI_Recv (&tr, 1, MPI_INT64_T, child, TAG_PONG, mpe__comm,
+                 MPI_STATUS_IGNORE);
+      int64_t tb = mpe__g.mono0 + local_now ();
+      if (tb - ta < best_rtt)
+        {
+          best_rtt = tb - ta;
+          res[0] = ta + (tb - ta) / 2 - tr;  /* offset to add */
+          res[1] = tr;                         /* child's reading */
+        }
+    }
+  PMPI_Send (res, 2, MPI_INT64_T, child, TAG_RESULT, mpe__comm);
+}
+
+/* The measured side: res = { offset to the parent's clock, reading }. */
+static void
+measured_by (int parent, int freq, int64_t res[2])
+{
+  for (int f = 0; f < freq; f++)
+    {
+      PMPI_Recv (NULL, 0, MPI_BYTE, parent, TAG_PING, mpe__comm,
+                 MPI_STATUS_IGNORE);
+      int64_t tr = mpe__g.mono0 + local_now ();
+      PMPI_Send (&tr, 1, MPI_INT64_T, parent, TAG_PONG, mpe__comm);
+    }
+  PMPI_Recv (res, 2, MPI_INT64_T, parent, TAG_RESULT, mpe__comm,
+             MPI_STATUS_IGNORE);
+}
+
+/* Parent of r in the BITREE / ALTNGBR spanning tree (always < r). */
+static int
+tree_parent (int algo, int r)
+{
+  return algo == MPE_SYNC_BITREE ? r - (r & -r) : r - 1;
+}
+
+/* BITREE and ALTNGBR: every pair measured in its round, then rank 0
+ * composes the offsets from the root down and hands each rank its own. */
+static void
+tree_sync (int algo, int freq)
+{
+  int rank = mpe__g.rank, size = mpe__g.size;
+  const int *peer = mpe__g.sync_peer;
+  int64_t mine[2] = { 0, mpe__g.mono0 + local_now () };
+  int rounds = 0;
+  if (algo == MPE_SYNC_BITREE)
+    while ((1 << rounds) < size)
+      rounds++;
+  else
+    rounds = 2;
+  for (int k = 0; k < rounds; k++)
+    {
+      int parent, child;
+      if (algo == MPE_SYNC_BITREE)
+        {
+          int step = 1 << k;
+          parent = rank % (2 * step) == 0 ? rank : rank - step;
+          child = parent + step;
+          if (rank % step)
+            continue;               /* joined a subtree in an earlier round */
+        }
+      else
+        {
+          parent = (rank % 2 == k) ? rank : rank - 1;
+          child = parent + 1;
+        }
+      if (parent < 0 || child >= size)
+        continue;
+      /* Two ranks on rank 0's host read the same clock: nothing to do. */
+      if (!peer[parent] && !peer[child])
+        continue;
+      if (rank == parent)
+        measure_child (child, freq);
+      else
+        measured_by (parent, freq, mine);
+    }
+  int64_t *all = rank == 0 ? malloc ((size_t) size * 2 * sizeof *all) : NULL;
+  int ok = rank != 0 || all != NULL;
+  PMPI_Bcast (&ok, 1, MPI_INT, 0, mpe__comm);
+  if (!ok)
+    {
+      add_point (local_now (), 0);
+      return;
+    }
+  PMPI_Gather (mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, 0, mpe__comm);
+  if (rank == 0)
+    {
+      all[0] = 0;
+      for (int r = 1; r < size; r++)     /* parents come first */
+        all[2 * r] += all[2 * tree_parent (algo, r)];
+    }
+  PMPI_Scatter (all, 2, MPI_INT64_T, mine, 2, MPI_INT64_T, 0, mpe__comm);
+  free (all);
+  if (rank == 0 || !mpe__g.sync_self)
+    add_point (local_now (), 0);
+  else
+    add_point (mine[1] - mpe__g.mono0, mine[0]);
+}
+
+int
 mpe__sync_run (void)
 {
   if (!mpe__g.sync_enabled || mpe__g.size == 1 || !mpe__g.sync_peer)
@@ -52,46 +186,24 @@ mpe__sync_run (void)
       return 0;
     }
   int freq = mpe__g.sync_freq > 0 ? mpe__g.sync_freq : 3;
+  if (mpe__g.sync_algo != MPE_SYNC_SEQ)
+    {
+      tree_sync (mpe__g.sync_algo, freq);
+      return 0;
+    }
   if (mpe__g.rank == 0)
     {
       for (int r = 1; r < mpe__g.size; r++)
-        {
-          if (!mpe__g.sync_peer[r])
-            continue;
-          int64_t best_rtt = INT64_MAX, res[2] = { 0, 0 };
-          for (int f = 0; f < freq; f++)
-            {
-              int64_t tr = 0;
-              int64_t ta = mpe__g.mono0 + local_now ();
-              PMPI_Send (NULL, 0, MPI_BYTE, r, TAG_PING, mpe__comm);
-              PMPI_Recv (&tr, 1, MPI_INT64_T, r, TAG_PONG, mpe__comm,
-                         MPI_STATUS_IGNORE);
-              int64_t tb = mpe__g.mono0 + local_now ();
-              if (tb - ta < best_rtt)
-                {
-                  best_rtt = tb - ta;
-                  res[0] = ta + (tb - ta) / 2 - tr;  /* offset to add */
-                  res[1] = tr;                         /* peer's reading */
-                }
-            }
-          PMPI_Send (res, 2, MPI_INT64_T, r, TAG_RESULT, mpe__comm);
-        }
+        if (mpe__g.sync_peer[r])
+          measure_child (r, freq);
       add_point (local_now (), 0);
     }
   else if (!mpe__g.sync_self)
     add_point (local_now (), 0);
   else
     {
-      for (int f = 0; f < freq; f++)
-        {
-          PMPI_Recv (NULL, 0, MPI_BYTE, 0, TAG_PING, mpe__comm,
-                     MPI_STATUS_IGNORE);
-          int64_t tr = mpe__g.mono0 + local_now ();
-          PMPI_Send (&tr, 1, MPI_INT64_T, 0, TAG_PONG, mpe__comm);
-        }
       int64_t res[2];
-      PMPI_Recv (res, 2, MPI_INT64_T, 0, TAG_RESULT, mpe__comm,
-                 MPI_STATUS_IGNORE);
+      measured_by (0, freq, res);
       add_point (res[1] - mpe__g.mono0, res[0]);
     }
   return 0;

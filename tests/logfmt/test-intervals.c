@@ -386,6 +386,72 @@ test_tracker (void)
   logfmt_state_tracker_free (tr);
 }
 
+static int
+same_instance (const logfmt_interval_t *a, const logfmt_interval_t *b)
+{
+  return a->stream == b->stream && a->state == b->state
+         && a->start == b->start && a->end == b->end
+         && a->inclusive == b->inclusive && a->exclusive == b->exclusive
+         && a->depth == b->depth && a->flags == b->flags
+         && (!(a->flags & LOGFMT_IV_BEGIN_CARGO)
+             || memcmp (a->begin_cargo, b->begin_cargo, LOGFMT_CARGO_SIZE) == 0)
+         && (!(a->flags & LOGFMT_IV_END_CARGO)
+             || memcmp (a->end_cargo, b->end_cargo, LOGFMT_CARGO_SIZE) == 0);
+}
+
+/* The batch form reports what record-by-record application does, on
+ * every stream of the log (nesting, overlap, unmatched, too deep, cargo),
+ * in batches of 3 (so that instances open across batches). */
+static void
+test_batch (const logfmt_reader_t *r)
+{
+  for (uint32_t s = 0; s < 3; s++)
+    {
+      logfmt_iter_t *it = NULL;
+      logfmt_event_t ev[1024];
+      long n = 0;
+      if (logfmt_iter_new (r, s, 0, UINT64_MAX, &it) == 0)
+        n = logfmt_iter_next_batch (it, ev, 1024);
+      logfmt_iter_free (it);
+      logfmt_state_tracker_t *one = NULL, *many = NULL;
+      logfmt_state_tracker_new (NSTATES, s, &one);
+      logfmt_state_tracker_new (NSTATES, s, &many);
+      int same = n > 0 && one && many, nclosed = 0, nunmatched = 0;
+      for (long i = 0; same && i < n; i += 3)
+        {
+          size_t m = (size_t) (n - i < 3 ? n - i : 3);
+          int32_t top[3], unm[3];
+          logfmt_interval_t closed[3];
+          logfmt_tracker_batch_t out = { top, closed, 0, unm, 0 };
+          same = logfmt_state_tracker_apply_batch (many, ev + i, m, &out) == 0;
+          size_t c = 0, u = 0;
+          for (size_t k = 0; same && k < m; k++)
+            {
+              logfmt_interval_t iv;
+              int step = logfmt_state_tracker_apply (one, &ev[i + k], &iv,
+                                                     NULL);
+              if (step == LOGFMT_STEP_CLOSED)
+                same = c < out.nclosed && same_instance (&iv, &closed[c++]);
+              else if (step == LOGFMT_STEP_UNMATCHED_END)
+                same = u < out.nunmatched && unm[u++] == ev[i + k].state;
+              uint32_t d = logfmt_state_tracker_depth (one);
+              same = same && top[k] == (d ? logfmt_state_tracker_open (one, d - 1)
+                                                ->state : -1);
+            }
+          same = same && c == out.nclosed && u == out.nunmatched;
+          nclosed += (int) c;
+          nunmatched += (int) u;
+        }
+      same = same && logfmt_state_tracker_depth (one)
+                     == logfmt_state_tracker_depth (many);
+      ok (same, "batch form on stream %u: the same %d instances, %d "
+          "unmatched ENDs, innermost states and open ones as one by one",
+          s, nclosed, nunmatched);
+      logfmt_state_tracker_free (one);
+      logfmt_state_tracker_free (many);
+    }
+}
+
 /* Threads sharing a fresh reader build its per-stream index at the same
  * time (the first window query of each): each gets the right instances. */
 typedef struct
@@ -542,6 +608,7 @@ main (int argc, char **argv)
   test_windows (r);
   test_summary_agrees (r);
   test_tracker ();
+  test_batch (r);
   test_damaged (r, path);
   test_threads (r, path);
   logfmt_reader_close (r);

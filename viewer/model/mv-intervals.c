@@ -17,6 +17,10 @@ mv_tracker_new (guint nstates)
   if (logfmt_state_tracker_new (nstates, 0, &t->tr) != 0)
     g_error ("out of memory");
   t->pre = g_array_new (FALSE, FALSE, sizeof (gint32));
+  t->in = g_new0 (logfmt_event_t, MV_TRACKER_BATCH);
+  t->top = g_new (gint32, MV_TRACKER_BATCH);
+  t->closed = g_new (logfmt_interval_t, MV_TRACKER_BATCH);
+  t->unmatched = g_new (gint32, MV_TRACKER_BATCH);
   return t;
 }
 
@@ -27,6 +31,10 @@ mv_tracker_free (MvTracker *t)
     return;
   logfmt_state_tracker_free (t->tr);
   g_array_unref (t->pre);
+  g_free (t->in);
+  g_free (t->top);
+  g_free (t->closed);
+  g_free (t->unmatched);
   g_free (t);
 }
 
@@ -68,6 +76,28 @@ mv_tracker_restore (MvTracker *t, guint n, const gint32 *state,
   t->ev.flags = 0;
   for (guint i = 0; i < n; i++)
     mv_tracker_apply (t, LOGFMT_KIND_BEGIN, state[i], start[i], NULL, NULL);
+}
+
+void
+mv_tracker_seed_scan_batch (MvTracker *t, const logfmt_event_t *ev, guint n)
+{
+  g_assert (n <= MV_TRACKER_BATCH);
+  logfmt_tracker_batch_t out = { .unmatched = t->unmatched };
+  if (logfmt_state_tracker_apply_batch (t->tr, ev, n, &out) != 0)
+    g_error ("out of memory");
+  g_array_append_vals (t->pre, t->unmatched, (guint) out.nunmatched);
+}
+
+guint
+mv_tracker_apply_batch (MvTracker *t, const logfmt_event_t *ev, guint n,
+                        gboolean want_top, gboolean want_closed)
+{
+  g_assert (n <= MV_TRACKER_BATCH);
+  logfmt_tracker_batch_t out = { .top = want_top ? t->top : NULL,
+                                 .closed = want_closed ? t->closed : NULL };
+  if (logfmt_state_tracker_apply_batch (t->tr, ev, n, &out) != 0)
+    g_error ("out of memory");
+  return (guint) out.nclosed;
 }
 
 guint

@@ -25,11 +25,21 @@
 
 G_BEGIN_DECLS
 
+/* Records per batch call (mv_tracker_*_batch). */
+#define MV_TRACKER_BATCH 256
+
 typedef struct
 {
   logfmt_state_tracker_t *tr;
   GArray                 *pre;    /* gint32: unmatched ENDs of pass 1 */
   logfmt_event_t          ev;     /* the record being applied */
+  /* Batches: records for callers that convert their own compact ones
+   * (time, kind, state set; flags left 0), and what logfmt's batch form
+   * reports about them; MV_TRACKER_BATCH each. */
+  logfmt_event_t         *in;
+  gint32                 *top;
+  logfmt_interval_t      *closed;
+  gint32                 *unmatched;
 } MvTracker;
 
 MvTracker *mv_tracker_new (guint nstates);
@@ -71,6 +81,17 @@ mv_tracker_seed_scan (MvTracker *t, guint8 kind, gint32 state, guint64 time)
       == LOGFMT_STEP_UNMATCHED_END)
     g_array_append_val (t->pre, state);
 }
+
+/* Pass 1 over n <= MV_TRACKER_BATCH records in one call. */
+void       mv_tracker_seed_scan_batch (MvTracker *t, const logfmt_event_t *ev,
+                                       guint n);
+/* Pass 2 over n <= MV_TRACKER_BATCH records in one call (logfmt's batch
+ * form: no call per record): t->top[i] is the innermost open state
+ * after ev[i] (-1 none) if want_top; the instances closed are
+ * t->closed[0 .. returned count) if want_closed. */
+guint      mv_tracker_apply_batch (MvTracker *t, const logfmt_event_t *ev,
+                                   guint n, gboolean want_top,
+                                   gboolean want_closed);
 
 /* Open instances, outermost (0) first. */
 guint      mv_tracker_depth (const MvTracker *t);

@@ -20,6 +20,15 @@
 /* An instance (closed, or open at the window's end with extra_flags
  * MV_SPAN_OPEN_RIGHT and iv->end the window's end) as a span at its
  * depth; sub-pixel ones next to a narrow neighbour merge into it. */
+/* Record i of the tracker's batch buffer from a decoded event. */
+static inline void
+tracker_in (MvTracker *tr, guint i, const MvEv *e)
+{
+  tr->in[i].time = e->time;
+  tr->in[i].kind = e->kind;
+  tr->in[i].state = e->a;
+}
+
 static void
 emit_span (MvScene *s, MvLane *lane, GArray *last_at_depth,
            const logfmt_interval_t *iv, guint16 extra_flags)
@@ -206,26 +215,44 @@ mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs, MvTracker *tr,
   guint64 seed_to = t1 + MIN ((guint64) DEC_MARGIN_SPANS * (t1 - t0),
                               G_MAXUINT64 - t1);
   mv_tracker_seed_begin (tr);
+  guint seed_n = 0;
   for (guint i = lo_i; tstart > 0 && i < d->evs->len
                        && all[i].time <= seed_to; i++)
-    mv_tracker_seed_scan (tr, all[i].kind, all[i].a, all[i].time);
+    {
+      tracker_in (tr, seed_n++, &all[i]);
+      if (seed_n == MV_TRACKER_BATCH)
+        {
+          mv_tracker_seed_scan_batch (tr, tr->in, seed_n);
+          seed_n = 0;
+        }
+    }
+  mv_tracker_seed_scan_batch (tr, tr->in, seed_n);
   mv_tracker_seed_end (tr, tstart);
   guint64 t_max = d->t_max, tb = d->tb;
   mv_decoded_unref (d);
 
-  /* Spans with their depth, markers. */
+  /* Spans with their depth (the tracker's batches), markers. */
   GArray *last = g_array_new (FALSE, FALSE, sizeof (gint));
   logfmt_interval_t iv;
-  for (guint i = 0; i < evs->len; i++)
+  guint batch_n = 0;
+  for (guint i = 0; i <= evs->len; i++)
     {
+      if (batch_n == MV_TRACKER_BATCH || (i == evs->len && batch_n))
+        {
+          guint nc = mv_tracker_apply_batch (tr, tr->in, batch_n, FALSE,
+                                             TRUE);
+          for (guint k = 0; k < nc; k++)
+            emit_span (s, lane, last, &tr->closed[k], 0);
+          batch_n = 0;
+        }
+      if (i == evs->len)
+        break;
       const MvEv *e = &g_array_index (evs, MvEv, i);
       switch (e->kind)
         {
         case LOGFMT_KIND_BEGIN:
         case LOGFMT_KIND_END:
-          if (mv_tracker_apply (tr, e->kind, e->a, e->time, &iv, NULL)
-              == LOGFMT_STEP_CLOSED)
-            emit_span (s, lane, last, &iv, 0);
+          tracker_in (tr, batch_n++, e);
           break;
         case LOGFMT_KIND_SOLO:
         case LOGFMT_KIND_LOSS:

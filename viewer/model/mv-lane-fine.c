@@ -241,20 +241,34 @@ walk_to (FineWalk *w, guint64 t)
   w->prev = MAX (w->prev, t);
 }
 
-static inline void
-walk_record (FineWalk *w, guint8 kind, gint32 state, guint64 t)
+/* Applies n <= MV_TRACKER_BATCH records in one batch and draws the
+ * innermost state up to each record that changes it. */
+static void
+walk_batch (FineWalk *w, const logfmt_event_t *ev, guint n)
 {
-  walk_to (w, t);
-  /* The innermost changes on a BEGIN, or an END of the innermost. */
-  guint32 inner = 1;
-  int step = mv_tracker_apply (w->tr, kind, state, t, NULL, &inner);
-  if (step == LOGFMT_STEP_OPENED)
-    w->top = state;
-  else if (step == LOGFMT_STEP_CLOSED && inner == 0)
+  if (n == 0)
+    return;
+  mv_tracker_apply_batch (w->tr, ev, n, TRUE, FALSE);
+  const gint32 *top = w->tr->top;
+  for (guint i = 0; i < n; i++)
+    if (top[i] != w->top)
+      {
+        walk_to (w, ev[i].time);
+        w->top = top[i];
+      }
+}
+
+/* The kept records ev[0 .. n) in the tracker's batch buffer. */
+static const logfmt_event_t *
+fine_in (MvTracker *tr, const FineEv *ev, guint n)
+{
+  for (guint i = 0; i < n; i++)
     {
-      guint depth = mv_tracker_depth (w->tr);
-      w->top = depth ? mv_tracker_open (w->tr, depth - 1)->state : -1;
+      tr->in[i].time = ev[i].time;
+      tr->in[i].kind = ev[i].kind;
+      tr->in[i].state = ev[i].state;
     }
+  return tr->in;
 }
 
 /* Keeps the instances the tracker has open (every record before t
@@ -323,7 +337,7 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
   a->cur_n = 0;
   logfmt_iter_t *it = a->it;
   g_array_set_size (a->evs, 0);
-  logfmt_event_t buf[256];
+  logfmt_event_t buf[MV_TRACKER_BATCH];
   long got = 0;
   guint64 t_max = 0;          /* the last record up to t1 */
   gboolean goes_on = FALSE;   /* a record after t1 */
@@ -341,18 +355,20 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
         t_max = MAX (t_max, buf[got - 1].time);
       if (!keep)
         {
-          for (long i = 0; i < got; i++)
+          guint i = 0;
+          if (G_UNLIKELY (!snapped))
             {
-              if (G_UNLIKELY (!snapped) && buf[i].time >= t0)
+              /* The states open at t0: every record before it applied. */
+              while (i < (guint) got && buf[i].time < t0)
+                i++;
+              walk_batch (&w, buf, i);
+              if (i < (guint) got)
                 {
                   fine_keep_open_at (s, w.tr, stream, t0);
                   snapped = TRUE;
                 }
-              if (buf[i].kind == LOGFMT_KIND_BEGIN
-                  || buf[i].kind == LOGFMT_KIND_END)
-                walk_record (&w, (guint8) buf[i].kind, buf[i].state,
-                             buf[i].time);
             }
+          walk_batch (&w, buf + i, (guint) got - i);
           continue;
         }
       guint len = a->evs->len;
@@ -369,13 +385,19 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
     {
       const FineEv *ev = (const FineEv *) a->evs->data;
       guint n = a->evs->len;
-      for (guint i = 0; i < n; i++)
-        mv_tracker_seed_scan (w.tr, ev[i].kind, ev[i].state, ev[i].time);
+      for (guint i = 0; i < n; i += MV_TRACKER_BATCH)
+        {
+          guint m = MIN (MV_TRACKER_BATCH, n - i);
+          mv_tracker_seed_scan_batch (w.tr, fine_in (w.tr, ev + i, m), m);
+        }
       mv_tracker_seed_end (w.tr, tstart);
       guint depth = mv_tracker_depth (w.tr);
       w.top = depth ? mv_tracker_open (w.tr, depth - 1)->state : -1;
-      for (guint i = 0; i < n; i++)
-        walk_record (&w, ev[i].kind, ev[i].state, ev[i].time);
+      for (guint i = 0; i < n; i += MV_TRACKER_BATCH)
+        {
+          guint m = MIN (MV_TRACKER_BATCH, n - i);
+          walk_batch (&w, fine_in (w.tr, ev + i, m), m);
+        }
     }
   /* After the last record: instances still open go on through the
    * window if the stream does, else they end there (FORMAT.md 13). */

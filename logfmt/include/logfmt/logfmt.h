@@ -665,6 +665,29 @@ LOGFMT_API int  logfmt_state_tracker_cut (logfmt_state_tracker_t *tr,
                                           logfmt_interval_t *iv);
 LOGFMT_API void logfmt_state_tracker_free (logfmt_state_tracker_t *tr);
 
+/* The same rule over n records in one call, for callers that walk many
+ * (a viewer's lanes): what each record did, in arrays the caller gives,
+ * each optional (NULL), each with room for n. */
+typedef struct
+{
+  int32_t           *top;        /* per record: innermost open state after
+                                  * it, -1 when none */
+  logfmt_interval_t *closed;     /* instances closed, in order */
+  size_t             nclosed;    /* out: how many */
+  int32_t           *unmatched;  /* states of the ENDs that closed
+                                  * nothing, in order */
+  size_t             nunmatched; /* out: how many */
+} logfmt_tracker_batch_t;
+
+/* Applies ev[0 .. n-1] as logfmt_state_tracker_apply would, one after
+ * the other (closed instances carry cargo as there).  0, or a negative
+ * code (LOGFMT_ENOMEM: the records before the failing one are applied
+ * and reported). */
+LOGFMT_API int  logfmt_state_tracker_apply_batch (logfmt_state_tracker_t *tr,
+                                                  const logfmt_event_t *ev,
+                                                  size_t n,
+                                                  logfmt_tracker_batch_t *out);
+
 /* Messages whose [send_time, recv_time] intersects [t0, t1]. */
 typedef struct logfmt_msg_iter logfmt_msg_iter_t;
 LOGFMT_API int  logfmt_msg_iter_new (const logfmt_reader_t *r,
