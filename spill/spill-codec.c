@@ -102,6 +102,16 @@ mpe_spill_recs_decode (const mpe_spill_rec_t **p, const mpe_spill_rec_t *end,
             e->size = lost;
             break;
           }
+        case MPE_REC_METRIC:
+          {
+            mpe_spill_metric_t m;
+            memcpy (&m, r + 1, sizeof m);
+            e->type = MPE_SPILL_EV_METRIC;
+            e->id = r->id;
+            e->partner = (int32_t) m.object;
+            e->size = (uint64_t) m.value;
+            break;
+          }
         default:
           /* Unknown kind: a torn or corrupt record; skip the slot. */
           r++;
@@ -180,7 +190,7 @@ mpe_spill_pack (const mpe_spill_rec_t **from, const mpe_spill_rec_t *to,
           continue;
         }
       unsigned ext = mpe_spill_rec_ext (r->aux);
-      if (kind > MPE_REC_LOSS || r + 1 + ext > to)
+      if (kind > MPE_REC_METRIC || r + 1 + ext > to)
         {
           r++;  /* cannot happen for a logger's own buffer */
           continue;
@@ -210,6 +220,13 @@ mpe_spill_pack (const mpe_spill_rec_t **from, const mpe_spill_rec_t *to,
           uint64_t lost;
           memcpy (&lost, r + 1, 8);
           o = put_varint (o, lost);
+        }
+      else
+        {
+          mpe_spill_metric_t m;
+          memcpy (&m, r + 1, sizeof m);
+          o = put_varint (o, zz (m.object));
+          o = put_varint (o, zz (m.value));
         }
       r += 1 + ext;
       n++;
@@ -265,7 +282,7 @@ mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
       const unsigned char *p = u->p;
       unsigned kind = *p++;
       uint64_t dt, did;
-      if (kind > MPE_REC_LOSS || get_varint (&p, u->end, &dt)
+      if (kind > MPE_REC_METRIC || get_varint (&p, u->end, &dt)
           || get_varint (&p, u->end, &did))
         break;
       int msg = kind == MPE_REC_SEND || kind == MPE_REC_RECV;
@@ -303,13 +320,23 @@ mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
           e->comm = (uint32_t) comm;
           e->size = size;
         }
-      else
+      else if (kind == MPE_REC_LOSS)
         {
           uint64_t lost;
           if (get_varint (&p, u->end, &lost))
             break;
           e->type = LOGFMT_REC_LOSS;
           e->size = lost;
+        }
+      else
+        {
+          uint64_t obj, val;
+          if (get_varint (&p, u->end, &obj) || get_varint (&p, u->end, &val))
+            break;
+          e->type = MPE_SPILL_EV_METRIC;
+          e->id = id;
+          e->partner = (int32_t) unzz (obj);
+          e->size = (uint64_t) unzz (val);
         }
       u->p = p;
       u->t = t;

@@ -347,7 +347,7 @@ part_valid (const mpe_spill_rec_t *r, size_t n, uint32_t tag)
   while (i < n)
     {
       uint32_t kind = r[i].aux & 0xffu;
-      if ((r[i].aux & ~0xffu) != tag || kind > MPE_REC_LOSS || r[i].t < prev)
+      if ((r[i].aux & ~0xffu) != tag || kind > MPE_REC_METRIC || r[i].t < prev)
         break;
       size_t next = i + 1 + mpe_spill_rec_ext (r[i].aux);
       if (next > n)

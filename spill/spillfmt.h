@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <logfmt/logfmt.h>
 
 #define MPE_SPILL_MAGIC        "MPESPIL1"
@@ -57,8 +58,26 @@ typedef struct
 enum
 {
   MPE_REC_BARE = 0, MPE_REC_CARGO = 1, MPE_REC_SEND = 2, MPE_REC_RECV = 3,
-  MPE_REC_LOSS = 4
+  MPE_REC_LOSS = 4,
+  /* A metric sample: id = metric id, one slot of mpe_spill_metric_t.
+   * Kinds 6-10 are reserved (6 SAMPLE, 7 CALLSITE, 8 SWITCH, 9 ALLOC,
+   * 10 COUNTER). */
+  MPE_REC_METRIC = 5
 };
+
+/* Extension slot of a METRIC record. */
+typedef struct
+{
+  int64_t object;   /* -1, or the partner's world rank (channel metric) */
+  int64_t value;
+} mpe_spill_metric_t;
+
+/* Decoded records of the kinds that go to extension tracks, not BLOCK
+ * chunks, come out of the decoders as logfmt_event_t with a type of
+ * MPE_SPILL_EV_* (no LOGFMT_REC_* has it): a METRIC record has id = the
+ * metric id, partner = the object, size = the value (two's complement).
+ * Consumers route them with mpe_spill_ev_metric_rec. */
+#define MPE_SPILL_EV_METRIC 16
 
 #define MPE_RING_MAGIC        "MPERING1"
 #define MPE_RING_VERSION      1u
@@ -81,6 +100,7 @@ typedef struct
 _Static_assert (sizeof (mpe_spill_frame_t) == 16, "spill frame header");
 _Static_assert (sizeof (mpe_spill_rec_t) == 16, "record slot");
 _Static_assert (sizeof (mpe_spill_msg_t) == 16, "message extension slot");
+_Static_assert (sizeof (mpe_spill_metric_t) == 16, "metric extension slot");
 _Static_assert (offsetof (mpe_spill_rec_t, aux) == 12, "record aux");
 _Static_assert (offsetof (mpe_ring_header_t, cap) == 16, "ring cap");
 _Static_assert (offsetof (mpe_ring_header_t, tag) == 32, "ring tags");
@@ -96,7 +116,18 @@ static inline unsigned
 mpe_spill_rec_ext (uint32_t aux)
 {
   unsigned k = aux & 0xffu;
-  return k == MPE_REC_CARGO ? 2 : k >= MPE_REC_SEND && k <= MPE_REC_LOSS;
+  return k == MPE_REC_CARGO ? 2 : k >= MPE_REC_SEND && k <= MPE_REC_METRIC;
+}
+
+/* The track record of a decoded METRIC event (time as given). */
+static inline void
+mpe_spill_ev_metric_rec (const logfmt_event_t *e, logfmt_track_rec_t *r)
+{
+  memset (r, 0, sizeof *r);
+  r->time = e->time;
+  r->col[LOGFMT_METRIC_COL_ID] = (uint32_t) e->id;
+  r->col[LOGFMT_METRIC_COL_OBJECT] = e->partner;
+  r->col[LOGFMT_METRIC_COL_VALUE] = (int64_t) e->size;
 }
 
 static inline uint64_t

@@ -34,6 +34,8 @@ static const subcommand_t subcommands[] = {
     "per CPU: which threads ran there, shared cores" },
   { "memory", clogtool_memory_main,
     "memory profile: peak, call sites, leaks; massif/hp export" },
+  { "metrics", clogtool_metrics_main,
+    "metric cells per thread, process, node or job" },
   { "gen", clogtool_gen_main, "write a synthetic log (tests, benchmarks)" },
 };
 

@@ -16,5 +16,6 @@ int clogtool_profile_main (int argc, char **argv);  /* tools/profile.c */
 int clogtool_threads_main (int argc, char **argv);  /* tools/threads.c */
 int clogtool_cpus_main (int argc, char **argv);     /* tools/cpus.c */
 int clogtool_memory_main (int argc, char **argv);   /* tools/memory.c */
+int clogtool_metrics_main (int argc, char **argv);  /* tools/metrics.c */
 
 #endif

@@ -438,8 +438,25 @@ emit_cb (void *user, logfmt_event_t *ev, size_t n)
                                  -e->G);
       ev[i].time = t < 0 ? 0 : (uint64_t) t;
     }
-  e->s->events += n;
-  return logfmt_writer_event (e->w, e->stream, ev, n);
+  /* Metric samples go to the stream's extension track (FORMAT.md
+   * section 14), the rest to its blocks. */
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (ev[i].type == MPE_SPILL_EV_METRIC)
+        {
+          logfmt_track_rec_t r;
+          mpe_spill_ev_metric_rec (&ev[i], &r);
+          int rc = logfmt_writer_track_add (e->w, e->stream,
+                                            LOGFMT_TRACK_METRIC, &r, 1);
+          if (rc)
+            return rc;
+          continue;
+        }
+      ev[k++] = ev[i];
+    }
+  e->s->events += k;
+  return k ? logfmt_writer_event (e->w, e->stream, ev, k) : 0;
 }
 
 static int

@@ -164,3 +164,44 @@ mpe_finish_log_ (const char *prefix, size_t lprefix)
   free (p);
   return rc;
 }
+
+/* Metrics (mpe_metrics.h); values are INTEGER*8, cells INTEGER. */
+#include "mpe_metrics.h"
+
+FAPI int
+mpe_metric_define_ (const char *name, const char *unit, int *cell,
+                    size_t lname, size_t lunit)
+{
+  char *n = fstr (name, lname), *u = fstr (unit, lunit);
+  int rc = n && u ? MPE_Metric_define (n, u, cell) : MPE_LOG_NO_MEMORY;
+  free (n);
+  free (u);
+  return rc;
+}
+
+FAPI int mpe_metric_set_ (int *c, long long *v)
+{ return MPE_Metric_set (*c, *v); }
+FAPI int mpe_metric_add_ (int *c, long long *v)
+{ return MPE_Metric_add (*c, *v); }
+FAPI int mpe_metric_sub_ (int *c, long long *v)
+{ return MPE_Metric_sub (*c, *v); }
+FAPI int mpe_metric_timer_start_ (int *c)
+{ return MPE_Metric_timer_start (*c); }
+FAPI int mpe_metric_timer_stop_ (int *c)
+{ return MPE_Metric_timer_stop (*c); }
+FAPI int mpe_metric_guard_ (int *c, int *flag)
+{ return MPE_Metric_guard (*c, *flag); }
+FAPI long long mpe_metric_read_ (int *c) { return MPE_Metric_read (*c); }
+FAPI long long mpe_metric_read_channel_ (int *c, int *p)
+{ return MPE_Metric_read_channel (*c, *p); }
+FAPI int mpe_metric_sample_ (void) { return MPE_Metric_sample (); }
+FAPI int mpe_metric_sample_on_ (int *e) { return MPE_Metric_sample_on (*e); }
+
+FAPI int
+mpe_metric_find_ (const char *name, int *cell, size_t lname)
+{
+  char *n = fstr (name, lname);
+  int rc = n ? MPE_Metric_find (n, cell) : MPE_LOG_NO_MEMORY;
+  free (n);
+  return rc;
+}

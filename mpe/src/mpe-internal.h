@@ -42,6 +42,8 @@ typedef struct mpe_tbuf
   uint64_t         spilled;  /* events written to the spill file */
   uint64_t         lost;     /* events lost (spill failed) */
   uint64_t         flushes;
+  uint64_t         metric_slots;  /* slots of metric samples written:
+                                     not records the program logged */
   struct mpe_tbuf *next;
   /* Background spill: the buffer is two halves; the logger writes into
    * [seg, pos) while the spill thread encodes [job_from, job_to), the
@@ -218,6 +220,136 @@ MPE_HIDDEN void mpe__comms_free (mpe_commdef_t *c, size_t n);
 MPE_HIDDEN void mpe__comms_reset (void);
 MPE_HIDDEN void mpe__comms_add_world (void);
 
+/* ---- Metric cells (mpe-metrics.c, mpe_metrics.h) ----------------------
+ * Metric ids in the log: user cells 0..MPE_METRIC_MAX_CELLS-1, standard
+ * scalar cells MPE_MID_STD + k, per MPI function MPE_MID_FN + 2 fn
+ * (calls) and + 1 (time, kept in ticks), channel cells MPE_MID_CHAN + k
+ * with the partner as the sample's object.  The function index fn is the
+ * wrappers' known-state number. */
+#define MPE_MID_STD  0x100000u
+#define MPE_MID_FN   0x200000u
+#define MPE_MID_CHAN 0x300000u
+#define MPE_MFN_MAX  1024
+enum
+{
+  MPE_MSTD_MPI_CALLS, MPE_MSTD_MPI_TIME, MPE_MSTD_MSGS_SENT,
+  MPE_MSTD_BYTES_SENT, MPE_MSTD_MSGS_RECV, MPE_MSTD_BYTES_RECV,
+  MPE_MSTD_COLL_CALLS, MPE_MSTD_COLL_BYTES, MPE_MSTD_N
+};
+#define MPE_MCHAN_N 4   /* msgs sent, bytes sent, msgs recv, bytes recv */
+#define MPE_METRIC_MAX_CELLS_ 256
+
+/* One thread's cells and the values of their last samples (_em). */
+typedef struct mpe_mcells
+{
+  int64_t  user[MPE_METRIC_MAX_CELLS_], user_em[MPE_METRIC_MAX_CELLS_];
+  uint64_t user_t0[MPE_METRIC_MAX_CELLS_];  /* running timers' start */
+  int64_t  std[MPE_MSTD_N], std_em[MPE_MSTD_N];
+  int64_t  fn[2 * MPE_MFN_MAX], fn_em[2 * MPE_MFN_MAX];
+  uint64_t fn_t0[MPE_MFN_MAX];               /* begin tick of the call */
+  int64_t *chan[MPE_MCHAN_N], *chan_em[MPE_MCHAN_N];
+  int      nchan;                            /* partners in chan[] */
+  struct mpe_tbuf   *tb;                     /* the thread's buffer */
+  struct mpe_mcells *next;
+} mpe_mcells_t;
+
+extern __thread mpe_mcells_t *mpe__mtls
+  __attribute__ ((tls_model ("initial-exec"))) MPE_HIDDEN;
+/* Tick at which the thread's next periodic sample is due. */
+extern __thread uint64_t mpe__mdue
+  __attribute__ ((tls_model ("initial-exec"))) MPE_HIDDEN;
+extern int mpe__mstd_guarded MPE_HIDDEN;  /* a standard cell has a guard */
+extern int mpe__mon_n MPE_HIDDEN;         /* MPE_Metric_sample_on events */
+
+MPE_HIDDEN mpe_mcells_t *mpe__mcells_create (void);
+MPE_HIDDEN void     mpe__metrics_init (void);
+MPE_HIDDEN void     mpe__metrics_final (void);
+MPE_HIDDEN void     mpe__metric_due (uint64_t t);
+MPE_HIDDEN void     mpe__metric_on (int32_t id);
+MPE_HIDDEN void     mpe__metric_describe_fn (int fn, const char *name);
+MPE_HIDDEN size_t   mpe__metric_defs (logfmt_metric_def_t **out);
+MPE_HIDDEN int      mpe__mguard_open (const mpe_mcells_t *c, int16_t g);
+MPE_HIDDEN int16_t  mpe__mguard_std (int k);
+MPE_HIDDEN int16_t  mpe__mguard_fn (int k);
+MPE_HIDDEN int64_t *mpe__mchan_grow (mpe_mcells_t *c, int partner);
+
+/* The wrappers' function index of a known-state event id, or -1; *end
+ * set for an end id. */
+static inline int
+mpe__known_fn (int32_t id, int *end)
+{
+  if ((uint32_t) id < 600)
+    {
+      *end = id & 1;
+      return id >> 1;
+    }
+  if (id <= -1001)
+    {
+      uint32_t k = (uint32_t) (-1001 - (int64_t) id);
+      *end = (int) (k & 1);
+      return k / 2 < MPE_MFN_MAX - 300 ? 300 + (int) (k / 2) : -1;
+    }
+  return -1;
+}
+
+/* A standard cell update under guards (rare: only once one is set). */
+static inline int
+mpe__mstd_open (const mpe_mcells_t *c, int k)
+{
+  return !MPE_UNLIKELY (mpe__mstd_guarded)
+         || mpe__mguard_open (c, mpe__mguard_std (k));
+}
+
+/* Hook of the wrappers' state records: a known state's begin remembers
+ * its tick, its end adds one call and the ticks in between. */
+static inline __attribute__ ((always_inline)) void
+mpe__metric_call (int32_t id, uint64_t t)
+{
+  int end, fn = mpe__known_fn (id, &end);
+  if (fn < 0)
+    return;
+  mpe_mcells_t *c = mpe__mtls;
+  if (MPE_UNLIKELY (c == NULL) && !(c = mpe__mcells_create ()))
+    return;
+  if (!end)
+    {
+      c->fn_t0[fn] = t;
+      return;
+    }
+  uint64_t t0 = c->fn_t0[fn];
+  if (MPE_UNLIKELY (t0 == 0))
+    return;
+  c->fn_t0[fn] = 0;
+  if (MPE_UNLIKELY (mpe__mstd_guarded))
+    {
+      if (mpe__mguard_open (c, mpe__mguard_fn (2 * fn)))
+        c->fn[2 * fn]++;
+      if (mpe__mguard_open (c, mpe__mguard_fn (2 * fn + 1)))
+        c->fn[2 * fn + 1] += (int64_t) (t - t0);
+      return;
+    }
+  c->fn[2 * fn]++;
+  c->fn[2 * fn + 1] += (int64_t) (t - t0);
+}
+
+/* Hook of message records: process and channel cells. */
+static inline __attribute__ ((always_inline)) void
+mpe__metric_msg (int send, int wp, uint64_t bytes)
+{
+  mpe_mcells_t *c = mpe__mtls;
+  if (MPE_UNLIKELY (c == NULL) && !(c = mpe__mcells_create ()))
+    return;
+  int k = send ? MPE_MSTD_MSGS_SENT : MPE_MSTD_MSGS_RECV;
+  if (mpe__mstd_open (c, k))
+    c->std[k]++;
+  if (mpe__mstd_open (c, k + 1))
+    c->std[k + 1] += (int64_t) bytes;
+  if (MPE_UNLIKELY (wp >= c->nchan) && !mpe__mchan_grow (c, wp))
+    return;
+  c->chan[send ? 0 : 2][wp]++;
+  c->chan[send ? 1 : 3][wp] += (int64_t) bytes;
+}
+
 /* Writes one record on the calling thread without checking the mode;
  * returns the record's tick stamp. */
 static inline __attribute__ ((always_inline)) uint64_t
@@ -247,6 +379,12 @@ mpe__put_nocheck (int kind, int32_t id, const void *ext)
       memcpy (r + 1, ext, 16);
       b->pos = r + 2;
     }
+  /* Metric samples: periodic, and after the events MPE_Metric_sample_on
+   * chose. */
+  if (MPE_UNLIKELY (t >= mpe__mdue))
+    mpe__metric_due (t);
+  if (MPE_UNLIKELY (mpe__mon_n != 0) && kind <= MPE_REC_CARGO)
+    mpe__metric_on (id);
   return t;
 }
 

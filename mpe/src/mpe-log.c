@@ -198,6 +198,7 @@ MPE_Init_log (void)
   if (mpe__comm == MPI_COMM_NULL)
     PMPI_Comm_dup (MPI_COMM_WORLD, &mpe__comm);
   mpe__clock_init ();
+  mpe__metrics_init ();
   const char *skew = getenv ("MPE_TEST_CLOCK_SKEW_NS");
   if (skew)
     mpe__g.mono0 += atoll (skew) * (int64_t) mpe__g.rank;
@@ -364,6 +365,7 @@ MPE_Finish_log (const char *filename)
   mpe_finish_hook hook = atomic_load (&finish_hook);
   if (hook)
     hook ();
+  mpe__metrics_final ();
   const char *prefix = filename && *filename ? filename
                        : mpe__g.default_prefix[0] ? mpe__g.default_prefix
                        : "Unknown";
@@ -493,6 +495,9 @@ mpe__describe_known_state (int start_id, int end_id, const char *name,
                            const char *color, const char *format)
 {
   mpe__add_def (1, start_id, end_id, name, color, format, 1);
+  int end, fn = mpe__known_fn (start_id, &end);
+  if (fn >= 0 && !end && name)
+    mpe__metric_describe_fn (fn, name);
   return MPE_LOG_OK;
 }
 
@@ -588,16 +593,52 @@ MPE_Log_comm_event (MPI_Comm comm, int event_id, const char *bytebuf)
   return MPE_Log_event (event_id, 0, bytebuf);
 }
 
+/* The wrappers' records also keep the standard metric cells. */
+static inline __attribute__ ((always_inline)) void
+log_known (int kind, int32_t event_id, const void *ext)
+{
+  int mode = atomic_load_explicit (&mpe__mode, memory_order_relaxed);
+  if (MPE_LIKELY (mode == 1))
+    mpe__metric_call (event_id, mpe__put_nocheck (kind, event_id, ext));
+  else
+    {
+      mpe__log_slow (kind, event_id, ext);
+      if (mode != 0)
+        mpe__metric_call (event_id, mpe__ticks ());
+    }
+}
+
 void
 mpe__log_id (int32_t event_id)
 {
-  mpe__put (MPE_REC_BARE, event_id, NULL);
+  log_known (MPE_REC_BARE, event_id, NULL);
+}
+
+/* Only collectives end with cargo (mpe/wrappers/wrap-core.c,
+ * wrap_end_coll): its bytes at 12 and 20, big-endian, are coll.bytes. */
+static uint64_t
+be64 (const unsigned char *p)
+{
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++)
+    v = v << 8 | p[i];
+  return v;
 }
 
 void
 mpe__log_id_cargo (int32_t event_id, const void *cargo32)
 {
-  mpe__put (MPE_REC_CARGO, event_id, cargo32);
+  log_known (MPE_REC_CARGO, event_id, cargo32);
+  mpe_mcells_t *c = mpe__mtls;
+  if (c && atomic_load_explicit (&mpe__mode, memory_order_relaxed) != 0)
+    {
+      const unsigned char *b = cargo32;
+      if (mpe__mstd_open (c, MPE_MSTD_COLL_CALLS))
+        c->std[MPE_MSTD_COLL_CALLS]++;
+      if (mpe__mstd_open (c, MPE_MSTD_COLL_BYTES))
+        c->std[MPE_MSTD_COLL_BYTES] += (int64_t) (be64 (b + 12)
+                                                  + be64 (b + 20));
+    }
 }
 
 int
@@ -660,6 +701,7 @@ log_msg (int kind, MPI_Comm comm, int partner, int tag, uint64_t bytes)
   m.size = bytes;
   if (wp < 0)
     return;
+  mpe__metric_msg (kind == MPE_REC_SEND, wp, bytes);
   if (kind == MPE_REC_SEND)
     mpe__put (MPE_REC_SEND, wp, &m);
   else
@@ -689,10 +731,10 @@ log_pair (int kind, int ev_first, int32_t ev_id, MPI_Comm comm, int partner,
                                           memory_order_relaxed) != 1))
     {
       if (ev_first)
-        mpe__put (MPE_REC_BARE, ev_id, NULL);
+        log_known (MPE_REC_BARE, ev_id, NULL);
       log_msg (kind, comm, partner, tag, bytes);
       if (!ev_first)
-        mpe__put (MPE_REC_BARE, ev_id, NULL);
+        log_known (MPE_REC_BARE, ev_id, NULL);
       return;
     }
   int wp = -1;
@@ -706,7 +748,7 @@ log_pair (int kind, int ev_first, int32_t ev_id, MPI_Comm comm, int partner,
     m.comm = mpe__comm_id (comm, partner, &wp);
   if (MPE_UNLIKELY (wp < 0))
     {
-      mpe__put_nocheck (MPE_REC_BARE, ev_id, NULL);
+      mpe__metric_call (ev_id, mpe__put_nocheck (MPE_REC_BARE, ev_id, NULL));
       return;
     }
   m.tag = tag;
@@ -730,6 +772,12 @@ log_pair (int kind, int ev_first, int32_t ev_id, MPI_Comm comm, int partner,
   msg->aux = (uint32_t) kind | b->tag;
   memcpy (msg + 1, &m, 16);
   b->pos = r + 3;
+  mpe__metric_call (ev_id, t);
+  mpe__metric_msg (kind == MPE_REC_SEND, wp, bytes);
+  if (MPE_UNLIKELY (t >= mpe__mdue))
+    mpe__metric_due (t);
+  if (MPE_UNLIKELY (mpe__mon_n != 0))
+    mpe__metric_on (ev_id);
 }
 
 void

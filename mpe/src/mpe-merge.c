@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "mpe-internal.h"
+#include "mpe-monitor.h"
 #include "mpe-resources.h"
 #include "mpe-sched.h"
 
@@ -626,6 +627,8 @@ typedef struct
   uint64_t         events;
   uint64_t         lost;
   logfmt_encoder_t *enc;
+  logfmt_track_encoder_t *te;     /* the stream's extension tracks */
+  logfmt_track_rec_t *trecs;      /* a batch's track records */
 } emit_t;
 
 static void
@@ -684,6 +687,44 @@ correct_time (const emit_t *e, uint64_t local)
   return corrected (local) + e->shift;
 }
 
+/* One sealed TRACK chunk: like a block. */
+static int
+track_cb (void *user, const void *chunk, size_t len)
+{
+  emit_t *e = user;
+  uint32_t stream;
+  memcpy (&stream, (const unsigned char *) chunk + 16, 4);
+  if (e->w)
+    emit_fail (e, logfmt_writer_put_track (e->w, stream, chunk, len));
+  else
+    stage_item (e, ITEM_TRACK, stream, chunk, len);
+  return 0;
+}
+
+/* Records of the kinds that go to extension tracks (metric samples)
+ * leave the batch for the stream's track encoder; returns what is left
+ * for the block encoder. */
+static size_t
+route_tracks (emit_t *e, logfmt_event_t *ev, size_t n)
+{
+  size_t k = 0, nt = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (MPE_UNLIKELY (ev[i].type == MPE_SPILL_EV_METRIC))
+        {
+          mpe_spill_ev_metric_rec (&ev[i], &e->trecs[nt++]);
+          continue;
+        }
+      if (k != i)
+        ev[k] = ev[i];
+      k++;
+    }
+  if (nt)
+    emit_fail (e, logfmt_track_encoder_add (e->te, LOGFMT_TRACK_METRIC,
+                                            e->trecs, nt));
+  return k;
+}
+
 static int
 emit_cb (void *user, logfmt_event_t *ev, size_t n)
 {
@@ -702,6 +743,7 @@ emit_cb (void *user, logfmt_event_t *ev, size_t n)
       if (MPE_UNLIKELY (ev[i].type == LOGFMT_REC_LOSS))
         e->lost += ev[i].size;
     }
+  n = route_tracks (e, ev, n);
   e->events += n;
   emit_fail (e, logfmt_encoder_add (e->enc, ev, n));
   if (e->sb)
@@ -741,12 +783,12 @@ consume_piece (logfmt_writer_t *w, const unsigned char *p, size_t len)
         case ITEM_SUMMARY:
           r = logfmt_writer_put_summary (w, stream, p + o, n);
           break;
+        case ITEM_TRACK:
+          r = logfmt_writer_put_track (w, stream, p + o, n);
+          break;
         case ITEM_MESSAGES:
           r = logfmt_writer_put_messages (w, (const logfmt_message_t *) (p + o),
                                           n / sizeof (logfmt_message_t));
-          break;
-        case ITEM_TRACK:
-          r = logfmt_writer_put_track (w, stream, p + o, n);
           break;
         case ITEM_RESOURCE:
           r = mpe__res_parse (p + o, n, add_resource, w) ? LOGFMT_ECORRUPT
@@ -1489,6 +1531,17 @@ open_writer (merge_t *m)
                                { "MPI_ANY_TAG", MPI_ANY_TAG } };
   for (int i = 0; i < 3 && !rc; i++)
     rc = logfmt_writer_add_const (w, &cd[i]);
+  /* Metric definitions: rank 0's (every rank defines them alike). */
+  logfmt_metric_def_t *md;
+  size_t nmd = mpe__metric_defs (&md);
+  for (size_t i = 0; i < nmd && !rc; i++)
+    rc = logfmt_writer_add_metric (w, &md[i]);
+  free (md);
+  /* The live monitor's accounting, when it ran (mpe-monitor.c). */
+  logfmt_const_def_t mon[8];
+  size_t nmon = mpe__mon_consts (mon, 8);
+  for (size_t i = 0; i < nmon && !rc; i++)
+    rc = logfmt_writer_add_const (w, &mon[i]);
   /* Pieces from the other ranks land here (a bigger one grows it). */
   m->piece_cap = PIECE_MAX + 16;
   m->piece = rc ? NULL : malloc (m->piece_cap);
@@ -1535,35 +1588,15 @@ put_summary (emit_t *em, uint32_t stream)
   free (bytes);
 }
 
-/* One sealed track chunk: to the writer or the staging file. */
-typedef struct
-{
-  emit_t  *em;
-  uint32_t stream;
-} track_out_t;
-
-static int
-track_cb (void *user, const void *chunk, size_t len)
-{
-  track_out_t *o = user;
-  if (o->em->w)
-    emit_fail (o->em, logfmt_writer_put_track (o->em->w, o->stream, chunk,
-                                               len));
-  else
-    stage_item (o->em, ITEM_TRACK, o->stream, chunk, len);
-  return o->em->err;
-}
-
-/* The scheduling and memory layers' tracks of thread t (mpe-resources.c),
- * with times corrected as the events'. */
+/* The scheduling, memory and network layers' tracks of thread t
+ * (mpe-resources.c), with times corrected as the events', into the
+ * stream's track encoder. */
 static void
-encode_tracks (emit_t *em, int t, uint32_t stream)
+encode_tracks (emit_t *em, int t)
 {
   static const uint32_t kinds[] = { LOGFMT_TRACK_SWITCH,
                                     LOGFMT_TRACK_MEMORY,
                                     LOGFMT_TRACK_NETWORK };
-  track_out_t o = { em, stream };
-  logfmt_track_encoder_t *te = NULL;
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && !em->err; k++)
     {
       logfmt_track_rec_t *r;
@@ -1573,20 +1606,15 @@ encode_tracks (emit_t *em, int t, uint32_t stream)
           emit_fail (em, LOGFMT_ENOMEM);
           break;
         }
-      if (n && !te)
-        emit_fail (em, logfmt_track_encoder_new (stream, track_cb, &o, &te));
-      for (size_t i = 0; i < n && !em->err; i++)
+      for (size_t i = 0; i < n; i++)
         {
           int64_t x = correct_time (em, r[i].time);
           r[i].time = x < 0 ? 0 : (uint64_t) x;
         }
-      if (n && !em->err)
-        emit_fail (em, logfmt_track_encoder_add (te, kinds[k], r, n));
+      if (n)
+        emit_fail (em, logfmt_track_encoder_add (em->te, kinds[k], r, n));
       free (r);
     }
-  if (te && !em->err)
-    emit_fail (em, logfmt_track_encoder_flush (te));
-  logfmt_track_encoder_free (te);
 }
 
 /* This rank's resource definitions: added on rank 0, staged elsewhere. */
@@ -1615,7 +1643,16 @@ encode_stream (merge_t *m, int t)
   logfmt_encoder_opts_t eo = { sizeof eo, stream, 0, 0 };
   em->enc = NULL;
   em->sb = NULL;
+  em->te = NULL;
   emit_fail (em, logfmt_encoder_new (&eo, block_cb, em, &em->enc));
+  if (!em->err)
+    emit_fail (em, logfmt_track_encoder_new (stream, track_cb, em, &em->te));
+  if (!em->err && !em->trecs)
+    {
+      em->trecs = malloc (BATCH * sizeof *em->trecs);
+      if (!em->trecs)
+        emit_fail (em, LOGFMT_ENOMEM);
+    }
   if (!em->err)
     emit_fail (em, logfmt_summary_builder_new (m->defs.states,
                                                m->defs.nstates, &em->sb));
@@ -1629,9 +1666,13 @@ encode_stream (merge_t *m, int t)
   if (!em->err)
     emit_fail (em, logfmt_encoder_flush (em->enc));
   if (!em->err)
-    put_summary (em, stream);
+    encode_tracks (em, t);
   if (!em->err)
-    encode_tracks (em, t, stream);
+    emit_fail (em, logfmt_track_encoder_flush (em->te));
+  if (!em->err)
+    put_summary (em, stream);
+  logfmt_track_encoder_free (em->te);
+  em->te = NULL;
   logfmt_encoder_free (em->enc);
   logfmt_summary_builder_free (em->sb);
   em->enc = NULL;
@@ -1914,6 +1955,7 @@ merge_free (merge_t *m)
     free (m->spilled[t].v);
   free (m->spilled);
   free (m->scratch);
+  free (m->em.trecs);
   free (m->sc.sends);
   free (m->sc.recvs);
   free (m->sorted);

@@ -101,7 +101,10 @@ read_events (uint32_t code, int thread, int64_t *v)
   for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
     if (thread < 0 || b->thread == thread)
       {
-        n += (int64_t) (b->pos - b->base) + (int64_t) b->spilled;
+        /* Metric samples are the logger's, not the program's. */
+        int64_t k = (int64_t) (b->pos - b->base) + (int64_t) b->spilled
+                    - (int64_t) b->metric_slots;
+        n += k > 0 ? k : 0;
         found = 1;
       }
   pthread_mutex_unlock (&mpe__g.lock);
@@ -646,10 +649,13 @@ mpe__mon_stop (mpe_mon_stats_t *out)
       M.stats.rtt_median = M.rtt[M.nrtt / 2];
       M.stats.rtt_max = M.rtt[M.nrtt - 1];
     }
-  if (out)
-    *out = M.stats;
   if (M.rank == M.manager)
     mpe__mon_live_close (&M.stats);
+  /* Every rank gets the manager's accounting: rank 0 writes it into the
+     log (mpe-merge.c). */
+  PMPI_Bcast (&M.stats, (int) sizeof M.stats, MPI_BYTE, M.manager, M.comm);
+  if (out)
+    *out = M.stats;
   atomic_flag_clear (&M.busy);
   PMPI_Comm_free (&M.comm);
   free (M.node_of);
@@ -665,6 +671,7 @@ mpe__mon_finish (void)
 {
   int was_on = atomic_load (&mpe__mon_active);
   int manager = M.rank == M.manager;
+  memset (&last_stats, 0, sizeof last_stats);
   mpe__mon_stop (&last_stats);
   if (was_on && manager && mpe__env_bool ("MPE_MONITOR_REPORT", 0))
     fprintf (stderr, "MPE monitor: %.3g Hz, %llu requests sent, %llu "
@@ -681,4 +688,24 @@ const mpe_mon_stats_t *
 mpe__mon_last (void)
 {
   return &last_stats;
+}
+
+size_t
+mpe__mon_consts (logfmt_const_def_t *out, size_t cap)
+{
+  const mpe_mon_stats_t *st = &last_stats;
+  if (st->hz <= 0 || cap < 8)
+    return 0;
+  const logfmt_const_def_t c[8] = {
+    { "monitor.hz_milli", (int64_t) (st->hz * 1000.0 + 0.5) },
+    { "monitor.requests_sent", (int64_t) st->sent },
+    { "monitor.requests_returned", (int64_t) st->returned },
+    { "monitor.requests_late", (int64_t) st->late },
+    { "monitor.requests_skipped", (int64_t) st->skipped },
+    { "monitor.rtt_min_ns", (int64_t) (st->rtt_min * 1e9 + 0.5) },
+    { "monitor.rtt_median_ns", (int64_t) (st->rtt_median * 1e9 + 0.5) },
+    { "monitor.rtt_max_ns", (int64_t) (st->rtt_max * 1e9 + 0.5) },
+  };
+  memcpy (out, c, sizeof c);
+  return 8;
 }

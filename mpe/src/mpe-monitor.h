@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <mpi.h>
 
+#include "logfmt/logfmt.h"
 #include "mpe-monitor-wire.h"
 #include "mpe-wrap-internal.h"   /* MPE_INTERNAL_API */
 
@@ -47,15 +48,19 @@ typedef int (*mpe_mon_reader_t) (uint32_t code, int thread, int64_t *v);
 /* Collective: reads MPE_MONITOR (Hz; off when unset or 0) and starts the
  * ring.  Returns 1 when on, 0 off, -1 on error. */
 int  mpe__mon_start (MPI_Comm world);
-/* Collective: drains the ring and stops; out gets the accounting (zeros
- * on ranks other than the manager, or when off). */
+/* Collective: drains the ring and stops; out gets the manager's
+ * accounting on every rank (zeros when the monitor was off). */
 void mpe__mon_stop (mpe_mon_stats_t *out);
 /* mpe__mon_stop from MPE_Finish_log: keeps the accounting for the log
  * and prints it with MPE_MONITOR_REPORT=yes. */
 void mpe__mon_finish (void);
-/* The accounting of the last monitor run (zeros if none). */
+/* The accounting of the last monitor run (zeros if none); the merge
+ * writes it into the log as constants (mpe__mon_consts). */
 const mpe_mon_stats_t *mpe__mon_last (void);
 int  mpe__mon_on (void);
+/* The accounting as named constants for the log ("monitor.*", FORMAT.md
+ * section 8); fills up to cap, returns how many (0 when off). */
+size_t mpe__mon_consts (logfmt_const_def_t *out, size_t cap);
 void mpe__mon_want (const mpe_mon_want_t *w, double hz);
 void mpe__mon_set_reader (mpe_mon_reader_t r);
 

@@ -223,7 +223,7 @@ mpe__tbuf_reset_all (void)
   for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
     {
       tbuf_layout (b);
-      b->spilled = b->lost = b->flushes = 0;
+      b->spilled = b->lost = b->flushes = b->metric_slots = 0;
     }
   pthread_mutex_unlock (&mpe__g.lock);
 }

@@ -63,6 +63,12 @@ MPE_INTERNAL_API int  mpe__describe_known_event (int event_id,
                                                  const char *color,
                                                  const char *format);
 
+/* Names the standard metric cells of a wrapped MPI function (known
+ * state start_id), so that MPE_Metric_find finds "NAME.calls" and
+ * "NAME.time" from the start; name must outlive the process. */
+MPE_INTERNAL_API void mpe__metric_fn_name (int32_t start_id,
+                                           const char *name);
+
 /* The fast path: one record on the calling thread's timeline.  Honours
  * MPE_Start_log/MPE_Stop_log (not MPI_Pcontrol, which the wrappers own). */
 MPE_INTERNAL_API void mpe__log_id (int32_t event_id);

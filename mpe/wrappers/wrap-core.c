@@ -91,6 +91,8 @@ wrap_start (int *argc, char ***argv)
     {
       mpe__wrap_active[s] = cls_on[mpe__wrap_states[s].cls];
       atomic_store (&mpe__wrap_used[s], 0);
+      mpe__metric_fn_name (mpe__wrap_states[s].start_id,
+                           mpe__wrap_states[s].name);
     }
   atomic_store (&mpe__wrap_internal_used[0], 0);
   atomic_store (&mpe__wrap_internal_used[1], 0);

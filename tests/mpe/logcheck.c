@@ -136,6 +136,11 @@ main (int argc, char **argv)
       const logfmt_state_def_t *s = logfmt_reader_state (r, i);
       printf ("state %s %s\n", s->name, s->color ? s->color : "");
     }
+  for (size_t i = 0; i < logfmt_reader_n_consts (r); i++)
+    {
+      const logfmt_const_def_t *c = logfmt_reader_const (r, i);
+      printf ("const %s %" PRId64 "\n", c->name, c->value);
+    }
   logfmt_msg_iter_t *mi;
   uint64_t nm = 0, matched = 0, unmatched = 0, viol = 0;
   if (logfmt_msg_iter_new (r, 0, UINT64_MAX, &mi) == 0)

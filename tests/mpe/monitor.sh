@@ -35,6 +35,8 @@ watch () {
 # before (the monitor logs nothing of its own).
 run 4 $PROG steady 50; ok $? "monitor off: the job runs"
 grep -q "MPE monitor" err.txt; test $? -ne 0; ok $? "monitor off: silent"
+is "monitor off: no accounting in the log" \
+  "$(val monitor-prog.clog const monitor.requests_sent)" none
 $LOGCHECK monitor-prog.clog | grep '^count' > off.txt
 test -s off.txt; ok $? "monitor off: the log has records"
 MPE_MONITOR=100 MPE_MONITOR_REPORT=yes run 4 $PROG steady 50
@@ -44,6 +46,15 @@ cmp -s off.txt on.txt; ok $? "monitor on: the log's records are the program's"
 sent=$(report "requests sent"); returned=$(report "returned")
 test -n "$sent" && test "$sent" -gt 0; ok $? "monitor on: requests sent ($sent)"
 is "monitor on: every request came back" "$returned" "$sent"
+# The manager's accounting is in the log (constants monitor.*).
+is "monitor on: the log holds the requests sent" \
+  "$(val monitor-prog.clog const monitor.requests_sent)" "$sent"
+is "monitor on: ... and returned" \
+  "$(val monitor-prog.clog const monitor.requests_returned)" "$returned"
+is "monitor on: ... and the rate" \
+  "$(val monitor-prog.clog const monitor.hz_milli)" 100000
+rtt=$(val monitor-prog.clog const monitor.rtt_median_ns)
+test "$rtt" -gt 0 2>/dev/null; ok $? "monitor on: ... and the round trip ($rtt ns)"
 
 # Process level: one slot per rank, each grows by r + 3 per step.
 watch process; ok $? "process level: job and mpetop run"

@@ -52,6 +52,8 @@ test_codec (void)
   put (MPE_REC_SEND, 1010, 3, &m, 1);
   put (MPE_REC_RECV, 1010, 1, &m2, 1);
   put (MPE_REC_LOSS, 5000, 0, lost, 1);
+  mpe_spill_metric_t ms = { 7, -123456789012345 };
+  put (MPE_REC_METRIC, 5001, 0x300001, &ms, 1);
   put (MPE_REC_BARE, 5000, -2147483647 - 1, NULL, 0);
   put (MPE_REC_BARE, (uint64_t) 1 << 62, 2147483647, NULL, 0);
 
@@ -60,7 +62,7 @@ test_codec (void)
   logfmt_event_t mem[16], pk[16];
   const mpe_spill_rec_t *p = recs;
   size_t nm = mpe_spill_recs_decode (&p, recs + nrecs, tick0, mult, mem, 16);
-  ASSERT_EQ (nm, 7, "in-memory records decode to 7 events");
+  ASSERT_EQ (nm, 8, "in-memory records decode to 8 events");
   ok (p == recs + nrecs, "and consume every slot");
   ok (mem[0].type == LOGFMT_REC_EVENT && mem[0].id == 600
       && mem[0].time == 1000, "bare event: id, time (2 ns per tick)");
@@ -70,7 +72,14 @@ test_codec (void)
       && mem[2].tag == -5 && mem[2].comm == 7 && mem[2].size == 1u << 20,
       "send: partner, tag, comm, size");
   ok (mem[4].type == LOGFMT_REC_LOSS && mem[4].size == 42, "loss count");
-  ok (mem[5].id == INT32_MIN && mem[6].id == INT32_MAX, "extreme ids");
+  ok (mem[5].type == MPE_SPILL_EV_METRIC && mem[5].id == 0x300001
+      && mem[5].partner == 7 && (int64_t) mem[5].size == -123456789012345,
+      "metric sample: id, object, value");
+  logfmt_track_rec_t tr;
+  mpe_spill_ev_metric_rec (&mem[5], &tr);
+  ok (tr.time == mem[5].time && tr.col[0] == 0x300001 && tr.col[1] == 7
+      && tr.col[2] == -123456789012345, "as a metric track record");
+  ok (mem[6].id == INT32_MIN && mem[7].id == INT32_MAX, "extreme ids");
 
   unsigned char buf[1024];
   const mpe_spill_rec_t *from = recs;
@@ -80,14 +89,14 @@ test_codec (void)
   mpe_spill_unpack_t u;
   ASSERT_EQ (mpe_spill_unpack_init (&u, buf, len), 0, "unpack_init");
   size_t np = mpe_spill_unpack (&u, tick0, mult, pk, 16);
-  ASSERT_EQ (np, 7, "packed payload: 7 events");
+  ASSERT_EQ (np, 8, "packed payload: 8 events");
   ok (u.left == 0, "nothing left unread");
-  ok (same_events (mem, pk, 7), "packed and in-memory decoding agree");
+  ok (same_events (mem, pk, 8), "packed and in-memory decoding agree");
 
   /* Cut short: the records before the cut, and a count of the rest. */
   ASSERT_EQ (mpe_spill_unpack_init (&u, buf, len - 3), 0, "cut payload");
   np = mpe_spill_unpack (&u, tick0, mult, pk, 16);
-  ok (np == 6 && u.left == 1, "cut payload: 6 events, 1 unread (%zu, %u)",
+  ok (np == 7 && u.left == 1, "cut payload: 7 events, 1 unread (%zu, %u)",
       np, u.left);
   /* A torn extension at the end of a memory range is dropped. */
   p = recs;
@@ -245,7 +254,7 @@ test_readers (void)
       && m.tick0 == 500 && m.mult_fp == (uint64_t) 2 << 32 && m.mono0 == -12
       && m.real0 == 77 && m.ring[0] == '\0', "META fields");
   ok (def_ok, "STATE definition");
-  ASSERT_EQ (events, 14, "PACKED and RAW frames: 7 events each");
+  ASSERT_EQ (events, 16, "PACKED and RAW frames: 8 events each");
   mpe_spill_scan_free (&sc);
 
   f[9] = 9;  /* version 2305 */

@@ -458,6 +458,50 @@ test_fine_lanes (const char *path)
   mv_log_unref (log);
 }
 
+/* 2,000 rows on 100 px, none read yet: the first image reads a few rows
+ * per lane (not every stream), the second is exact and equals a fresh
+ * cache's; after it, views need one stage. */
+static void
+test_sampled_rows (const char *path)
+{
+  GError *error = NULL;
+  ok (mv_testlog_write_steps (path, 2000) == 0, "2000-rank step log written");
+  MvLog *log = mv_log_open (path, NULL, NULL, &error);
+  ok (log != NULL, "2000-rank log opened");
+  if (log == NULL)
+    return;
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  MvSceneParams p = { .t0 = 0, .t1 = 1000000, .width = 500, .height = 100,
+                      .row_h = 0.05, .force_lod = -1 };
+  MvSceneParams c;
+  ok (mv_scene_coarse_first (cache, &p, &c) && c.sample_rows > 0,
+      "20 rows per pixel, none read: a first stage from a few rows per "
+      "lane");
+  MvScene *s = mv_scene_compute (cache, &c, NULL, &error);
+  guint read = 0;
+  for (guint r = 0; r < log->nrows; r++)
+    read += mv_cache_pyramid_peek (cache, log->rows[r].stream)
+            != MV_PYR_UNREAD;
+  ok (s && s->rows_sampled && s->nlanes > 1
+      && read <= s->nlanes * c.sample_rows,
+      "the first stage read %u of 2000 rows (%u lanes)", read,
+      s ? s->nlanes : 0);
+  mv_scene_free (s);
+  s = mv_scene_compute (cache, &p, NULL, &error);
+  g_autoptr (MvCache) fresh = mv_cache_new (log);
+  MvScene *s2 = mv_scene_compute (fresh, &p, NULL, &error);
+  gboolean same = s && s2 && !s->rows_sampled && s->nlanes == s2->nlanes;
+  for (guint i = 0; same && i < s->nlanes; i++)
+    same = memcmp (s->lanes[i].pixels, s2->lanes[i].pixels,
+                   p.width * sizeof (guint32)) == 0;
+  ok (same, "the second stage reads every row: the same pixels as a fresh "
+      "cache's");
+  mv_scene_free (s);
+  mv_scene_free (s2);
+  ok (!mv_scene_coarse_first (cache, &p, &c), "once read: one stage");
+  mv_log_unref (log);
+}
+
 /* Dense arrows are drawn through buffers kept from frame to frame: a
  * frame must not see what the one before left there. */
 static gboolean
@@ -512,11 +556,82 @@ test_dense_arrows (const char *path)
   mv_log_unref (log);
 }
 
+/* Records the fractions a pass reports; stops it at stop_at calls. */
+typedef struct
+{
+  GArray *f;
+  guint   stop_at;
+} ProgressLog;
+
+static gboolean
+progress_log (gpointer user, double fraction)
+{
+  ProgressLog *p = user;
+  g_array_append_val (p->f, fraction);
+  return p->stop_at && p->f->len >= p->stop_at;
+}
+
+/* Fractions in [0, 1] that never go back; the last is `last` (< 0: any). */
+static gboolean
+progress_sane (const ProgressLog *p, double last)
+{
+  const double *f = (const double *) p->f->data;
+  for (guint i = 0; i < p->f->len; i++)
+    if (f[i] < 0 || f[i] > 1 || (i > 0 && f[i] < f[i - 1]))
+      return FALSE;
+  return p->f->len > 0 && (last < 0 || f[p->f->len - 1] == last);
+}
+
+/* Statistics and search over the whole run show their progress and
+ * stop when asked (the window runs them off its thread, with a bar). */
+static void
+test_stats_progress (MvLog *log)
+{
+  GError *error = NULL;
+  ProgressLog p = { g_array_new (FALSE, FALSE, sizeof (double)), 0 };
+  MvStats *st = mv_stats_compute (log, 0, G_MAXUINT64, progress_log, &p,
+                                  NULL, &error);
+  ok (st && mv_stats_cell (st, 0, -1)->count == 3 && progress_sane (&p, 1.0),
+      "stats with progress: the same table, %u fractions from %g to 1",
+      p.f->len, p.f->len ? g_array_index (p.f, double, 0) : -1.0);
+  g_clear_pointer (&st, mv_stats_free);
+  g_array_set_size (p.f, 0);
+  p.stop_at = 1;
+  st = mv_stats_compute (log, 0, G_MAXUINT64, progress_log, &p, NULL,
+                         &error);
+  ok (st == NULL && g_error_matches (error, G_IO_ERROR,
+                                     G_IO_ERROR_CANCELLED) && p.f->len == 1,
+      "stats stopped by the progress function: cancelled, no table");
+  g_clear_error (&error);
+  GCancellable *c = g_cancellable_new ();
+  g_cancellable_cancel (c);
+  st = mv_stats_compute (log, 0, G_MAXUINT64, NULL, NULL, c, &error);
+  ok (st == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED),
+      "stats cancelled: no table, G_IO_ERROR_CANCELLED");
+  g_clear_error (&error);
+
+  MvInstance f;
+  g_array_set_size (p.f, 0);
+  p.stop_at = 0;
+  ok (mv_search_state (log, 0, 100, TRUE, &f, progress_log, &p, NULL)
+      && f.t_begin == 520 && progress_sane (&p, -1),
+      "search with progress: rank 1 at 520, %u fractions", p.f->len);
+  ok (!mv_search_state (log, 0, 100, TRUE, &f, NULL, NULL, c),
+      "search cancelled: nothing found");
+  g_array_set_size (p.f, 0);
+  p.stop_at = 1;
+  ok (!mv_search_state (log, 0, 100, TRUE, &f, progress_log, &p, NULL),
+      "search stopped by the progress function: nothing found");
+  g_object_unref (c);
+  g_array_unref (p.f);
+}
+
 static void
 test_stats (MvLog *log)
 {
   GError *error = NULL;
-  MvStats *st = mv_stats_compute (log, 0, G_MAXUINT64, NULL, &error);
+  MvStats *st = mv_stats_compute (log, 0, G_MAXUINT64, NULL, NULL, NULL,
+                                  &error);
   ok (st != NULL && st->nranks == 2 && st->nstates == 2, "stats computed");
   if (st == NULL)
     return;
@@ -535,7 +650,7 @@ test_stats (MvLog *log)
       && mv_hist_bin (200) == 9 && st->hist[0 * MV_HIST_BINS + 10] == 2
       && st->hist[0 * MV_HIST_BINS + 9] == 1, "A histogram");
   mv_stats_free (st);
-  st = mv_stats_compute (log, 500, 1000, NULL, &error);
+  st = mv_stats_compute (log, 500, 1000, NULL, NULL, NULL, &error);
   a = mv_stats_cell (st, 0, -1);
   ok (a->count == 2 && a->incl == 580, "A beginning in [500,1000]: 2, 580");
   mv_stats_free (st);
@@ -554,15 +669,17 @@ test_stats (MvLog *log)
   g_array_unref (in);
 
   MvInstance f;
-  ok (mv_search_state (log, 0, 0, TRUE, &f, NULL) && f.t_begin == 100
-      && f.t_end == 600 && f.stream == 0, "search A from 0: rank 0 at 100");
-  ok (mv_search_state (log, 0, 100, TRUE, &f, NULL) && f.t_begin == 520
-      && f.stream == 1 && f.t_end == 900, "next A: rank 1 at 520");
-  ok (mv_search_state (log, 0, 800, FALSE, &f, NULL) && f.t_begin == 520,
+  ok (mv_search_state (log, 0, 0, TRUE, &f, NULL, NULL, NULL)
+      && f.t_begin == 100 && f.t_end == 600 && f.stream == 0, "search A from 0: rank 0 at 100");
+  ok (mv_search_state (log, 0, 100, TRUE, &f, NULL, NULL, NULL)
+      && f.t_begin == 520 && f.stream == 1 && f.t_end == 900, "next A: rank 1 at 520");
+  ok (mv_search_state (log, 0, 800, FALSE, &f, NULL, NULL, NULL)
+      && f.t_begin == 520,
       "previous A before 800: 520");
-  ok (!mv_search_state (log, 0, 100, FALSE, &f, NULL),
+  ok (!mv_search_state (log, 0, 100, FALSE, &f, NULL, NULL, NULL),
       "no A before 100");
-  ok (!mv_search_state (log, 1, 200, TRUE, &f, NULL), "no B after 200");
+  ok (!mv_search_state (log, 1, 200, TRUE, &f, NULL, NULL, NULL),
+      "no B after 200");
   ok (mv_find_state_by_name (log, "B") == 1
       && mv_find_state_by_name (log, "a") == 0
       && mv_find_state_by_name (log, "zz") == -1, "state by name");
@@ -586,7 +703,8 @@ test_overlap (const char *path)
   ok (log != NULL, "overlap log opened");
   if (log == NULL)
     return;
-  MvStats *st = mv_stats_compute (log, 0, G_MAXUINT64, NULL, &error);
+  MvStats *st = mv_stats_compute (log, 0, G_MAXUINT64, NULL, NULL, NULL,
+                                  &error);
   const MvStatCell *a = st ? mv_stats_cell (st, 0, -1) : NULL;
   const MvStatCell *b = st ? mv_stats_cell (st, 1, -1) : NULL;
   ok (a && a->count == 2 && a->incl == 2200 && a->excl == 1100,
@@ -605,9 +723,9 @@ test_overlap (const char *path)
       "instances of B: [200, 600], [21000, 23000]");
   g_array_unref (in);
   MvInstance f;
-  ok (mv_search_state (log, 1, 0, TRUE, &f, NULL) && f.t_begin == 200
+  ok (mv_search_state (log, 1, 0, TRUE, &f, NULL, NULL, NULL) && f.t_begin == 200
       && f.t_end == 600, "search B: [200, 600]");
-  ok (mv_search_state (log, 1, 23500, TRUE, &f, NULL) && f.t_begin == 24000
+  ok (mv_search_state (log, 1, 23500, TRUE, &f, NULL, NULL, NULL) && f.t_begin == 24000
       && f.t_end == 25000, "search B never ended: to the last record");
 
   g_autoptr (MvCache) cache = mv_cache_new (log);
@@ -675,6 +793,7 @@ main (void)
           && log->nevdefs == 1, "2 rows, 2 states, 1 event");
       test_scene (log);
       test_stats (log);
+      test_stats_progress (log);
       mv_log_unref (log);
     }
   ok (mv_testlog_write_n (path, 1000, 64) == 0, "64-rank test log written");
@@ -682,6 +801,7 @@ main (void)
   test_coarse_first (path);
   test_dense_arrows (path);
   test_fine_lanes (path);
+  test_sampled_rows (path);
   test_overlap (path);
   /* Not a log: a clear error. */
   g_file_set_contents (path, "hello", 5, NULL);

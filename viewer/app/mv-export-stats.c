@@ -25,7 +25,7 @@ mv_export_stats_run (const MvExportOpts *o, GError **error)
   g_autoptr (MvLog) log = mv_export_open_log (o->input, error);
   if (log == NULL)
     return FALSE;
-  g_autoptr (MvStats) st = mv_stats_compute (log, t0, t1, NULL, error);
+  g_autoptr (MvStats) st = mv_stats_compute (log, t0, t1, NULL, NULL, NULL, error);
   if (st == NULL)
     return FALSE;
   return mv_stats_save_csv (st, o->output, error);

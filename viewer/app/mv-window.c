@@ -37,6 +37,7 @@ typedef struct
   GCancellable *load_cancel, *stats_cancel, *search_cancel;
   volatile gint progress_permille;
   guint        progress_source;
+  gpointer     progress_owner;     /* the cancellable of the job shown */
   gint32       search_state;
   guint64      search_pos;
 } Win;
@@ -221,11 +222,59 @@ fill_legend (Win *w)
   gtk_widget_show_all (w->legend);
 }
 
+/* ---- jobs' progress -------------------------------------------------- */
+
+static Win *
+win_of (GTask *task)
+{
+  return g_object_get_data (g_task_get_source_object (task), "mv-win");
+}
+
+/* Called by a job's worker (load, conversion, statistics, search); user:
+ * its GTask (which keeps the window, so w, alive).  The bar shows the
+ * job started last.  TRUE stops the job. */
+static gboolean
+job_progress (gpointer user, double f)
+{
+  GTask *task = user;
+  Win *w = win_of (task);
+  GCancellable *c = g_task_get_cancellable (task);
+  if (g_atomic_pointer_get (&w->progress_owner) == (gpointer) c)
+    g_atomic_int_set (&w->progress_permille, (gint) (f * 1000));
+  return g_cancellable_is_cancelled (c);
+}
+
+static gboolean progress_tick (gpointer user);
+
+/* The bar follows the job of cancellable c from now on, labelled what;
+ * it appears only if the job takes more than a blink. */
+static void
+progress_show (Win *w, GCancellable *c, const char *what)
+{
+  g_atomic_pointer_set (&w->progress_owner, c);
+  g_atomic_int_set (&w->progress_permille, 0);
+  gtk_progress_bar_set_text (GTK_PROGRESS_BAR (w->progress), what);
+  if (w->progress_source == 0)
+    w->progress_source = g_timeout_add (150, progress_tick, w);
+}
+
+/* The job of c ended: the bar goes if it was showing that job. */
+static void
+progress_done (Win *w, GCancellable *c)
+{
+  if (g_atomic_pointer_get (&w->progress_owner) != (gpointer) c)
+    return;
+  g_atomic_pointer_set (&w->progress_owner, NULL);
+  g_clear_handle_id (&w->progress_source, g_source_remove);
+  gtk_widget_hide (w->progress);
+}
+
 static void
 stats_thread (GTask *task, gpointer src, gpointer data, GCancellable *c)
 {
   GError *error = NULL;
-  MvStats *st = mv_stats_compute (data, 0, G_MAXUINT64, c, &error);
+  MvStats *st = mv_stats_compute (data, 0, G_MAXUINT64, job_progress, task,
+                                  c, &error);
   if (st)
     g_task_return_pointer (task, st, (GDestroyNotify) mv_stats_free);
   else
@@ -238,6 +287,9 @@ stats_done (GObject *src, GAsyncResult *res, gpointer user)
   Win *w = user;
   GError *error = NULL;
   MvStats *st = g_task_propagate_pointer (G_TASK (res), &error);
+  if (st == NULL && job_cancelled (&error))
+    return;   /* another log, or the window closed */
+  progress_done (w, g_task_get_cancellable (G_TASK (res)));
   if (st == NULL)
     {
       if (!job_cancelled (&error))
@@ -271,28 +323,13 @@ typedef struct
   char *path;
 } LoadJob;
 
-static Win *
-win_of (GTask *task)
-{
-  return g_object_get_data (g_task_get_source_object (task), "mv-win");
-}
-
-/* Called by a load or conversion worker; user: its GTask (which keeps
- * the window, so w, alive).  TRUE stops the job. */
-static gboolean
-load_progress (gpointer user, double f)
-{
-  GTask *task = user;
-  g_atomic_int_set (&win_of (task)->progress_permille, (gint) (f * 1000));
-  return g_cancellable_is_cancelled (g_task_get_cancellable (task));
-}
 
 static void
 load_thread (GTask *task, gpointer src, gpointer data, GCancellable *c)
 {
   LoadJob *j = data;
   GError *error = NULL;
-  MvLog *log = mv_log_open (j->path, load_progress, task, &error);
+  MvLog *log = mv_log_open (j->path, job_progress, task, &error);
   if (log)
     g_task_return_pointer (task, log, (GDestroyNotify) mv_log_unref);
   else
@@ -326,8 +363,7 @@ load_done (GObject *src, GAsyncResult *res, gpointer user)
   MvLog *log = g_task_propagate_pointer (G_TASK (res), &error);
   if (log == NULL && job_cancelled (&error))
     return;   /* another file was opened meanwhile, or the window closed */
-  g_clear_handle_id (&w->progress_source, g_source_remove);
-  gtk_widget_hide (w->progress);
+  progress_done (w, g_task_get_cancellable (G_TASK (res)));
   if (log == NULL)
     {
       char *bn = g_path_get_basename (j->path);
@@ -372,6 +408,7 @@ load_done (GObject *src, GAsyncResult *res, gpointer user)
   mv_timeline_set_log (w->tl, log);
   GTask *t = g_task_new (w->win, job_restart (&w->stats_cancel), stats_done,
                          w);
+  progress_show (w, w->stats_cancel, "Counting instances");
   g_task_set_task_data (t, mv_log_ref (log), (GDestroyNotify) mv_log_unref);
   g_task_run_in_thread (t, stats_thread);
   g_object_unref (t);
@@ -385,10 +422,8 @@ run_job (Win *w, const char *status, gpointer data, GDestroyNotify free_data,
          GTaskThreadFunc func, GAsyncReadyCallback done)
 {
   job_restart (&w->load_cancel);
-  g_atomic_int_set (&w->progress_permille, 0);
   gtk_label_set_text (GTK_LABEL (w->status), status);
-  if (w->progress_source == 0)
-    w->progress_source = g_timeout_add (150, progress_tick, w);
+  progress_show (w, w->load_cancel, status);
   GTask *t = g_task_new (w->win, w->load_cancel, done, w);
   g_task_set_task_data (t, data, free_data);
   g_task_run_in_thread (t, func);
@@ -493,7 +528,7 @@ convert_thread (GTask *task, gpointer src, gpointer data, GCancellable *c)
   char *part = g_strconcat (j->dst, ".part", NULL);
   logfmt_error_t err = { 0 };
   int rc = logfmt_import_mpe2 (j->src, part, MV_CONVERTED_BY,
-                               load_progress, task, &err);
+                               job_progress, task, &err);
   if (rc == 0 && g_rename (part, j->dst) != 0)
     {
       g_snprintf (err.message, sizeof err.message, "%s: %s", j->dst,
@@ -520,8 +555,7 @@ convert_done (GObject *srcobj, GAsyncResult *res, gpointer user)
   gboolean okay = g_task_propagate_boolean (G_TASK (res), &error);
   if (!okay && job_cancelled (&error))
     return;   /* another file was opened meanwhile, or the window closed */
-  g_clear_handle_id (&w->progress_source, g_source_remove);
-  gtk_widget_hide (w->progress);
+  progress_done (w, g_task_get_cancellable (G_TASK (res)));
   if (okay)
     load_path (w, j->dst);
   else
@@ -726,7 +760,8 @@ search_thread (GTask *task, gpointer src, gpointer data, GCancellable *c)
 {
   SearchJob *j = data;
   g_task_return_boolean (task, mv_search_state (j->log, j->state, j->from,
-                                                j->forward, &j->found, c));
+                                                j->forward, &j->found,
+                                                job_progress, task, c));
 }
 
 static void
@@ -738,6 +773,7 @@ search_done (GObject *src, GAsyncResult *res, gpointer user)
   gboolean found = g_task_propagate_boolean (G_TASK (res), &error);
   if (job_cancelled (&error))
     return;   /* a newer search, another log, or the window closed */
+  progress_done (w, g_task_get_cancellable (G_TASK (res)));
   const char *name = mv_log_state (j->log, j->state)->name;
   if (!found)
     {
@@ -792,9 +828,10 @@ search (Win *w, gboolean forward)
   j->state = st;
   j->from = w->search_pos;
   j->forward = forward;
-  gtk_label_set_text (GTK_LABEL (w->status), "Searching…");
+  gtk_label_set_text (GTK_LABEL (w->status), "Searching… (Esc stops)");
   GTask *t = g_task_new (w->win, job_restart (&w->search_cancel),
                          search_done, w);
+  progress_show (w, w->search_cancel, "Searching");
   g_task_set_task_data (t, j, (GDestroyNotify) search_job_free);
   g_task_run_in_thread (t, search_thread);
   g_object_unref (t);
@@ -802,6 +839,18 @@ search (Win *w, gboolean forward)
 
 static void on_search_next (GtkWidget *b, Win *w) { search (w, TRUE); }
 static void on_search_prev (GtkWidget *b, Win *w) { search (w, FALSE); }
+
+/* Escape in the search entry stops a search still running. */
+static void
+on_search_stop (GtkSearchEntry *e, Win *w)
+{
+  if (w->search_cancel == NULL
+      || g_cancellable_is_cancelled (w->search_cancel))
+    return;
+  g_cancellable_cancel (w->search_cancel);
+  progress_done (w, w->search_cancel);
+  gtk_label_set_text (GTK_LABEL (w->status), "Search stopped");
+}
 
 static void
 on_search_changed (GtkEditable *e, Win *w)
@@ -958,6 +1007,7 @@ win_new (GtkApplication *app)
   gtk_entry_set_width_chars (GTK_ENTRY (w->search), 16);
   g_signal_connect (w->search, "activate", G_CALLBACK (on_search_next), w);
   g_signal_connect (w->search, "changed", G_CALLBACK (on_search_changed), w);
+  g_signal_connect (w->search, "stop-search", G_CALLBACK (on_search_stop), w);
   gtk_box_pack_start (GTK_BOX (sbox), w->search, FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (sbox), icon_button ("go-up-symbolic",
                       "Previous instance", G_CALLBACK (on_search_prev), w),
@@ -1028,6 +1078,7 @@ win_new (GtkApplication *app)
   w->progress = gtk_progress_bar_new ();
   gtk_widget_set_valign (w->progress, GTK_ALIGN_CENTER);
   gtk_widget_set_size_request (w->progress, 200, -1);
+  gtk_progress_bar_set_show_text (GTK_PROGRESS_BAR (w->progress), TRUE);
   gtk_box_pack_start (GTK_BOX (sline), w->status, TRUE, TRUE, 0);
   gtk_box_pack_end (GTK_BOX (sline), w->progress, FALSE, FALSE, 8);
   gtk_box_pack_start (GTK_BOX (vbox), sline, FALSE, FALSE, 0);

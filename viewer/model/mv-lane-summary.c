@@ -75,7 +75,8 @@ mv__summary_frame_init (MvScene *s, MvSummaryFrame *f)
   mv_cache_block_ahead (cache, bsize);
   guint first, last;
   mv_scene_visible_rows (log, p, &first, &last);
-  mv_cache_prefill (cache, first, last);
+  if (!p->sample_rows)
+    mv_cache_prefill (cache, first, last);
   guint ns = MAX (log->nstates, 1);
   guint32 *rgb = g_new (guint32, ns);
   guint32 *lut = g_new (guint32, (gsize) ns * 256);
@@ -150,16 +151,25 @@ lane_pyr (MvScene *s, const MvLane *lane, guint hid)
 {
   MvLog *log = s->log;
   MvCache *cache = s->cache;
-  guint64 key = (guint64) lane->row_first << 32 | lane->row_count;
+  /* A first stage over many unread rows reads k of them, spread over
+   * the lane (kept apart from the exact pyramid: bit 63 of the key). */
+  guint k = s->p.sample_rows && lane->row_count > s->p.sample_rows
+            ? s->p.sample_rows : lane->row_count;
+  if (k < lane->row_count)
+    g_atomic_int_set (&s->rows_sampled, TRUE);
+  guint64 key = (guint64) lane->row_first << 32 | lane->row_count
+                | (k < lane->row_count ? 1ull << 63 : 0);
   GBytes *b = mv_cache_lane_pyr_get (cache, key, hid);
   if (b)
     return b;
   guint nb = mv_cache_bins (cache), ns = log->nstates;
   float *acc = g_new0 (float, (gsize) nb * ns);
-  float inv = 1.0f / (255.0f * lane->row_count);
+  float inv = 1.0f / (255.0f * k);
   gint32 damaged = -1;
-  for (guint r = 0; r < lane->row_count; r++)
+  for (guint j = 0; j < k; j++)
     {
+      guint r = (guint) ((guint64) j * lane->row_count / k
+                         + lane->row_count / (2 * k));
       guint32 st = log->rows[lane->row_first + r].stream;
       MvPyrQuality q;
       const guint8 *c = mv_cache_pyramid (cache, st, &q);

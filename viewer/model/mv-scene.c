@@ -18,6 +18,12 @@
 /* Rows whose decoded events before a frame must be read from the file
  * this many or more: the frame would take several block decodes. */
 #define COARSE_MIN_ROWS 4u
+/* Rows read per aggregated lane in a first stage over rows whose
+ * summaries are mostly unread; of 64 rows spread over the view, this
+ * many unread ones call for it. */
+#define SAMPLE_ROWS 4u
+#define SAMPLE_PROBES 64u
+#define SAMPLE_UNREAD 16u
 
 double
 mv__run_span (const MvLog *log)
@@ -127,6 +133,26 @@ mv_scene_coarse_first (MvCache *cache, const MvSceneParams *p,
     {
       coarse->coarse_lanes = TRUE;
       need = TRUE;
+    }
+  if (mv_scene_choose_summary (log, p))
+    {
+      /* Many more rows than pixels, their summaries not read yet (the
+       * first views of 100,000 processes): a first image from a few rows
+       * per lane, so that no first frame reads every stream. */
+      guint first, last, unread = 0;
+      mv_scene_visible_rows (log, p, &first, &last);
+      guint n = last - first;
+      if (n > SAMPLE_ROWS * MAX (p->height, 1) && n >= SAMPLE_PROBES)
+        for (guint i = 0; i < SAMPLE_PROBES; i++)
+          unread += mv_cache_pyramid_peek
+                      (cache, log->rows[first + (guint64) i * n
+                                                / SAMPLE_PROBES].stream)
+                    == MV_PYR_UNREAD;
+      if (unread >= SAMPLE_UNREAD)
+        {
+          coarse->sample_rows = SAMPLE_ROWS;
+          need = TRUE;
+        }
     }
   double est = (double) log->info->nmessages * (double) (p->t1 - p->t0)
                / MAX (mv__run_span (log), 1);
@@ -328,7 +354,8 @@ mv_scene_compute (MvCache *cache, const MvSceneParams *p,
     }
   if (s->summary)
     {
-      if (okay && !s->fine)
+      /* A sampled stage is not what a pan may copy columns from. */
+      if (okay && !s->fine && !s->rows_sampled)
         mv__summary_frame_publish (s, &frame);
       mv__summary_frame_clear (s, &frame);
     }

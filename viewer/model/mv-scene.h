@@ -99,6 +99,11 @@ typedef struct
   gboolean       coarse_lanes;   /* summary lanes from the whole-run
                                     pyramids only, however far zoomed
                                     in (a first stage) */
+  guint          sample_rows;    /* > 0: a lane aggregating more rows
+                                    reads only this many of them, spread
+                                    over its range (a first stage while
+                                    most rows' summaries are unread:
+                                    100,000 processes) */
 } MvSceneParams;
 
 typedef struct
@@ -111,6 +116,8 @@ typedef struct
   gboolean fine;                 /* summary lanes read from the file for
                                     this window (zoomed in further than
                                     the whole-run pyramids resolve) */
+  gboolean rows_sampled;         /* some lanes from a sample of their
+                                    rows (p.sample_rows) */
   guint    nlanes;
   MvLane  *lanes;
   GArray  *arrows;               /* MvArrow */

@@ -71,10 +71,49 @@ add (MvStatCell *c, guint64 dur, guint64 excl)
 typedef void (*InstanceFunc) (gpointer user, const logfmt_interval_t *iv);
 typedef void (*SoloFunc) (gpointer user, const logfmt_event_t *ev);
 
+/* Progress of a pass over many streams: stream i of n covers
+ * [i/n, (i+1)/n), inside it the time reached in [t0, t1].  The caller's
+ * function may stop the pass (TRUE), as cancelling would. */
+typedef struct
+{
+  MvProgressFunc func;
+  gpointer       user;
+  GCancellable  *cancellable;
+  guint          i, n;
+  guint64        t0, t1;
+  gboolean       stopped;
+} Progress;
+
+/* TRUE when the pass must stop. */
+static gboolean
+progress_at (Progress *p, guint64 t)
+{
+  if (g_cancellable_is_cancelled (p->cancellable))
+    p->stopped = TRUE;
+  if (p->func && !p->stopped)
+    {
+      double in = t <= p->t0 || p->t1 <= p->t0 ? 0
+                  : MIN ((double) (t - p->t0) / (double) (p->t1 - p->t0), 1);
+      p->stopped = p->func (p->user, (p->i + in) / MAX (p->n, 1));
+    }
+  return p->stopped;
+}
+
+/* The cancellation error for a pass stopped by either means. */
+static gboolean
+progress_stopped (Progress *p, GError **error)
+{
+  if (!p->stopped && !g_cancellable_is_cancelled (p->cancellable))
+    return FALSE;
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                       "Operation was cancelled");
+  return TRUE;
+}
+
 static int
 scan_stream (const MvLog *log, guint32 stream, InstanceFunc fn,
              SoloFunc solo, gpointer user, guint64 *unmatched,
-             GCancellable *cancellable)
+             Progress *progress)
 {
   logfmt_iter_t *it = NULL;
   logfmt_state_tracker_t *tr = NULL;
@@ -92,7 +131,7 @@ scan_stream (const MvLog *log, guint32 stream, InstanceFunc fn,
   long got;
   while ((got = logfmt_iter_next_batch (it, buf, G_N_ELEMENTS (buf))) > 0)
     {
-      if ((++batches & 255) == 0 && g_cancellable_is_cancelled (cancellable))
+      if ((++batches & 255) == 0 && progress_at (progress, buf[0].time))
         {
           got = LOGFMT_ESTATE;
           break;
@@ -162,8 +201,11 @@ stats_solo (gpointer user, const logfmt_event_t *ev)
 
 MvStats *
 mv_stats_compute (MvLog *log, guint64 t0, guint64 t1,
+                  MvProgressFunc progress, gpointer user,
                   GCancellable *cancellable, GError **error)
 {
+  Progress pr = { progress, user, cancellable, 0, log->nrows,
+                  mv_log_t_first (log), MIN (t1, mv_log_t_last (log)) };
   MvStats *st = g_new0 (MvStats, 1);
   st->log = mv_log_ref (log);
   st->t0 = t0;
@@ -185,9 +227,11 @@ mv_stats_compute (MvLog *log, guint64 t0, guint64 t1,
       /* Instances are kept by begin time; the whole stream is read
        * (what is open at t0 depends on every record before it). */
       StatsCtx c = { st, ri };
-      int rc = scan_stream (log, log->rows[i].stream, stats_instance,
-                            stats_solo, &c, &st->unmatched, cancellable);
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+      pr.i = i;
+      int rc = progress_at (&pr, 0) ? 0
+               : scan_stream (log, log->rows[i].stream, stats_instance,
+                              stats_solo, &c, &st->unmatched, &pr);
+      if (progress_stopped (&pr, error))
         {
           mv_stats_free (st);
           return NULL;
@@ -200,6 +244,8 @@ mv_stats_compute (MvLog *log, guint64 t0, guint64 t1,
           return NULL;
         }
     }
+  if (progress)
+    progress (user, 1.0);
   return st;
 }
 
@@ -242,12 +288,16 @@ mv_stats_instances (MvLog *log, gint32 state, int bin, guint64 t0,
 
 /* First BEGIN of state in [a, b] on a stream (forward), or the last. */
 static gboolean
-find_in (const MvLog *log, guint32 stream, gint32 state, guint64 a,
-         guint64 b, gboolean forward, guint64 *t)
+find_in (const MvLog *log, logfmt_iter_t **itp, guint32 stream, gint32 state,
+         guint64 a, guint64 b, gboolean forward, guint64 *t)
 {
-  logfmt_iter_t *it = NULL;
-  if (logfmt_iter_new (log->reader, stream, a, b, &it) != 0)
+  /* One iterator for the whole search (a new one per stream costs its
+   * buffers and decoder each: most of the time with 100,000 streams). */
+  logfmt_iter_t *it = *itp;
+  if ((it ? logfmt_iter_reset (it, stream, a, b)
+       : logfmt_iter_new (log->reader, stream, a, b, itp)) != 0)
     return FALSE;
+  it = *itp;
   logfmt_event_t ev;
   gboolean found = FALSE;
   while (logfmt_iter_next (it, &ev) == 1)
@@ -259,16 +309,20 @@ find_in (const MvLog *log, guint32 stream, gint32 state, guint64 a,
         if (forward)
           break;
       }
-  logfmt_iter_free (it);
   return found;
 }
 
 gboolean
 mv_search_state (MvLog *log, gint32 state, guint64 from, gboolean forward,
-                 MvInstance *out, GCancellable *cancellable)
+                 MvInstance *out, MvProgressFunc progress, gpointer user,
+                 GCancellable *cancellable)
 {
   guint64 lo = 0, hi = mv_log_t_last (log);
   gboolean found = FALSE;
+  /* Progress: the part of the time left to search that is searched,
+   * streams by streams inside each window. */
+  Progress pr = { progress, user, cancellable, 0, log->nrows };
+  logfmt_iter_t *rit = NULL;
   if (forward)
     {
       if (from >= hi)
@@ -279,10 +333,16 @@ mv_search_state (MvLog *log, gint32 state, guint64 from, gboolean forward,
       while (!found && a <= hi)
         {
           guint64 b = a + w > hi || a + w < a ? hi : a + w;
-          for (guint s = 0; s < log->nrows; s++)
+          pr.t0 = from;
+          pr.t1 = hi;
+          for (guint s = 0; s < log->nrows && !pr.stopped; s++)
             {
               guint64 t;
-              if (find_in (log, s, state, a, b, TRUE, &t)
+              pr.i = 0;
+              pr.n = 1;
+              if ((s & 63) == 0)
+                progress_at (&pr, a + (b - a) / log->nrows * s);
+              if (find_in (log, &rit, s, state, a, b, TRUE, &t)
                   && (!found || t < out->t_begin))
                 {
                   found = TRUE;
@@ -290,7 +350,7 @@ mv_search_state (MvLog *log, gint32 state, guint64 from, gboolean forward,
                   out->t_begin = t;
                 }
             }
-          if (g_cancellable_is_cancelled (cancellable) || b == hi)
+          if (pr.stopped || b == hi)
             break;
           a = b + 1;
           w *= 4;
@@ -305,10 +365,17 @@ mv_search_state (MvLog *log, gint32 state, guint64 from, gboolean forward,
       for (;;)
         {
           guint64 a = b > w ? b - w : 0;
-          for (guint s = 0; s < log->nrows; s++)
+          pr.t0 = 0;
+          pr.t1 = from;
+          for (guint s = 0; s < log->nrows && !pr.stopped; s++)
             {
               guint64 t;
-              if (find_in (log, s, state, a, b, FALSE, &t)
+              pr.i = 0;
+              pr.n = 1;
+              /* Backwards: the time searched is from - (where we are). */
+              if ((s & 63) == 0)
+                progress_at (&pr, from - (b - (b - a) / log->nrows * s));
+              if (find_in (log, &rit, s, state, a, b, FALSE, &t)
                   && (!found || t > out->t_begin))
                 {
                   found = TRUE;
@@ -316,12 +383,15 @@ mv_search_state (MvLog *log, gint32 state, guint64 from, gboolean forward,
                   out->t_begin = t;
                 }
             }
-          if (found || a == 0 || g_cancellable_is_cancelled (cancellable))
+          if (found || a == 0 || pr.stopped)
             break;
           b = a - 1;
           w *= 4;
         }
     }
+  logfmt_iter_free (rit);
+  if (pr.stopped)
+    return FALSE;
   if (found)
     {
       /* Its end: the instance that BEGIN opened, by the one rule (read

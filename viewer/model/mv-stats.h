@@ -41,7 +41,11 @@ typedef struct
                             out of the table, FORMAT.md section 13) */
 } MvStats;
 
+/* Reads every stream (off the GUI thread: a billion events take a
+ * while).  progress (may be NULL) gets the fraction done and may stop
+ * the pass (TRUE); stopped or cancelled: NULL and G_IO_ERROR_CANCELLED. */
 MvStats *mv_stats_compute (MvLog *log, guint64 t0, guint64 t1,
+                           MvProgressFunc progress, gpointer user,
                            GCancellable *cancellable, GError **error);
 void     mv_stats_free (MvStats *st);
 const MvStatCell *mv_stats_cell (const MvStats *st, guint state,
@@ -63,9 +67,12 @@ GArray  *mv_stats_instances (MvLog *log, gint32 state, int bin,
                              GCancellable *cancellable);
 
 /* The first instance of `state` beginning after `from` (forward) or the
- * last one beginning before it, over all streams. */
+ * last one beginning before it, over all streams.  progress (may be
+ * NULL) gets the fraction of the time left that is searched and may
+ * stop the search (TRUE); stopped or cancelled: FALSE. */
 gboolean mv_search_state (MvLog *log, gint32 state, guint64 from,
                           gboolean forward, MvInstance *out,
+                          MvProgressFunc progress, gpointer user,
                           GCancellable *cancellable);
 /* The statistics table as CSV, as the statistics window shows it: a
  * header, then per state its total row (rank `all`) and a row per rank

@@ -233,7 +233,7 @@ stats_thread (GTask *t, gpointer src, gpointer data, GCancellable *c)
 {
   Job *j = data;
   GError *error = NULL;
-  MvStats *st = mv_stats_compute (j->log, j->t0, j->t1, c, &error);
+  MvStats *st = mv_stats_compute (j->log, j->t0, j->t1, NULL, NULL, c, &error);
   if (st)
     g_task_return_pointer (t, st, (GDestroyNotify) mv_stats_free);
   else
