@@ -37,6 +37,7 @@ static const subcommand_t subcommands[] = {
   { "metrics", clogtool_metrics_main,
     "metric cells per thread, process, node or job" },
   { "gen", clogtool_gen_main, "write a synthetic log (tests, benchmarks)" },
+  { "query", clogtool_query_main, "SQL over a log (CSV or --json; shell)" },
 };
 
 static void

@@ -11,6 +11,7 @@ int clogtool_repair_main (int argc, char **argv);
 int clogtool_gen_main (int argc, char **argv);
 int clogtool_convert_main (int argc, char **argv);  /* tools/convert*.c */
 int clogtool_recover_main (int argc, char **argv);  /* tools/recover.c */
+int clogtool_query_main (int argc, char **argv);    /* tools/query.c */
 int clogtool_matrix_main (int argc, char **argv);   /* tools/matrix.c */
 int clogtool_profile_main (int argc, char **argv);  /* tools/profile.c */
 int clogtool_threads_main (int argc, char **argv);  /* tools/threads.c */

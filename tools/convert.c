@@ -23,6 +23,7 @@
 #include "clogtool.h"
 #include "clogtool-internal.h"
 #include "convert-internal.h"
+#include "otf2in.h"
 
 #define BATCH 4096
 
@@ -32,9 +33,9 @@ usage (FILE *f)
   fputs ("Usage: clogtool convert IN OUT [--format clog|clog2|otf2|json] "
          "[--progress] [-q]\n"
          "\n"
-         "Converts IN (.clog, MPE2 .clog2 or old CLOG v1, recognised by\n"
-         "content) to OUT.  The format comes from OUT's extension unless\n"
-         "--format is given:\n"
+         "Converts IN (.clog, MPE2 .clog2 or old CLOG v1, or an OTF2 archive\n"
+         "named by its anchor file; recognised by content) to OUT.  The\n"
+         "format comes from OUT's extension unless --format is given:\n"
          "  .clog   our indexed format (opens instantly afterwards)\n"
          "  .clog2  MPE2's CLOG2 (clog2_print, clog2TOslog2, Jumpshot);\n"
          "          what CLOG2 cannot hold is reported on stderr\n"
@@ -228,26 +229,30 @@ fail:
 }
 
 /* --------------------------------------------------------------- */
-/* MPE2 input straight to .clog                                     */
+/* MPE2 and OTF2 input straight to .clog                            */
 /* --------------------------------------------------------------- */
 
-/* Returns 1 if IN was an MPE2 file and has been handled (*status set),
+/* Returns 1 if IN was an MPE2 file or OTF2 archive and has been handled (*status set),
  * 0 if the reader should take it. */
 static int
 direct_import (convert_ctx_t *c, int *status)
 {
   logfmt_file_kind_t kind;
   logfmt_error_t err = { 0 };
-  if (logfmt_file_kind (c->in, &kind, &err) != 0
-      || (kind != LOGFMT_FILE_CLOG2 && kind != LOGFMT_FILE_CLOG1))
+  int otf2 = otf2in_is_archive (c->in);
+  if (!otf2
+      && (logfmt_file_kind (c->in, &kind, &err) != 0
+          || (kind != LOGFMT_FILE_CLOG2 && kind != LOGFMT_FILE_CLOG1)))
     return 0;                   /* the reader reports it */
   c->prog_lo = 0.0;
   c->prog_hi = 0.95;
-  int rc = logfmt_import_mpe2 (c->in, c->out,
-                               kind == LOGFMT_FILE_CLOG2
-                                 ? "MPE2 (CLOG-02.44), via clogtool"
-                                 : "MPE (CLOG v1), via clogtool",
-                               convert__progress_cb, c, &err);
+  int rc = otf2 ? otf2in_convert (c->in, c->out, "via clogtool", 0,
+                                  convert__progress_cb, c, NULL, &err)
+           : logfmt_import_mpe2 (c->in, c->out,
+                                 kind == LOGFMT_FILE_CLOG2
+                                   ? "MPE2 (CLOG-02.44), via clogtool"
+                                   : "MPE (CLOG v1), via clogtool",
+                                 convert__progress_cb, c, &err);
   c->prog_lo = 0.0;
   c->prog_hi = 1.0;
   convert__progress_cb (c, 1.0);
@@ -350,9 +355,8 @@ clogtool_convert_main (int argc, char **argv)
       logfmt_error_t err = { 0 };
       c.prog_lo = 0.0;
       c.prog_hi = 0.5;
-      int rc = logfmt_reader_open_progress (c.in, LOGFMT_OPEN_NOVERIFY,
-                                            convert__progress_cb, &c, &r,
-                                            &err);
+      int rc = otf2in_reader_open (c.in, LOGFMT_OPEN_NOVERIFY,
+                                   convert__progress_cb, &c, &r, &err);
       if (rc || !r)
         {
           convert__progress_done (&c);
@@ -384,8 +388,12 @@ clogtool_convert_main (int argc, char **argv)
               c.in, c.out, format, c.events, c.messages);
       if (c.dropped)
         printf (", %" PRIu64 " records not representable", c.dropped);
-      printf (" in %.3f s: %.1f MB/s, %.0f events/s\n", dt,
-              (double) in_bytes / 1e6 / dt, (double) c.events / dt);
+      /* An OTF2 anchor is not the archive's size: events/s only. */
+      if (otf2in_is_archive (c.in))
+        printf (" in %.3f s: %.0f events/s\n", dt, (double) c.events / dt);
+      else
+        printf (" in %.3f s: %.1f MB/s, %.0f events/s\n", dt,
+                (double) in_bytes / 1e6 / dt, (double) c.events / dt);
       if (clogtool__flush_stdout ())
         status = CLOGTOOL_EXIT_PROBLEM;
     }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "clogtool-internal.h"
+#include "otf2in.h"
 
 void
 clogtool__error (const char *fmt, ...)
@@ -230,7 +231,8 @@ clogtool__open_flags (const char *path, unsigned flags)
   logfmt_reader_t *r = NULL;
   logfmt_error_t err;
   memset (&err, 0, sizeof err);
-  int rc = logfmt_reader_open (path, flags, &r, &err);
+  /* OTF2 archives are converted to a temporary .clog first. */
+  int rc = otf2in_reader_open (path, flags, NULL, NULL, &r, &err);
   if (rc < 0 || r == NULL)
     {
       clogtool__lib_error (path, rc < 0 ? rc : LOGFMT_EIO, &err);

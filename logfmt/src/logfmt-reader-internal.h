@@ -48,6 +48,7 @@ struct logfmt_reader
   size_t nmrefs;
   logfmt__classify_t cls;
   int32_t *event_sorted;  /* event def indices sorted by id */
+  uint64_t blocks_decoded;  /* by every iterator (atomic, relaxed) */
 
   /* Extension tracks (logfmt-track-reader.c). */
   logfmt_metric_def_t *metrics;

@@ -781,6 +781,12 @@ logfmt_reader_open (const char *path, unsigned flags, logfmt_reader_t **out,
 
 /* ---- Accessors ------------------------------------------------------- */
 
+uint64_t
+logfmt_reader_blocks_decoded (const logfmt_reader_t *r)
+{
+  return r ? __atomic_load_n (&r->blocks_decoded, __ATOMIC_RELAXED) : 0;
+}
+
 const logfmt_info_t *
 logfmt_reader_info (const logfmt_reader_t *r)
 {
@@ -1032,6 +1038,9 @@ load_block (logfmt_iter_t *it)
                               r->path, b->offset, err);
   if (rc)
     return rc;
+  /* The only field that changes after open: a statistic, shared by the
+   * threads that read. */
+  __atomic_fetch_add ((uint64_t *) &r->blocks_decoded, 1, __ATOMIC_RELAXED);
   if (logfmt__cols_init (&it->cols, raw, h.raw_size, h.count, h.t_first))
     return E (LOGFMT_ECORRUPT, b->offset, "block column sizes do not add "
               "up");

@@ -3,6 +3,9 @@
 #ifndef MPE_MISC_H
 #define MPE_MISC_H
 
+/* Serial programs with libmpe_nompi (-DCLOG_NOMPI) have no mpi.h and no
+ * use for these MPI helpers. */
+#if !defined(CLOG_NOMPI)
 #include <mpi.h>
 #include <stdio.h>
 
@@ -53,4 +56,5 @@ MPE_MISC_API int  MPE_Print_datatype_unpack_action (FILE *fp, int count,
 }
 #endif
 
+#endif /* !CLOG_NOMPI */
 #endif

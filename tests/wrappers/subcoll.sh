@@ -23,4 +23,11 @@ has "cargo MPI_Gather 0 comm=C np=2 root=0 sent=12 recv=24" "Gather root"
 has "cargo MPI_Gather 2 comm=C np=2 root=0 sent=12 recv=0"
 has "messages 0 0" "collectives draw no arrows"
 nesting_ok
+# MPE2's colours (its log_mpi_core.c; white where it set none).
+f=$(ls "$tap_tmp"/log* | head -1)
+"$top_builddir/tests/mpe/logcheck" "$f" > "$tap_tmp/defs"
+for sc in "MPI_Allgather purple3" "MPI_Alltoall DarkViolet" "MPI_Allreduce purple" \
+          "MPI_Bcast cyan" "MPI_Barrier yellow" "MPI_Gather white"; do
+  grep -qx "state $sc" "$tap_tmp/defs"; ok $? "MPE2's colour: $sc"
+done
 finish

@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <logfmt/logfmt.h>
+#include <otf2in.h>
 
 #include "mv-window.h"
 #include "../model/mv-stats.h"
@@ -451,6 +452,7 @@ typedef struct
 {
   Win  *w;
   char *src, *dst;
+  gboolean otf2;   /* src is an OTF2 archive's anchor file */
 } ConvJob;
 
 static void
@@ -462,6 +464,8 @@ conv_job_free (ConvJob *j)
 }
 
 #define MV_CONVERTED_BY "MPE2 log, converted by mpeview"
+/* otf2in's creator text reads "OTF2 archive (...), " this. */
+#define MV_OTF2_CONVERTED_BY "converted by mpeview"
 
 /* A finished .clog made from an MPE2 log (by mpeview or clogtool), as
  * its header's creator says: only such a file may be offered as the copy
@@ -474,7 +478,9 @@ is_converted_copy (const char *path)
     return FALSE;
   const char *c = logfmt_reader_info (r)->creator;
   gboolean yes = c && (strcmp (c, MV_CONVERTED_BY) == 0
-                       || strstr (c, "via clogtool") != NULL);
+                       || strstr (c, "via clogtool") != NULL
+                       || (g_str_has_prefix (c, "OTF2 archive (")
+                           && g_str_has_suffix (c, MV_OTF2_CONVERTED_BY)));
   logfmt_reader_close (r);
   return yes;
 }
@@ -492,6 +498,8 @@ converted_path (const char *path)
   char *stem;
   if (g_str_has_suffix (base, ".clog2"))
     stem = g_strndup (base, n - 6);
+  else if (g_str_has_suffix (base, ".otf2"))
+    stem = g_strndup (base, n - 5);
   else if (g_str_has_suffix (base, ".clog"))
     stem = g_strdup_printf ("%.*s.indexed", (int) (n - 5), base);
   else
@@ -527,8 +535,10 @@ convert_thread (GTask *task, gpointer src, gpointer data, GCancellable *c)
    * half-written file under the name a later open would trust. */
   char *part = g_strconcat (j->dst, ".part", NULL);
   logfmt_error_t err = { 0 };
-  int rc = logfmt_import_mpe2 (j->src, part, MV_CONVERTED_BY,
-                               job_progress, task, &err);
+  int rc = j->otf2 ? otf2in_convert (j->src, part, MV_OTF2_CONVERTED_BY, 0,
+                                     job_progress, task, NULL, &err)
+           : logfmt_import_mpe2 (j->src, part, MV_CONVERTED_BY,
+                                 job_progress, task, &err);
   if (rc == 0 && g_rename (part, j->dst) != 0)
     {
       g_snprintf (err.message, sizeof err.message, "%s: %s", j->dst,
@@ -558,6 +568,12 @@ convert_done (GObject *srcobj, GAsyncResult *res, gpointer user)
   progress_done (w, g_task_get_cancellable (G_TASK (res)));
   if (okay)
     load_path (w, j->dst);
+  else if (j->otf2)
+    {
+      /* Reading it again would fail the same way. */
+      show_error (w, "Cannot read the OTF2 archive", error->message);
+      g_error_free (error);
+    }
   else
     {
       /* Still show the log: the import on open needs no disk space. */
@@ -612,6 +628,24 @@ open_path (Win *w, const char *path)
   const char *mb = g_getenv ("MPEVIEW_CONVERT_MB");
   const char *mode = g_getenv ("MPEVIEW_CONVERT");
   guint64 limit = (mb && *mb ? g_ascii_strtoull (mb, NULL, 10) : 64) << 20;
+  if (otf2in_is_archive (path))
+    {
+      /* OTF2 is always converted once (with the progress bar), then the
+       * indexed copy opens instantly. */
+      ConvJob *j = g_new0 (ConvJob, 1);
+      j->w = w;
+      j->otf2 = TRUE;
+      j->src = g_canonicalize_filename (path, NULL);
+      j->dst = converted_path (j->src);
+      if (copy_is_current (j->src, j->dst))
+        {
+          load_path (w, j->dst);
+          conv_job_free (j);
+        }
+      else
+        start_convert (w, j);
+      return;
+    }
   if ((mode && strcmp (mode, "never") == 0)
       || g_stat (path, &st) != 0 || (guint64) st.st_size < limit
       || logfmt_file_kind (path, &kind, NULL) != 0
@@ -674,9 +708,10 @@ on_open (GtkWidget *b, Win *w)
     "Open log", GTK_WINDOW (w->win), GTK_FILE_CHOOSER_ACTION_OPEN,
     "_Open", "_Cancel");
   GtkFileFilter *f = gtk_file_filter_new ();
-  gtk_file_filter_set_name (f, "MPE logs (*.clog, *.clog2)");
+  gtk_file_filter_set_name (f, "Logs (*.clog, *.clog2, *.otf2)");
   gtk_file_filter_add_pattern (f, "*.clog");
   gtk_file_filter_add_pattern (f, "*.clog2");
+  gtk_file_filter_add_pattern (f, "*.otf2");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (fc), f);
   GtkFileFilter *all = gtk_file_filter_new ();
   gtk_file_filter_set_name (all, "All files");

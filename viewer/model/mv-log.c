@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mv-log.h"
+#include "otf2in.h"
 
 G_DEFINE_QUARK (mv-log-error-quark, mv_log_error)
 
@@ -54,10 +55,14 @@ mv_log_open (const char *path, MvProgressFunc progress, gpointer user,
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  int rc = logfmt_reader_open_progress (path, LOGFMT_OPEN_NOVERIFY,
-                                        progress_cb, &ctx, &r, &err);
-  if (rc == LOGFMT_EPARTIAL || rc == LOGFMT_ETRUNCATED
-      || rc == LOGFMT_ECORRUPT || rc == LOGFMT_ECHECKSUM)
+  /* An OTF2 archive is converted to a temporary .clog (the window
+   * converts it next to the archive first, so this is for other
+   * callers). */
+  gboolean otf2 = otf2in_is_archive (path);
+  int rc = otf2in_reader_open (path, LOGFMT_OPEN_NOVERIFY, progress_cb, &ctx,
+                               &r, &err);
+  if (!otf2 && (rc == LOGFMT_EPARTIAL || rc == LOGFMT_ETRUNCATED
+      || rc == LOGFMT_ECORRUPT || rc == LOGFMT_ECHECKSUM))
     {
       /* Show what can be read, and say what is missing. */
       logfmt_error_t err2 = { 0 };

@@ -432,6 +432,11 @@ LOGFMT_API const logfmt_comm_def_t *
 LOGFMT_API size_t logfmt_reader_n_consts (const logfmt_reader_t *r);
 LOGFMT_API const logfmt_const_def_t *
                   logfmt_reader_const (const logfmt_reader_t *r, size_t i);
+/* Event blocks decoded so far through r, by all its iterators (the
+ * interval iterators' included): what a query or window read cost, for
+ * tests and benchmarks. */
+LOGFMT_API uint64_t logfmt_reader_blocks_decoded (const logfmt_reader_t *r);
+
 /* Resource definitions (DEFS kinds 14-17, FORMAT.md section 8): the
  * machine under the threads (CPU topology, network interfaces) and the
  * memory profile's call sites and totals.  One shape for all four: a

@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# SQL over a log against the tools (docs/BENCHMARKS.md, "SQL over logs"):
+#  - SELECT name, count(*), sum(duration) FROM states GROUP BY name vs
+#    clogtool stats (the same figures, one pass);
+#  - a 1% time window through the events and states tables vs the
+#    reader's own window reads (clogtool print --from/--to, --intervals);
+# CPU seconds (user + sys), best of RUNS, and the blocks each query decoded.
+# Usage: sql-bench.sh [LOG] (default: a 2 x 50M-event log from clogtool gen
+# in $TMPDIR, made once).  Environment: top_builddir, RUNS (default 3).
+set -e
+B=${top_builddir:-.}
+CT="$B/clogtool"
+RUNS=${RUNS:-3}
+LOG=${1:-${TMPDIR:-/tmp}/sql-bench-100m.clog}
+if [ ! -f "$LOG" ]; then
+  echo "writing $LOG (2 x 50M events)"
+  "$CT" gen -o "$LOG" -p 2 -n 50000000 > /dev/null
+fi
+TF=$(mktemp)
+trap 'rm -f "$TF"' EXIT
+cpu () {  # best CPU time of RUNS runs of "$@" (output discarded)
+  best=
+  for i in $(seq "$RUNS"); do
+    /usr/bin/time -f '%U %S' -o "$TF" "$@" > /dev/null 2>&1
+    t=$(tail -1 "$TF" | awk '{ printf "%.2f", $1 + $2 }')
+    best=$(echo "$best $t" | awk '{ if (NF == 1 || $2 < $1) print $NF; else print $1 }')
+  done
+  echo "$best"
+}
+set -- $("$CT" query "$LOG" "SELECT min(time), max(time) FROM events WHERE stream = 0" | tail -1 | tr ',' ' ')
+lo=$1 hi=$2
+w0=$((lo + (hi - lo) / 2)) w1=$((lo + (hi - lo) / 2 + (hi - lo) / 100))
+s0=$(awk -v t=$w0 'BEGIN { printf "%.9f", t / 1e9 }')
+s1=$(awk -v t=$w1 'BEGIN { printf "%.9f", t / 1e9 }')
+echo "log $LOG, window [$w0, $w1] ns (1% of the run), CPU s best of $RUNS"
+st=$(cpu "$CT" stats "$LOG")
+gq=$(cpu "$CT" query "$LOG" "SELECT name, count(*), sum(duration) FROM states GROUP BY name")
+aq=$(cpu "$CT" query "$LOG" "SELECT count(*), sum(duration) FROM states")
+echo "clogtool stats                         $st"
+echo "query GROUP BY name over states        $gq"
+echo "query count, sum(duration) over states $aq (no GROUP BY)"
+pe=$(cpu "$CT" print --from "$s0" --to "$s1" "$LOG")
+qe=$(cpu "$CT" query "$LOG" "SELECT count(*) FROM events WHERE time BETWEEN $w0 AND $w1")
+pi=$(cpu "$CT" print --intervals --from "$s0" --to "$s1" "$LOG")
+qi=$(cpu "$CT" query "$LOG" "SELECT count(*), sum(duration) FROM states WHERE start BETWEEN $w0 AND $w1")
+echo "1% window, events: print $pe, query $qe"
+echo "1% window, states: print --intervals $pi, query $qi"
+"$CT" query "$LOG" "SELECT clog_blocks('$LOG');
+  SELECT count(*) FROM events WHERE time BETWEEN $w0 AND $w1;
+  SELECT clog_blocks('$LOG');
+  SELECT count(*) FROM events;
+  SELECT clog_blocks('$LOG');" | grep -v '^c' | tr '\n' ' ' |
+  awk '{ printf "blocks: 1%% events window %d (%d events), whole log %d\n",
+         $3 - $1, $2, $5 - $3 }'

@@ -1,0 +1,1047 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The "clog" virtual-table module (clogsql.h).  Each table kind is a
+ * schema, a row source and the constraints it can push down:
+ *  - processes, threads: from the stream definitions;
+ *  - states: logfmt's interval iterator (one row per instance, the rule
+ *    every tool shares), per stream, window [t0, t1];
+ *  - events: the event iterator, per stream, window [t0, t1];
+ *  - messages: the message table;
+ *  - metrics: the streams' metric tracks (FORMAT.md section 14).
+ * xBestIndex hands rank, thread, stream and time constraints to xFilter
+ * (SQLite still checks every row: the pushed-down window only has to be
+ * a superset), which visits only the matching streams and decodes only
+ * the blocks the window overlaps.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef SQLITE_CORE
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT1
+#endif
+
+#include "clogsql.h"
+#include "otf2in.h"
+
+/* ---- shared readers --------------------------------------------------- */
+
+typedef struct shared
+{
+  struct shared *next;
+  char *path;
+  logfmt_reader_t *r;
+  int refs;
+} shared_t;
+
+typedef struct
+{
+  shared_t *open;   /* readers of this connection's tables */
+} registry_t;
+
+static void
+registry_free (void *p)
+{
+  registry_t *g = p;
+  while (g && g->open)
+    {
+      shared_t *s = g->open;
+      g->open = s->next;
+      logfmt_reader_close (s->r);
+      sqlite3_free (s->path);
+      sqlite3_free (s);
+    }
+  sqlite3_free (g);
+}
+
+static shared_t *
+shared_open (registry_t *g, const char *path, char **err)
+{
+  for (shared_t *s = g->open; s; s = s->next)
+    if (strcmp (s->path, path) == 0)
+      {
+        s->refs++;
+        return s;
+      }
+  logfmt_reader_t *r = NULL;
+  logfmt_error_t e = { 0 };
+  int rc = otf2in_reader_open (path, LOGFMT_OPEN_NOVERIFY, NULL, NULL, &r,
+                               &e);
+  if (rc || !r)
+    {
+      *err = sqlite3_mprintf ("%s", e.message[0] ? e.message
+                                    : logfmt_strerror (rc));
+      return NULL;
+    }
+  shared_t *s = sqlite3_malloc (sizeof *s);
+  char *p = sqlite3_mprintf ("%s", path);
+  if (!s || !p)
+    {
+      sqlite3_free (s);
+      sqlite3_free (p);
+      logfmt_reader_close (r);
+      *err = sqlite3_mprintf ("out of memory");
+      return NULL;
+    }
+  s->path = p;
+  s->r = r;
+  s->refs = 1;
+  s->next = g->open;
+  g->open = s;
+  return s;
+}
+
+static void
+shared_close (registry_t *g, shared_t *s)
+{
+  if (--s->refs > 0)
+    return;
+  for (shared_t **pp = &g->open; *pp; pp = &(*pp)->next)
+    if (*pp == s)
+      {
+        *pp = s->next;
+        break;
+      }
+  logfmt_reader_close (s->r);
+  sqlite3_free (s->path);
+  sqlite3_free (s);
+}
+
+/* ---- table kinds ------------------------------------------------------ */
+
+typedef enum { K_PROCESSES, K_THREADS, K_STATES, K_EVENTS, K_MESSAGES,
+               K_METRICS, NKINDS } kind_t;
+
+static const char *const kind_name[NKINDS] = {
+  "processes", "threads", "states", "events", "messages", "metrics"
+};
+
+/* Column numbers, per kind (the schemas below list them in this order). */
+enum { P_RANK, P_HOST, P_THREADS, P_EVENTS };
+enum { T_STREAM, T_RANK, T_THREAD, T_HOST, T_EVENTS };
+enum { S_RANK, S_THREAD, S_NAME, S_START, S_END, S_DURATION, S_EXCLUSIVE,
+       S_DEPTH, S_OPEN, S_CARGO, S_INFO, S_STATE, S_STREAM };
+enum { E_RANK, E_THREAD, E_TIME, E_KIND, E_NAME, E_ID, E_PARTNER, E_TAG,
+       E_SIZE, E_COMM, E_CARGO, E_INFO, E_STREAM };
+enum { M_SEND_RANK, M_SEND_THREAD, M_SEND_TIME, M_RECV_RANK, M_RECV_THREAD,
+       M_RECV_TIME, M_TAG, M_BYTES, M_COMM, M_COMM_NAME };
+enum { X_RANK, X_THREAD, X_TIME, X_NAME, X_ID, X_OBJECT, X_VALUE, X_UNIT,
+       X_STREAM };
+
+static const char *const schema[NKINDS] = {
+  "CREATE TABLE x(rank INTEGER, host TEXT, threads INTEGER, "
+  "events INTEGER)",
+  "CREATE TABLE x(stream INTEGER, rank INTEGER, thread INTEGER, host TEXT, "
+  "events INTEGER)",
+  "CREATE TABLE x(rank INTEGER, thread INTEGER, name TEXT, start INTEGER, "
+  "\"end\" INTEGER, duration INTEGER, exclusive INTEGER, depth INTEGER, "
+  "open INTEGER, cargo BLOB, info TEXT, state INTEGER, stream INTEGER)",
+  "CREATE TABLE x(rank INTEGER, thread INTEGER, time INTEGER, kind TEXT, "
+  "name TEXT, id INTEGER, partner INTEGER, tag INTEGER, size INTEGER, "
+  "comm INTEGER, cargo BLOB, info TEXT, stream INTEGER)",
+  "CREATE TABLE x(send_rank INTEGER, send_thread INTEGER, "
+  "send_time INTEGER, recv_rank INTEGER, recv_thread INTEGER, "
+  "recv_time INTEGER, tag INTEGER, bytes INTEGER, comm INTEGER, "
+  "comm_name TEXT)",
+  "CREATE TABLE x(rank INTEGER, thread INTEGER, time INTEGER, name TEXT, "
+  "id INTEGER, object INTEGER, value INTEGER, unit TEXT, stream INTEGER)"
+};
+
+typedef struct
+{
+  sqlite3_vtab base;
+  registry_t *reg;
+  shared_t *sh;
+  kind_t kind;
+  uint32_t nranks;
+} vtab_t;
+
+typedef struct
+{
+  sqlite3_vtab_cursor base;
+  vtab_t *vt;
+  const logfmt_reader_t *r;
+  sqlite3_int64 rowid;
+  int eof;
+  /* Streams to visit (states, events) or rows (processes, threads). */
+  uint32_t *streams;
+  size_t nstreams, si;
+  uint64_t t0, t1;
+  logfmt_interval_iter_t *ivit;
+  logfmt_interval_t iv;
+  logfmt_iter_t *evit;
+  logfmt_event_t *evbuf;
+  long evn, evpos;
+  logfmt_msg_iter_t *mit;
+  logfmt_message_t m;
+  logfmt_track_iter_t *trit;
+  logfmt_track_rec_t trec;
+  /* processes: per rank threads and events, filled once. */
+  uint64_t *p_events;
+  uint32_t *p_threads;
+  const char **p_host;
+} cursor_t;
+
+/* Unquotes an argument ('x', "x" or x) into a new string. */
+static char *
+unquote (const char *a)
+{
+  size_t n = strlen (a);
+  while (n && (*a == ' ' || *a == '\t'))
+    a++, n--;
+  while (n && (a[n - 1] == ' ' || a[n - 1] == '\t'))
+    n--;
+  if (n >= 2 && (a[0] == '\'' || a[0] == '"') && a[n - 1] == a[0])
+    {
+      char q = a[0];
+      char *o = sqlite3_malloc ((int) n);
+      if (!o)
+        return NULL;
+      size_t k = 0;
+      for (size_t i = 1; i + 1 < n; i++)
+        {
+          o[k++] = a[i];
+          if (a[i] == q && a[i + 1] == q)
+            i++;
+        }
+      o[k] = '\0';
+      return o;
+    }
+  return sqlite3_mprintf ("%.*s", (int) n, a);
+}
+
+static int
+vt_connect (sqlite3 *db, void *aux, int argc, const char *const *argv,
+            sqlite3_vtab **out, char **err)
+{
+  registry_t *g = aux;
+  /* argv: module, database, table, args... */
+  if (argc < 4 || argc > 5)
+    {
+      *err = sqlite3_mprintf ("clog: use USING clog('FILE'[, KIND]) with "
+                              "KIND processes, threads, states, events or "
+                              "messages");
+      return SQLITE_ERROR;
+    }
+  char *kname = unquote (argc == 5 ? argv[4] : argv[2]);
+  char *path = unquote (argv[3]);
+  int kind = -1;
+  for (int k = 0; kname && k < NKINDS; k++)
+    if (sqlite3_stricmp (kname, kind_name[k]) == 0)
+      kind = k;
+  if (!kname || !path || kind < 0)
+    {
+      *err = kname && path
+             ? sqlite3_mprintf ("clog: unknown table kind '%s' (processes, "
+                                "threads, states, events, messages; give it "
+                                "as the second argument)", kname)
+             : sqlite3_mprintf ("out of memory");
+      sqlite3_free (kname);
+      sqlite3_free (path);
+      return kname && path ? SQLITE_ERROR : SQLITE_NOMEM;
+    }
+  sqlite3_free (kname);
+  shared_t *sh = shared_open (g, path, err);
+  sqlite3_free (path);
+  if (!sh)
+    return SQLITE_ERROR;
+  int rc = sqlite3_declare_vtab (db, schema[kind]);
+  vtab_t *vt = rc == SQLITE_OK ? sqlite3_malloc (sizeof *vt) : NULL;
+  if (!vt)
+    {
+      shared_close (g, sh);
+      return rc == SQLITE_OK ? SQLITE_NOMEM : rc;
+    }
+  memset (vt, 0, sizeof *vt);
+  vt->reg = g;
+  vt->sh = sh;
+  vt->kind = (kind_t) kind;
+  const logfmt_info_t *info = logfmt_reader_info (sh->r);
+  vt->nranks = info->world_size;
+  for (uint32_t s = 0; s < info->nstreams; s++)
+    {
+      const logfmt_stream_def_t *d = logfmt_reader_stream (sh->r, s);
+      if (d->rank >= 0 && (uint32_t) d->rank >= vt->nranks)
+        vt->nranks = (uint32_t) d->rank + 1;
+    }
+  *out = &vt->base;
+  return SQLITE_OK;
+}
+
+static int
+vt_disconnect (sqlite3_vtab *base)
+{
+  vtab_t *vt = (vtab_t *) base;
+  shared_close (vt->reg, vt->sh);
+  sqlite3_free (vt);
+  return SQLITE_OK;
+}
+
+/* ---- planning --------------------------------------------------------- */
+
+/* Codes in idxStr, one per argv value given to xFilter. */
+#define C_RANK   'r'
+#define C_THREAD 't'
+#define C_STREAM 's'
+#define C_FROM   'a'   /* rows need time >= v: t0 = max (t0, v) */
+#define C_AFTER  'A'   /* rows need time > v: t0 = max (t0, v + 1) */
+#define C_TO     'b'   /* rows need time <= v: t1 = min (t1, v) */
+#define C_BEFORE 'B'   /* rows need time < v: t1 = min (t1, v - 1) */
+#define C_AT     'e'   /* both */
+
+static char
+code_for (kind_t k, int col, int op)
+{
+  int gt = op == SQLITE_INDEX_CONSTRAINT_GT;
+  int lt = op == SQLITE_INDEX_CONSTRAINT_LT;
+  int ge = op == SQLITE_INDEX_CONSTRAINT_GE;
+  int le = op == SQLITE_INDEX_CONSTRAINT_LE;
+  int eq = op == SQLITE_INDEX_CONSTRAINT_EQ;
+  if (k == K_STATES || k == K_EVENTS || k == K_METRICS)
+    {
+      int rank = k == K_STATES ? S_RANK : k == K_EVENTS ? E_RANK : X_RANK;
+      int thread = k == K_STATES ? S_THREAD : k == K_EVENTS ? E_THREAD
+                   : X_THREAD;
+      int stream = k == K_STATES ? S_STREAM : k == K_EVENTS ? E_STREAM
+                   : X_STREAM;
+      if (eq && col == rank)
+        return C_RANK;
+      if (eq && col == thread)
+        return C_THREAD;
+      if (eq && col == stream)
+        return C_STREAM;
+    }
+  /* An instance overlaps [t0, t1] when start <= t1 and end >= t0; a
+   * bound on start or on end bounds both sides that way. */
+  if ((k == K_STATES && (col == S_START || col == S_END))
+      || (k == K_EVENTS && col == E_TIME)
+      || (k == K_METRICS && col == X_TIME))
+    return eq ? C_AT : ge ? C_FROM : gt ? C_AFTER : le ? C_TO
+           : lt ? C_BEFORE : 0;
+  /* A message whose send or receive is in the window overlaps it. */
+  if (k == K_MESSAGES && (col == M_SEND_TIME || col == M_RECV_TIME))
+    return eq ? C_AT : ge ? C_FROM : gt ? C_AFTER : le ? C_TO
+           : lt ? C_BEFORE : 0;
+  return 0;
+}
+
+static int
+vt_best_index (sqlite3_vtab *base, sqlite3_index_info *ix)
+{
+  vtab_t *vt = (vtab_t *) base;
+  const logfmt_info_t *info = logfmt_reader_info (vt->sh->r);
+  char codes[64];
+  int n = 0;
+  double rows = vt->kind == K_PROCESSES ? vt->nranks
+                : vt->kind == K_THREADS ? info->nstreams
+                : vt->kind == K_MESSAGES ? (double) info->nmessages
+                : (double) info->nevents;
+  for (int i = 0; i < ix->nConstraint && n < (int) sizeof codes - 1; i++)
+    {
+      const struct sqlite3_index_constraint *c = &ix->aConstraint[i];
+      if (!c->usable)
+        continue;
+      char code = code_for (vt->kind, c->iColumn, c->op);
+      if (!code)
+        continue;
+      codes[n++] = code;
+      ix->aConstraintUsage[i].argvIndex = n;
+      ix->aConstraintUsage[i].omit = 0;   /* SQLite checks it again */
+      switch (code)
+        {
+        case C_RANK: rows /= vt->nranks ? vt->nranks : 1; break;
+        case C_THREAD: rows /= 2; break;
+        case C_STREAM: rows /= info->nstreams ? info->nstreams : 1; break;
+        case C_AT: rows /= 1000; break;
+        default: rows /= 10; break;
+        }
+    }
+  codes[n] = '\0';
+  ix->idxNum = n;
+  ix->idxStr = sqlite3_mprintf ("%s", codes);
+  ix->needToFreeIdxStr = 1;
+  if (!ix->idxStr)
+    return SQLITE_NOMEM;
+  ix->estimatedRows = (sqlite3_int64) (rows < 1 ? 1 : rows);
+  ix->estimatedCost = rows < 1 ? 1 : rows;
+  return SQLITE_OK;
+}
+
+/* ---- cursors ---------------------------------------------------------- */
+
+static int
+cur_open (sqlite3_vtab *base, sqlite3_vtab_cursor **out)
+{
+  vtab_t *vt = (vtab_t *) base;
+  cursor_t *c = sqlite3_malloc (sizeof *c);
+  if (!c)
+    return SQLITE_NOMEM;
+  memset (c, 0, sizeof *c);
+  c->vt = vt;
+  c->r = vt->sh->r;
+  c->eof = 1;
+  *out = &c->base;
+  return SQLITE_OK;
+}
+
+static void
+cur_reset (cursor_t *c)
+{
+  logfmt_interval_iter_free (c->ivit);
+  logfmt_iter_free (c->evit);
+  logfmt_msg_iter_free (c->mit);
+  logfmt_track_iter_free (c->trit);
+  c->trit = NULL;
+  c->ivit = NULL;
+  c->evit = NULL;
+  c->mit = NULL;
+  sqlite3_free (c->streams);
+  c->streams = NULL;
+  c->nstreams = c->si = 0;
+  c->evn = c->evpos = 0;
+}
+
+static int
+cur_close (sqlite3_vtab_cursor *base)
+{
+  cursor_t *c = (cursor_t *) base;
+  cur_reset (c);
+  sqlite3_free (c->evbuf);
+  sqlite3_free (c->p_events);
+  sqlite3_free (c->p_threads);
+  sqlite3_free (c->p_host);
+  sqlite3_free (c);
+  return SQLITE_OK;
+}
+
+static int
+lib_error (cursor_t *c, int code, const logfmt_error_t *e)
+{
+  sqlite3_free (c->vt->base.zErrMsg);
+  c->vt->base.zErrMsg = sqlite3_mprintf ("%s", e && e->message[0]
+                                               ? e->message
+                                               : logfmt_strerror (code));
+  return code == LOGFMT_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+}
+
+/* Moves to the next row of a states/events cursor, stream by stream. */
+static int
+next_stream_row (cursor_t *c)
+{
+  for (;;)
+    {
+      if (c->vt->kind == K_STATES && c->ivit)
+        {
+          int rc = logfmt_interval_iter_next (c->ivit, &c->iv);
+          if (rc == 1)
+            return SQLITE_OK;
+          if (rc < 0)
+            return lib_error (c, rc, logfmt_interval_iter_error (c->ivit));
+        }
+      else if (c->vt->kind == K_METRICS && c->trit)
+        {
+          int rc = logfmt_track_iter_next (c->trit, &c->trec);
+          if (rc == 1)
+            return SQLITE_OK;
+          if (rc < 0)
+            return lib_error (c, rc, logfmt_track_iter_error (c->trit));
+        }
+      else if (c->vt->kind == K_EVENTS && c->evit)
+        {
+          if (++c->evpos < c->evn)
+            return SQLITE_OK;
+          c->evn = logfmt_iter_next_batch (c->evit, c->evbuf, 1024);
+          c->evpos = 0;
+          if (c->evn > 0)
+            return SQLITE_OK;
+          if (c->evn < 0)
+            return lib_error (c, (int) c->evn, logfmt_iter_error (c->evit));
+        }
+      if (c->si >= c->nstreams)
+        {
+          c->eof = 1;
+          return SQLITE_OK;
+        }
+      uint32_t s = c->streams[c->si++];
+      int rc;
+      if (c->vt->kind == K_METRICS)
+        {
+          /* The track iterator's window is [t0, t1). */
+          logfmt_track_iter_free (c->trit);
+          c->trit = NULL;
+          rc = logfmt_track_iter_new (c->r, s, LOGFMT_TRACK_METRIC, c->t0,
+                                      c->t1 == UINT64_MAX ? UINT64_MAX
+                                                          : c->t1 + 1,
+                                      &c->trit);
+        }
+      else if (c->vt->kind == K_STATES)
+        rc = c->ivit ? logfmt_interval_iter_reset (c->ivit, s, c->t0, c->t1)
+                     : logfmt_interval_iter_new (c->r, s, c->t0, c->t1,
+                                                 &c->ivit);
+      else
+        rc = c->evit ? logfmt_iter_reset (c->evit, s, c->t0, c->t1)
+                     : logfmt_iter_new (c->r, s, c->t0, c->t1, &c->evit);
+      if (rc)
+        return lib_error (c, rc, NULL);
+      c->evn = c->evpos = 0;
+      c->evpos = -1;
+    }
+}
+
+static int
+fill_processes (cursor_t *c)
+{
+  uint32_t n = c->vt->nranks;
+  if (c->p_events)
+    return SQLITE_OK;
+  c->p_events = sqlite3_malloc64 ((n + 1) * sizeof *c->p_events);
+  c->p_threads = sqlite3_malloc64 ((n + 1) * sizeof *c->p_threads);
+  c->p_host = sqlite3_malloc64 ((n + 1) * sizeof *c->p_host);
+  if (!c->p_events || !c->p_threads || !c->p_host)
+    return SQLITE_NOMEM;
+  memset (c->p_events, 0, (n + 1) * sizeof *c->p_events);
+  memset (c->p_threads, 0, (n + 1) * sizeof *c->p_threads);
+  memset (c->p_host, 0, (n + 1) * sizeof *c->p_host);
+  const logfmt_info_t *info = logfmt_reader_info (c->r);
+  for (uint32_t s = 0; s < info->nstreams; s++)
+    {
+      const logfmt_stream_def_t *d = logfmt_reader_stream (c->r, s);
+      if (d->rank < 0 || (uint32_t) d->rank >= n)
+        continue;
+      c->p_events[d->rank] += logfmt_reader_stream_events (c->r, s);
+      c->p_threads[d->rank]++;
+      if (!c->p_host[d->rank])
+        c->p_host[d->rank] = d->host;
+    }
+  return SQLITE_OK;
+}
+
+static int
+cur_filter (sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
+            int argc, sqlite3_value **argv)
+{
+  cursor_t *c = (cursor_t *) base;
+  vtab_t *vt = c->vt;
+  const logfmt_info_t *info = logfmt_reader_info (c->r);
+  cur_reset (c);
+  c->eof = 0;
+  c->rowid = 0;
+  c->t0 = 0;
+  c->t1 = UINT64_MAX;
+  int64_t rank = -1, thread = -1, stream = -1;
+  int none = 0;   /* a constraint no row can meet */
+  for (int i = 0; i < argc && idxStr && idxStr[i]; i++)
+    {
+      int type = sqlite3_value_numeric_type (argv[i]);
+      if (type != SQLITE_INTEGER && type != SQLITE_FLOAT)
+        continue;   /* not a number: SQLite's own check decides */
+      double d = sqlite3_value_double (argv[i]);
+      sqlite3_int64 v = sqlite3_value_int64 (argv[i]);
+      switch (idxStr[i])
+        {
+        case C_RANK: rank = v; none |= v < 0 || d != (double) v; break;
+        case C_THREAD: thread = v; none |= v < 0 || d != (double) v; break;
+        case C_STREAM: stream = v; none |= v < 0 || d != (double) v; break;
+        case C_FROM: case C_AFTER: case C_AT:
+          if (d >= 0)
+            {
+              /* An integer bound is exact; a real one is widened. */
+              uint64_t t = d >= 1.8e19 ? UINT64_MAX
+                           : type == SQLITE_INTEGER ? (uint64_t) v
+                           : (uint64_t) d;
+              if (idxStr[i] == C_AFTER && type == SQLITE_INTEGER
+                  && t < UINT64_MAX)
+                t++;
+              if (t > c->t0)
+                c->t0 = t;
+            }
+          if (idxStr[i] != C_AT)
+            break;
+          /* fall through */
+        case C_TO: case C_BEFORE:
+          if (d < 0 || (d == 0 && idxStr[i] == C_BEFORE))
+            none = 1;
+          else
+            {
+              uint64_t t = d >= 1.8e19 ? UINT64_MAX
+                           : type == SQLITE_INTEGER ? (uint64_t) v
+                           : (uint64_t) d + 1;
+              if (idxStr[i] == C_BEFORE && type == SQLITE_INTEGER)
+                t--;
+              if (t < c->t1)
+                c->t1 = t;
+            }
+          break;
+        default:
+          break;
+        }
+    }
+  (void) idxNum;
+  if (none || c->t0 > c->t1)
+    {
+      c->eof = 1;
+      return SQLITE_OK;
+    }
+  switch (vt->kind)
+    {
+    case K_PROCESSES:
+      c->si = 0;
+      c->eof = vt->nranks == 0;
+      return fill_processes (c);
+    case K_THREADS:
+      c->si = 0;
+      c->eof = info->nstreams == 0;
+      return SQLITE_OK;
+    case K_MESSAGES:
+      {
+        int rc = logfmt_msg_iter_new (c->r, c->t0, c->t1, &c->mit);
+        if (rc)
+          return lib_error (c, rc, NULL);
+        rc = logfmt_msg_iter_next (c->mit, &c->m);
+        if (rc < 0)
+          return lib_error (c, rc, logfmt_msg_iter_error (c->mit));
+        c->eof = rc == 0;
+        return SQLITE_OK;
+      }
+    default:
+      break;
+    }
+  /* states, events: the streams the rank/thread/stream constraints
+   * leave. */
+  c->streams = sqlite3_malloc64 (((uint64_t) info->nstreams + 1)
+                                 * sizeof *c->streams);
+  if (!c->streams)
+    return SQLITE_NOMEM;
+  for (uint32_t s = 0; s < info->nstreams; s++)
+    {
+      const logfmt_stream_def_t *d = logfmt_reader_stream (c->r, s);
+      if ((rank < 0 || d->rank == rank) && (thread < 0 || d->thread == thread)
+          && (stream < 0 || s == stream))
+        c->streams[c->nstreams++] = s;
+    }
+  if (vt->kind == K_EVENTS && !c->evbuf
+      && !(c->evbuf = sqlite3_malloc64 (1024 * sizeof *c->evbuf)))
+    return SQLITE_NOMEM;
+  c->evpos = 0;
+  c->evn = 0;
+  return next_stream_row (c);
+}
+
+static int
+cur_next (sqlite3_vtab_cursor *base)
+{
+  cursor_t *c = (cursor_t *) base;
+  c->rowid++;
+  switch (c->vt->kind)
+    {
+    case K_PROCESSES:
+      c->eof = ++c->si >= c->vt->nranks;
+      return SQLITE_OK;
+    case K_THREADS:
+      c->eof = ++c->si >= logfmt_reader_info (c->r)->nstreams;
+      return SQLITE_OK;
+    case K_MESSAGES:
+      {
+        int rc = logfmt_msg_iter_next (c->mit, &c->m);
+        if (rc < 0)
+          return lib_error (c, rc, logfmt_msg_iter_error (c->mit));
+        c->eof = rc == 0;
+        return SQLITE_OK;
+      }
+    default:
+      return next_stream_row (c);
+    }
+}
+
+static int
+cur_eof (sqlite3_vtab_cursor *base)
+{
+  return ((cursor_t *) base)->eof;
+}
+
+static int
+cur_rowid (sqlite3_vtab_cursor *base, sqlite3_int64 *id)
+{
+  *id = ((cursor_t *) base)->rowid;
+  return SQLITE_OK;
+}
+
+static void
+result_text (sqlite3_context *ctx, const char *s)
+{
+  if (s)
+    sqlite3_result_text (ctx, s, -1, SQLITE_STATIC);
+  else
+    sqlite3_result_null (ctx);
+}
+
+static void
+result_u64 (sqlite3_context *ctx, uint64_t v)
+{
+  if (v > (uint64_t) INT64_MAX)
+    sqlite3_result_double (ctx, (double) v);
+  else
+    sqlite3_result_int64 (ctx, (sqlite3_int64) v);
+}
+
+/* Cargo decoded through a format string, as clogtool print shows it. */
+static void
+result_info (sqlite3_context *ctx, const char *format, const uint8_t *cargo)
+{
+  char buf[512];
+  if (!format || !*format
+      || logfmt_format_cargo (format, cargo, LOGFMT_CARGO_SIZE, buf,
+                              sizeof buf) < 0)
+    {
+      sqlite3_result_null (ctx);
+      return;
+    }
+  sqlite3_result_text (ctx, buf, -1, SQLITE_TRANSIENT);
+}
+
+static const char *
+kind_text (int kind)
+{
+  switch (kind)
+    {
+    case LOGFMT_KIND_BEGIN: return "begin";
+    case LOGFMT_KIND_END: return "end";
+    case LOGFMT_KIND_SOLO: return "solo";
+    case LOGFMT_KIND_SEND: return "send";
+    case LOGFMT_KIND_RECV: return "recv";
+    case LOGFMT_KIND_LOSS: return "loss";
+    default: return "?";
+    }
+}
+
+static const char *
+comm_name (const logfmt_reader_t *r, uint32_t id)
+{
+  for (size_t i = 0; i < logfmt_reader_n_comms (r); i++)
+    {
+      const logfmt_comm_def_t *d = logfmt_reader_comm (r, i);
+      if (d->id == id)
+        return d->name;
+    }
+  return NULL;
+}
+
+static int
+column_states (cursor_t *c, sqlite3_context *ctx, int col)
+{
+  const logfmt_interval_t *iv = &c->iv;
+  const logfmt_stream_def_t *sd = logfmt_reader_stream (c->r, iv->stream);
+  const logfmt_state_def_t *st = logfmt_reader_state (c->r,
+                                                      (size_t) iv->state);
+  switch (col)
+    {
+    case S_RANK: sqlite3_result_int (ctx, sd->rank); break;
+    case S_THREAD: sqlite3_result_int (ctx, sd->thread); break;
+    case S_NAME: result_text (ctx, st ? st->name : NULL); break;
+    case S_START: result_u64 (ctx, iv->start); break;
+    case S_END: result_u64 (ctx, iv->end); break;
+    case S_DURATION: result_u64 (ctx, iv->inclusive); break;
+    case S_EXCLUSIVE: result_u64 (ctx, iv->exclusive); break;
+    case S_DEPTH: sqlite3_result_int (ctx, (int) iv->depth); break;
+    case S_OPEN: sqlite3_result_int (ctx, !!(iv->flags & LOGFMT_IV_OPEN));
+      break;
+    case S_CARGO:
+    case S_INFO:
+      {
+        /* MPE logs a state's info on its END, some programs on its
+         * BEGIN: the END's cargo if it has one. */
+        const uint8_t *cg = iv->flags & LOGFMT_IV_END_CARGO ? iv->end_cargo
+                            : iv->flags & LOGFMT_IV_BEGIN_CARGO
+                              ? iv->begin_cargo : NULL;
+        if (!cg)
+          sqlite3_result_null (ctx);
+        else if (col == S_CARGO)
+          sqlite3_result_blob (ctx, cg, LOGFMT_CARGO_SIZE, SQLITE_TRANSIENT);
+        else
+          result_info (ctx, st ? st->format : NULL, cg);
+      }
+      break;
+    case S_STATE: sqlite3_result_int (ctx, iv->state); break;
+    case S_STREAM: sqlite3_result_int64 (ctx, iv->stream); break;
+    default: sqlite3_result_null (ctx); break;
+    }
+  return SQLITE_OK;
+}
+
+static int
+column_events (cursor_t *c, sqlite3_context *ctx, int col)
+{
+  const logfmt_event_t *ev = &c->evbuf[c->evpos];
+  uint32_t s = c->streams[c->si - 1];
+  const logfmt_stream_def_t *sd = logfmt_reader_stream (c->r, s);
+  int msg = ev->kind == LOGFMT_KIND_SEND || ev->kind == LOGFMT_KIND_RECV;
+  const char *name = NULL, *format = NULL;
+  if (ev->kind == LOGFMT_KIND_BEGIN || ev->kind == LOGFMT_KIND_END)
+    {
+      const logfmt_state_def_t *st = logfmt_reader_state (c->r,
+                                                          (size_t) ev->state);
+      name = st ? st->name : NULL;
+      format = st ? st->format : NULL;
+    }
+  else if (ev->kind == LOGFMT_KIND_SOLO
+           && (col == E_NAME || col == E_INFO))
+    {
+      int d = logfmt_reader_find_event_def (c->r, ev->id);
+      const logfmt_event_def_t *ed = d >= 0
+        ? logfmt_reader_event_def (c->r, (size_t) d) : NULL;
+      name = ed ? ed->name : NULL;
+      format = ed ? ed->format : NULL;
+    }
+  switch (col)
+    {
+    case E_RANK: sqlite3_result_int (ctx, sd->rank); break;
+    case E_THREAD: sqlite3_result_int (ctx, sd->thread); break;
+    case E_TIME: result_u64 (ctx, ev->time); break;
+    case E_KIND: result_text (ctx, kind_text (ev->kind)); break;
+    case E_NAME: result_text (ctx, name); break;
+    case E_ID:
+      if (ev->type == LOGFMT_REC_EVENT)
+        sqlite3_result_int (ctx, ev->id);
+      else
+        sqlite3_result_null (ctx);
+      break;
+    case E_PARTNER:
+      if (msg) sqlite3_result_int (ctx, ev->partner);
+      else sqlite3_result_null (ctx);
+      break;
+    case E_TAG:
+      if (msg) sqlite3_result_int (ctx, ev->tag);
+      else sqlite3_result_null (ctx);
+      break;
+    case E_SIZE:
+      if (msg || ev->kind == LOGFMT_KIND_LOSS) result_u64 (ctx, ev->size);
+      else sqlite3_result_null (ctx);
+      break;
+    case E_COMM:
+      if (msg) sqlite3_result_int64 (ctx, ev->comm);
+      else sqlite3_result_null (ctx);
+      break;
+    case E_CARGO:
+      if (ev->flags & LOGFMT_EVF_CARGO)
+        sqlite3_result_blob (ctx, ev->cargo, LOGFMT_CARGO_SIZE,
+                             SQLITE_TRANSIENT);
+      else
+        sqlite3_result_null (ctx);
+      break;
+    case E_INFO:
+      if (ev->flags & LOGFMT_EVF_CARGO)
+        result_info (ctx, format, ev->cargo);
+      else
+        sqlite3_result_null (ctx);
+      break;
+    case E_STREAM: sqlite3_result_int64 (ctx, s); break;
+    default: sqlite3_result_null (ctx); break;
+    }
+  return SQLITE_OK;
+}
+
+static int
+column_messages (cursor_t *c, sqlite3_context *ctx, int col)
+{
+  const logfmt_message_t *m = &c->m;
+  int have_send = m->send_stream != LOGFMT_NO_STREAM;
+  int have_recv = m->recv_stream != LOGFMT_NO_STREAM;
+  switch (col)
+    {
+    case M_SEND_RANK: sqlite3_result_int (ctx, m->send_rank); break;
+    case M_RECV_RANK: sqlite3_result_int (ctx, m->recv_rank); break;
+    case M_SEND_THREAD:
+      if (have_send)
+        sqlite3_result_int (ctx,
+                            logfmt_reader_stream (c->r, m->send_stream)
+                              ->thread);
+      else
+        sqlite3_result_null (ctx);
+      break;
+    case M_RECV_THREAD:
+      if (have_recv)
+        sqlite3_result_int (ctx,
+                            logfmt_reader_stream (c->r, m->recv_stream)
+                              ->thread);
+      else
+        sqlite3_result_null (ctx);
+      break;
+    case M_SEND_TIME:
+      if (have_send) result_u64 (ctx, m->send_time);
+      else sqlite3_result_null (ctx);
+      break;
+    case M_RECV_TIME:
+      if (have_recv) result_u64 (ctx, m->recv_time);
+      else sqlite3_result_null (ctx);
+      break;
+    case M_TAG: sqlite3_result_int (ctx, m->tag); break;
+    case M_BYTES: result_u64 (ctx, m->size); break;
+    case M_COMM: sqlite3_result_int64 (ctx, m->comm); break;
+    case M_COMM_NAME: result_text (ctx, comm_name (c->r, m->comm)); break;
+    default: sqlite3_result_null (ctx); break;
+    }
+  return SQLITE_OK;
+}
+
+static int
+column_metrics (cursor_t *c, sqlite3_context *ctx, int col)
+{
+  const logfmt_track_rec_t *t = &c->trec;
+  uint32_t s = c->streams[c->si - 1];
+  const logfmt_stream_def_t *sd = logfmt_reader_stream (c->r, s);
+  int64_t id = t->col[LOGFMT_METRIC_COL_ID];
+  int d = id >= 0 && id <= UINT32_MAX
+          ? logfmt_reader_find_metric (c->r, (uint32_t) id) : -1;
+  const logfmt_metric_def_t *md = d >= 0
+    ? logfmt_reader_metric (c->r, (size_t) d) : NULL;
+  switch (col)
+    {
+    case X_RANK: sqlite3_result_int (ctx, sd->rank); break;
+    case X_THREAD: sqlite3_result_int (ctx, sd->thread); break;
+    case X_TIME: result_u64 (ctx, t->time); break;
+    case X_NAME: result_text (ctx, md ? md->name : NULL); break;
+    case X_ID: sqlite3_result_int64 (ctx, id); break;
+    case X_OBJECT:
+      if (t->col[LOGFMT_METRIC_COL_OBJECT] >= 0)
+        sqlite3_result_int64 (ctx, t->col[LOGFMT_METRIC_COL_OBJECT]);
+      else
+        sqlite3_result_null (ctx);
+      break;
+    case X_VALUE: sqlite3_result_int64 (ctx, t->col[LOGFMT_METRIC_COL_VALUE]);
+      break;
+    case X_UNIT: result_text (ctx, md ? md->unit : NULL); break;
+    case X_STREAM: sqlite3_result_int64 (ctx, s); break;
+    default: sqlite3_result_null (ctx); break;
+    }
+  return SQLITE_OK;
+}
+
+static int
+cur_column (sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
+{
+  cursor_t *c = (cursor_t *) base;
+  switch (c->vt->kind)
+    {
+    case K_PROCESSES:
+      switch (col)
+        {
+        case P_RANK: sqlite3_result_int64 (ctx, c->si); break;
+        case P_HOST: result_text (ctx, c->p_host[c->si]); break;
+        case P_THREADS: sqlite3_result_int64 (ctx, c->p_threads[c->si]);
+          break;
+        case P_EVENTS: result_u64 (ctx, c->p_events[c->si]); break;
+        default: sqlite3_result_null (ctx); break;
+        }
+      return SQLITE_OK;
+    case K_THREADS:
+      {
+        const logfmt_stream_def_t *d = logfmt_reader_stream (c->r,
+                                                             (uint32_t) c->si);
+        switch (col)
+          {
+          case T_STREAM: sqlite3_result_int64 (ctx, c->si); break;
+          case T_RANK: sqlite3_result_int (ctx, d->rank); break;
+          case T_THREAD: sqlite3_result_int (ctx, d->thread); break;
+          case T_HOST: result_text (ctx, d->host); break;
+          case T_EVENTS:
+            result_u64 (ctx, logfmt_reader_stream_events (c->r,
+                                                          (uint32_t) c->si));
+            break;
+          default: sqlite3_result_null (ctx); break;
+          }
+        return SQLITE_OK;
+      }
+    case K_STATES: return column_states (c, ctx, col);
+    case K_EVENTS: return column_events (c, ctx, col);
+    case K_MESSAGES: return column_messages (c, ctx, col);
+    case K_METRICS: return column_metrics (c, ctx, col);
+    default: return SQLITE_ERROR;
+    }
+}
+
+static sqlite3_module clog_module = {
+  .iVersion = 0,
+  .xCreate = vt_connect,
+  .xConnect = vt_connect,
+  .xBestIndex = vt_best_index,
+  .xDisconnect = vt_disconnect,
+  .xDestroy = vt_disconnect,
+  .xOpen = cur_open,
+  .xClose = cur_close,
+  .xFilter = cur_filter,
+  .xNext = cur_next,
+  .xEof = cur_eof,
+  .xColumn = cur_column,
+  .xRowid = cur_rowid,
+};
+
+/* clog_blocks(FILE): event blocks decoded so far through this
+ * connection's reader of FILE (NULL if no table has it open). */
+static void
+fn_blocks (sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+  registry_t *g = sqlite3_user_data (ctx);
+  const char *path = (const char *) sqlite3_value_text (argv[0]);
+  (void) argc;
+  for (shared_t *s = g->open; path && s; s = s->next)
+    if (strcmp (s->path, path) == 0)
+      {
+        sqlite3_result_int64 (ctx, (sqlite3_int64)
+                                     logfmt_reader_blocks_decoded (s->r));
+        return;
+      }
+  sqlite3_result_null (ctx);
+}
+
+int
+clogsql_register (sqlite3 *db)
+{
+  registry_t *g = sqlite3_malloc (sizeof *g);
+  if (!g)
+    return SQLITE_NOMEM;
+  g->open = NULL;
+  int rc = sqlite3_create_module_v2 (db, "clog", &clog_module, g,
+                                     registry_free);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function (db, "clog_blocks", 1, SQLITE_UTF8, g,
+                                  fn_blocks, NULL, NULL);
+  return rc;
+}
+
+int
+clogsql_attach (sqlite3 *db, const char *path, char **errmsg)
+{
+  for (int k = 0; k < NKINDS; k++)
+    {
+      char *sql = sqlite3_mprintf ("CREATE VIRTUAL TABLE temp.%s USING "
+                                   "clog(%Q, %s)", kind_name[k], path,
+                                   kind_name[k]);
+      if (!sql)
+        return SQLITE_NOMEM;
+      int rc = sqlite3_exec (db, sql, NULL, NULL, errmsg);
+      sqlite3_free (sql);
+      if (rc != SQLITE_OK)
+        return rc;
+    }
+  return SQLITE_OK;
+}
+
+#ifndef SQLITE_CORE
+/* Entry point of the loadable extension (.load clogsql). */
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int
+sqlite3_clogsql_init (sqlite3 *db, char **err,
+                      const sqlite3_api_routines *api)
+{
+  SQLITE_EXTENSION_INIT2 (api);
+  int rc = clogsql_register (db);
+  if (rc != SQLITE_OK)
+    *err = sqlite3_mprintf ("clogsql: cannot register the clog module");
+  return rc;
+}
+#endif

@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# clogtool query: the tables agree with clogtool stats on the same logs
+# (states per name, events per kind, messages, processes, threads);
+# rank, thread and time conditions read only the blocks they need
+# (counted by clog_blocks); CSV, JSON, the shell on standard input, and
+# clear errors.
+. "$top_srcdir/tests/common/tap.sh"
+CLOGTOOL="$top_builddir/clogtool"
+DATA="$top_srcdir/tests/interop/data"
+T="$tap_tmp"
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+CHECK="$PY $top_srcdir/tests/sql/check.py"
+
+"$CLOGTOOL" convert -q "$DATA/srtest.clog2" "$T/srtest.clog" &&
+"$CLOGTOOL" convert -q "$DATA/cpilog_pack.clog2" "$T/pack.clog" &&
+"$CLOGTOOL" gen -o "$T/gen.clog" -p 4 -t 2 -n 200000 --seed 7 > /dev/null
+ok $? "test logs written"
+
+for f in srtest pack gen; do
+  L="$T/$f.clog"
+  "$CLOGTOOL" stats --json "$L" > "$T/stats.json" &&
+  "$CLOGTOOL" query --json "$L" "
+    SELECT name, count(*) AS n, sum(duration) AS total,
+           sum(exclusive) AS excl FROM states WHERE open = 0 GROUP BY name;
+    SELECT kind, count(*) AS n FROM events GROUP BY kind;
+    SELECT count(*) AS n, sum(bytes) AS bytes,
+           sum(send_time IS NULL OR recv_time IS NULL) AS unmatched
+      FROM messages;
+    SELECT count(*) AS n, sum(threads) AS threads, sum(events) AS events
+      FROM processes;
+    SELECT count(*) AS n, sum(events) AS events FROM threads;" \
+    > "$T/q.json" 2> "$T/err"
+  ok $? "$f: queries run"
+  $CHECK stats "$T/stats.json" "$T/q.json"
+  ok $? "$f: states, events, messages, processes and threads equal clogtool stats"
+done
+
+# Pushed-down conditions: blocks decoded, per query (one reader), on a
+# log of 4 streams x 200 blocks.
+"$top_builddir/tests/sql/mklog-blocks" "$T/blocks.clog"
+ok $? "a log with small blocks"
+L="$T/blocks.clog"
+"$CLOGTOOL" query "$L" "
+  SELECT min(time), max(time) FROM events;
+  SELECT clog_blocks('$L');
+  SELECT count(*) FROM events;
+  SELECT clog_blocks('$L');" > "$T/b.csv" 2> "$T/err"
+ok $? "full scan with block counts"
+set -- $(tr ',\n' '  ' < "$T/b.csv")
+# min(time),max(time) / lo hi / clog_blocks / b0 / count(*) / n / clog_blocks / b1
+lo=$3 hi=$4 b0=$6 nev=$8 b1=${10}
+all=$((b1 - b0))
+diag "events $nev in $all blocks, times $lo..$hi"
+[ "$all" = 800 ]; ok $? "a full scan decodes every block ($all)"
+w0=$((lo + (hi - lo) / 2)) w1=$((lo + (hi - lo) / 2 + (hi - lo) / 100))
+"$CLOGTOOL" query "$L" "
+  SELECT clog_blocks('$L');
+  SELECT count(*) FROM events WHERE time BETWEEN $w0 AND $w1;
+  SELECT clog_blocks('$L');
+  SELECT count(*) FROM events WHERE rank = 1 AND thread = 1;
+  SELECT clog_blocks('$L');
+  SELECT count(*) FROM states WHERE start >= $w0 AND start <= $w1;
+  SELECT clog_blocks('$L');
+  SELECT count(*) FROM states WHERE start >= $w0 AND start <= $w1;
+  SELECT clog_blocks('$L');
+  SELECT count(*) FROM events WHERE time > $hi;
+  SELECT clog_blocks('$L');" | grep -v '^clog_blocks\|^count' > "$T/w.csv"
+set -- $(cat "$T/w.csv")
+win=$(($3 - $1)) rk=$(($5 - $3)) st2=$((${9} - ${7})) none=$((${11} - ${9}))
+diag "1% window: $win blocks ($2 events); rank 1 thread 1: $rk blocks; states window (index made): $st2; past the end: $none"
+[ "$win" -ge 4 ] && [ "$win" -le $((all / 100 + 4 * 2)) ]
+ok $? "a 1% time window decodes about 1% of the blocks ($win of $all)"
+[ "$rk" = $((all / 4)) ]
+ok $? "rank and thread decode only that stream's blocks ($rk of $all)"
+[ "$st2" -ge 4 ] && [ "$st2" -le $((all / 100 + 4 * 3)) ]
+ok $? "a states window decodes about 1% once the interval index exists ($st2)"
+[ "$none" = 0 ]; ok $? "a window past the end decodes nothing"
+# Same rows with and without the pushed-down window.
+a=$("$CLOGTOOL" query "$L" "SELECT count(*), sum(duration) FROM states WHERE start BETWEEN $w0 AND $w1")
+b=$("$CLOGTOOL" query "$L" "SELECT count(*), sum(duration) FROM states WHERE start + 0 BETWEEN $w0 AND $w1")
+[ "$a" = "$b" ]; ok $? "the pushed-down window gives the rows a full scan gives"
+a=$("$CLOGTOOL" query "$L" "SELECT count(*) FROM events WHERE time >= $w0 AND time < $w1 AND rank = 1")
+b=$("$CLOGTOOL" query "$L" "SELECT count(*) FROM events WHERE time + 0 >= $w0 AND time + 0 < $w1 AND rank + 0 = 1")
+[ "$a" = "$b" ]; ok $? "events: pushed-down and full-scan counts agree"
+
+# Output forms, the shell, errors.
+"$CLOGTOOL" query "$T/srtest.clog" "SELECT rank, host FROM processes ORDER BY rank LIMIT 2" > "$T/o.csv"
+[ "$(head -1 "$T/o.csv")" = "rank,host" ] && [ "$(wc -l < "$T/o.csv")" = 3 ]
+ok $? "CSV with a header line"
+printf 'SELECT count(*) AS n\n  FROM threads;\n.tables\nSELECT 1;\n' |
+  "$CLOGTOOL" query "$T/srtest.clog" > "$T/sh.out" 2>&1
+ok $? "statements from standard input"
+grep -q '^4$' "$T/sh.out" && grep -q '^states,' "$T/sh.out"
+ok $? "the shell runs multi-line statements and .tables"
+"$CLOGTOOL" query "$T/srtest.clog" "SELECT nosuch FROM states" 2> "$T/err"
+[ $? = 1 ] && grep -q "no such column" "$T/err"; ok $? "bad SQL: exit 1 with SQLite's message"
+"$CLOGTOOL" query "$T/missing.clog" "SELECT 1" 2> "$T/err"
+[ $? = 1 ] && grep -q "missing.clog" "$T/err"; ok $? "missing file: exit 1 naming it"
+"$CLOGTOOL" query 2> /dev/null; [ $? = 2 ]; ok $? "no FILE: usage error"
+if [ -x "$top_builddir/tests/interop/mkotf2" ]; then
+  "$top_builddir/tests/interop/mkotf2" "$T" m &&
+  "$CLOGTOOL" query "$T/m.otf2" "SELECT rank, host FROM processes ORDER BY rank;
+    SELECT info FROM states WHERE name = 'MPI_Allreduce' AND rank = 1" > "$T/m.csv"
+  printf 'rank,host\n0,nodeB\n1,nodeA\ninfo\ncomm 0 root -1 sent 8 received 16\n' |
+    cmp -s - "$T/m.csv"
+  ok $? "OTF2 archives are queried too (hosts, collective info)"
+  "$CLOGTOOL" query "$T/m.otf2" "SELECT rank, thread, time, name, object, value, unit
+    FROM metrics; SELECT count(*) FROM metrics WHERE time > 130000" > "$T/x.csv"
+  printf 'rank,thread,time,name,object,value,unit\n1,0,130000,PAPI_TOT_CYC,,123456,#\ncount(*)\n0\n' |
+    cmp -s - "$T/x.csv"
+  ok $? "OTF2 metric samples become the metrics table's rows ($(tr '\n' ' ' < "$T/x.csv"))"
+fi
+finish
