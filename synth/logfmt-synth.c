@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define MAX_DEPTH 4
-#define PENDING_CAP 1024
+#define PENDING_CAP 1024   /* a fuller ring leaves the send unmatched */
 
 typedef struct
 {
@@ -28,9 +28,37 @@ typedef struct
   int32_t  rank;
   int      depth;
   int32_t  stack[MAX_DEPTH];
-  pending_t pend[PENDING_CAP];  /* ring of messages on their way in */
-  unsigned phead, plen;
+  pending_t *pend;          /* ring of messages on their way in, grown */
+  unsigned phead, plen, pcap;   /* up to PENDING_CAP as they come */
 } sstream_t;
+
+/* A message on its way to a stream, as the simulation in global time
+ * order produced it: it joins the receiver's ring before the receiver's
+ * step number `visible`. */
+typedef struct
+{
+  uint64_t  visible;
+  pending_t p;
+} inbound_t;
+
+/* What one stream needs from the others to replay its records alone: the
+ * messages sent to it, and which of its own sends found the receiver's
+ * ring full (step numbers). */
+typedef struct
+{
+  inbound_t *in;
+  size_t     nin, cin, ipos;
+  uint64_t  *drop;
+  size_t     ndrop, cdrop, dpos;
+} replay_log_t;
+
+/* A heap entry: the stream's time is kept here too, so sifting reads
+ * the heap only (the streams are scattered in memory). */
+typedef struct
+{
+  uint64_t now;
+  uint32_t stream;
+} hent_t;
 
 struct logfmt_synth
 {
@@ -38,6 +66,17 @@ struct logfmt_synth
   uint32_t nstreams;
   sstream_t *st;
   uint64_t *dur;            /* typical duration per state */
+  /* Streams with records left, a min-heap on (now, index): the one
+   * furthest behind moves next, in O(log streams). */
+  hent_t  *heap;
+  uint32_t nheap;
+  /* Replay (logfmt_synth_write): the simulation above records into log;
+   * rep holds the replayed streams' own state. */
+  replay_log_t *log;
+  sstream_t *rep;
+  uint64_t target;          /* simulate until every stream did this many */
+  uint32_t reached;         /* streams that did */
+  bool oom;                 /* the log or a ring could not grow */
 };
 
 static const char *const names[] = {
@@ -79,6 +118,71 @@ logfmt_synth_opts_init (logfmt_synth_opts_t *o)
   o->msg_fraction = 0.02;
 }
 
+/* Stream i before its first record. */
+static void
+stream_start (const logfmt_synth_t *s, sstream_t *t, uint32_t i)
+{
+  t->rng = s->o.seed * 0x100000001B3ull + i * 0x9E3779B97F4A7C15ull + 1;
+  t->now = 1000 + rnd (&t->rng) % 500;
+  t->left = s->o.events_per_stream;
+  t->rank = (int32_t) (i / s->o.threads_per_proc);
+}
+
+/* Heap order: earlier time first, then the lower stream index (the
+ * order the former linear scan chose, so the output is unchanged). */
+static inline bool
+heap_before (hent_t a, hent_t b)
+{
+  return a.now < b.now || (a.now == b.now && a.stream < b.stream);
+}
+
+static void
+heap_down (logfmt_synth_t *s, uint32_t i)
+{
+  hent_t *h = s->heap, x = h[i];
+  uint32_t n = s->nheap;
+  for (;;)
+    {
+      uint32_t c = 2 * i + 1;
+      if (c >= n)
+        break;
+      if (c + 1 < n && heap_before (h[c + 1], h[c]))
+        c++;
+      if (!heap_before (h[c], x))
+        break;
+      h[i] = h[c];
+      i = c;
+    }
+  h[i] = x;
+}
+
+static void
+heap_push (logfmt_synth_t *s, uint32_t stream)
+{
+  hent_t *h = s->heap, x = { s->st[stream].now, stream };
+  uint32_t i = s->nheap++;
+  while (i > 0 && heap_before (x, h[(i - 1) / 2]))
+    {
+      h[i] = h[(i - 1) / 2];
+      i = (i - 1) / 2;
+    }
+  h[i] = x;
+}
+
+/* The stream at the top made a record: it moves down, or out when it
+ * has no more. */
+static void
+heap_advance (logfmt_synth_t *s)
+{
+  const sstream_t *t = &s->st[s->heap[0].stream];
+  if (t->left == 0)
+    s->heap[0] = s->heap[--s->nheap];
+  else
+    s->heap[0].now = t->now;
+  if (s->nheap > 0)
+    heap_down (s, 0);
+}
+
 int
 logfmt_synth_new (const logfmt_synth_opts_t *opts, logfmt_synth_t **out)
 {
@@ -100,7 +204,8 @@ logfmt_synth_new (const logfmt_synth_opts_t *opts, logfmt_synth_t **out)
   s->nstreams = s->o.nprocs * s->o.threads_per_proc;
   s->st = calloc (s->nstreams, sizeof *s->st);
   s->dur = calloc (s->o.nstates + 2, sizeof *s->dur);
-  if (!s->st || !s->dur)
+  s->heap = calloc (s->nstreams, sizeof *s->heap);
+  if (!s->st || !s->dur || !s->heap)
     {
       logfmt_synth_free (s);
       return LOGFMT_ENOMEM;
@@ -109,13 +214,9 @@ logfmt_synth_new (const logfmt_synth_opts_t *opts, logfmt_synth_t **out)
   for (uint32_t i = 0; i < s->o.nstates + 2; i++)
     s->dur[i] = 80 + rnd (&g) % 3000;
   for (uint32_t i = 0; i < s->nstreams; i++)
-    {
-      sstream_t *t = &s->st[i];
-      t->rng = s->o.seed * 0x100000001B3ull + i * 0x9E3779B97F4A7C15ull + 1;
-      t->now = 1000 + rnd (&t->rng) % 500;
-      t->left = s->o.events_per_stream;
-      t->rank = (int32_t) (i / s->o.threads_per_proc);
-    }
+    stream_start (s, &s->st[i], i);
+  for (uint32_t i = 0; i < s->nstreams && s->o.events_per_stream; i++)
+    heap_push (s, i);
   *out = s;
   return 0;
 }
@@ -125,8 +226,20 @@ logfmt_synth_free (logfmt_synth_t *s)
 {
   if (!s)
     return;
+  for (uint32_t i = 0; s->st && i < s->nstreams; i++)
+    free (s->st[i].pend);
+  for (uint32_t i = 0; s->rep && i < s->nstreams; i++)
+    free (s->rep[i].pend);
+  for (uint32_t i = 0; s->log && i < s->nstreams; i++)
+    {
+      free (s->log[i].in);
+      free (s->log[i].drop);
+    }
   free (s->st);
+  free (s->rep);
+  free (s->log);
   free (s->dur);
+  free (s->heap);
   free (s);
 }
 
@@ -191,11 +304,95 @@ gap (sstream_t *t)
   return 200 + (r >> 8) % 4000;
 }
 
-/* Produces stream i's next record. */
-static void
-step (logfmt_synth_t *s, uint32_t i, logfmt_event_t *ev)
+/* Room for one more message on its way to D: the ring grows by doubling
+ * (a stream far behind its senders holds many; most hold a few). */
+static bool
+pending_room (sstream_t *d)
 {
-  sstream_t *t = &s->st[i];
+  if (d->plen < d->pcap)
+    return true;
+  unsigned cap = d->pcap ? 2 * d->pcap : 4;
+  pending_t *p = malloc (cap * sizeof *p);
+  if (!p)
+    return false;   /* as if full: the send stays unmatched */
+  for (unsigned k = 0; k < d->plen; k++)
+    p[k] = d->pend[(d->phead + k) % d->pcap];
+  free (d->pend);
+  d->pend = p;
+  d->phead = 0;
+  d->pcap = cap;
+  return true;
+}
+
+static bool
+log_inbound (replay_log_t *l, uint64_t visible, const pending_t *p)
+{
+  if (l->nin == l->cin)
+    {
+      size_t c = l->cin ? 2 * l->cin : 16;
+      inbound_t *v = realloc (l->in, c * sizeof *v);
+      if (!v)
+        return false;
+      l->in = v;
+      l->cin = c;
+    }
+  l->in[l->nin++] = (inbound_t) { visible, *p };
+  return true;
+}
+
+static bool
+log_drop (replay_log_t *l, uint64_t stepno)
+{
+  if (l->ndrop == l->cdrop)
+    {
+      size_t c = l->cdrop ? 2 * l->cdrop : 4;
+      uint64_t *v = realloc (l->drop, c * sizeof *v);
+      if (!v)
+        return false;
+      l->drop = v;
+      l->cdrop = c;
+    }
+  l->drop[l->ndrop++] = stepno;
+  return true;
+}
+
+/* A send of stream i: on the simulation, into the receiver's ring (and
+ * the log); on a replay, as the log says.  False: the ring was full,
+ * the send stays unmatched. */
+static bool
+deliver (logfmt_synth_t *s, uint32_t i, bool replay, const pending_t *p,
+         uint32_t dst)
+{
+  sstream_t *t = replay ? &s->rep[i] : &s->st[i];
+  uint64_t stepno = s->o.events_per_stream - t->left;
+  if (replay)
+    {
+      replay_log_t *l = &s->log[i];
+      if (l->dpos < l->ndrop && l->drop[l->dpos] == stepno)
+        {
+          l->dpos++;
+          return false;
+        }
+      return true;
+    }
+  uint32_t di = dst * s->o.threads_per_proc;
+  sstream_t *d = &s->st[di];
+  bool ok = d->plen < PENDING_CAP && pending_room (d);
+  if (ok)
+    d->pend[(d->phead + d->plen++) % d->pcap] = *p;
+  if (s->log && !(ok ? log_inbound (&s->log[di], s->o.events_per_stream
+                                                 - d->left, p)
+                     : log_drop (&s->log[i], stepno)))
+    s->oom = true;
+  return ok;
+}
+
+/* Produces stream i's next record: on the simulation in global order, or
+ * (replay) on stream i alone, from what the simulation logged. */
+static void
+step (logfmt_synth_t *s, uint32_t i, logfmt_event_t *ev, bool replay)
+{
+  sstream_t *t = replay ? &s->rep[i] : &s->st[i];
   memset (ev, 0, offsetof (logfmt_event_t, cargo));
   ev->type = LOGFMT_REC_EVENT;
   ev->state = -1;
@@ -210,7 +407,7 @@ step (logfmt_synth_t *s, uint32_t i, logfmt_event_t *ev)
       && t->left > (uint64_t) t->depth + 1)
     {
       pending_t *p = &t->pend[t->phead];
-      t->phead = (t->phead + 1) % PENDING_CAP;
+      t->phead = (t->phead + 1) % t->pcap;
       t->plen--;
       ev->type = LOGFMT_REC_RECV;
       ev->partner = p->src;
@@ -234,21 +431,9 @@ step (logfmt_synth_t *s, uint32_t i, logfmt_event_t *ev)
       ev->partner = dst;
       ev->tag = (int32_t) (rnd (&t->rng) % 4);
       ev->size = size;
-      sstream_t *d = &s->st[(uint32_t) dst * s->o.threads_per_proc];
-      if (d->plen < PENDING_CAP)
-        {
-          pending_t *p = &d->pend[(d->phead + d->plen) % PENDING_CAP];
-          p->arrive = t->now + 800 + size / 4;
-          p->src = t->rank;
-          p->tag = ev->tag;
-          p->size = size;
-          d->plen++;
-        }
-      else
-        {
-          /* The receiver is far behind: keep the send unmatched. */
-          ev->tag = -1;
-        }
+      pending_t p = { t->now + 800 + size / 4, t->rank, ev->tag, size };
+      if (!deliver (s, i, replay, &p, (uint32_t) dst))
+        ev->tag = -1;   /* the receiver is far behind: unmatched */
       t->left--;
       return;
     }
@@ -287,25 +472,126 @@ logfmt_synth_next (logfmt_synth_t *s, logfmt_event_t *ev, uint32_t *stream,
                    size_t n)
 {
   size_t k = 0;
-  while (k < n)
+  while (k < n && s->nheap > 0)
     {
       /* The stream furthest behind moves next: global time order. */
-      uint32_t best = UINT32_MAX;
-      uint64_t bt = UINT64_MAX;
-      for (uint32_t i = 0; i < s->nstreams; i++)
-        if (s->st[i].left > 0 && s->st[i].now < bt)
-          {
-            bt = s->st[i].now;
-            best = i;
-          }
-      if (best == UINT32_MAX)
-        break;
-      step (s, best, &ev[k]);
+      uint32_t best = s->heap[0].stream;
+      step (s, best, &ev[k], false);
       ev[k].time = s->st[best].now;
       stream[k] = best;
       k++;
+      heap_advance (s);
     }
   return k;
+}
+
+/* Steps done by a stream, and the most it will do up to the target. */
+static uint64_t
+steps_done (const logfmt_synth_t *s, const sstream_t *t)
+{
+  return s->o.events_per_stream - t->left;
+}
+
+static uint64_t
+steps_goal (const logfmt_synth_t *s)
+{
+  return s->target < s->o.events_per_stream ? s->target
+                                             : s->o.events_per_stream;
+}
+
+/* The simulation in global time order, logging, until every stream has
+ * done steps_goal () records (the records themselves are dropped: the
+ * replay makes them again, stream by stream). */
+static void
+simulate (logfmt_synth_t *s)
+{
+  uint64_t goal = steps_goal (s);
+  s->reached = 0;
+  for (uint32_t i = 0; i < s->nstreams; i++)
+    s->reached += steps_done (s, &s->st[i]) >= goal;
+  logfmt_event_t ev;
+  while (s->reached < s->nstreams && s->nheap > 0 && !s->oom)
+    {
+      uint32_t best = s->heap[0].stream;
+      step (s, best, &ev, false);
+      s->reached += steps_done (s, &s->st[best]) == goal;
+      heap_advance (s);
+    }
+}
+
+/* Stream i's records up to steps_goal (), replayed from the log, to w. */
+static int
+replay (logfmt_synth_t *s, uint32_t i, logfmt_writer_t *w,
+        logfmt_event_t *ev, size_t batch)
+{
+  sstream_t *t = &s->rep[i];
+  replay_log_t *l = &s->log[i];
+  uint64_t goal = steps_goal (s);
+  int rc = 0;
+  while (!rc && steps_done (s, t) < goal)
+    {
+      size_t k = 0;
+      for (; k < batch && steps_done (s, t) < goal; k++)
+        {
+          uint64_t stepno = steps_done (s, t);
+          for (; l->ipos < l->nin && l->in[l->ipos].visible <= stepno;
+               l->ipos++)
+            if (pending_room (t))
+              t->pend[(t->phead + t->plen++) % t->pcap] = l->in[l->ipos].p;
+            else
+              return LOGFMT_ENOMEM;
+          step (s, i, &ev[k], true);
+          ev[k].time = t->now;
+        }
+      rc = logfmt_writer_event (w, i, ev, k);
+    }
+  /* What this part used goes. */
+  memmove (l->in, l->in + l->ipos, (l->nin - l->ipos) * sizeof *l->in);
+  l->nin -= l->ipos;
+  l->ipos = 0;
+  memmove (l->drop, l->drop + l->dpos, (l->ndrop - l->dpos) * sizeof *l->drop);
+  l->ndrop -= l->dpos;
+  l->dpos = 0;
+  if (!rc && t->left == 0)
+    rc = logfmt_writer_end_stream (w, i);
+  return rc;
+}
+
+/* The records to w in parts of one block per stream: the simulation runs
+ * ahead until every stream has a block's worth, then each stream's block
+ * is replayed alone, so the writer completes it at once.  The writer then
+ * holds no open block, and the log only the messages of one part: memory
+ * does not grow with the number of streams times their events, and
+ * nothing is O(streams) per record. */
+static int
+write_by_stream (logfmt_synth_t *s, logfmt_writer_t *w)
+{
+  s->log = calloc (s->nstreams, sizeof *s->log);
+  s->rep = calloc (s->nstreams, sizeof *s->rep);
+  enum { BATCH = 4096 };
+  logfmt_event_t *ev = malloc (BATCH * sizeof *ev);
+  if (!s->log || !s->rep || !ev)
+    {
+      free (ev);
+      return LOGFMT_ENOMEM;
+    }
+  for (uint32_t i = 0; i < s->nstreams; i++)
+    stream_start (s, &s->rep[i], i);
+  uint64_t part = s->o.block_events ? s->o.block_events : 65536;
+  int rc = 0;
+  s->target = 0;
+  do
+    {
+      s->target += part;
+      simulate (s);
+      if (s->oom)
+        rc = LOGFMT_ENOMEM;
+      for (uint32_t i = 0; i < s->nstreams && !rc; i++)
+        rc = replay (s, i, w, ev, BATCH);
+    }
+  while (!rc && s->target < s->o.events_per_stream);
+  free (ev);
+  return rc;
 }
 
 int
@@ -338,27 +624,8 @@ logfmt_synth_write (const char *path, const logfmt_synth_opts_t *o,
       return rc;
     }
   rc = logfmt_synth_define (s, w);
-  enum { BATCH = 4096 };
-  logfmt_event_t *ev = malloc (BATCH * sizeof *ev);
-  uint32_t *sid = malloc (BATCH * sizeof *sid);
-  if (!ev || !sid)
-    rc = LOGFMT_ENOMEM;
-  size_t n;
-  while (!rc && (n = logfmt_synth_next (s, ev, sid, BATCH)) > 0)
-    {
-      /* Hand runs of the same stream to the writer in one call. */
-      size_t a = 0;
-      while (a < n && !rc)
-        {
-          size_t b = a + 1;
-          while (b < n && sid[b] == sid[a])
-            b++;
-          rc = logfmt_writer_event (w, sid[a], ev + a, b - a);
-          a = b;
-        }
-    }
-  free (ev);
-  free (sid);
+  if (!rc)
+    rc = write_by_stream (s, w);
   logfmt_synth_free (s);
   if (rc)
     {

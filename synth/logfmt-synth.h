@@ -25,7 +25,11 @@ typedef struct
 
 void logfmt_synth_opts_init (logfmt_synth_opts_t *o);
 
-/* Writes a complete .clog file (messages matched by the writer). */
+/* Writes a complete .clog file (messages matched by the writer).  Stream
+ * by stream, one block of each at a time (the records of
+ * logfmt_synth_next, replayed per stream): time O(log streams) per
+ * record, memory bounded by one block per stream and the messages in
+ * flight, whatever the number of processes. */
 int logfmt_synth_write (const char *path, const logfmt_synth_opts_t *o,
                         logfmt_error_t *err);
 

@@ -23,6 +23,7 @@ typedef struct
   size_t nblocks, cap;
   uint64_t nevents, t_first, t_last, lost, summary_off;
   bool have_time;
+  bool ended;              /* logfmt_writer_end_stream: summary written */
 } wstream_t;
 
 struct logfmt_writer
@@ -484,6 +485,8 @@ logfmt_writer_event (logfmt_writer_t *w, uint32_t stream,
     return w->err;
   if (stream >= w->nstreams)
     return LOGFMT_ERANGE;
+  if (w->streams[stream].ended)
+    return LOGFMT_EINVAL;
   if (!w->started)
     {
       /* Definitions known so far go out early, so a crashed run can be
@@ -536,6 +539,53 @@ logfmt_writer_event (logfmt_writer_t *w, uint32_t stream,
             return set_err (w, rc, "cannot match messages");
         }
   return 0;
+}
+
+/* Writes stream i's summary chunk and frees its builder. */
+static void
+put_stream_summary (logfmt_writer_t *w, size_t i)
+{
+  void *bytes;
+  size_t len;
+  int rc = logfmt_summary_builder_finish (w->streams[i].sb, (uint32_t) i,
+                                          &bytes, &len);
+  if (rc)
+    set_err (w, rc, "cannot build a summary");
+  else
+    {
+      uint64_t at = w->off;
+      if (out (w, bytes, len) == 0)
+        w->streams[i].summary_off = at;
+      free (bytes);
+    }
+  logfmt_summary_builder_free (w->streams[i].sb);
+  w->streams[i].sb = NULL;
+}
+
+int
+logfmt_writer_end_stream (logfmt_writer_t *w, uint32_t stream)
+{
+  if (!w)
+    return LOGFMT_EINVAL;
+  if (w->err)
+    return w->err;
+  if (stream >= w->nstreams)
+    return LOGFMT_ERANGE;
+  wstream_t *s = &w->streams[stream];
+  if (s->enc)
+    {
+      int rc = logfmt_encoder_flush (s->enc);
+      if (rc && !w->err)
+        set_err (w, rc, logfmt_strerror (rc));
+      logfmt_encoder_free (s->enc);
+      free (s->encu);
+      s->enc = NULL;
+      s->encu = NULL;
+    }
+  if (s->sb && !w->err)
+    put_stream_summary (w, stream);
+  s->ended = true;
+  return w->err;
 }
 
 int
@@ -991,21 +1041,7 @@ logfmt_writer_finish (logfmt_writer_t *w, logfmt_error_t *err)
       }
   for (size_t i = 0; i < w->nstreams && !w->err; i++)
     if (w->streams[i].sb)
-      {
-        void *bytes;
-        size_t len;
-        int rc = logfmt_summary_builder_finish (w->streams[i].sb,
-                                                (uint32_t) i, &bytes, &len);
-        if (rc)
-          set_err (w, rc, "cannot build a summary");
-        else
-          {
-            uint64_t at = w->off;
-            if (out (w, bytes, len) == 0)
-              w->streams[i].summary_off = at;
-            free (bytes);
-          }
-      }
+      put_stream_summary (w, i);
   if (!w->err)
     {
       int rc = logfmt__match_finish (w, w->matcher);

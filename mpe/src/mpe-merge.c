@@ -36,7 +36,7 @@
 #include "mpe-resources.h"
 #include "mpe-sched.h"
 
-enum { TAG_PIECE = 811, TAG_DONE = 812 };
+enum { TAG_PIECE = 811, TAG_DONE = 812, TAG_DEFS_HDR = 813, TAG_DEFS = 814 };
 enum { ITEM_BLOCK = 1, ITEM_SUMMARY = 2, ITEM_MESSAGES = 3, ITEM_TRACK = 4,
        ITEM_RESOURCE = 5 };
 #define PIECE_MAX ((size_t) 4 << 20)
@@ -538,6 +538,57 @@ parse_defs (char *text, size_t len, alldefs_t *out)
   return 0;
 }
 
+/* Parsed definitions back to text (in their order), for the next merge
+ * up the tree. */
+static char *
+serialize_alldefs (const alldefs_t *d, int *len)
+{
+  size_t cap = 64;
+  for (size_t i = 0; i < d->nstates; i++)
+    cap += strlen (d->states[i].name) + strlen (d->states[i].color)
+           + (d->states[i].format ? strlen (d->states[i].format) : 0) + 48;
+  for (size_t i = 0; i < d->nevents; i++)
+    cap += strlen (d->events[i].name) + strlen (d->events[i].color)
+           + (d->events[i].format ? strlen (d->events[i].format) : 0) + 48;
+  char *s = malloc (cap);
+  size_t used = 0;
+  for (size_t i = 0; s && i < d->nstates; i++)
+    used += (size_t) sprintf (s + used, "1\x1f%d\x1f%d\x1f%s\x1f%s\x1f%s\x1e",
+                              d->states[i].start_id, d->states[i].end_id,
+                              d->states[i].name, d->states[i].color,
+                              d->states[i].format ? d->states[i].format : "");
+  for (size_t i = 0; s && i < d->nevents; i++)
+    used += (size_t) sprintf (s + used, "0\x1f%d\x1f" "0\x1f%s\x1f%s\x1f%s\x1e",
+                              d->events[i].id, d->events[i].name,
+                              d->events[i].color,
+                              d->events[i].format ? d->events[i].format : "");
+  *len = s ? (int) used : 0;
+  return s;
+}
+
+/* LOW's definitions (a lower rank's, which win) merged over HIGH's, as
+ * one text; NULL when out of memory. */
+static char *
+merge_def_texts (const char *high, int hlen, const char *low, int llen,
+                 int *len)
+{
+  char *both = malloc ((size_t) hlen + (size_t) llen + 1);
+  alldefs_t d;
+  memset (&d, 0, sizeof d);
+  char *out = NULL;
+  if (both)
+    {
+      memcpy (both, high, (size_t) hlen);
+      memcpy (both + hlen, low, (size_t) llen);
+      if (parse_defs (both, (size_t) hlen + (size_t) llen, &d) == 0)
+        out = serialize_alldefs (&d, len);
+    }
+  free (d.states);
+  free (d.events);
+  free (both);
+  return out;
+}
+
 static char *
 serialize_comms (int *len)
 {
@@ -892,7 +943,8 @@ discard_piece (const MPI_Status *st)
  * so the ranks agree on failure: a rank that failed keeps taking part in
  * the collectives (with empty contributions, doing no local work) and its
  * failure word travels in them (`mine` in the exchange of counts, the
- * minimum time, the shifts, the sizes and the totals), which makes it
+ * minimum time, the shifts, the definitions' tree and the totals), which
+ * makes it
  * known to all (`all`) at the same phase everywhere.  Only where a phase
  * must allocate what the next collective receives into, or at the very
  * end, is there a separate agreement (`agree` in the phase table).  A
@@ -901,6 +953,7 @@ discard_piece (const MPI_Status *st)
 typedef struct
 {
   int              rank, size;
+  size_t           phase;         /* the phase running (phases[]) */
   int              mine;          /* this rank's failure word (0: none) */
   int              all;           /* the worst one, known to every rank */
   int             *pair_out, *pair_in;  /* per rank: a count and a word */
@@ -933,8 +986,7 @@ typedef struct
   /* Definitions, hosts, communicators. */
   char            *defs_mine;
   int              defs_len;
-  int             *defs_lens, *defs_displs;
-  char            *defs_all;
+  char            *defs_all;      /* merged (sizes, definitions) */
   alldefs_t        defs;
   char            *hosts;         /* rank 0: 256 bytes per rank */
   char            *comms_mine;
@@ -1118,11 +1170,8 @@ phase_streams (merge_t *m)
   m->sdisp = calloc (size, sizeof (int));
   m->rdisp = calloc (size, sizeof (int));
   m->delta = calloc (size, sizeof (int64_t));
-  m->defs_lens = calloc (size, sizeof (int));
-  m->defs_displs = calloc (size, sizeof (int));
   if (!m->nts || !m->pair_out || !m->pair_in || !m->pair64 || !m->scount
-      || !m->rcount || !m->sdisp || !m->rdisp || !m->delta || !m->defs_lens
-      || !m->defs_displs)
+      || !m->rcount || !m->sdisp || !m->rdisp || !m->delta)
     return fail_nomem (m, "rank tables");
   if (m->rank == 0)
     {
@@ -1393,33 +1442,115 @@ phase_shift (merge_t *m)
   return MPE_LOG_OK;
 }
 
-/* Phase "sizes": how long every rank's definitions and communicators
- * are (with the shift phase's failures). */
+static void
+send_wait (const void *p, int n, int to, int tag)
+{
+  MPI_Request rq;
+  PMPI_Isend (p, n, MPI_BYTE, to, tag, mpe__comm, &rq);
+  merge_wait (&rq);
+}
+
+/* Every rank's definitions merged up a binomial tree to rank 0 (log2 P
+ * rounds, each merging two deduplicated sets), not gathered to everyone:
+ * the traffic no longer grows with P times the definitions.  A rank
+ * merges its children's subtrees (all of higher ranks) under its own,
+ * so the lowest rank's definition of an id wins and each keeps the place
+ * of its first appearance from the highest rank down, as the gather over
+ * ranks P-1 .. 0 gave.  Failure words travel up with the texts; rank 0
+ * gets the merged text (*out) and the worst word (*word). */
+static void
+defs_tree (merge_t *m, char **out, int *outlen, int *word)
+{
+  char *cur = NULL;
+  int clen = 0, w = m->mine;
+  if (!w)
+    {
+      cur = malloc ((size_t) m->defs_len + 1);
+      if (cur)
+        {
+          memcpy (cur, m->defs_mine, (size_t) m->defs_len);
+          clen = m->defs_len;
+        }
+      else
+        w = fail_word (fail_nomem (m, "definitions"), m->phase);
+    }
+  for (int mask = 1; mask < m->size; mask <<= 1)
+    {
+      if (m->rank & mask)
+        {
+          int hdr[2] = { w, w ? 0 : clen };
+          send_wait (hdr, (int) sizeof hdr, m->rank - mask, TAG_DEFS_HDR);
+          if (hdr[1])
+            send_wait (cur, hdr[1], m->rank - mask, TAG_DEFS);
+          free (cur);
+          return;
+        }
+      if (m->rank + mask >= m->size)
+        continue;
+      int hdr[2];
+      MPI_Request rq;
+      PMPI_Irecv (hdr, (int) sizeof hdr, MPI_BYTE, m->rank + mask,
+                  TAG_DEFS_HDR, mpe__comm, &rq);
+      merge_wait (&rq);
+      if (hdr[0] > w)
+        w = hdr[0];
+      if (!hdr[1])
+        continue;
+      char *child = malloc ((size_t) hdr[1]);
+      MPI_Status st;
+      st.MPI_SOURCE = m->rank + mask;
+      st.MPI_TAG = TAG_DEFS;
+      if (!child)
+        {
+          discard_piece (&st);
+          if (!w)
+            w = fail_word (fail_nomem (m, "definitions"), m->phase);
+          continue;
+        }
+      PMPI_Irecv (child, hdr[1], MPI_BYTE, m->rank + mask, TAG_DEFS,
+                  mpe__comm, &rq);
+      merge_wait (&rq);
+      if (!w)
+        {
+          int nlen = 0;
+          char *merged = merge_def_texts (child, hdr[1], cur, clen, &nlen);
+          if (merged)
+            {
+              free (cur);
+              cur = merged;
+              clen = nlen;
+            }
+          else
+            w = fail_word (fail_nomem (m, "definitions"), m->phase);
+        }
+      free (child);
+    }
+  *out = cur;
+  *outlen = clen;
+  *word = w;
+}
+
+/* Phase "sizes": the definitions merged up the tree; the merged length
+ * and every failure so far (the shift phase's and the tree's) go out
+ * from rank 0; the communicators' lengths to rank 0. */
 static int
 phase_sizes (merge_t *m)
 {
-  int mine[2] = { m->defs_len, m->mine };
   MPI_Request rq[2];
-  PMPI_Iallgather (mine, 2, MPI_INT, m->pair_in, 2, MPI_INT, mpe__comm,
-                   &rq[0]);
   PMPI_Igather (&m->comms_len, 1, MPI_INT, m->comms_lens, 1, MPI_INT, 0,
                 mpe__comm, &rq[1]);
+  int hdr[2] = { 0, 0 };
+  defs_tree (m, &m->defs_all, &hdr[1], &hdr[0]);
+  PMPI_Ibcast (hdr, 2, MPI_INT, 0, mpe__comm, &rq[0]);
   merge_wait (&rq[0]);
   merge_wait (&rq[1]);
-  learn_failures (m, m->pair_in + 1, m->size, 2);
+  learn_failures (m, &hdr[0], 1, 1);
   if (failed (m))
     return MPE_LOG_OK;
-  for (int r = 0; r < m->size; r++)
-    m->defs_lens[r] = m->pair_in[2 * r];
-  size_t total = 0;
-  for (int r = 0; r < m->size; r++)
-    {
-      m->defs_displs[r] = (int) total;
-      total += (size_t) m->defs_lens[r];
-    }
-  m->defs_all = malloc (total + 1);
-  m->defs.text = malloc (total + 1);
-  if (!m->defs_all || !m->defs.text)
+  m->defs_len = hdr[1];
+  if (m->rank != 0)
+    m->defs_all = malloc ((size_t) m->defs_len + 1);
+  if (!m->defs_all)
     return fail_nomem (m, "definitions");
   if (m->rank == 0)
     {
@@ -1435,18 +1566,15 @@ phase_sizes (merge_t *m)
   return MPE_LOG_OK;
 }
 
-/* Phase "definitions": everyone's definitions (rank 0's win), hosts and
- * communicators to rank 0. */
+/* Phase "definitions": the merged definitions from rank 0 to all (rank
+ * 0's win), hosts and communicators to rank 0. */
 static int
 phase_definitions (merge_t *m)
 {
-  int size = m->size;
   MPI_Request rq[3];
   char myhost[256];
   snprintf (myhost, sizeof myhost, "%s", mpe__g.host);
-  PMPI_Iallgatherv (m->defs_mine, m->defs_len, MPI_CHAR, m->defs_all,
-                    m->defs_lens, m->defs_displs, MPI_CHAR, mpe__comm,
-                    &rq[0]);
+  PMPI_Ibcast (m->defs_all, m->defs_len, MPI_CHAR, 0, mpe__comm, &rq[0]);
   PMPI_Igather (myhost, 256, MPI_CHAR, m->hosts, 256, MPI_CHAR, 0, mpe__comm,
                 &rq[1]);
   PMPI_Igatherv (m->comms_mine, m->comms_len, MPI_CHAR, m->comms_all,
@@ -1454,17 +1582,10 @@ phase_definitions (merge_t *m)
                  &rq[2]);
   for (int i = 0; i < 3; i++)
     merge_wait (&rq[i]);
-  /* Ranks n-1 .. 0, so rank 0's definitions come last and win. */
-  size_t o = 0;
-  for (int r = size - 1; r >= 0; r--)
-    {
-      memcpy (m->defs.text + o, m->defs_all + m->defs_displs[r],
-              (size_t) m->defs_lens[r]);
-      o += (size_t) m->defs_lens[r];
-    }
-  free (m->defs_all);
+  /* The parsed table points into the text: it keeps it. */
+  m->defs.text = m->defs_all;
   m->defs_all = NULL;
-  if (parse_defs (m->defs.text, o, &m->defs) != 0)
+  if (parse_defs (m->defs.text, (size_t) m->defs_len, &m->defs) != 0)
     return fail_nomem (m, "definitions");
   return MPE_LOG_OK;
 }
@@ -1968,8 +2089,6 @@ merge_free (merge_t *m)
   free (m->mt);
   free (m->delta);
   free (m->defs_mine);
-  free (m->defs_lens);
-  free (m->defs_displs);
   free (m->defs_all);
   free (m->defs.states);
   free (m->defs.events);
@@ -1999,6 +2118,7 @@ mpe__merge (const char *prefix)
   merge_timing (&m, "sync");
   for (size_t i = 0; i < sizeof phases / sizeof phases[0] && !m.all; i++)
     {
+      m.phase = i;
       if (test_hook_is ("MPE_TEST_MERGE_KILL", &m, phases[i].name))
         raise (SIGKILL);
       int rc = phases[i].run (&m);

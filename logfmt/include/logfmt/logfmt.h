@@ -301,6 +301,10 @@ LOGFMT_API int logfmt_writer_add_const (logfmt_writer_t *w,
  * bounded per open stream). */
 LOGFMT_API int logfmt_writer_event (logfmt_writer_t *w, uint32_t stream,
                                     const logfmt_event_t *ev, size_t n);
+/* The stream has no more events: its last block and its summary are
+ * written now and its memory freed (a writer fed stream after stream
+ * then holds one stream at a time).  Later events for it: LOGFMT_EINVAL. */
+LOGFMT_API int logfmt_writer_end_stream (logfmt_writer_t *w, uint32_t stream);
 
 /* Assembly path, for parallel writers: a block chunk made by an encoder
  * elsewhere (its stream field is replaced by `stream`), a summary chunk

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The logging cost as a user's program sees it (issue 22): MPE_Init_log,
+ * one state described, MPI_Barrier, then N calls of MPE_Log_event
+ * alternating the state's start and end, timed with clock_gettime
+ * around the loop, then MPE_Finish_log.  Each run is one process
+ * start, so first touches, the spill thread and the spills are all in
+ * the figure.  With --floor, the same program runs the floor loop
+ * instead (the clock libmpe reads and a 16-byte store per call, into a
+ * ring of the size of MPE's buffer, faulted in before the loop): what
+ * the logging cannot go below.  bench/mpe-user.sh interleaves the two.
+ *
+ *   mpiexec -n R mpe-user [N] [--floor]
+ * prints, on rank 0: "mpe-user: R ranks, N calls: X ns/call, C ns CPU
+ * (floor|mpe)": X the slowest rank's wall time around the loop, C the
+ * most CPU time a rank's process (all its threads: the spill thread
+ * too) spent in it, which a loaded machine disturbs far less.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mpi.h>
+#include "mpe.h"
+#include "mpe-counter.h"
+
+typedef struct { uint64_t t; int32_t id; uint32_t aux; } rec_t;
+
+static double
+clock_s (clockid_t c)
+{
+  struct timespec ts;
+  clock_gettime (c, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double
+now (void)
+{
+  return clock_s (CLOCK_MONOTONIC);
+}
+
+static double cpu0, cpu;   /* process CPU time at the loop's start, in it */
+
+static inline uint64_t
+stamp (void)
+{
+#if MPE_HAVE_COUNTER
+  return mpe_counter_read ();
+#else
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+#endif
+}
+
+/* The floor: a ring of MPE_BUFFER_MB (default 64) MiB, as MPE's. */
+static double
+floor_loop (long n)
+{
+  const char *mb = getenv ("MPE_BUFFER_MB");
+  size_t bytes = (size_t) ((mb && atof (mb) > 0 ? atof (mb) : 64) * 1048576);
+  size_t cap = 1;
+  while (cap * 2 * sizeof (rec_t) <= bytes)
+    cap *= 2;
+  rec_t *ring = malloc (cap * sizeof *ring);
+  if (!ring)
+    return -1;
+  memset (ring, 0, cap * sizeof *ring);
+  MPI_Barrier (MPI_COMM_WORLD);
+  cpu0 = clock_s (CLOCK_PROCESS_CPUTIME_ID);
+  double t0 = now ();
+  for (long i = 0; i < n; i++)
+    {
+      rec_t *r = &ring[(size_t) i & (cap - 1)];
+      r->t = stamp ();
+      r->id = (int32_t) (i & 1);
+      r->aux = 0;
+      __asm__ volatile ("" ::: "memory");
+    }
+  double t = now () - t0;
+  cpu = clock_s (CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+  free (ring);
+  return t;
+}
+
+static double
+mpe_loop (long n)
+{
+  MPE_Init_log ();
+  int a, b, rank;
+  MPI_Comm_rank (MPI_COMM_WORLD, &rank);
+  MPE_Log_get_state_eventIDs (&a, &b);
+  if (rank == 0)
+    MPE_Describe_state (a, b, "Work", "red");
+  MPI_Barrier (MPI_COMM_WORLD);
+  cpu0 = clock_s (CLOCK_PROCESS_CPUTIME_ID);
+  double t0 = now ();
+  for (long i = 0; i < n / 2; i++)
+    {
+      MPE_Log_event (a, 0, NULL);
+      MPE_Log_event (b, 0, NULL);
+    }
+  double t = now () - t0;
+  cpu = clock_s (CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+  char prefix[64];
+  snprintf (prefix, sizeof prefix, "/tmp/mpe-bench-user-%ld",
+            (long) getpid ());
+  MPI_Bcast (prefix, sizeof prefix, MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPE_Finish_log (prefix);
+  if (rank == 0)
+    {
+      char path[80];
+      snprintf (path, sizeof path, "%s.clog", prefix);
+      unlink (path);
+    }
+  return t;
+}
+
+int
+main (int argc, char **argv)
+{
+  long n = 10000000;
+  int floor = 0;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp (argv[i], "--floor"))
+      floor = 1;
+    else
+      n = atol (argv[i]);
+  if (n < 2)
+    n = 2;
+  MPI_Init (&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank (MPI_COMM_WORLD, &rank);
+  MPI_Comm_size (MPI_COMM_WORLD, &size);
+  double t[2] = { floor ? floor_loop (n) : mpe_loop (n), cpu }, worst[2];
+  MPI_Reduce (t, worst, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf ("mpe-user: %d ranks, %ld calls: %.2f ns/call, %.2f ns CPU (%s)\n",
+            size, n, worst[0] / (double) n * 1e9,
+            worst[1] / (double) n * 1e9, floor ? "floor" : "mpe");
+  MPI_Finalize ();
+  return 0;
+}

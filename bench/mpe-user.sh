@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The logging cost as users see it (bench/mpe-user.c), interleaved with
+# its floor loop: ROUNDS rounds, each running every configuration once, as
+# its own job; then per configuration the median and the range over the
+# rounds, and the median against the floor's for the same rank count.
+#   bench/mpe-user.sh [ROUNDS] [CALLS]     (from the build directory)
+rounds=${1:-6}
+calls=${2:-10000000}
+mpiexec=${MPIEXEC:-mpiexec}
+prog=${MPE_USER:-bench/mpe-user}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+echo "== $(uptime)"
+r=1
+while [ "$r" -le "$rounds" ]; do
+  for cfg in "1 floor" "1 defaults" "1 MPE_SPILL_THREAD=no" \
+             "1 MPE_BUFFER_MB=400" "2 floor" "2 defaults" \
+             "2 MPE_BUFFER_MB=400"; do
+    set -- $cfg
+    n=$1 what=$2
+    case $what in
+      floor) x=$($mpiexec -n "$n" "$prog" "$calls" --floor) ;;
+      defaults) x=$($mpiexec -n "$n" "$prog" "$calls" 2>/dev/null) ;;
+      *) x=$(env "$what" $mpiexec -n "$n" "$prog" "$calls" 2>/dev/null) ;;
+    esac
+    ns=$(echo "$x" | sed -n 's/.*: \([0-9.]*\) ns\/call, \([0-9.]*\) ns CPU.*/\1 \2/p')
+    echo "$n $what $ns" >> "$out"
+  done
+  r=$((r + 1))
+done
+echo "== $(uptime)"
+for col in 3 4; do
+[ $col = 3 ] && echo "-- wall time around the loop (what the user measures)" \
+             || echo "-- process CPU time in the loop (all threads)"
+awk -v col=$col '
+  { k = $1 " " $2; v[k, ++c[k]] = $col; if (!(k in seen)) { seen[k] = 1; order[++no] = k } }
+  function med(k,   i, j, t, n, a) {
+    n = c[k]; for (i = 1; i <= n; i++) a[i] = v[k, i]
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+      if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+    lo[k] = a[1]; hi[k] = a[n]
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+  END {
+    for (i = 1; i <= no; i++) m[order[i]] = med(order[i])
+    printf "%-28s %8s %17s %7s %9s\n", "ranks configuration", "median", "range (ns/call)", "spread", "vs floor"
+    for (i = 1; i <= no; i++) {
+      k = order[i]; split(k, p, " "); f = m[p[1] " floor"]
+      printf "%-28s %8.2f %8.2f-%-8.2f %7.2f %8.2fx\n", k, m[k], lo[k], hi[k], hi[k] - lo[k], m[k] / f } }
+' "$out"
+done
