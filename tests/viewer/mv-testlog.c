@@ -205,6 +205,51 @@ mv_testlog_write_steps (const char *path, int nranks)
 }
 
 int
+mv_testlog_write_metric (const char *path)
+{
+  scale_ = 1;
+  logfmt_writer_t *w = writer_open (path, 2, 0);
+  if (w == NULL)
+    return -1;
+  logfmt_state_def_t a = { 1, 2, "A", "#ff0000", NULL, 0 };
+  logfmt_metric_def_t m = { 7, LOGFMT_METRIC_LEVEL, "queue", "1" };
+  int rc = logfmt_writer_add_state (w, &a);
+  if (rc == 0)
+    rc = logfmt_writer_add_metric (w, &m);
+  uint32_t st[2];
+  for (int r = 0; r < 2 && rc == 0; r++)
+    {
+      logfmt_stream_def_t sd = { r, 0, NULL };
+      rc = logfmt_writer_add_stream (w, &sd, &st[r]);
+    }
+  for (int r = 0; r < 2 && rc == 0; r++)
+    {
+      logfmt_event_t e[] = {
+        ev (LOGFMT_REC_EVENT, 0, 1), ev (LOGFMT_REC_EVENT, 1000000, 2),
+      };
+      rc = logfmt_writer_event (w, st[r], e, sizeof e / sizeof e[0]);
+    }
+  static const long long v0[][2] = {
+    { 0, 0 }, { 250000, 40 }, { 500000, 10 }, { 750000, 30 }
+  };
+  logfmt_track_rec_t t[4];
+  memset (t, 0, sizeof t);
+  for (int i = 0; i < 4; i++)
+    {
+      t[i].time = (uint64_t) v0[i][0];
+      t[i].col[LOGFMT_METRIC_COL_ID] = 7;
+      t[i].col[LOGFMT_METRIC_COL_OBJECT] = -1;
+      t[i].col[LOGFMT_METRIC_COL_VALUE] = v0[i][1];
+    }
+  if (rc == 0)
+    rc = logfmt_writer_track_add (w, st[0], LOGFMT_TRACK_METRIC, t, 4);
+  t[0].col[LOGFMT_METRIC_COL_VALUE] = 20;
+  if (rc == 0)
+    rc = logfmt_writer_track_add (w, st[1], LOGFMT_TRACK_METRIC, t, 1);
+  return writer_close (w, rc);
+}
+
+int
 mv_testlog_write_overlap (const char *path)
 {
   scale_ = 1;

@@ -34,5 +34,9 @@ int mv_testlog_write_n (const char *path, unsigned long long scale,
 int mv_testlog_write_msgs (const char *path);
 int mv_testlog_write_steps (const char *path, int nranks);
 int mv_testlog_write_overlap (const char *path);
+/* mv_testlog_write_metric writes 2 ranks, each in A over [0, 1000000)
+ * ns, and metric id 7 "queue" (unit "1"): rank 0 is 0 from 0, 40 from
+ * 250000, 10 from 500000, 30 from 750000; rank 1 is 20 throughout. */
+int mv_testlog_write_metric (const char *path);
 
 #endif

@@ -14,6 +14,7 @@
 #include "viewer/app/mv-export.h"
 #include "viewer/draw/mv-draw.h"
 #include "viewer/model/mv-cache.h"
+#include "viewer/model/mv-matrix.h"
 #include "viewer/model/mv-scene.h"
 #include "viewer/model/mv-stats.h"
 #include "viewer/model/mv-view.h"
@@ -114,6 +115,94 @@ test_view (void)
   ok (mv_parse_time ("100ns", &t) && t == 100, "parse 100ns");
   ok (!mv_parse_time ("abc", &t) && !mv_parse_time ("-1", &t)
       && !mv_parse_time ("5 parsecs", &t), "reject bad times");
+}
+
+/* Counter tracks: the metric's step values per pixel under each
+ * process, a common scale, and the value under the pointer. */
+static void
+test_counters (const char *path)
+{
+  GError *error = NULL;
+  ok (mv_testlog_write_metric (path) == 0, "metric test log written");
+  g_autoptr (MvLog) log = mv_log_open (path, NULL, NULL, &error);
+  ok (log != NULL, "metric log opened");
+  if (log == NULL)
+    return;
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  MvSceneParams p = { .t0 = 0, .t1 = 1000000, .width = 1000, .height = 100,
+                      .row_h = 50, .force_lod = -1 };
+  MvScene *s = mv_scene_compute (cache, &p, NULL, &error);
+  ok (s && s->lanes[0].counter == NULL && !s->counter_known,
+      "no counter track unless asked");
+  mv_scene_free (s);
+  p.show_metric = TRUE;
+  p.metric = 7;
+  s = mv_scene_compute (cache, &p, NULL, &error);
+  ok (s && s->nlanes == 2 && s->lanes[0].counter && s->lanes[1].counter,
+      "a counter track under each process");
+  if (s == NULL || s->lanes[0].counter == NULL || s->lanes[1].counter == NULL)
+    {
+      mv_scene_free (s);
+      return;
+    }
+  const logfmt_metric_bin_t *c0 = s->lanes[0].counter;
+  ok (c0[100].last == 0 && c0[300].last == 40 && c0[600].last == 10
+      && c0[900].last == 30, "rank 0 steps 0, 40, 10, 30: %lld %lld %lld "
+      "%lld", (long long) c0[100].last, (long long) c0[300].last,
+      (long long) c0[600].last, (long long) c0[900].last);
+  ok (s->lanes[1].counter[500].last == 20, "rank 1 holds 20");
+  ok (s->counter_known && s->counter_lo == 0 && s->counter_hi == 40,
+      "one scale for both: 0 .. 40");
+  double cy, ch;
+  mv_scene_counter_strip (&s->lanes[0], &cy, &ch);
+  MvHit hit;
+  ok (mv_scene_hit (s, 300, cy + ch - 1, &hit) && hit.kind == MV_HIT_COUNTER
+      && hit.px == 300, "the strip under rank 0 is the counter");
+  char *d = mv_scene_describe (s, &hit);
+  ok (strstr (d, "queue = 40") && strstr (d, "rank 0"), "hover: %s", d);
+  g_free (d);
+  ok (mv_scene_hit (s, 300, 5, &hit) && hit.kind == MV_HIT_SPAN,
+      "above the strip: the state");
+  mv_scene_free (s);
+  p.metric = 99;
+  s = mv_scene_compute (cache, &p, NULL, &error);
+  ok (s && s->lanes[0].counter == NULL && !s->counter_known,
+      "a metric the log does not have: no track");
+  mv_scene_free (s);
+}
+
+/* The matrix heat map: blocks of ranks sum their cells. */
+static void
+test_matrix_grid (const char *path)
+{
+  GError *error = NULL;
+  ok (mv_testlog_write_n (path, 1, 6) == 0, "6-rank test log written");
+  g_autoptr (MvLog) log = mv_log_open (path, NULL, NULL, &error);
+  MvMatrix *mm = log ? mv_matrix_compute (log, 0, G_MAXUINT64, FALSE, 0,
+                                          &error) : NULL;
+  ok (mm != NULL && mm->m->nranks == 6 && mm->m->messages == 3,
+      "matrix: 6 ranks, 3 messages (0->1, 2->3, 4->5)");
+  if (mm == NULL)
+    return;
+  MvMatrixGrid *g = mv_matrix_grid (mm, MV_MATRIX_COUNT, 100);
+  ok (g->group == 1 && g->n == 6 && g->v[0 * 6 + 1] == 1 && g->v[1 * 6 + 0] == 0
+      && g->v[4 * 6 + 5] == 1 && g->vmax == 1, "one block per rank");
+  mv_matrix_grid_free (g);
+  g = mv_matrix_grid (mm, MV_MATRIX_BYTES, 4);
+  ok (g->group == 2 && g->n == 3 && g->v[0] == 64 && g->v[1 * 3 + 1] == 64
+      && g->v[2 * 3 + 2] == 64 && g->v[1] == 0 && g->vmax == 64,
+      "4 pixels: blocks of 2 ranks, each pair's 64 bytes on the diagonal");
+  mv_matrix_grid_free (g);
+  g = mv_matrix_grid (mm, MV_MATRIX_COUNT, 1);
+  ok (g->n == 1 && g->v[0] == 3, "1 pixel: everything in one block");
+  mv_matrix_grid_free (g);
+  GArray *a = mv_matrix_messages (mm, 2, 3, 0, 5, 10, NULL);
+  ok (a && a->len == 1
+      && g_array_index (a, logfmt_message_t, 0).send_rank == 2,
+      "the messages of a block: 2 -> 3");
+  if (a)
+    g_array_unref (a);
+  mv_matrix_free (mm);
 }
 
 static const MvSpan *
@@ -803,6 +892,8 @@ main (void)
   test_fine_lanes (path);
   test_sampled_rows (path);
   test_overlap (path);
+  test_counters (path);
+  test_matrix_grid (path);
   /* Not a log: a clear error. */
   g_file_set_contents (path, "hello", 5, NULL);
   g_clear_error (&error);

@@ -139,6 +139,23 @@ mv_export_run (const MvExportOpts *o, GError **error)
     .row_h = row_h, .y0 = 0, .force_lod = o->force_lod,
   };
   mv_view_clear (&v);
+  if (o->counter != NULL)
+    {
+      size_t n = logfmt_reader_n_metrics (log->reader), i;
+      for (i = 0; i < n; i++)
+        if (g_strcmp0 (logfmt_reader_metric (log->reader, i)->name,
+                       o->counter) == 0)
+          break;
+      if (i == n)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       "--counter: no metric named '%s' in %s", o->counter,
+                       o->input);
+          return FALSE;
+        }
+      p.show_metric = TRUE;
+      p.metric = logfmt_reader_metric (log->reader, i)->id;
+    }
   g_autoptr (MvCache) cache = mv_cache_new (log);
   g_autoptr (MvScene) scene = mv_scene_compute (cache, &p, NULL, error);
   if (scene == NULL)

@@ -18,6 +18,8 @@ typedef struct
   guint64     from, to;     /* ns */
   int         width, height; /* 0 = default */
   int         force_lod;     /* -1 auto, 0 decoded events, 1 summaries */
+  const char *counter;       /* metric name drawn as counter tracks, or
+                                NULL */
 } MvExportOpts;
 
 /* Opens INPUT headless (no progress) and prints its load warning, if

@@ -46,7 +46,7 @@ main (int argc, char **argv)
 {
   MvExportOpts eo = { 0 };
   char *export_path = NULL, *stats_path = NULL, *matrix_path = NULL;
-  char *detail = NULL;
+  char *detail = NULL, *counter = NULL;
   gboolean bench = FALSE, bench_matrix = FALSE, version = FALSE;
   int width = 0, height = 0;
 
@@ -72,6 +72,9 @@ main (int argc, char **argv)
       "Start of the exported window (seconds, or 20ms, 3us, 100ns)", "T0" },
     { "to", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_time_opt,
       "End of the exported window", "T1" },
+    { "counter", 0, 0, G_OPTION_ARG_STRING, &counter,
+      "Export: draw metric NAME as a counter track under each process",
+      "NAME" },
     { "detail", 0, 0, G_OPTION_ARG_STRING, &detail,
       "Export drawn from: auto (default), summaries or events", "HOW" },
     { "width", 'W', 0, G_OPTION_ARG_INT, &width,
@@ -136,6 +139,7 @@ main (int argc, char **argv)
       eo.width = width;
       eo.height = height;
       eo.force_lod = -1;
+      eo.counter = counter;
       if (detail != NULL && !g_str_equal (detail, "auto"))
         {
           if (!g_str_equal (detail, "summaries")

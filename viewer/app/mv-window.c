@@ -18,6 +18,7 @@
 #include "mv-window.h"
 #include "../model/mv-stats.h"
 #include "../widgets/mv-matrix-window.h"
+#include "../widgets/mv-profile-window.h"
 #include "../widgets/mv-stats-window.h"
 #include "../widgets/mv-timeline.h"
 
@@ -26,6 +27,7 @@ typedef struct
   GtkApplication *app;
   GtkWidget   *win, *header, *timeline_box, *legend, *details;
   GtkWidget   *status, *progress, *infobar, *info_label, *search;
+  GtkWidget   *counter;            /* metric shown as counter tracks */
   MvTimeline  *tl;
   MvLog       *log;
   guint8      *state_hidden, *evdef_hidden;
@@ -52,6 +54,7 @@ static const char CSS[] =
   "list row { padding: 1px 6px; }\n";
 
 static void open_path (Win *w, const char *path);
+static void fill_counters (Win *w, MvLog *log);
 
 /* Cancels the job *c belongs to and gives a cancellable for the next. */
 static GCancellable *
@@ -406,6 +409,7 @@ load_done (GObject *src, GAsyncResult *res, gpointer user)
     gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
   g_free (uri);
   fill_legend (w);
+  fill_counters (w, log);
   mv_timeline_set_log (w->tl, log);
   GTask *t = g_task_new (w->win, job_restart (&w->stats_cancel), stats_done,
                          w);
@@ -767,11 +771,48 @@ on_stats (GtkWidget *b, Win *w)
     mv_stats_window_show (GTK_WINDOW (w->win), w->tl);
 }
 
+/* The counter picker: "No counters", then every metric of the log. */
+static void
+fill_counters (Win *w, MvLog *log)
+{
+  GtkComboBoxText *c = GTK_COMBO_BOX_TEXT (w->counter);
+  gtk_combo_box_text_remove_all (c);
+  gtk_combo_box_text_append (c, "none", "No counters");
+  size_t n = logfmt_reader_n_metrics (log->reader);
+  for (size_t i = 0; i < n; i++)
+    {
+      const logfmt_metric_def_t *d = logfmt_reader_metric (log->reader, i);
+      char id[16];
+      g_snprintf (id, sizeof id, "%u", d->id);
+      gtk_combo_box_text_append (c, id, d->name ? d->name : id);
+    }
+  gtk_combo_box_set_active (GTK_COMBO_BOX (c), 0);
+  gtk_widget_set_sensitive (w->counter, n > 0);
+}
+
+static void
+on_counter_changed (GtkComboBox *c, Win *w)
+{
+  const char *id = gtk_combo_box_get_active_id (c);
+  if (id == NULL || g_str_equal (id, "none"))
+    mv_timeline_set_metric (w->tl, FALSE, 0);
+  else
+    mv_timeline_set_metric (w->tl, TRUE,
+                            (guint32) g_ascii_strtoull (id, NULL, 10));
+}
+
 static void
 on_matrix (GtkWidget *b, Win *w)
 {
   if (w->log)
     mv_matrix_window_show (GTK_WINDOW (w->win), w->tl);
+}
+
+static void
+on_profile (GtkWidget *b, Win *w)
+{
+  if (w->log)
+    mv_profile_window_show (GTK_WINDOW (w->win), w->tl);
 }
 
 typedef struct
@@ -917,6 +958,11 @@ on_win_key (GtkWidget *wd, GdkEventKey *ev, Win *w)
       on_matrix (NULL, w);
       return TRUE;
     }
+  if (ctrl && (ev->keyval == GDK_KEY_p || ev->keyval == GDK_KEY_P))
+    {
+      on_profile (NULL, w);
+      return TRUE;
+    }
   if (ctrl && (ev->keyval == GDK_KEY_q || ev->keyval == GDK_KEY_w))
     {
       gtk_widget_destroy (w->win);
@@ -1030,11 +1076,28 @@ win_new (GtkApplication *app)
   gtk_widget_set_tooltip_text (stats, "Statistics and histograms (Ctrl+T)");
   g_signal_connect (stats, "clicked", G_CALLBACK (on_stats), w);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), stats);
+  w->counter = gtk_combo_box_text_new ();
+  gtk_widget_set_tooltip_text (w->counter, "A metric drawn as a counter "
+                               "track (step graph) under each process; "
+                               "hover for its value");
+  gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (w->counter), "none",
+                             "No counters");
+  gtk_combo_box_set_active (GTK_COMBO_BOX (w->counter), 0);
+  gtk_widget_set_sensitive (w->counter, FALSE);
+  g_signal_connect (w->counter, "changed", G_CALLBACK (on_counter_changed),
+                    w);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), w->counter);
   GtkWidget *matrix = gtk_button_new_with_mnemonic ("_Matrix");
   gtk_widget_set_tooltip_text (matrix, "Communication matrix: who sent how "
                                "much to whom (Ctrl+M)");
   g_signal_connect (matrix, "clicked", G_CALLBACK (on_matrix), w);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), matrix);
+  GtkWidget *profile = gtk_button_new_with_mnemonic ("_Profile");
+  gtk_widget_set_tooltip_text (profile, "Time, calls and bytes per MPI "
+                               "function and state, imbalance across ranks "
+                               "(Ctrl+P)");
+  g_signal_connect (profile, "clicked", G_CALLBACK (on_profile), w);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), profile);
   GtkWidget *sbox = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_style_context_add_class (gtk_widget_get_style_context (sbox), "linked");
   w->search = gtk_search_entry_new ();

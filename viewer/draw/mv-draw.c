@@ -1026,6 +1026,64 @@ draw_arrows (cairo_t *cr, const MvScene *s, double w, double h)
     }
 }
 
+/* Counter tracks: in the lower part of each lane of one process, the
+ * metric's range within each pixel column (a pale band) and its value
+ * as a step line, on one scale for every lane of the frame. */
+static void
+draw_counters (cairo_t *cr, const MvScene *s)
+{
+  if (!s->counter_known)
+    return;
+  double lo = (double) s->counter_lo, hi = (double) s->counter_hi;
+  double span = hi > lo ? hi - lo : 1;
+  for (guint i = 0; i < s->nlanes; i++)
+    {
+      const MvLane *lane = &s->lanes[i];
+      if (lane->counter == NULL)
+        continue;
+      double y, h;
+      mv_scene_counter_strip (lane, &y, &h);
+      cairo_set_source_rgba (cr, 1, 1, 1, 0.7);
+      cairo_rectangle (cr, 0, y, s->p.width, h);
+      cairo_fill (cr);
+#define VY(v) (y + h - ((double) (v) - lo) / span * h)
+      cairo_set_source_rgba (cr, 0.16, 0.40, 0.78, 0.30);
+      for (int x = 0; x < s->p.width; x++)
+        {
+          const logfmt_metric_bin_t *b = &lane->counter[x];
+          if (b->known && b->min != b->max)
+            cairo_rectangle (cr, x, VY (b->max), 1,
+                             MAX (VY (b->min) - VY (b->max), 1));
+        }
+      cairo_fill (cr);
+      /* A crisp one-pixel step line: snapped to pixel centres. */
+      cairo_save (cr);
+      cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+      cairo_set_source_rgb (cr, 0.10, 0.25, 0.60);
+      cairo_set_line_width (cr, 1);
+      gboolean on = FALSE;
+      for (int x = 0; x < s->p.width; x++)
+        {
+          const logfmt_metric_bin_t *b = &lane->counter[x];
+          if (!b->known)
+            {
+              on = FALSE;
+              continue;
+            }
+          double vy = floor (MIN (VY (b->last), y + h - 1)) + 0.5;
+          if (!on)
+            cairo_move_to (cr, x, vy);
+          else
+            cairo_line_to (cr, x, vy);
+          cairo_line_to (cr, x + 1, vy);
+          on = TRUE;
+        }
+      cairo_stroke (cr);
+      cairo_restore (cr);
+#undef VY
+    }
+}
+
 void
 mv_draw_plot (cairo_t *cr, const MvScene *s, double w, double h,
               const MvDrawOpts *o)
@@ -1065,6 +1123,7 @@ mv_draw_plot (cairo_t *cr, const MvScene *s, double w, double h,
       if (direct)
         cairo_surface_mark_dirty (cairo_get_target (cr));
     }
+  draw_counters (cr, s);
   if (!s->p.hide_arrows)
     density_prepare (w, h);
   draw_arrows (cr, s, w, h);

@@ -52,6 +52,18 @@ mv_scene_hit (const MvScene *s, double x, double y, MvHit *hit)
   if (lane == NULL)
     return FALSE;
   hit->lane = lane;
+  if (lane->counter != NULL)
+    {
+      double cy, ch;
+      mv_scene_counter_strip (lane, &cy, &ch);
+      int px = (int) x;
+      if (y >= cy && px >= 0 && px < s->p.width && lane->counter[px].known)
+        {
+          hit->kind = MV_HIT_COUNTER;
+          hit->px = px;
+          return TRUE;
+        }
+    }
   if (lane->pixels != NULL)
     {
       hit->kind = MV_HIT_PIXEL;
@@ -108,6 +120,25 @@ mv_scene_describe (const MvScene *s, const MvHit *hit)
   char buf[64];
   switch (hit->kind)
     {
+    case MV_HIT_COUNTER:
+      {
+        const logfmt_metric_bin_t *b = &hit->lane->counter[hit->px];
+        int di = logfmt_reader_find_metric (log->reader, s->p.metric);
+        const logfmt_metric_def_t *d
+          = di >= 0 ? logfmt_reader_metric (log->reader, (size_t) di) : NULL;
+        const char *unit = d && d->unit && strcmp (d->unit, "1") != 0
+                           ? d->unit : "";
+        g_string_append_printf (str, "%s = %" G_GINT64_FORMAT " %s",
+                                d && d->name ? d->name : "metric", b->last,
+                                unit);
+        if (b->min != b->max)
+          g_string_append_printf (str, "\nin this pixel: %" G_GINT64_FORMAT
+                                  " .. %" G_GINT64_FORMAT " (%" G_GUINT64_FORMAT
+                                  " samples)", b->min, b->max, b->samples);
+        append_row (str, log, hit->lane->row_first);
+        append_time (str, "at", mv_time_map_t (&s->map, hit->px + 0.5));
+        break;
+      }
     case MV_HIT_SPAN:
       {
         const MvSpan *sp = hit->span;

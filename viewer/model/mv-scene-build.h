@@ -78,6 +78,8 @@ gboolean mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs,
 /* ---- arrows (mv-arrows.c) ---- */
 
 void     mv__scene_arrows (MvScene *s, GCancellable *cancellable);
+/* Counter tracks of the metric p.show_metric asks for (mv-counters.c). */
+void     mv__scene_counters (MvScene *s);
 
 G_END_DECLS
 

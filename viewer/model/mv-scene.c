@@ -183,12 +183,20 @@ lane_clear (MvLane *l)
     g_array_unref (l->spans);
   if (l->markers)
     g_array_unref (l->markers);
+  g_free (l->counter);
   if (!l->in_block)
     {
       g_free (l->pixels);
       g_free (l->dominant);
       g_free (l->dom_pct);
     }
+}
+
+void
+mv_scene_counter_strip (const MvLane *lane, double *y, double *h)
+{
+  *h = MAX (floor (lane->h * 0.4), 1);
+  *y = lane->y + lane->h - *h;
 }
 
 void
@@ -306,6 +314,7 @@ mv_scene_compute (MvCache *cache, const MvSceneParams *p,
   g_return_val_if_fail (cache != NULL && p != NULL, NULL);
   g_return_val_if_fail (p->t1 > p->t0 && p->width > 0, NULL);
 
+
   MvLog *log = mv_cache_log (cache);
   MvScene *s = g_new0 (MvScene, 1);
   s->log = mv_log_ref (log);
@@ -359,6 +368,8 @@ mv_scene_compute (MvCache *cache, const MvSceneParams *p,
         mv__summary_frame_publish (s, &frame);
       mv__summary_frame_clear (s, &frame);
     }
+  if (okay)
+    mv__scene_counters (s);
   for (guint i = 0; i < s->nlanes; i++)
     for (guint k = 0; s->lanes[i].spans && k < s->lanes[i].spans->len; k++)
       s->max_depth = MAX (s->max_depth,

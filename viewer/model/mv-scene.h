@@ -80,6 +80,8 @@ typedef struct
   guint32 *pixels;      /* summary mode: 0xRRGGBB per pixel column */
   gint16  *dominant;    /* summary mode: innermost state, -1 none */
   guint8  *dom_pct;     /* how much of the pixel states cover, percent */
+  logfmt_metric_bin_t *counter;  /* p.show_metric: p.width bins of the
+                                    metric (mv-counters.c), or NULL */
   gboolean in_block;      /* the arrays are in the scene's lane_block */
   gboolean from_pyramid;  /* sampled from a pyramid (reusable by a pan) */
 } MvLane;
@@ -104,6 +106,8 @@ typedef struct
                                     over its range (a first stage while
                                     most rows' summaries are unread:
                                     100,000 processes) */
+  gboolean       show_metric;    /* a counter track under each process */
+  guint32        metric;         /* its logfmt_metric_def_t.id */
 } MvSceneParams;
 
 typedef struct
@@ -130,6 +134,8 @@ typedef struct
   gsize    pan_reused;           /* lane pixels copied from the last
                                     frame (a pan), not sampled again */
   char    *problem;              /* damage met while reading, or NULL */
+  gboolean counter_known;        /* some lane has a counter value */
+  gint64   counter_lo, counter_hi;  /* their range, for a common scale */
 } MvScene;
 
 /* TRUE if this window should be drawn from summaries. */
@@ -152,7 +158,8 @@ void     mv_scene_free (MvScene *s);
 /* Hit testing (pixels relative to the plot's top-left). */
 typedef enum
 {
-  MV_HIT_NONE, MV_HIT_SPAN, MV_HIT_MARKER, MV_HIT_ARROW, MV_HIT_PIXEL
+  MV_HIT_NONE, MV_HIT_SPAN, MV_HIT_MARKER, MV_HIT_ARROW, MV_HIT_PIXEL,
+  MV_HIT_COUNTER        /* a counter track: lane->counter[px] */
 } MvHitKind;
 
 typedef struct
@@ -168,6 +175,10 @@ typedef struct
 gboolean mv_scene_hit (const MvScene *s, double x, double y, MvHit *hit);
 /* Multi-line description of a hit for a tooltip (caller frees). */
 char    *mv_scene_describe (const MvScene *s, const MvHit *hit);
+
+/* The counter strip of a lane: its top and height (the lower part of
+ * the lane, under the states). */
+void     mv_scene_counter_strip (const MvLane *lane, double *y, double *h);
 
 /* Inset of a span of this depth in a lane of height h. */
 double   mv_scene_depth_inset (double h, guint depth);

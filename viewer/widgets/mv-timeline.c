@@ -28,6 +28,8 @@ struct _MvTimeline
   MvSceneParams  running;        /* its view */
   guint8        *state_hidden, *evdef_hidden;
   gint32         highlight;
+  gboolean       show_metric;    /* counter tracks of `metric` */
+  guint32        metric;
   int            drag;
   double         press_x, press_y, last_x;
   gboolean       moved;
@@ -160,6 +162,7 @@ current_params (MvTimeline *tl)
     .width = MAX ((int) tl->layout.plot_w, 1),
     .height = MAX (tl->layout.plot_h, 1), .row_h = tl->view.row_h,
     .y0 = tl->view.y0, .force_lod = -1,
+    .show_metric = tl->show_metric, .metric = tl->metric,
   };
   return p;
 }
@@ -169,7 +172,8 @@ static gboolean
 same_view (const MvSceneParams *p, const MvSceneParams *q)
 {
   return p->t0 == q->t0 && p->t1 == q->t1 && p->width == q->width
-         && p->height == q->height && p->row_h == q->row_h && p->y0 == q->y0;
+         && p->height == q->height && p->row_h == q->row_h && p->y0 == q->y0
+         && p->show_metric == q->show_metric && p->metric == q->metric;
 }
 
 static gboolean
@@ -728,6 +732,16 @@ mv_timeline_set_hidden (MvTimeline *tl, const guint8 *states,
   /* Same window, new content: force a new scene. */
   mv_scene_free (tl->scene);
   tl->scene = NULL;
+  if (tl->busy)
+    tl->pending = TRUE;
+  request_scene (tl);
+}
+
+void
+mv_timeline_set_metric (MvTimeline *tl, gboolean show, guint32 id)
+{
+  tl->show_metric = show;
+  tl->metric = id;
   if (tl->busy)
     tl->pending = TRUE;
   request_scene (tl);

@@ -27,6 +27,10 @@ MvLog      *mv_timeline_get_log (MvTimeline *tl);
 void        mv_timeline_set_hidden (MvTimeline *tl, const guint8 *states,
                                     const guint8 *evdefs);
 void        mv_timeline_set_highlight (MvTimeline *tl, gint32 state);
+/* Shows metric `id` as a counter track under each process (a step
+ * graph; hover shows the value), or none when show is FALSE. */
+void        mv_timeline_set_metric (MvTimeline *tl, gboolean show,
+                                    guint32 id);
 /* Shows [t0, t1] (history kept) and scrolls the row into view. */
 void        mv_timeline_show (MvTimeline *tl, guint64 t0, guint64 t1,
                               int row);

@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Counter tracks in an export: a log with metric "queue" on 2 ranks
+# (tests/viewer/mv-testlog.h) drawn with --counter shows the step line
+# under each process; without it, none; an unknown metric is an error.
+. "$top_srcdir/tests/common/tap.sh"
+b=$top_builddir
+line=194099   # the step line's colour (0.10, 0.25, 0.60)
+"$b/tests/viewer/mklog" --metric "$tap_tmp/m.clog"
+ok $? "metric test log written"
+"$b/mpeview" --export "$tap_tmp/a.png" --width 800 --height 240 \
+  "$tap_tmp/m.clog"
+ok $? "export without counters"
+n=$("$b/tests/viewer/pngpix" "$tap_tmp/a.png" --count $line)
+[ "$n" = 0 ]; ok $? "no step line ($n pixels)"
+"$b/mpeview" --export "$tap_tmp/c.png" --width 800 --height 240 \
+  --counter queue "$tap_tmp/m.clog"
+ok $? "export with --counter queue"
+n=$("$b/tests/viewer/pngpix" "$tap_tmp/c.png" --count $line)
+[ "$n" -gt 1000 ]; ok $? "step lines under both processes ($n pixels)"
+set -- $("$b/tests/viewer/pngpix" "$tap_tmp/c.png" --rows $line)
+[ "$#" = 2 ] && [ $(($2 - $1)) -gt 60 ]
+ok $? "from the top of rank 0's strip to rank 1's ($1 .. $2)"
+"$b/mpeview" --export "$tap_tmp/x.png" --counter nosuch "$tap_tmp/m.clog" \
+  2>"$tap_tmp/err"
+[ $? -eq 1 ]; ok $? "an unknown metric: exit 1"
+grep -q "no metric named 'nosuch'" "$tap_tmp/err"; ok $? "and says so"
+finish
