@@ -297,6 +297,60 @@ kind_of (const logfmt_metric_def_t *d)
          : d->flags & LOGFMT_METRIC_TIMER ? "timer" : "counter";
 }
 
+/* A named constant of the log, or -1. */
+static int64_t
+const_of (const logfmt_reader_t *r, const char *name)
+{
+  for (size_t i = 0; i < logfmt_reader_n_consts (r); i++)
+    {
+      const logfmt_const_def_t *c = logfmt_reader_const (r, i);
+      if (c->name && !strcmp (c->name, name))
+        return c->value;
+    }
+  return -1;
+}
+
+/* The live monitor's accounting (monitor.* constants) and the series it
+ * sampled, when it ran: a "monitor" member, or two lines of text. */
+static void
+print_monitor (const logfmt_reader_t *r, int json)
+{
+  int64_t hz = const_of (r, "monitor.hz_milli");
+  if (hz < 0)
+    return;
+  int64_t sent = const_of (r, "monitor.requests_sent");
+  int64_t ret = const_of (r, "monitor.requests_returned");
+  int64_t late = const_of (r, "monitor.requests_late");
+  int64_t skip = const_of (r, "monitor.requests_skipped");
+  double mn = const_of (r, "monitor.rtt_min_ns") * 1e-9;
+  double md = const_of (r, "monitor.rtt_median_ns") * 1e-9;
+  double mx = const_of (r, "monitor.rtt_max_ns") * 1e-9;
+  if (json)
+    {
+      printf (",\n\"monitor\": {\"hz\": %.17g, \"requests_sent\": %" PRId64
+              ", \"requests_returned\": %" PRId64 ", \"requests_late\": %"
+              PRId64 ", \"requests_skipped\": %" PRId64 ",\n  \"rtt_s\": "
+              "{\"min\": %.9f, \"median\": %.9f, \"max\": %.9f},\n  "
+              "\"series\": [", (double) hz / 1000.0, sent, ret, late, skip,
+              mn, md, mx);
+      int k = 0;
+      for (size_t i = 0; i < logfmt_reader_n_metrics (r); i++)
+        {
+          const logfmt_metric_def_t *d = logfmt_reader_metric (r, i);
+          if (!(d->flags & LOGFMT_METRIC_MONITOR))
+            continue;
+          fputs (k++ ? ", " : "", stdout);
+          clogtool__json_string (stdout, d->name);
+        }
+      fputs ("]}", stdout);
+      return;
+    }
+  printf ("monitor: %.3g Hz, %" PRId64 " requests sent, %" PRId64
+          " returned, %" PRId64 " late, %" PRId64 " skipped; round trip "
+          "min %.6f median %.6f max %.6f s\n", (double) hz / 1000.0, sent,
+          ret, late, skip, mn, md, mx);
+}
+
 int
 clogtool_metrics_main (int argc, char **argv)
 {
@@ -401,8 +455,10 @@ clogtool_metrics_main (int argc, char **argv)
       size_t z = lo;
       while (z < t.n && t.v[z].id == d->id)
         z++;
-      /* Standard cells nobody changed are left out. */
-      if (z == lo && (d->flags & LOGFMT_METRIC_STANDARD))
+      /* Standard cells nobody changed are left out; the live monitor's
+         samples are reported with its accounting below. */
+      if ((z == lo && (d->flags & LOGFMT_METRIC_STANDARD))
+          || (d->flags & LOGFMT_METRIC_MONITOR))
         continue;
       objects_t o;
       if (aggregate (r, d, t.v + lo, t.v + z, level, per_rank, nranks, &o))
@@ -474,9 +530,15 @@ clogtool_metrics_main (int argc, char **argv)
       objects_free (&o);
     }
   if (json)
-    fputs ("]}\n", stdout);
+    {
+      fputs ("]", stdout);
+      print_monitor (r, 1);
+      fputs ("}\n", stdout);
+    }
   else if (!csv && shown == 0)
     puts ("(no metrics in this log)");
+  if (!json && !csv)
+    print_monitor (r, 0);
   free (per_rank);
   free (t.v);
   free (t.slots);

@@ -141,6 +141,12 @@ parse_metric (top_model_t *m, const char *p, const char *end)
       || m->nmetrics >= 4096)
     return -1;
   x.code = (uint32_t) code;
+  for (int i = 0; i < m->nmetrics; i++)
+    if (m->metrics[i].code == x.code)
+      {
+        m->metrics[i] = x;      /* a new definition of the same code */
+        return 0;
+      }
   top_metric_t *g = realloc (m->metrics,
                              (size_t) (m->nmetrics + 1) * sizeof *g);
   if (!g)

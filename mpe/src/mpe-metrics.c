@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "mpe-internal.h"
+#include "mpe-monitor.h"
 #include "mpe_metrics.h"
 
 #include <stdio.h>
@@ -111,6 +112,15 @@ mpe__metric_describe_fn (int fn, const char *name)
   snprintf (n, sizeof n, "%s.time", name);
   add_def (MPE_MID_FN + 2 * (uint32_t) fn + 1,
            LOGFMT_METRIC_STANDARD | LOGFMT_METRIC_TIMER, n, "ns");
+}
+
+size_t
+mpe__metric_ndefs (void)
+{
+  pthread_mutex_lock (&mlock);
+  size_t n = ndefs;
+  pthread_mutex_unlock (&mlock);
+  return n;
 }
 
 size_t
@@ -388,6 +398,44 @@ MPE_Metric_read_channel (int cell, int partner)
   return value_of (c, (uint32_t) cell, partner);
 }
 
+/* The live monitor's reader (mpe-monitor.h, mpe_mon_reader_t): metric
+ * id summed over this process's threads (thread -1), of one thread, or
+ * towards one partner (MPE_MON_THREAD_CHANNEL).  It reads other threads'
+ * cells without their cooperation: a sample may miss an update in
+ * flight, never touch freed memory (a thread's channel arrays are
+ * allocated once, from NULL, at the world's size, before nchan says they
+ * exist). */
+int
+mpe__metric_monitor_read (uint32_t id, int thread, int64_t *v)
+{
+  int partner = thread <= -2 ? -2 - thread : -1;
+  if (partner >= 0)
+    thread = -1;
+  int known = (id < MPE_METRIC_MAX_CELLS && USER_CELL (id))
+              || (id >= MPE_MID_FN && id < MPE_MID_FN + 2 * MPE_MFN_MAX)
+              || (id >= MPE_MID_STD && id < MPE_MID_STD + MPE_MSTD_N)
+              || (id >= MPE_MID_CHAN && id < MPE_MID_CHAN + MPE_MCHAN_N
+                  && partner >= 0);
+  if (!known)
+    return -1;
+  int64_t sum = 0;
+  int found = 0;
+  pthread_mutex_lock (&mlock);
+  for (const mpe_mcells_t *c = all_cells; c; c = c->next)
+    if (thread < 0 || (c->tb && c->tb->thread == thread))
+      {
+        if (partner >= 0
+            && partner >= __atomic_load_n (&c->nchan, __ATOMIC_ACQUIRE))
+          continue;
+        sum = (int64_t) ((uint64_t) sum + (uint64_t) value_of (c, id,
+                                                               partner));
+        found = 1;
+      }
+  pthread_mutex_unlock (&mlock);
+  *v = sum;
+  return found || thread < 0 ? 0 : -1;
+}
+
 /* Names of the wrapped functions, by function index (wrappers). */
 static const char *fn_names[MPE_MFN_MAX];
 
@@ -447,7 +495,9 @@ mpe__mchan_grow (mpe_mcells_t *c, int partner)
       memset (v + c->nchan, 0, (size_t) (n - c->nchan) * sizeof *v);
       memset (e + c->nchan, 0, (size_t) (n - c->nchan) * sizeof *e);
     }
-  c->nchan = n;
+  /* Published after the arrays: the monitor reads them from another
+     thread (mpe__metric_monitor_read). */
+  __atomic_store_n (&c->nchan, n, __ATOMIC_RELEASE);
   return c->chan[0];
 }
 
@@ -588,4 +638,38 @@ mpe__metrics_final (void)
     if (c->tb && c != mpe__mtls)
       sample_cells (c, c->tb);
   pthread_mutex_unlock (&mlock);
+}
+
+/* The live monitor's samples (mpe-monitor.c): a definition for what it
+ * sampled, and one record on the calling thread's timeline. */
+void
+mpe__metric_describe_monitor (uint32_t id, const char *name,
+                              const char *unit)
+{
+  add_def (id, LOGFMT_METRIC_MONITOR | LOGFMT_METRIC_LEVEL, name, unit);
+}
+
+const char *
+mpe__metric_name (uint32_t id, const char **unit)
+{
+  const char *n = NULL;
+  pthread_mutex_lock (&mlock);
+  for (size_t i = 0; i < ndefs && !n; i++)
+    if (defs[i].id == id)
+      {
+        n = defs[i].name;
+        *unit = defs[i].unit;
+      }
+  pthread_mutex_unlock (&mlock);
+  return n;
+}
+
+void
+mpe__metric_put_monitor (uint32_t id, int64_t object, int64_t v)
+{
+  if (!log_on ())
+    return;
+  mpe_tbuf_t *b = mpe__tls ? mpe__tls : mpe__tbuf_create (0);
+  if (b)
+    put_sample (b, id, object, v);
 }

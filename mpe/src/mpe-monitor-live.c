@@ -18,7 +18,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,63 +25,31 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "anim/client/anim-addr.h"
 #include "mpe-internal.h"
 #include "mpe-monitor.h"
 
-#define LIVE_TOKEN_LEN 32
 
 static struct
 {
   int    fd;
-  char   token[LIVE_TOKEN_LEN + 1];
+  char   token[ANIM_TOKEN_LEN + 1];
   char   in[512];
   size_t nin;
   unsigned long dropped;
+  size_t metrics_sent;     /* definitions announced so far */
 } L = { .fd = -1 };
 
-/* "HOST:PORT/TOKEN" (HOST may be [v6]).  Returns a connected socket. */
+/* An mpetop address ("tcp://HOST:PORT/TOKEN", the animation window's
+ * form, anim/client/anim-addr.h).  Returns a connected socket. */
 static int
 live_connect (const char *addr)
 {
-  const char *slash = strrchr (addr, '/');
-  if (!slash || strlen (slash + 1) != LIVE_TOKEN_LEN)
+  anim_addr_list_t l;
+  if (anim_addr_parse (addr, &l) != 0)
     return -1;
-  if (strncmp (addr, "tcp://", 6) == 0)
-    addr += 6;
-  char host[256], port[16];
-  const char *colon = NULL;
-  for (const char *p = slash - 1; p >= addr; p--)
-    if (*p == ':')
-      {
-        colon = p;
-        break;
-      }
-  if (!colon || (size_t) (colon - addr) >= sizeof host
-      || (size_t) (slash - colon - 1) >= sizeof port || colon == addr)
-    return -1;
-  const char *h = addr, *he = colon;
-  if (*h == '[' && he[-1] == ']')
-    h++, he--;
-  memcpy (host, h, (size_t) (he - h));
-  host[he - h] = '\0';
-  memcpy (port, colon + 1, (size_t) (slash - colon - 1));
-  port[slash - colon - 1] = '\0';
-  memcpy (L.token, slash + 1, LIVE_TOKEN_LEN + 1);
-
-  struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
-  if (getaddrinfo (host, port, &hints, &res) != 0)
-    return -1;
-  int fd = -1;
-  for (ai = res; ai && fd < 0; ai = ai->ai_next)
-    {
-      fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
-      if (fd >= 0 && connect (fd, ai->ai_addr, ai->ai_addrlen) != 0)
-        {
-          close (fd);
-          fd = -1;
-        }
-    }
-  freeaddrinfo (res);
+  memcpy (L.token, l.token, sizeof L.token);
+  int fd = anim_addr_connect (&l, 2000);
   if (fd >= 0)
     fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
   return fd;
@@ -177,11 +144,39 @@ live_command (const char *line)
     mpe__mon_want (NULL, hz);
 }
 
+/* Announces the metric definitions (the wrappers' and the program's,
+ * which may come after the start) whenever their number changed. */
+static void
+announce_metrics (void)
+{
+  size_t n = mpe__metric_ndefs ();
+  if (n == L.metrics_sent)
+    return;
+  logfmt_metric_def_t *d;
+  n = mpe__metric_defs (&d);
+  for (size_t i = 0; d && i < n; i++)
+    {
+      char line[400], name[200];
+      /* Names are words on the wire. */
+      snprintf (name, sizeof name, "%s", d[i].name ? d[i].name : "?");
+      for (char *p = name; *p; p++)
+        if (*p <= ' ' || *p == 127)
+          *p = '_';
+      int k = snprintf (line, sizeof line, "metric %u %s %s\n", d[i].id,
+                        name, d[i].unit && *d[i].unit ? d[i].unit : "1");
+      if (k > 0 && (size_t) k < sizeof line)
+        live_put (line, (size_t) k);
+    }
+  free (d);
+  L.metrics_sent = n;
+}
+
 void
 mpe__mon_live_poll (void)
 {
   if (L.fd < 0)
     return;
+  announce_metrics ();
   for (;;)
     {
       ssize_t r = recv (L.fd, L.in + L.nin, sizeof L.in - 1 - L.nin,

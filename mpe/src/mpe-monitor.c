@@ -117,7 +117,9 @@ read_value (uint32_t code, int thread, int64_t *v)
 {
   if (reader && reader (code, thread, v) == 0)
     return 0;
-  return read_events (code, thread, v);
+  if (code == MPE_MON_CODE_EVENTS)
+    return read_events (code, thread, v);
+  return mpe__metric_monitor_read (code, thread, v);
 }
 
 /* ---- the request: what this rank adds ---------------------------------- */
@@ -130,7 +132,9 @@ slots_for (const mpe_mon_want_t *w)
   switch (w->level)
     {
     case MPE_MON_LEVEL_THREAD:  return 0;
-    case MPE_MON_LEVEL_PROCESS: return w->object >= 0 ? 1 : M.size;
+    /* One value per rank: appended as the request travels, so the hop
+       to rank i carries i values, not all of them (mpetop(1), "Scale"). */
+    case MPE_MON_LEVEL_PROCESS: return w->object >= 0 ? 1 : 0;
     case MPE_MON_LEVEL_NODE:    return w->object >= 0 ? 1 : M.nnodes;
     case MPE_MON_LEVEL_JOB:     return 1;
     case MPE_MON_LEVEL_CHANNEL: return M.size;
@@ -180,10 +184,25 @@ add_mine (mpe_mon_req_t *q, size_t *len)
         return q;
       }
     case MPE_MON_LEVEL_PROCESS:
-      if (q->object >= 0 && q->object != M.rank)
-        return q;
+      if (q->object >= 0)
+        {
+          if (q->object == M.rank && read_value (q->code, -1, &v) == 0)
+            mpe_mon_slot_add (&s[0], v, M.rank);
+          return q;
+        }
       if (read_value (q->code, -1, &v) == 0)
-        mpe_mon_slot_add (&s[q->object >= 0 ? 0 : M.rank], v, M.rank);
+        {
+          size_t bytes = mpe_mon_req_bytes ((uint64_t) q->nslots + 1);
+          mpe_mon_req_t *g = bytes ? realloc (q, bytes) : NULL;
+          if (!g)
+            return NULL;
+          q = g;
+          s = (mpe_mon_slot_t *) (q + 1);
+          mpe_mon_slot_init (&s[q->nslots], M.rank);
+          mpe_mon_slot_add (&s[q->nslots], v, M.rank);
+          q->nslots++;
+          *len = bytes;
+        }
       return q;
     case MPE_MON_LEVEL_NODE:
       if (q->object >= 0 && q->object != M.my_node)
@@ -281,9 +300,76 @@ new_request (int op, size_t *len)
   return q;
 }
 
+/* What the manager sampled, for the definitions written at the finish
+ * (level and code pairs; a handful in practice). */
+#define MON_KINDS_MAX 64
+static uint32_t kinds[MON_KINDS_MAX][2];
+static int nkinds;
+
+/* The returned values go into the log as metric samples of the level
+ * (the channel level is the sender's row: recorded as process-level
+ * channel values is left out). */
+static void
+record (const mpe_mon_req_t *q)
+{
+  if (q->level > MPE_MON_LEVEL_JOB || q->code == MPE_MON_CODE_EVENTS)
+    return;
+  int k = 0;
+  while (k < nkinds && (kinds[k][0] != q->level || kinds[k][1] != q->code))
+    k++;
+  if (k == nkinds)
+    {
+      if (nkinds == MON_KINDS_MAX)
+        return;
+      kinds[nkinds][0] = q->level;
+      kinds[nkinds][1] = q->code;
+      nkinds++;
+    }
+  const mpe_mon_slot_t *s = (const mpe_mon_slot_t *) (q + 1);
+  uint32_t id = MPE_MON_METRIC_ID (q->level, q->code);
+  for (uint32_t i = 0; i < q->nslots; i++)
+    if (s[i].n)
+      mpe__metric_put_monitor (id, s[i].object, s[i].sum);
+}
+
+/* Collective: every rank defines what the manager sampled (rank 0's
+ * definitions are the ones written). */
+static void
+describe_kinds (void)
+{
+  PMPI_Bcast (&nkinds, 1, MPI_INT, M.manager, M.comm);
+  PMPI_Bcast (kinds, (int) sizeof kinds, MPI_BYTE, M.manager, M.comm);
+  static const char *const lv[] = { "thread", "process", "node", "job" };
+  for (int k = 0; k < nkinds; k++)
+    {
+      const char *unit = "1";
+      const char *name = mpe__metric_name (kinds[k][1], &unit);
+      char n[300];
+      if (name)
+        snprintf (n, sizeof n, "%s@%s", name, lv[kinds[k][0] & 3]);
+      else
+        snprintf (n, sizeof n, "metric%u@%s", kinds[k][1],
+                  lv[kinds[k][0] & 3]);
+      mpe__metric_describe_monitor (MPE_MON_METRIC_ID (kinds[k][0],
+                                                       kinds[k][1]),
+                                    n, unit ? unit : "1");
+    }
+  nkinds = 0;
+}
+
+static int
+cmp_slot (const void *a, const void *b)
+{
+  const mpe_mon_slot_t *x = a, *y = b;
+  return (x->object > y->object) - (x->object < y->object);
+}
+
 static void
 manager_returned (mpe_mon_req_t *q)
 {
+  /* Appended slots come in ring order from the manager: by object. */
+  if (q->level == MPE_MON_LEVEL_PROCESS || q->level == MPE_MON_LEVEL_THREAD)
+    qsort (q + 1, q->nslots, sizeof (mpe_mon_slot_t), cmp_slot);
   uint64_t t = now_ns ();
   double rtt = (double) (t - (uint64_t) q->t_send) * 1e-9;
 
@@ -302,14 +388,35 @@ manager_returned (mpe_mon_req_t *q)
   if (M.nrtt < M.cap_rtt)
     M.rtt[M.nrtt++] = rtt;
   mpe__mon_live_sample (q, rtt);
+  record (q);
 }
 
 /* Issues a request when one is due and not too many are out. */
+/* MPE_MONITOR_METRIC names what to sample before a window asks: found
+ * among the definitions once the program (or the wrappers) made it. */
+static char want_name[128];
+
+static void
+resolve_want (void)
+{
+  logfmt_metric_def_t *d;
+  size_t n = mpe__metric_defs (&d);
+  for (size_t i = 0; d && i < n; i++)
+    if (d[i].name && !strcmp (d[i].name, want_name))
+      {
+        M.want.code = d[i].id;
+        want_name[0] = '\0';
+      }
+  free (d);
+}
+
 static void
 manager_tick (uint64_t t)
 {
   if (!M.period_ns || t < M.next_due)
     return;
+  if (want_name[0])
+    resolve_want ();
   uint64_t out = M.stats.sent - M.stats.returned;
   /* Periods that passed while nobody moved the monitor (the manager
      computed, or waited inside MPI) are missed samples. */
@@ -334,9 +441,11 @@ manager_tick (uint64_t t)
       free (g ? g : q);
       return;
     }
-  q = add_mine (q, &len);
-  if (q)
-    send_next (q, len);
+  mpe_mon_req_t *g = add_mine (q, &len);
+  if (g)
+    send_next (g, len);
+  else
+    free (q);     /* no memory: this sample is lost, the count says so */
 }
 
 /* ---- progress -------------------------------------------------------- */
@@ -557,6 +666,18 @@ mpe__mon_start (MPI_Comm world)
   M.max_in_flight = 4;
   M.want = (mpe_mon_want_t) { MPE_MON_RES_PROCESS, MPE_MON_LEVEL_PROCESS,
                               -1, MPE_MON_CODE_EVENTS };
+  if (M.rank == M.manager)
+    {
+      const char *mn = getenv ("MPE_MONITOR_METRIC");
+      const char *lv = getenv ("MPE_MONITOR_LEVEL");
+      static const char *const levels[] = { "thread", "process", "node",
+                                            "job" };
+      if (mn && *mn)
+        snprintf (want_name, sizeof want_name, "%s", mn);
+      for (int k = 0; lv && k < 4; k++)
+        if (!strcmp (lv, levels[k]))
+          M.want.level = k;
+    }
   M.stats.hz = settings[0] / 1000.0;
   atomic_flag_clear (&M.busy);
   if (learn_nodes () != 0)
@@ -654,6 +775,7 @@ mpe__mon_stop (mpe_mon_stats_t *out)
   /* Every rank gets the manager's accounting: rank 0 writes it into the
      log (mpe-merge.c). */
   PMPI_Bcast (&M.stats, (int) sizeof M.stats, MPI_BYTE, M.manager, M.comm);
+  describe_kinds ();
   if (out)
     *out = M.stats;
   atomic_flag_clear (&M.busy);

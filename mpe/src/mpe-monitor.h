@@ -64,6 +64,18 @@ size_t mpe__mon_consts (logfmt_const_def_t *out, size_t cap);
 void mpe__mon_want (const mpe_mon_want_t *w, double hz);
 void mpe__mon_set_reader (mpe_mon_reader_t r);
 
+/* mpe-metrics.c: the metric cells as the monitor reads them (codes are
+ * metric ids, logfmt_metric_def_t.id). */
+int  mpe__metric_monitor_read (uint32_t id, int thread, int64_t *v);
+size_t mpe__metric_ndefs (void);
+void mpe__metric_describe_monitor (uint32_t id, const char *name,
+                                   const char *unit);
+const char *mpe__metric_name (uint32_t id, const char **unit);
+void mpe__metric_put_monitor (uint32_t id, int64_t object, int64_t v);
+/* The metric id of the samples of `code` at `level` (FORMAT.md 14). */
+#define MPE_MON_METRIC_ID(level, code) \
+  (0x1000000u + (uint32_t) (level) * 0x400000u + (code))
+
 /* mpe-monitor-live.c: the manager's connection to a live window. */
 int  mpe__mon_live_wanted (void);
 void mpe__mon_live_open (int size, int nnodes, const int *node_of,

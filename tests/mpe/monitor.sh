@@ -56,6 +56,20 @@ is "monitor on: ... and the rate" \
 rtt=$(val monitor-prog.clog const monitor.rtt_median_ns)
 test "$rtt" -gt 0 2>/dev/null; ok $? "monitor on: ... and the round trip ($rtt ns)"
 
+# A named metric at the node level, chosen by the environment: the
+# samples are in the log as "mpi.calls@node", with the accounting.
+MPE_MONITOR=50 MPE_MONITOR_METRIC=mpi.calls MPE_MONITOR_LEVEL=node \
+  run 4 $PROG steady 100
+ok $? "named metric: the job runs"
+$CLOGTOOL metrics --json monitor-prog.clog > m.json
+python3 -c "
+import json, sys
+m = json.load(open('m.json'))['monitor']
+ok = m['series'] == ['mpi.calls@node'] and m['requests_sent'] > 0 \\
+     and m['requests_returned'] == m['requests_sent'] and m['hz'] == 50
+sys.exit(0 if ok else 1)"
+ok $? "named metric: clogtool metrics --json reports the monitor and its series"
+
 # Process level: one slot per rank, each grows by r + 3 per step.
 watch process; ok $? "process level: job and mpetop run"
 grep -q '^hello 1 [0-9a-f]* 4 1 ' rec.txt; ok $? "process level: hello"

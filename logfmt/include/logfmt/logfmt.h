@@ -795,6 +795,10 @@ LOGFMT_API int logfmt_track_kind_ncols (uint32_t kind);
 #define LOGFMT_METRIC_CHANNEL  0x4u  /* one value per channel (ordered pair
                                         this stream's rank -> object rank) */
 #define LOGFMT_METRIC_STANDARD 0x8u  /* kept by the MPI wrappers */
+#define LOGFMT_METRIC_MONITOR  0x10u /* taken by the live monitor at a
+                                        hierarchy level: the record's
+                                        object is the level's object
+                                        (FORMAT.md section 14) */
 
 typedef struct
 {
