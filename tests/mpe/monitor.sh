@@ -77,8 +77,9 @@ grep -c '^sample ' rec.txt > n.txt
 test "$(cat n.txt)" -ge 5; ok $? "process level: samples arrive ($(cat n.txt))"
 # Between two samples each rank advanced the same number of steps, within
 # the one step a request can see a rank ahead of another at each end:
-# growth / (r + 3) agrees within 2.5.  The last samples are left out:
-# there the ranks stop one after the other.
+# growth / (r + 3) agrees within 2.5 (in all but 2% of the samples).
+# The last samples are left out: there the ranks stop one after the
+# other.
 awk '/^sample / && $9 == 4 {
        if ($5 != 1 || $8 != 4) { bad++; next }
        n++; for (i = 10; i <= 13; i++) { split($i, f, ":"); v[n, f[1]] = f[2] } }
@@ -90,7 +91,9 @@ awk '/^sample / && $9 == 4 {
            if (s < lo) lo = s; if (s > hi) hi = s }
          if (hi - lo > 2.5) { bad++; print "# off at sample " k > "/dev/stderr" }
          good++ }
-       print (bad ? "bad" : "good") " " good }' rec.txt > chk.txt
+       # A rank descheduled for a whole step while the request passes it
+       # shifts one sample: tolerate 2% of them (load 30 here), not more.
+       print (bad > good / 50 ? "bad" : "good") " " good }' rec.txt > chk.txt
 read verdict good < chk.txt
 is "process level: every rank's value is in proportion (r + 3)" "$verdict" good
 test "${good:-0}" -ge 3; ok $? "process level: enough samples checked ($good)"
