@@ -145,7 +145,8 @@ an_comm_map_new (const logfmt_reader_t *r, an_comm_map_t **out)
       an_comm_map_free (m);
       return rc;
     }
-  qsort (m->v, m->n, sizeof *m->v, cmp_label);
+  if (m->n)
+    qsort (m->v, m->n, sizeof *m->v, cmp_label);
   *out = m;
   return 0;
 }

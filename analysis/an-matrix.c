@@ -146,7 +146,8 @@ read_messages (const logfmt_reader_t *r, const an_matrix_opts_t *o,
   for (size_t i = 0; i < map.cap; i++)
     if (map.v[i].count)
       map.v[n++] = map.v[i];
-  qsort (map.v, n, sizeof *map.v, cmp_cell);
+  if (n)
+    qsort (map.v, n, sizeof *map.v, cmp_cell);
   m->cells = map.v;
   m->ncells = n;
   return 0;

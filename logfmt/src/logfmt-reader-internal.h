@@ -46,6 +46,8 @@ struct logfmt_reader
   size_t ncomms;
   logfmt_const_def_t *consts;
   size_t nconsts;
+  logfmt_resource_def_t *res;   /* DEFS kinds 14-17 */
+  size_t nres;
   logfmt__rstream_t *streams;
   size_t nstreams;
   logfmt__blockref_t *blocks_all;   /* owns every stream's blocks */

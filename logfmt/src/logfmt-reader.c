@@ -95,7 +95,7 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
   if (rc)
     return rc;
   /* Count first so each array is allocated once, bounded by the chunk. */
-  size_t cnt[8] = { 0 };
+  size_t cnt[8] = { 0 }, nres = 0;
   logfmt__cur_t c = { p, p + len, false };
   while (c.p < c.end)
     {
@@ -105,6 +105,8 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
                   "end of its chunk");
       if (kind >= 1 && kind <= 7)
         cnt[kind]++;
+      else if (kind >= LOGFMT_RES_CPU && kind <= LOGFMT_RES_NIC)
+        nres++;
       c.p += rl;
     }
   if (tolerant && cnt[3] > nstreams)
@@ -127,7 +129,9 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
   r->comms = calloc (cnt[4] + 1, sizeof *r->comms);
   r->consts = calloc (cnt[5] + 1, sizeof *r->consts);
   r->metrics = calloc (cnt[LOGFMT__DEFS_METRIC] + 1, sizeof *r->metrics);
-  if (!r->states || !r->events || !r->comms || !r->consts || !r->metrics)
+  r->res = calloc (nres + 1, sizeof *r->res);
+  if (!r->states || !r->events || !r->comms || !r->consts || !r->metrics
+      || !r->res)
     return E (LOGFMT_ENOMEM, UINT64_MAX, "no memory for definitions");
   size_t si = 0;
   bool oom = false;
@@ -252,6 +256,37 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
             r->nmetrics++;
             if (!d->name || !d->unit)
               oom = true;
+            break;
+          }
+        case LOGFMT_RES_CPU: case LOGFMT_RES_MEMSITE:
+        case LOGFMT_RES_MEMTOTAL: case LOGFMT_RES_NIC:
+          {
+            logfmt_resource_def_t *d = &r->res[r->nres];
+            memset (d, 0, sizeof *d);
+            d->kind = kind;
+            d->stream = cur_u32 (&b);
+            uint32_t nv = cur_u32 (&b);
+            for (uint32_t k = 0; k < nv && !b.bad; k++)
+              {
+                int64_t v = (int64_t) cur_u64 (&b);
+                if (k < LOGFMT_RES_MAX_V)
+                  d->v[k] = v;
+              }
+            d->nv = nv < LOGFMT_RES_MAX_V ? nv : LOGFMT_RES_MAX_V;
+            uint32_t ns = b.bad ? 0 : cur_u32 (&b);
+            for (uint32_t k = 0; k < ns && !b.bad; k++)
+              {
+                cur_str (&b, &s1, &oom);
+                if (k < LOGFMT_RES_MAX_S)
+                  d->s[k] = s1;
+                else
+                  free (s1);
+                s1 = NULL;
+              }
+            d->ns = ns < LOGFMT_RES_MAX_S ? ns : LOGFMT_RES_MAX_S;
+            if (d->stream != LOGFMT_NO_STREAM && d->stream >= nstreams)
+              b.bad = true;
+            r->nres++;
             break;
           }
         default:
@@ -438,6 +473,9 @@ logfmt__reader_free_contents (logfmt_reader_t *r)
     }
   free (r->metrics);
   free (r->tracks);
+  for (size_t i = 0; i < r->nres; i++)
+    for (uint32_t k = 0; k < LOGFMT_RES_MAX_S; k++)
+      free ((char *) r->res[i].s[k]);
   if (r->streams)
     {
       for (size_t i = 0; i < r->nstreams; i++)
@@ -451,6 +489,7 @@ logfmt__reader_free_contents (logfmt_reader_t *r)
   free (r->events);
   free (r->comms);
   free (r->consts);
+  free (r->res);
   free (r->streams);
   free (r->mrefs);
   free (r->event_sorted);
@@ -828,6 +867,18 @@ const logfmt_comm_def_t *
 logfmt_reader_comm (const logfmt_reader_t *r, size_t i)
 {
   return r && i < r->ncomms ? &r->comms[i] : NULL;
+}
+
+size_t
+logfmt_reader_n_resources (const logfmt_reader_t *r)
+{
+  return r ? r->nres : 0;
+}
+
+const logfmt_resource_def_t *
+logfmt_reader_resource (const logfmt_reader_t *r, size_t i)
+{
+  return r && i < r->nres ? &r->res[i] : NULL;
 }
 
 size_t

@@ -17,6 +17,9 @@ static const uint8_t kind_ncols[LOGFMT_TRACK_KIND_MAX + 1] = {
   [LOGFMT_TRACK_METRIC] = LOGFMT__METRIC_COLS,
   [LOGFMT_TRACK_CALLPATH] = 5,   /* node, cpu, flags, state, weight */
   [LOGFMT_TRACK_CALLSITE] = 4,   /* node, state, duration, bytes */
+  [LOGFMT_TRACK_SWITCH] = 2,   /* cpu, what */
+  [LOGFMT_TRACK_MEMORY] = 3,   /* cell, live bytes, calls */
+  [LOGFMT_TRACK_NETWORK] = 5,  /* nic, rx/tx bytes, rx/tx packets */
 };
 
 int

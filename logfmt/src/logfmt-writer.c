@@ -46,6 +46,8 @@ struct logfmt_writer
   size_t ncomms, ccomms;
   logfmt_const_def_t *consts;
   size_t nconsts, cconsts;
+  logfmt_resource_def_t *res;
+  size_t nres, cres;
   wstream_t *streams;
   size_t nstreams, cstreams;
   bool started;            /* first event seen: state table frozen */
@@ -418,6 +420,27 @@ logfmt_writer_add_const (logfmt_writer_t *w, const logfmt_const_def_t *d)
   c->name = xstrdup (d->name ? d->name : "");
   w->nconsts++;
   return c->name ? 0 : LOGFMT_ENOMEM;
+}
+
+int
+logfmt_writer_add_resource (logfmt_writer_t *w,
+                            const logfmt_resource_def_t *d)
+{
+  if (!w || !d || d->kind < LOGFMT_RES_CPU || d->kind > LOGFMT_RES_NIC
+      || d->nv > LOGFMT_RES_MAX_V || d->ns > LOGFMT_RES_MAX_S)
+    return LOGFMT_EINVAL;
+  if (grow ((void **) &w->res, &w->cres, w->nres, sizeof *w->res))
+    return LOGFMT_ENOMEM;
+  logfmt_resource_def_t *c = &w->res[w->nres];
+  *c = *d;
+  int oom = 0;
+  for (uint32_t i = 0; i < LOGFMT_RES_MAX_S; i++)
+    {
+      c->s[i] = i < d->ns && d->s[i] ? xstrdup (d->s[i]) : NULL;
+      oom |= i < d->ns && d->s[i] && !c->s[i];
+    }
+  w->nres++;
+  return oom ? LOGFMT_ENOMEM : 0;
 }
 
 /* ---- Events and blocks ----------------------------------------------- */
@@ -893,6 +916,19 @@ write_defs (logfmt_writer_t *w, uint64_t *at)
         memcpy (p, tdefs, tlen);
       free (tdefs);
     }
+  for (size_t i = 0; i < w->nres; i++)
+    {
+      const logfmt_resource_def_t *x = &w->res[i];
+      size_t r = db_rec (&d, x->kind);
+      db_u32 (&d, x->stream);
+      db_u32 (&d, x->nv);
+      for (uint32_t k = 0; k < x->nv; k++)
+        db_u64 (&d, (uint64_t) x->v[k]);
+      db_u32 (&d, x->ns);
+      for (uint32_t k = 0; k < x->ns; k++)
+        db_str (&d, x->s[k]);
+      db_end (&d, r);
+    }
   if (d.oom)
     {
       free (d.p);
@@ -990,6 +1026,10 @@ writer_free (logfmt_writer_t *w)
     }
   for (size_t i = 0; i < w->nconsts; i++)
     free ((char *) w->consts[i].name);
+  for (size_t i = 0; i < w->nres; i++)
+    for (uint32_t k = 0; k < LOGFMT_RES_MAX_S; k++)
+      free ((char *) w->res[i].s[k]);
+  free (w->res);
   logfmt__match_free (w->matcher);
   free (w->callpaths);
   logfmt__wtracks_free (w->tracks);

@@ -16,6 +16,7 @@
 #include "mpe-monitor.h"
 #include "mpe-plugin-internal.h"
 #include "mpe-sample.h"
+#include "mpe-sched.h"
 #include "mpe_log_thread.h"
 
 CLOG_CommSet_t *CLOG_CommSet;
@@ -295,6 +296,7 @@ MPE_Init_log (void)
   mpe__crash_install ();
   mpe__sample_init ();
   mpe__plugins_init ();
+  mpe__sched_init ();
   mpe_tbuf_t *b0 = mpe__tbuf_create (1);
   if (b0)
     mpe__sample_thread_start (b0->thread);
@@ -375,8 +377,10 @@ MPE_Finish_log (const char *filename)
                        : mpe__g.default_prefix[0] ? mpe__g.default_prefix
                        : "Unknown";
   mpe__sample_stop ();
+  mpe__sched_stop ();
   int rc = mpe__merge (prefix);
   mpe__plugins_finalize ();
+  mpe__sched_reset ();
   pthread_mutex_lock (&mpe__g.lock);
   mpe__g.state = 2;
   set_mode ();

@@ -33,11 +33,13 @@
 
 #include "mpe-internal.h"
 #include "mpe-monitor.h"
+#include "mpe-resources.h"
 #include "mpe-sample.h"
+#include "mpe-sched.h"
 
 enum { TAG_PIECE = 811, TAG_DONE = 812, TAG_DEFS_HDR = 813, TAG_DEFS = 814 };
 enum { ITEM_BLOCK = 1, ITEM_SUMMARY = 2, ITEM_MESSAGES = 3, ITEM_TRACK = 4,
-       ITEM_CALLPATHS = 9 };
+       ITEM_RESOURCE = 5, ITEM_CALLPATHS = 9 };
 #define PIECE_MAX ((size_t) 4 << 20)
 #define BATCH 4096
 
@@ -729,6 +731,14 @@ block_cb (void *user, const void *block, size_t len,
   return 0;
 }
 
+/* A local time corrected as emit_cb corrects events (rank 0's clock,
+ * shifted to the log's origin). */
+static int64_t
+correct_time (const emit_t *e, uint64_t local)
+{
+  return corrected (local) + e->shift;
+}
+
 /* One sealed TRACK chunk: like a block. */
 static int
 track_cb (void *user, const void *chunk, size_t len)
@@ -794,6 +804,12 @@ emit_cb (void *user, logfmt_event_t *ev, size_t n)
   return e->err;
 }
 
+static int
+add_resource (void *user, const logfmt_resource_def_t *d)
+{
+  return logfmt_writer_add_resource (user, d);
+}
+
 /* Rank 0: consume one received piece. */
 static int
 consume_piece (logfmt_writer_t *w, const unsigned char *p, size_t len)
@@ -828,6 +844,10 @@ consume_piece (logfmt_writer_t *w, const unsigned char *p, size_t len)
         case ITEM_MESSAGES:
           r = logfmt_writer_put_messages (w, (const logfmt_message_t *) (p + o),
                                           n / sizeof (logfmt_message_t));
+          break;
+        case ITEM_RESOURCE:
+          r = mpe__res_parse (p + o, n, add_resource, w) ? LOGFMT_ECORRUPT
+              : 0;
           break;
         default:
           break;
@@ -1771,6 +1791,52 @@ put_sample_tracks (merge_t *m, int t, uint32_t stream)
   logfmt_track_encoder_free (te);
 }
 
+/* The scheduling, memory and network layers' tracks of thread t
+ * (mpe-resources.c), with times corrected as the events', into the
+ * stream's track encoder. */
+static void
+encode_tracks (emit_t *em, int t)
+{
+  static const uint32_t kinds[] = { LOGFMT_TRACK_SWITCH,
+                                    LOGFMT_TRACK_MEMORY,
+                                    LOGFMT_TRACK_NETWORK };
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && !em->err; k++)
+    {
+      logfmt_track_rec_t *r;
+      size_t n;
+      if (mpe__res_track (kinds[k], t, &r, &n) != 0)
+        {
+          emit_fail (em, LOGFMT_ENOMEM);
+          break;
+        }
+      for (size_t i = 0; i < n; i++)
+        {
+          int64_t x = correct_time (em, r[i].time);
+          r[i].time = x < 0 ? 0 : (uint64_t) x;
+        }
+      if (n)
+        emit_fail (em, logfmt_track_encoder_add (em->te, kinds[k], r, n));
+      free (r);
+    }
+}
+
+/* This rank's resource definitions: added on rank 0, staged elsewhere. */
+static void
+emit_resources (merge_t *m)
+{
+  emit_t *em = &m->em;
+  void *p = NULL;
+  size_t len = 0;
+  if (mpe__res_defs (m->first_stream, mpe__sched_host_leader (), &p, &len))
+    emit_fail (em, LOGFMT_ENOMEM);
+  else if (len && em->w)
+    emit_fail (em, mpe__res_parse (p, len, add_resource, em->w)
+                   ? LOGFMT_ENOMEM : 0);
+  else if (len)
+    stage_item (em, ITEM_RESOURCE, 0, p, len);
+  free (p);
+}
+
 /* Pass 2 over one thread: encode and summarise with corrected times. */
 static void
 encode_stream (merge_t *m, int t)
@@ -1802,6 +1868,8 @@ encode_stream (merge_t *m, int t)
     }
   if (!em->err)
     emit_fail (em, logfmt_encoder_flush (em->enc));
+  if (!em->err)
+    encode_tracks (em, t);
   if (!em->err)
     emit_fail (em, logfmt_track_encoder_flush (em->te));
   if (!em->err)
@@ -1852,6 +1920,8 @@ phase_encode (merge_t *m)
   for (int t = 0; t < m->nt && !em->err; t++)
     if (m->tb[t])
       encode_stream (m, t);
+  if (!em->err)
+    emit_resources (m);
   if (em->w && m->nmatch && !em->err)
     emit_fail (em, logfmt_writer_put_messages (em->w, m->msgs, m->nmatch));
   else if (!em->w)

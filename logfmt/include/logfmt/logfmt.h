@@ -440,6 +440,58 @@ LOGFMT_API const logfmt_const_def_t *
  * interval iterators' included): what a query or window read cost, for
  * tests and benchmarks. */
 LOGFMT_API uint64_t logfmt_reader_blocks_decoded (const logfmt_reader_t *r);
+
+/* Resource definitions (DEFS kinds 14-17, FORMAT.md section 8): the
+ * machine under the threads (CPU topology, network interfaces) and the
+ * memory profile's call sites and totals.  One shape for all four: a
+ * stream (or LOGFMT_NO_STREAM), integers and strings whose meaning the
+ * kind gives (LOGFMT_RES_*_* indices below); a reader gets 0 / NULL for
+ * values a shorter record does not have. */
+enum
+{
+  LOGFMT_RES_CPU = 14,       /* a logical CPU of a host */
+  LOGFMT_RES_MEMSITE = 15,   /* a (thread : call site) memory cell */
+  LOGFMT_RES_MEMTOTAL = 16,  /* a process's memory totals */
+  LOGFMT_RES_NIC = 17        /* a network interface of a host */
+};
+#define LOGFMT_RES_MAX_V 8
+#define LOGFMT_RES_MAX_S 2
+/* CPU: s[0] host; v: */
+#define LOGFMT_CPU_ID     0   /* OS number (perf, sched_getcpu) */
+#define LOGFMT_CPU_CORE   1   /* core index on the host (SMT siblings) */
+#define LOGFMT_CPU_SOCKET 2
+#define LOGFMT_CPU_NUMA   3
+#define LOGFMT_CPU_SMT    4   /* rank among its core's logical CPUs */
+/* MEMSITE: stream = the allocating thread's; s[0] module path; v: */
+#define LOGFMT_MEM_ID       0  /* value of the memory track's cell column */
+#define LOGFMT_MEM_KIND     1  /* 0 heap (malloc family), 1 anonymous mmap */
+#define LOGFMT_MEM_OFFSET   2  /* call-site address - module load base */
+#define LOGFMT_MEM_ADDRESS  3  /* absolute address in the process */
+#define LOGFMT_MEM_PEAK     4  /* highest live bytes */
+#define LOGFMT_MEM_LIVE_END 5  /* live bytes when the log was finished */
+#define LOGFMT_MEM_CALLS    6  /* allocations */
+/* MEMTOTAL: stream = the process's first thread; v: */
+#define LOGFMT_MEMT_PEAK     0
+#define LOGFMT_MEMT_LIVE_END 1
+#define LOGFMT_MEMT_DROPPED  2  /* sites beyond the table (counted in totals) */
+/* NIC: s[0] host, s[1] interface name; v: */
+#define LOGFMT_NIC_ID     0   /* value of the network track's nic column */
+
+typedef struct
+{
+  uint32_t    kind;                 /* LOGFMT_RES_* */
+  uint32_t    stream;               /* or LOGFMT_NO_STREAM */
+  uint32_t    nv, ns;               /* values and strings used */
+  int64_t     v[LOGFMT_RES_MAX_V];
+  const char *s[LOGFMT_RES_MAX_S];  /* may be NULL */
+} logfmt_resource_def_t;
+
+LOGFMT_API int    logfmt_writer_add_resource (logfmt_writer_t *w,
+                                              const logfmt_resource_def_t *d);
+LOGFMT_API size_t logfmt_reader_n_resources (const logfmt_reader_t *r);
+LOGFMT_API const logfmt_resource_def_t *
+                  logfmt_reader_resource (const logfmt_reader_t *r, size_t i);
+
 /* Number of records stored for one stream (from the index). */
 LOGFMT_API uint64_t logfmt_reader_stream_events (const logfmt_reader_t *r,
                                                  uint32_t stream);
@@ -685,14 +737,39 @@ enum
   LOGFMT_TRACK_METRIC   = 1,  /* metric sample: id, object, value */
   LOGFMT_TRACK_CALLPATH = 2,  /* call-path sample (section 15) */
   LOGFMT_TRACK_CALLSITE = 3,  /* MPI call at its call site (section 15) */
-  LOGFMT_TRACK_SWITCH   = 4,  /* reserved (sched) */
-  LOGFMT_TRACK_MEMORY   = 5,  /* reserved (sched) */
-  LOGFMT_TRACK_NETWORK  = 6,  /* reserved (sched) */
+  LOGFMT_TRACK_SWITCH   = 4,  /* context switch: cpu, what (below) */
+  LOGFMT_TRACK_MEMORY   = 5,  /* memory: cell, live bytes, calls */
+  LOGFMT_TRACK_NETWORK  = 6,  /* NIC counters: nic, rx/tx bytes, packets */
   LOGFMT_TRACK_COUNTER  = 7,  /* reserved (sched) */
   LOGFMT_TRACK_KIND_MAX = 31  /* kinds are 1 .. LOGFMT_TRACK_KIND_MAX */
 };
 
 #define LOGFMT_TRACK_MAX_COLS 8
+
+/* Columns of a LOGFMT_TRACK_SWITCH record: the CPU, and what happened:
+ * the thread started running there (1), or stopped: it blocked (2, a
+ * voluntary switch) or was preempted while runnable (3). */
+#define LOGFMT_SWITCH_COL_CPU  0
+#define LOGFMT_SWITCH_COL_WHAT 1
+#define LOGFMT_SWITCH_IN        1
+#define LOGFMT_SWITCH_BLOCKED   2
+#define LOGFMT_SWITCH_PREEMPTED 3
+/* Columns of a LOGFMT_TRACK_MEMORY record: the cell (LOGFMT_MEM_ID of a
+ * LOGFMT_RES_MEMSITE definition of the stream, -1 for the process's
+ * total), its live bytes from this time on, its allocations so far. */
+#define LOGFMT_MEMORY_COL_CELL  0
+#define LOGFMT_MEMORY_COL_LIVE  1
+#define LOGFMT_MEMORY_COL_CALLS 2
+/* Columns of a LOGFMT_TRACK_NETWORK record (a host's interface counters,
+ * on the stream of the host's lowest rank's first thread): the nic
+ * (LOGFMT_NIC_ID of a LOGFMT_RES_NIC definition), then the counters read
+ * from the kernel, cumulative: rx bytes, tx bytes, rx packets, tx
+ * packets. */
+#define LOGFMT_NETWORK_COL_NIC 0
+#define LOGFMT_NETWORK_COL_RXB 1
+#define LOGFMT_NETWORK_COL_TXB 2
+#define LOGFMT_NETWORK_COL_RXP 3
+#define LOGFMT_NETWORK_COL_TXP 4
 
 typedef struct
 {

@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The scheduling layer (MPE_SCHED=1) through MPE_Finish_log and clogtool
+# threads/cpus.  Exact facts only, none that a loaded machine can change:
+# a sleeper blocks once per sleep and never inside its spinning sibling's
+# state; ranks pinned to one CPU ran only there; a thread moved with
+# sched_setaffinity ran on A before the call, on B after, and switched
+# CPUs inside it.  Times are bounded generously.
+. "$top_srcdir/tests/common/tap.sh"
+. "$top_srcdir/tests/mpe/common.sh"
+PROG=$B/tests/mpe/sched-prog
+export MPE_SCHED=1
+N=12
+
+# js EXPR: evaluates a Python expression over the JSON list j in t.json.
+js () {
+  python3 -c "import json,sys; j=json.load(open('t.json')); print($1)"
+}
+# st RANK STATE KEY: a per-state value of clogtool threads --json, summed
+# over the rank's threads.
+st () {
+  js "sum(s['$3'] for t in j if t['rank']==$1 for s in t['states'] if s['name']=='$2')"
+}
+
+run 2 "$PROG" threads $N; r=$?
+ok $r "threads: the job ran (rc $r)"
+[ $r -eq 0 ] || diag "$(cat err.txt)"
+$CLOGTOOL threads --json sched.clog > t.json; r=$?
+ok $r "clogtool threads --json reads it"
+for rk in 0 1; do
+  is "rank $rk: the sleeper logged $N sleeps" "$(st $rk Sleep count)" $N
+  is "rank $rk: it blocked exactly once per sleep" "$(st $rk Sleep blocks)" $N
+  is "rank $rk: the spinner never blocked while spinning" \
+    "$(st $rk Spin blocks)" 0
+  is "rank $rk: the sleeper was on a CPU under half its sleeping time" \
+    "$(js "int(sum(s['cpu_s'] for t in j if t['rank']==$rk for s in t['states'] if s['name']=='Sleep') * 2 < sum(s['time_s'] for t in j if t['rank']==$rk for s in t['states'] if s['name']=='Sleep'))")" 1
+  is "rank $rk: on + off CPU = its window, for every thread" \
+    "$(js "all(abs(t['cpu_s'] + t['offcpu_s'] - t['window_s']) < 1e-6 for t in j if t['rank']==$rk)")" True
+done
+is "every thread has the documented keys" \
+  "$(js "all(set(['rank','thread','cpu_s','offcpu_s','switches','migrations','cpus']) <= set(t) for t in j)")" True
+$CLOGTOOL threads sched.clog > t.txt; r=$?
+ok $r "clogtool threads prints its table"
+grep -q "Sleep" t.txt; ok $? "  with the per-state part"
+
+# Two ranks pinned to one CPU share it.
+cpus=$(python3 -c "import os; print(' '.join(map(str, sorted(os.sched_getaffinity(0)))))")
+set -- $cpus
+A=$1; Bc=${2:-$1}
+run 2 "$PROG" pin "$A"; r=$?
+ok $r "pin: the job ran (rc $r)"
+$CLOGTOOL threads --json sched.clog > t.json
+for rk in 0 1; do
+  is "pin: rank $rk worked on CPU $A only" \
+    "$(js "sorted(set(c for t in j if t['rank']==$rk for s in t['states'] if s['name']=='Work' for c in s['cpus']))")" "[$A]"
+done
+$CLOGTOOL cpus --json sched.clog > c.json; r=$?
+ok $r "clogtool cpus --json reads it"
+is "pin: CPU $A is shared by both ranks" \
+  "$(python3 -c "import json; j=json.load(open('c.json')); print(sorted(set(t['rank'] for h in j['hosts'] for c in h['cpus'] if c['cpu']==$A for t in c['threads'])))")" "[0, 1]"
+is "pin: the topology lists every CPU of the host" \
+  "$(python3 -c "import json,os; j=json.load(open('c.json')); print(len(j['hosts'][0]['cpus']) >= len(os.sched_getaffinity(0)))")" True
+
+# A thread moved between CPUs.
+if [ "$A" != "$Bc" ]; then
+  run 2 "$PROG" move "$A" "$Bc"; r=$?
+  ok $r "move: the job ran (rc $r)"
+  $CLOGTOOL threads --json sched.clog > t.json
+  is "move: before the move it ran on CPU $A only" \
+    "$(js "[s['cpus'] for t in j if t['rank']==0 and t['thread']==0 for s in t['states'] if s['name']=='OnA']")" "[[$A]]"
+  is "move: after it, on CPU $Bc only" \
+    "$(js "[s['cpus'] for t in j if t['rank']==0 and t['thread']==0 for s in t['states'] if s['name']=='OnB']")" "[[$Bc]]"
+  is "move: the migration is inside sched_setaffinity" \
+    "$(js "[s['migrations'] for t in j if t['rank']==0 and t['thread']==0 for s in t['states'] if s['name']=='Move']")" "[1]"
+else
+  ok 1 "move: this machine needs two CPUs (has one)"
+fi
+
+# NIC counters: the loopback carried at least what the program sent.
+MPE_NETWORK=1 run 2 "$PROG" net; r=$?
+ok $r "net: the job ran (rc $r)"
+$CLOGTOOL cpus --json sched.clog > c.json; r=$?
+ok $r "net: clogtool cpus --json reads it"
+is "net: lo received at least 100 datagrams of 1000 bytes" \
+  "$(python3 -c "import json; j=json.load(open('c.json')); print([n['rx_packets']>=100 and n['rx_bytes']>=100000 for h in j['hosts'] for n in h['nics'] if n['name']=='lo'])")" "[True]"
+
+# Off by default: no switch records, and clogtool threads says so.
+MPE_SCHED=0 run 2 "$PROG" threads 2; r=$?
+ok $r "off: the job ran (rc $r)"
+$CLOGTOOL threads sched.clog > t.txt 2> e.txt; r=$?
+is "off: clogtool threads exits 1" $r 1
+grep -q "MPE_SCHED=1" e.txt; ok $? "  and tells how to record them"
+finish
