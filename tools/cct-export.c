@@ -26,7 +26,14 @@ static int
 write_file (const char *path, const void *p, size_t n)
 {
   FILE *f = fopen (path, "wb");
-  if (!f || (n && fwrite (p, 1, n, f) != n) | (fclose (f) != 0))
+  int bad = !f;
+  if (f)
+    {
+      bad = n && fwrite (p, 1, n, f) != n;
+      if (fclose (f) != 0)   /* always closed, even after a short write */
+        bad = 1;
+    }
+  if (bad)
     {
       clogtool__error ("cannot write %s: %s", path, strerror (errno));
       return -1;

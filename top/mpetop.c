@@ -262,6 +262,10 @@ main (int argc, char **argv)
   signal (SIGTERM, on_signal);
   signal (SIGPIPE, SIG_IGN);
   int rc;
+#ifndef MPETOP_GTK
+  (void) text;              /* without GTK there is only the text mode */
+  (void) exit_after_job;
+#endif
 #ifdef MPETOP_GTK
   /* The window unless asked for text, for a batch, or without display. */
   if (!text && !o.batch && gtk_init_check (&argc, &argv))
