@@ -546,10 +546,14 @@ replay (logfmt_synth_t *s, uint32_t i, logfmt_writer_t *w,
       rc = logfmt_writer_event (w, i, ev, k);
     }
   /* What this part used goes. */
-  memmove (l->in, l->in + l->ipos, (l->nin - l->ipos) * sizeof *l->in);
+  /* (Empty tables may be NULL: no memmove of nothing from NULL.) */
+  if (l->nin > l->ipos)
+    memmove (l->in, l->in + l->ipos, (l->nin - l->ipos) * sizeof *l->in);
   l->nin -= l->ipos;
   l->ipos = 0;
-  memmove (l->drop, l->drop + l->dpos, (l->ndrop - l->dpos) * sizeof *l->drop);
+  if (l->ndrop > l->dpos)
+    memmove (l->drop, l->drop + l->dpos,
+             (l->ndrop - l->dpos) * sizeof *l->drop);
   l->ndrop -= l->dpos;
   l->dpos = 0;
   if (!rc && t->left == 0)
