@@ -294,7 +294,8 @@ coll_merge (const logfmt_reader_t *r, an_matrix_t *m, coll_worker_t *w,
           a->time_ns += s->time_ns;
         }
     }
-  qsort (all.acc, all.nacc, sizeof *all.acc, cmp_acc);
+  if (all.nacc)
+    qsort (all.acc, all.nacc, sizeof *all.acc, cmp_acc);
   size_t ncomms = 0;
   for (size_t k = 0; k < all.nacc; k++)
     ncomms += k == 0 || all.acc[k].comm != all.acc[k - 1].comm;
@@ -332,7 +333,8 @@ coll_merge (const logfmt_reader_t *r, an_matrix_t *m, coll_worker_t *w,
           c->bytes_recv += f->bytes_recv;
           c->time_ns += f->time_ns;
         }
-      qsort (c->funcs, c->nfuncs, sizeof *c->funcs, cmp_func_name);
+      if (c->nfuncs)
+        qsort (c->funcs, c->nfuncs, sizeof *c->funcs, cmp_func_name);
       k = e;
     }
   free (all.acc);

@@ -343,7 +343,8 @@ build_entries (shared_t *sh, an_profile_t *p)
       e->rank_mean_ns = p->nranks ? sum / (double) p->nranks : 0;
       p->nfunctions += e->cls != AN_STATE_USER;
     }
-  qsort (p->entries, p->nentries, sizeof *p->entries, cmp_entry);
+  if (p->nentries)
+    qsort (p->entries, p->nentries, sizeof *p->entries, cmp_entry);
   for (size_t i = 0; i < p->nranks; i++)
     p->mpi_total_ns += p->mpi_ns[i];
   return 0;
@@ -395,7 +396,8 @@ an_profile_compute (const logfmt_reader_t *r, const an_profile_opts_t *o,
       streams[nsel++] = s;
       p->ranks[p->nranks++] = rank;
     }
-  qsort (p->ranks, p->nranks, sizeof *p->ranks, cmp_i32);
+  if (p->nranks)
+    qsort (p->ranks, p->nranks, sizeof *p->ranks, cmp_i32);
   size_t nr = 0;
   for (size_t i = 0; i < p->nranks; i++)
     if (nr == 0 || p->ranks[nr - 1] != p->ranks[i])
