@@ -515,6 +515,12 @@ def_minst (void *u, OTF2_MetricRef self, OTF2_MetricRef cls,
  * it). */
 static __thread char otf2_msg[256];
 
+/* fmt is OTF2's own printf format (clang's -Wformat-nonliteral). */
+static OTF2_ErrorCode
+otf2_error_cb (void *u, const char *file, uint64_t line, const char *fn,
+               OTF2_ErrorCode code, const char *fmt, va_list va)
+  __attribute__ ((format (printf, 6, 0)));
+
 static OTF2_ErrorCode
 otf2_error_cb (void *u, const char *file, uint64_t line, const char *fn,
                OTF2_ErrorCode code, const char *fmt, va_list va)
