@@ -398,7 +398,7 @@ MPE_Metric_read_channel (int cell, int partner)
   return value_of (c, (uint32_t) cell, partner);
 }
 
-/* The live monitor's reader (mpe-monitor.h, mpe_mon_reader_t): metric
+/* The live monitor's reader (mpe-monitor.h): metric
  * id summed over this process's threads (thread -1), of one thread, or
  * towards one partner (MPE_MON_THREAD_CHANNEL).  It reads other threads'
  * cells without their cooperation: a sample may miss an update in

@@ -72,7 +72,6 @@ typedef struct
 } mon_t;
 
 static mon_t M;
-static mpe_mon_reader_t reader;
 
 static uint64_t
 now_ns (void)
@@ -80,12 +79,6 @@ now_ns (void)
   struct timespec ts;
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
-void
-mpe__mon_set_reader (mpe_mon_reader_t r)
-{
-  reader = r;
 }
 
 
@@ -115,8 +108,6 @@ read_events (uint32_t code, int thread, int64_t *v)
 static int
 read_value (uint32_t code, int thread, int64_t *v)
 {
-  if (reader && reader (code, thread, v) == 0)
-    return 0;
   if (code == MPE_MON_CODE_EVENTS)
     return read_events (code, thread, v);
   return mpe__metric_monitor_read (code, thread, v);
@@ -700,12 +691,6 @@ mpe__mon_start (MPI_Comm world)
   return 1;
 }
 
-int
-mpe__mon_on (void)
-{
-  return atomic_load (&mpe__mon_active);
-}
-
 void
 mpe__mon_want (const mpe_mon_want_t *w, double hz)
 {
@@ -804,12 +789,6 @@ mpe__mon_finish (void)
              (unsigned long long) last_stats.late,
              (unsigned long long) last_stats.skipped, last_stats.rtt_min,
              last_stats.rtt_median, last_stats.rtt_max);
-}
-
-const mpe_mon_stats_t *
-mpe__mon_last (void)
-{
-  return &last_stats;
 }
 
 size_t

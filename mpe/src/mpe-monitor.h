@@ -16,7 +16,8 @@
 /* Metric codes the monitor can ask for without user metrics. */
 #define MPE_MON_CODE_EVENTS 0xffff0000u   /* records logged so far */
 
-/* A reader's `thread` for the channel towards world rank p. */
+/* mpe__metric_monitor_read's `thread` for the channel towards world
+ * rank p. */
 #define MPE_MON_THREAD_CHANNEL(p) (-2 - (p))
 
 /* What the manager asks for. */
@@ -40,10 +41,6 @@ typedef struct
   double   rtt_min, rtt_median, rtt_max;   /* seconds */
 } mpe_mon_stats_t;
 
-/* Current value of metric `code` for this process (thread -1), one of
- * its threads (thread >= 0), or its channel towards a rank
- * (MPE_MON_THREAD_CHANNEL).  0 if known. */
-typedef int (*mpe_mon_reader_t) (uint32_t code, int thread, int64_t *v);
 
 /* Collective: reads MPE_MONITOR (Hz; off when unset or 0) and starts the
  * ring.  Returns 1 when on, 0 off, -1 on error. */
@@ -54,15 +51,10 @@ void mpe__mon_stop (mpe_mon_stats_t *out);
 /* mpe__mon_stop from MPE_Finish_log: keeps the accounting for the log
  * and prints it with MPE_MONITOR_REPORT=yes. */
 void mpe__mon_finish (void);
-/* The accounting of the last monitor run (zeros if none); the merge
- * writes it into the log as constants (mpe__mon_consts). */
-const mpe_mon_stats_t *mpe__mon_last (void);
-int  mpe__mon_on (void);
 /* The accounting as named constants for the log ("monitor.*", FORMAT.md
  * section 8); fills up to cap, returns how many (0 when off). */
 size_t mpe__mon_consts (logfmt_const_def_t *out, size_t cap);
 void mpe__mon_want (const mpe_mon_want_t *w, double hz);
-void mpe__mon_set_reader (mpe_mon_reader_t r);
 
 /* mpe-metrics.c: the metric cells as the monitor reads them (codes are
  * metric ids, logfmt_metric_def_t.id). */
