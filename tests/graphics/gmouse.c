@@ -19,7 +19,7 @@ main (int argc, char **argv)
   MPI_Init (&argc, &argv);
   int rank, x, y, b, p, x2, y2, rc;
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
-  MPE_XGraph g;
+  MPE_XGraph g = NULL;
   if (argc < 2 || MPE_Open_graphics (&g, MPI_COMM_WORLD, NULL, 0, 0, 300,
                                      200, 0) != MPE_SUCCESS)
     MPI_Abort (MPI_COMM_WORLD, 1);

@@ -55,7 +55,7 @@ main (int argc, char **argv)
       || MPE_Metric_define ("depth", "1", &depth))
     bad++;
   MPE_Metric_guard (foo_send, flag);
-  int send_calls, send_time;
+  int send_calls = -1, send_time = -1;
   if (MPE_Metric_find ("MPI_Send.calls", &send_calls)
       || MPE_Metric_find ("MPI_Send.time", &send_time))
     bad++;
