@@ -105,11 +105,14 @@ grep -q 'round trip' top.txt; ok $? "process level: mpetop shows the round trip"
 
 # Job level: one slot with four parts, minimum rank 0, maximum rank 3.
 watch job; ok $? "job level: job and mpetop run"
+# The shape is exact; who holds the min and the max may swap in 5% of
+# the samples when a rank is descheduled (as for the process level).
 awk '/^sample / { if ($9 != 1) { bad++; next }
        split($10, f, ":")
        if (f[7] != 4) bad++
-       else if (f[2] > 200) { if (f[5] != 0 || f[6] != 3) bad++; good++ } }
-     END { print (bad ? "bad" : "good") " " good }' rec.txt > chk.txt
+       else if (f[2] > 200) { if (f[5] != 0 || f[6] != 3) off++; good++ } }
+     END { print (bad || off > good / 20 ? "bad" : "good") " " good }' \
+  rec.txt > chk.txt
 read verdict good < chk.txt
 is "job level: one value, min on rank 0, max on rank 3" "$verdict" good
 test "${good:-0}" -ge 3; ok $? "job level: enough samples checked ($good)"
