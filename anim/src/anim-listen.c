@@ -163,8 +163,38 @@ fail:
 }
 
 void
+anim_listen_watch (AnimListen *l, GUnixFDSourceFunc accept_cb, gpointer data)
+{
+  l->tcp_src = g_unix_fd_add (l->tcp_fd, G_IO_IN, accept_cb, data);
+  if (l->unix_fd >= 0)
+    l->unix_src = g_unix_fd_add (l->unix_fd, G_IO_IN, accept_cb, data);
+}
+
+gboolean
+anim_conn_fill (int fd, guint8 *buf, size_t *len, size_t cap)
+{
+  for (int rounds = 0; rounds < 16 && *len < cap; rounds++)
+    {
+      ssize_t r = read (fd, buf + *len, cap - *len);
+      if (r > 0)
+        {
+          *len += (size_t) r;
+          continue;
+        }
+      if (r == 0)
+        return TRUE;
+      if (errno == EINTR)
+        continue;
+      return errno != EAGAIN && errno != EWOULDBLOCK;
+    }
+  return FALSE;
+}
+
+void
 anim_listen_close (AnimListen *l)
 {
+  g_clear_handle_id (&l->tcp_src, g_source_remove);
+  g_clear_handle_id (&l->unix_src, g_source_remove);
   if (l->tcp_fd >= 0)
     close (l->tcp_fd);
   if (l->unix_fd >= 0)

@@ -9,6 +9,7 @@
 #define ANIM_LISTEN_H
 
 #include <glib.h>
+#include <glib-unix.h>
 
 #include "anim/client/anim-proto.h"
 
@@ -18,6 +19,7 @@ typedef struct
   char *dir, *sock_path;
   char  token[ANIM_TOKEN_LEN + 1];
   char *address;                 /* "unix:/path#TOKEN,tcp://HOST:PORT/TOKEN" */
+  guint tcp_src, unix_src;       /* main-loop watches, 0 when none */
 } AnimListen;
 
 /* listen: NULL for 127.0.0.1 on a free port, else "HOST", "HOST:PORT" or
@@ -25,7 +27,17 @@ typedef struct
  * named after `name` in the temporary directory. */
 gboolean anim_listen_open (AnimListen *l, const char *name,
                            const char *listen, GError **error);
-/* Closes the sockets and removes the UNIX socket and its directory. */
+/* Calls accept_cb (listening fd, condition, data) from the main loop
+ * whenever either socket has connections waiting. */
+void     anim_listen_watch (AnimListen *l, GUnixFDSourceFunc accept_cb,
+                            gpointer data);
+/* Stops the watches, closes the sockets and removes the UNIX socket and
+ * its directory. */
 void     anim_listen_close (AnimListen *l);
+
+/* Reads what the non-blocking fd has into buf[*len .. cap), at most 16
+ * reads so one busy client cannot hold the main loop; TRUE at the end of
+ * the stream or on a hard error. */
+gboolean anim_conn_fill (int fd, guint8 *buf, size_t *len, size_t cap);
 
 #endif

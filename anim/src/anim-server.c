@@ -24,7 +24,6 @@ struct AnimServer
 {
   AnimLive *live;
   AnimListen l;
-  guint     tcp_src, unix_src;
   GList    *conns;
   guint     nopen, nhello;
 };
@@ -123,25 +122,9 @@ static gboolean
 conn_readable (gint fd, GIOCondition cond, gpointer data)
 {
   Conn *c = data;
-  gboolean eof = FALSE;
   /* Read what fits; a full buffer always holds whole frames to consume,
    * since frames are at most ANIM_FRAME_MAX bytes. */
-  for (int rounds = 0; rounds < 16 && c->len < CONN_BUF; rounds++)
-    {
-      ssize_t r = read (fd, c->buf + c->len, CONN_BUF - c->len);
-      if (r > 0)
-        {
-          c->len += (size_t) r;
-          continue;
-        }
-      if (r == 0)
-        eof = TRUE;
-      else if (errno == EINTR)
-        continue;
-      else if (errno != EAGAIN && errno != EWOULDBLOCK)
-        eof = TRUE;
-      break;
-    }
+  gboolean eof = anim_conn_fill (fd, c->buf, &c->len, CONN_BUF);
   const char *err;
   size_t off = anim_wire_feed (&c->wire, c->buf, c->len, &err);
   if (err)
@@ -214,9 +197,7 @@ anim_server_new (AnimLive *live, const char *listen_spec, GError **error)
       g_free (srv);
       return NULL;
     }
-  srv->tcp_src = g_unix_fd_add (srv->l.tcp_fd, G_IO_IN, accept_cb, srv);
-  if (srv->l.unix_fd >= 0)
-    srv->unix_src = g_unix_fd_add (srv->l.unix_fd, G_IO_IN, accept_cb, srv);
+  anim_listen_watch (&srv->l, accept_cb, srv);
   return srv;
 }
 
@@ -227,10 +208,6 @@ anim_server_free (AnimServer *srv)
     return;
   while (srv->conns)
     conn_close (srv->conns->data);
-  if (srv->tcp_src)
-    g_source_remove (srv->tcp_src);
-  if (srv->unix_src)
-    g_source_remove (srv->unix_src);
   anim_listen_close (&srv->l);
   g_free (srv);
 }

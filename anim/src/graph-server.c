@@ -27,7 +27,6 @@ typedef struct
 struct GraphServer
 {
   AnimListen       l;
-  guint            tcp_src, unix_src;
   GraphCanvas     *canvas;
   GraphServerHooks hooks;
   void            *user;
@@ -506,23 +505,7 @@ static gboolean
 conn_readable (gint fd, GIOCondition cond, gpointer data)
 {
   Conn *c = data;
-  gboolean eof = FALSE;
-  for (int rounds = 0; rounds < 16 && c->len < CONN_BUF; rounds++)
-    {
-      ssize_t r = read (fd, c->buf + c->len, CONN_BUF - c->len);
-      if (r > 0)
-        {
-          c->len += (size_t) r;
-          continue;
-        }
-      if (r == 0)
-        eof = TRUE;
-      else if (errno == EINTR)
-        continue;
-      else if (errno != EAGAIN && errno != EWOULDBLOCK)
-        eof = TRUE;
-      break;
-    }
+  gboolean eof = anim_conn_fill (fd, c->buf, &c->len, CONN_BUF);
   const char *err;
   size_t off = feed (c, c->buf, c->len, &err);
   if (err)
@@ -607,9 +590,7 @@ graph_server_new (const char *listen, int w, int h,
       g_free (srv);
       return NULL;
     }
-  srv->tcp_src = g_unix_fd_add (srv->l.tcp_fd, G_IO_IN, accept_cb, srv);
-  if (srv->l.unix_fd >= 0)
-    srv->unix_src = g_unix_fd_add (srv->l.unix_fd, G_IO_IN, accept_cb, srv);
+  anim_listen_watch (&srv->l, accept_cb, srv);
   return srv;
 }
 
@@ -622,10 +603,6 @@ graph_server_free (GraphServer *srv)
   srv->hooks.redraw = NULL;
   while (srv->conns)
     conn_close (srv->conns->data);
-  if (srv->tcp_src)
-    g_source_remove (srv->tcp_src);
-  if (srv->unix_src)
-    g_source_remove (srv->unix_src);
   anim_listen_close (&srv->l);
   graph_canvas_free (srv->canvas);
   g_free (srv);
