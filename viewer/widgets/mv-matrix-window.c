@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mv-matrix-window.h"
+#include "mv-child-window.h"
 #include "../draw/mv-draw-matrix.h"
 #include "../model/mv-matrix.h"
 
@@ -155,19 +156,9 @@ static void
 matrix_done (GObject *src, GAsyncResult *res, gpointer user)
 {
   Mw *mw = MV_MATRIX_WINDOW (src);
-  GError *error = NULL;
-  MvMatrix *mm = g_task_propagate_pointer (G_TASK (res), &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      g_error_free (error);
-      return;
-    }
+  MvMatrix *mm = mv_job_result (res, mw->status);
   if (mm == NULL)
-    {
-      gtk_label_set_text (GTK_LABEL (mw->status), error->message);
-      g_error_free (error);
-      return;
-    }
+    return;
   mv_matrix_free (mw->mm);
   mw->mm = mm;
   mw->sel_i = mw->sel_j = -1;
@@ -444,35 +435,15 @@ mv_matrix_window_init (MvMatrixWindow *mw)
 
 #define WINDOW_KEY "mv-matrix-window"
 
-static void
-on_window_destroy (GtkWidget *w, gpointer parent)
-{
-  if (g_object_get_data (parent, WINDOW_KEY) == w)
-    g_object_set_data (parent, WINDOW_KEY, NULL);
-}
 
-static GtkWidget *
-combo (const char *const *items)
-{
-  GtkWidget *c = gtk_combo_box_text_new ();
-  for (; *items; items++)
-    gtk_combo_box_text_append_text (GTK_COMBO_BOX_TEXT (c), *items);
-  gtk_combo_box_set_active (GTK_COMBO_BOX (c), 0);
-  return c;
-}
 
 GtkWidget *
 mv_matrix_window_show (GtkWindow *parent, MvTimeline *tl)
 {
   MvLog *log = mv_timeline_get_log (tl);
-  Mw *old = g_object_get_data (G_OBJECT (parent), WINDOW_KEY);
-  if (old && old->log == log)
-    {
-      gtk_window_present (GTK_WINDOW (old));
-      return GTK_WIDGET (old);
-    }
+  GtkWidget *old = mv_child_window_reuse (parent, WINDOW_KEY, log);
   if (old)
-    gtk_widget_destroy (GTK_WIDGET (old));
+    return old;
 
   Mw *mw = g_object_new (MV_TYPE_MATRIX_WINDOW, "type", GTK_WINDOW_TOPLEVEL,
                          "title", "Communication matrix", "transient-for",
@@ -480,24 +451,20 @@ mv_matrix_window_show (GtkWindow *parent, MvTimeline *tl)
                          "default-width", 980, "default-height", 720, NULL);
   mw->tl = tl;
   mw->log = mv_log_ref (log);
-  g_object_set_data (G_OBJECT (parent), WINDOW_KEY, mw);
-  g_signal_connect_object (mw, "destroy", G_CALLBACK (on_window_destroy),
-                           parent, 0);
+  mv_child_window_register (parent, WINDOW_KEY, GTK_WIDGET (mw), log);
 
   GtkWidget *vbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   g_object_set (vbox, "margin", 10, NULL);
   GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  static const char *const ranges[] = { "Whole run",
-    "Selection (or visible window)", NULL };
   static const char *const whats[] = { "Messages", "Bytes",
     "Time (send to receive)", NULL };
   gtk_box_pack_start (GTK_BOX (bar), gtk_label_new ("Range"), FALSE, FALSE,
                       0);
-  mw->range = combo (ranges);
+  mw->range = mv_range_combo_new ();
   gtk_box_pack_start (GTK_BOX (bar), mw->range, FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (bar), gtk_label_new ("Show"), FALSE, FALSE,
                       8);
-  mw->what = combo (whats);
+  mw->what = mv_combo_new (whats);
   gtk_box_pack_start (GTK_BOX (bar), mw->what, FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (bar), gtk_label_new ("Communicator"), FALSE,
                       FALSE, 8);

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "mv-profile-window.h"
+#include "mv-child-window.h"
 #include "../model/mv-profile.h"
 
 enum
@@ -224,19 +225,9 @@ static void
 profile_done (GObject *src, GAsyncResult *res, gpointer user)
 {
   Pw *pw = MV_PROFILE_WINDOW (src);
-  GError *error = NULL;
-  MvProfile *pr = g_task_propagate_pointer (G_TASK (res), &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      g_error_free (error);
-      return;
-    }
+  MvProfile *pr = mv_job_result (res, pw->status);
   if (pr == NULL)
-    {
-      gtk_label_set_text (GTK_LABEL (pw->status), error->message);
-      g_error_free (error);
-      return;
-    }
+    return;
   mv_profile_free (pw->pr);
   pw->pr = pr;
   pw->entry = pr->p->nentries ? 0 : -1;
@@ -355,47 +346,17 @@ mv_profile_window_init (MvProfileWindow *pw)
   pw->entry = -1;
 }
 
-static void
-add_col (Pw *pw, const char *title, int col, gboolean formatted)
-{
-  GtkCellRenderer *r = gtk_cell_renderer_text_new ();
-  GtkTreeViewColumn *c;
-  if (formatted)
-    {
-      g_object_set (r, "xalign", 1.0, NULL);
-      c = gtk_tree_view_column_new_with_attributes (title, r, NULL);
-      gtk_tree_view_column_set_cell_data_func (c, r, fmt_cell,
-                                               GINT_TO_POINTER (col), NULL);
-    }
-  else
-    c = gtk_tree_view_column_new_with_attributes (title, r, "text", col,
-                                                  NULL);
-  gtk_tree_view_column_set_sort_column_id (c, col);
-  gtk_tree_view_column_set_resizable (c, TRUE);
-  gtk_tree_view_append_column (GTK_TREE_VIEW (pw->tree), c);
-}
 
 #define WINDOW_KEY "mv-profile-window"
 
-static void
-on_window_destroy (GtkWidget *w, gpointer parent)
-{
-  if (g_object_get_data (parent, WINDOW_KEY) == w)
-    g_object_set_data (parent, WINDOW_KEY, NULL);
-}
 
 GtkWidget *
 mv_profile_window_show (GtkWindow *parent, MvTimeline *tl)
 {
   MvLog *log = mv_timeline_get_log (tl);
-  Pw *old = g_object_get_data (G_OBJECT (parent), WINDOW_KEY);
-  if (old && old->log == log)
-    {
-      gtk_window_present (GTK_WINDOW (old));
-      return GTK_WIDGET (old);
-    }
+  GtkWidget *old = mv_child_window_reuse (parent, WINDOW_KEY, log);
   if (old)
-    gtk_widget_destroy (GTK_WIDGET (old));
+    return old;
 
   Pw *pw = g_object_new (MV_TYPE_PROFILE_WINDOW, "type", GTK_WINDOW_TOPLEVEL,
                          "title", "Profile", "transient-for", parent,
@@ -403,21 +364,14 @@ mv_profile_window_show (GtkWindow *parent, MvTimeline *tl)
                          "default-height", 700, NULL);
   pw->tl = tl;
   pw->log = mv_log_ref (log);
-  g_object_set_data (G_OBJECT (parent), WINDOW_KEY, pw);
-  g_signal_connect_object (pw, "destroy", G_CALLBACK (on_window_destroy),
-                           parent, 0);
+  mv_child_window_register (parent, WINDOW_KEY, GTK_WIDGET (pw), log);
 
   GtkWidget *vbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   g_object_set (vbox, "margin", 10, NULL);
   GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   gtk_box_pack_start (GTK_BOX (bar), gtk_label_new ("Range"), FALSE, FALSE,
                       0);
-  pw->range = gtk_combo_box_text_new ();
-  gtk_combo_box_text_append_text (GTK_COMBO_BOX_TEXT (pw->range),
-                                  "Whole run");
-  gtk_combo_box_text_append_text (GTK_COMBO_BOX_TEXT (pw->range),
-                                  "Selection (or visible window)");
-  gtk_combo_box_set_active (GTK_COMBO_BOX (pw->range), 0);
+  pw->range = mv_range_combo_new ();
   gtk_box_pack_start (GTK_BOX (bar), pw->range, FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (vbox), bar, FALSE, FALSE, 0);
 
@@ -429,13 +383,14 @@ mv_profile_window_show (GtkWindow *parent, MvTimeline *tl)
                                   G_TYPE_INT);
   pw->tree = gtk_tree_view_new_with_model (GTK_TREE_MODEL (pw->store));
   g_object_unref (pw->store);
-  add_col (pw, "Kind", COL_KIND, FALSE);
-  add_col (pw, "Name", COL_NAME, FALSE);
-  add_col (pw, "Calls", COL_CALLS, TRUE);
-  add_col (pw, "Time", COL_TIME, TRUE);
-  add_col (pw, "Mean", COL_MEAN, TRUE);
-  add_col (pw, "App %", COL_SHARE, TRUE);
-  add_col (pw, "Bytes", COL_BYTES, TRUE);
+  GtkTreeView *tv = GTK_TREE_VIEW (pw->tree);
+  mv_tree_add_column (tv, "Kind", COL_KIND, NULL);
+  mv_tree_add_column (tv, "Name", COL_NAME, NULL);
+  mv_tree_add_column (tv, "Calls", COL_CALLS, fmt_cell);
+  mv_tree_add_column (tv, "Time", COL_TIME, fmt_cell);
+  mv_tree_add_column (tv, "Mean", COL_MEAN, fmt_cell);
+  mv_tree_add_column (tv, "App %", COL_SHARE, fmt_cell);
+  mv_tree_add_column (tv, "Bytes", COL_BYTES, fmt_cell);
   GtkCellRenderer *pr = gtk_cell_renderer_progress_new ();
   GtkTreeViewColumn *ic = gtk_tree_view_column_new_with_attributes
     ("Imbalance across ranks", pr, "value", COL_IMBAL, "text",

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mv-stats-window.h"
+#include "mv-child-window.h"
 #include "../model/mv-stats.h"
 
 enum
@@ -247,19 +248,9 @@ static void
 stats_done (GObject *src, GAsyncResult *res, gpointer user)
 {
   Sw *sw = MV_STATS_WINDOW (src);
-  GError *error = NULL;
-  MvStats *st = g_task_propagate_pointer (G_TASK (res), &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      g_error_free (error);
-      return;
-    }
+  MvStats *st = mv_job_result (res, sw->status);
   if (st == NULL)
-    {
-      gtk_label_set_text (GTK_LABEL (sw->status), error->message);
-      g_error_free (error);
-      return;
-    }
+    return;
   mv_stats_free (sw->st);
   sw->st = st;
   fill_table (sw);
@@ -494,49 +485,19 @@ mv_stats_window_init (MvStatsWindow *sw)
   sw->sel_bin = -1;
 }
 
-static void
-add_col (Sw *sw, const char *title, int col, gboolean dur)
-{
-  GtkCellRenderer *r = gtk_cell_renderer_text_new ();
-  GtkTreeViewColumn *c;
-  if (dur)
-    {
-      g_object_set (r, "xalign", 1.0, NULL);
-      c = gtk_tree_view_column_new_with_attributes (title, r, NULL);
-      gtk_tree_view_column_set_cell_data_func (c, r, fmt_dur_cell,
-                                               GINT_TO_POINTER (col), NULL);
-    }
-  else
-    c = gtk_tree_view_column_new_with_attributes (title, r, "text", col,
-                                                  NULL);
-  gtk_tree_view_column_set_sort_column_id (c, col);
-  gtk_tree_view_column_set_resizable (c, TRUE);
-  gtk_tree_view_append_column (GTK_TREE_VIEW (sw->tree), c);
-}
 
 /* The parent points to its statistics window until the window is
  * destroyed. */
 #define WINDOW_KEY "mv-stats-window"
 
-static void
-on_window_destroy (GtkWidget *w, gpointer parent)
-{
-  if (g_object_get_data (parent, WINDOW_KEY) == w)
-    g_object_set_data (parent, WINDOW_KEY, NULL);
-}
 
 GtkWidget *
 mv_stats_window_show (GtkWindow *parent, MvTimeline *tl)
 {
   MvLog *log = mv_timeline_get_log (tl);
-  Sw *old = g_object_get_data (G_OBJECT (parent), WINDOW_KEY);
-  if (old && old->log == log)
-    {
-      gtk_window_present (GTK_WINDOW (old));
-      return GTK_WIDGET (old);
-    }
+  GtkWidget *old = mv_child_window_reuse (parent, WINDOW_KEY, log);
   if (old)
-    gtk_widget_destroy (GTK_WIDGET (old));
+    return old;
 
   Sw *sw = g_object_new (MV_TYPE_STATS_WINDOW, "type", GTK_WINDOW_TOPLEVEL,
                          "title", "Statistics", "transient-for", parent,
@@ -544,21 +505,14 @@ mv_stats_window_show (GtkWindow *parent, MvTimeline *tl)
                          "default-height", 680, NULL);
   sw->tl = tl;
   sw->log = mv_log_ref (log);
-  g_object_set_data (G_OBJECT (parent), WINDOW_KEY, sw);
-  g_signal_connect_object (sw, "destroy", G_CALLBACK (on_window_destroy),
-                           parent, 0);
+  mv_child_window_register (parent, WINDOW_KEY, GTK_WIDGET (sw), log);
 
   GtkWidget *vbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   g_object_set (vbox, "margin", 10, NULL);
   GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   gtk_box_pack_start (GTK_BOX (bar), gtk_label_new ("Range"), FALSE, FALSE,
                       0);
-  sw->range = gtk_combo_box_text_new ();
-  gtk_combo_box_text_append_text (GTK_COMBO_BOX_TEXT (sw->range),
-                                  "Whole run");
-  gtk_combo_box_text_append_text (GTK_COMBO_BOX_TEXT (sw->range),
-                                  "Selection (or visible window)");
-  gtk_combo_box_set_active (GTK_COMBO_BOX (sw->range), 0);
+  sw->range = mv_range_combo_new ();
   gtk_box_pack_start (GTK_BOX (bar), sw->range, FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (bar), gtk_label_new ("Histogram of"), FALSE,
                       FALSE, 8);
@@ -600,14 +554,15 @@ mv_stats_window_show (GtkWindow *parent, MvTimeline *tl)
                                   G_TYPE_UINT64, G_TYPE_UINT64, G_TYPE_INT);
   sw->tree = gtk_tree_view_new_with_model (GTK_TREE_MODEL (sw->store));
   g_object_unref (sw->store);
-  add_col (sw, "State", COL_NAME, FALSE);
-  add_col (sw, "Rank", COL_RANK, FALSE);
-  add_col (sw, "Count", COL_COUNT, TRUE);
-  add_col (sw, "Total (incl.)", COL_INCL, TRUE);
-  add_col (sw, "Exclusive", COL_EXCL, TRUE);
-  add_col (sw, "Mean", COL_MEAN, TRUE);
-  add_col (sw, "Min", COL_MIN, TRUE);
-  add_col (sw, "Max", COL_MAX, TRUE);
+  GtkTreeView *tv = GTK_TREE_VIEW (sw->tree);
+  mv_tree_add_column (tv, "State", COL_NAME, NULL);
+  mv_tree_add_column (tv, "Rank", COL_RANK, NULL);
+  mv_tree_add_column (tv, "Count", COL_COUNT, fmt_dur_cell);
+  mv_tree_add_column (tv, "Total (incl.)", COL_INCL, fmt_dur_cell);
+  mv_tree_add_column (tv, "Exclusive", COL_EXCL, fmt_dur_cell);
+  mv_tree_add_column (tv, "Mean", COL_MEAN, fmt_dur_cell);
+  mv_tree_add_column (tv, "Min", COL_MIN, fmt_dur_cell);
+  mv_tree_add_column (tv, "Max", COL_MAX, fmt_dur_cell);
   g_signal_connect (sw->tree, "row-activated", G_CALLBACK (on_row_activated),
                     sw);
   GtkWidget *tscroll = gtk_scrolled_window_new (NULL, NULL);
