@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "mv-flame-window.h"
+#include "mv-child-window.h"
 #include "../draw/mv-draw-flame.h"
 
 struct _MvFlameWindow
@@ -141,19 +142,9 @@ static void
 flame_done (GObject *src, GAsyncResult *res, gpointer user)
 {
   Fw *fw = MV_FLAME_WINDOW (src);
-  GError *error = NULL;
-  MvFlame *fl = g_task_propagate_pointer (G_TASK (res), &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      g_error_free (error);
-      return;
-    }
+  MvFlame *fl = mv_job_result (res, fw->status);
   if (fl == NULL)
-    {
-      gtk_label_set_text (GTK_LABEL (fw->status), error->message);
-      g_error_free (error);
-      return;
-    }
+    return;
   mv_flame_free (fw->fl);
   fw->fl = fl;
   gtk_widget_set_size_request (fw->area, -1, (int) ((fl->max_depth + 1)
@@ -258,25 +249,14 @@ mv_flame_window_init (MvFlameWindow *fw)
 
 #define WINDOW_KEY "mv-flame-window"
 
-static void
-on_window_destroy (GtkWidget *w, gpointer parent)
-{
-  if (g_object_get_data (parent, WINDOW_KEY) == w)
-    g_object_set_data (parent, WINDOW_KEY, NULL);
-}
 
 GtkWidget *
 mv_flame_window_show (GtkWindow *parent, MvTimeline *tl)
 {
   MvLog *log = mv_timeline_get_log (tl);
-  Fw *old = g_object_get_data (G_OBJECT (parent), WINDOW_KEY);
-  if (old && old->log == log)
-    {
-      gtk_window_present (GTK_WINDOW (old));
-      return GTK_WIDGET (old);
-    }
+  GtkWidget *old = mv_child_window_reuse (parent, WINDOW_KEY, log);
   if (old)
-    gtk_widget_destroy (GTK_WIDGET (old));
+    return old;
 
   Fw *fw = g_object_new (MV_TYPE_FLAME_WINDOW, "type", GTK_WINDOW_TOPLEVEL,
                          "title", "Flame graph", "transient-for", parent,
@@ -284,21 +264,14 @@ mv_flame_window_show (GtkWindow *parent, MvTimeline *tl)
                          "default-height", 520, NULL);
   fw->tl = tl;
   fw->log = mv_log_ref (log);
-  g_object_set_data (G_OBJECT (parent), WINDOW_KEY, fw);
-  g_signal_connect_object (fw, "destroy", G_CALLBACK (on_window_destroy),
-                           parent, 0);
+  mv_child_window_register (parent, WINDOW_KEY, GTK_WIDGET (fw), log);
 
   GtkWidget *vbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   g_object_set (vbox, "margin", 10, NULL);
   GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   gtk_box_pack_start (GTK_BOX (bar), gtk_label_new ("Range"), FALSE, FALSE,
                       0);
-  fw->range = gtk_combo_box_text_new ();
-  gtk_combo_box_text_append_text (GTK_COMBO_BOX_TEXT (fw->range),
-                                  "Whole run");
-  gtk_combo_box_text_append_text (GTK_COMBO_BOX_TEXT (fw->range),
-                                  "Selection (or visible window)");
-  gtk_combo_box_set_active (GTK_COMBO_BOX (fw->range), 0);
+  fw->range = mv_range_combo_new ();
   gtk_box_pack_start (GTK_BOX (bar), fw->range, FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (bar), gtk_label_new ("Ranks"), FALSE, FALSE,
                       0);
