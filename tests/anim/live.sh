@@ -34,8 +34,16 @@ echo $? > "$T/garbage.rc"
 timeout 60 "$feed" --ranks 4 --msgs 2000 --rate 4000 --hold-ms 2500 \
   --quiet --addr "$good" > "$T/feed1.out" 2>&1 &
 F=$!
-sleep 1.5
-import -window root "$T/shot.png" 2> "$T/import.err"
+# Screenshots until one shows the ranks in Wait (they hold it 2.5 s):
+# on a loaded machine the first frame after the messages may come late.
+sleep 1
+while kill -0 $F 2> /dev/null; do
+  import -window root "$T/shot.png" 2> "$T/import.err"
+  n=$(convert "$T/shot.png" -fill black +opaque '#0000ff' -fill white \
+    -opaque '#0000ff' -format '%[fx:round(mean*w*h)]' info: 2>/dev/null)
+  [ "${n:-0}" -gt 500 ] && break
+  sleep 0.2
+done
 wait $F
 echo $? > "$T/feed1.rc"
 wait $W
