@@ -425,12 +425,28 @@ manager_returned (mpe_mon_req_t *q)
 
 /* ---- the tree shape ------------------------------------------------- */
 
+/* Whether any slot of q holds a part. */
+static int
+has_parts (const mpe_mon_req_t *q)
+{
+  const mpe_mon_slot_t *s = (const mpe_mon_slot_t *) (q + 1);
+  for (uint32_t i = 0; i < q->nslots; i++)
+    if (s[i].n)
+      return 1;
+  return 0;
+}
+
 /* A complete answer for a subtree: to the parent, or the manager's. */
 static void
 tree_up (mpe_mon_req_t *q, size_t len)
 {
   if (M.rank != M.manager)
     {
+      /* A subtree with nothing to say (one object asked for, a channel
+         row) answers with the header alone: a hop costs the size of
+         what was found, not of the whole level. */
+      if (!mpe_mon_level_appends (q->level, q->object) && !has_parts (q))
+        q->nslots = 0, len = sizeof *q;
       send_to (M.parent, MON_TAG_UP, q, len);
       return;
     }
@@ -517,8 +533,9 @@ tree_answer (mpe_mon_req_t *r)
           p->len = bytes;
         }
     }
-  else if (r->nslots == p->q->nslots)
+  else if (r->nslots == p->q->nslots || r->nslots == 0)
     {
+      /* A header alone: that subtree had nothing to add. */
       mpe_mon_slot_t *dst = (mpe_mon_slot_t *) (p->q + 1);
       for (uint32_t k = 0; k < r->nslots; k++)
         mpe_mon_slot_merge (&dst[k], &src[k]);

@@ -26,11 +26,13 @@ esac
 report () {
   sed -n "s/^MPE monitor: .* \([0-9]*\) $1.*/\1/p" err.txt | head -1
 }
-# watch LEVEL: mpetop recording what a 4-rank job sends at 50 Hz.
+# watch LEVEL [MPETOP-OPTION...]: mpetop recording what an NP-rank job
+# sends at 50 Hz.
 watch () {
   rm -f addr rec.txt
-  $TOP --batch 100000 --level "$1" --addr-file addr --record rec.txt \
-    > top.txt 2> top.err &
+  level=$1; shift
+  $TOP --batch 100000 --level "$level" "$@" --addr-file addr \
+    --record rec.txt > top.txt 2> top.err &
   top_pid=$!
   i=0; while [ ! -s addr ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
   # Every wrapped call moves the request (no 200 us poll spacing), so a
@@ -116,12 +118,15 @@ sent=$(report "requests sent"); returned=$(report "returned")
 is "process level: every request came back" "$returned" "$sent"
 grep -q 'round trip' top.txt; ok $? "process level: mpetop shows the round trip"
 
-# Job level: one slot with NP parts, minimum rank 0, maximum the last.
+# Job level: one slot with NP parts, minimum rank 0, maximum the last,
+# once 50 steps made the ranks far apart: a request reads the ranks a few
+# steps apart (in the tree, a deeper rank later than a higher one), which
+# can swap neighbours early on.
 watch job; ok $? "job level: job and mpetop run"
 awk -v np=$NP '/^sample / { if ($9 != 1) { bad++; next }
        split($10, f, ":")
        if (f[7] != np) bad++
-       else if (f[2] > 200) { if (f[5] != 0 || f[6] != np - 1) bad++; good++ } }
+       else if (f[2] > 50 * np * (np + 5) / 2) { if (f[5] != 0 || f[6] != np - 1) bad++; good++ } }
      END { print (bad ? "bad" : "good") " " good }' rec.txt > chk.txt
 read verdict good < chk.txt
 is "job level: one value, min on rank 0, max on rank $last" "$verdict" good
@@ -132,6 +137,16 @@ watch node; ok $? "node level: job and mpetop run"
 awk -v np=$NP '/^sample / { if ($9 != 1) bad++; split($10, f, ":"); if (f[1] != 0 || f[7] != np) bad++; n++ }
      END { print (bad || !n ? "bad" : "good") }' rec.txt > chk.txt
 is "node level: one value per node, from $NP ranks" "$(cat chk.txt)" good
+
+# One object: one value, from the one rank asked (the others add nothing;
+# in the tree they answer with the header alone).
+watch process --object $last; ok $? "one object: job and mpetop run"
+awk -v np=$NP -v o=$last '/^sample / { split($10, f, ":")
+       if ($5 != 1 || $6 != o || $8 != np || $9 != 1 || f[1] != o || f[7] != 1) bad++
+       n++ }
+     END { print (bad || !n ? "bad" : "good") " " n }' rec.txt > chk.txt
+read verdict n < chk.txt
+is "one object: rank $last's value alone, every rank visited ($n samples)" "$verdict" good
 
 # A rank that computes 2 s without MPI stops the ring: the others wait
 # for it inside MPI, where nothing moves requests, so about 40 periods
