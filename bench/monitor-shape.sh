@@ -1,14 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# usage: monitor-shape.sh MPIEXEC LOADPROG [NPS] [RUNS] [ITERS]
+# usage: monitor-shape.sh MPIEXEC LOADPROG [NPS] [RUNS] [STEPS]
 # `make bench-monitor-shape`: the round trip of the live monitor's
 # requests round the ring and down and up the tree (fan-out 8), on the
 # message-bound bench/monitor-load at 10 Hz, for each rank count in NPS
-# (default "4 8 16 32"), with the requests moved by the wrapped MPI calls
-# and by the helper thread (MPE_MONITOR_THREAD).  The shapes alternate
-# within each round.  Per case: medians over RUNS of the manager's round
+# (default "4 8 16 32"; STEPS / ranks iterations each, STEPS default
+# 4000, so every run passes about as many messages), with the requests
+# moved by the wrapped MPI calls and by the helper thread
+# (MPE_MONITOR_THREAD).  The shapes alternate within each round.  Per case: medians over RUNS of the manager's round
 # trip min / median / max (ms), and requests late / sent.
-mpiexec=$1 prog=$2 nps=${3:-4 8 16 32} runs=${4:-3} iters=${5:-3000}
+mpiexec=$1 prog=$2 nps=${3:-4 8 16 32} runs=${4:-3} steps=${5:-4000}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/monshape.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 median () { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -17,7 +18,7 @@ once () {  # np progress shape
   [ "$progress" = thread ] && mode=message-mt thread=yes
   env MPE_LOGFILE_PREFIX="$tmp/bench" MPE_MONITOR=10 MPE_MONITOR_REPORT=yes \
     MPE_MONITOR_SHAPE="$shape" MPE_MONITOR_THREAD=$thread \
-    timeout 900 "$mpiexec" -n "$np" "$prog" "$mode" "$iters" \
+    timeout 900 "$mpiexec" -n "$np" "$prog" "$mode" $((steps / np)) \
     > "$tmp/out" 2> "$tmp/err"
   sed -n 's/.* \([0-9]*\) requests sent, [0-9]* returned, \([0-9]*\) late, .*round trip min \([^ ]*\) median \([^ ]*\) max \([^ ]*\) s$/\3 \4 \5 \2 \1/p' \
     "$tmp/err" >> "$tmp/$np-$progress-$shape"
