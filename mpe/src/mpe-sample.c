@@ -317,7 +317,16 @@ mpe__sthread_get (void)
 /* ------------------------------------------------------------------ */
 
 /* Frame-pointer walk from the interrupted context; -1 when the chain is
- * not valid all the way (the code has no frame pointers there). */
+ * not valid all the way (the code has no frame pointers there).  Where
+ * the code has none, rbp is any value, and a value inside the stack makes
+ * the walk read stack words that belong to no object, like an unwinder:
+ * not instrumented under AddressSanitizer, whose redzones are such words
+ * (a read there is not the program's bug, and the bounds are checked). */
+#if defined __has_attribute
+# if __has_attribute (no_sanitize_address)
+__attribute__ ((no_sanitize_address))
+# endif
+#endif
 static int
 fp_walk (const mcontext_t *mc, uintptr_t stack_hi, uint64_t *pcs, int max,
          int *truncated)
