@@ -156,6 +156,7 @@ mv_export_run (const MvExportOpts *o, GError **error)
       p.show_metric = TRUE;
       p.metric = logfmt_reader_metric (log->reader, i)->id;
     }
+  p.show_sched = o->sched;
   g_autoptr (MvCache) cache = mv_cache_new (log);
   g_autoptr (MvScene) scene = mv_scene_compute (cache, &p, NULL, error);
   if (scene == NULL)

@@ -20,6 +20,7 @@ typedef struct
   int         force_lod;     /* -1 auto, 0 decoded events, 1 summaries */
   const char *counter;       /* metric name drawn as counter tracks, or
                                 NULL */
+  gboolean    sched;         /* on/off-CPU shading in thread rows */
 } MvExportOpts;
 
 /* Opens INPUT headless (no progress) and prints its load warning, if

@@ -48,6 +48,7 @@ main (int argc, char **argv)
   char *export_path = NULL, *stats_path = NULL, *matrix_path = NULL;
   char *detail = NULL, *counter = NULL;
   gboolean bench = FALSE, bench_matrix = FALSE, version = FALSE;
+  gboolean sched = FALSE;
   int width = 0, height = 0;
 
   setlocale (LC_ALL, "");
@@ -75,6 +76,9 @@ main (int argc, char **argv)
     { "counter", 0, 0, G_OPTION_ARG_STRING, &counter,
       "Export: draw metric NAME as a counter track under each process",
       "NAME" },
+    { "sched", 0, 0, G_OPTION_ARG_NONE, &sched,
+      "Export: shade where each thread was off its CPU (MPE_SCHED=1)",
+      NULL },
     { "detail", 0, 0, G_OPTION_ARG_STRING, &detail,
       "Export drawn from: auto (default), summaries or events", "HOW" },
     { "width", 'W', 0, G_OPTION_ARG_INT, &width,
@@ -140,6 +144,7 @@ main (int argc, char **argv)
       eo.height = height;
       eo.force_lod = -1;
       eo.counter = counter;
+      eo.sched = sched;
       if (detail != NULL && !g_str_equal (detail, "auto"))
         {
           if (!g_str_equal (detail, "summaries")

@@ -82,6 +82,8 @@ typedef struct
   guint8  *dom_pct;     /* how much of the pixel states cover, percent */
   logfmt_metric_bin_t *counter;  /* p.show_metric: p.width bins of the
                                     metric (mv-counters.c), or NULL */
+  guint8  *offcpu;      /* p.show_sched: p.width columns blocked, then
+                           p.width preempted, 0-255 (mv-sched.c), or NULL */
   gboolean in_block;      /* the arrays are in the scene's lane_block */
   gboolean from_pyramid;  /* sampled from a pyramid (reusable by a pan) */
 } MvLane;
@@ -108,6 +110,7 @@ typedef struct
                                     100,000 processes) */
   gboolean       show_metric;    /* a counter track under each process */
   guint32        metric;         /* its logfmt_metric_def_t.id */
+  gboolean       show_sched;     /* off-CPU shading in thread rows */
 } MvSceneParams;
 
 typedef struct

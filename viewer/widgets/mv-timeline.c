@@ -30,6 +30,7 @@ struct _MvTimeline
   gint32         highlight;
   gboolean       show_metric;    /* counter tracks of `metric` */
   guint32        metric;
+  gboolean       show_sched;     /* off-CPU shading */
   int            drag;
   double         press_x, press_y, last_x;
   gboolean       moved;
@@ -163,6 +164,7 @@ current_params (MvTimeline *tl)
     .height = MAX (tl->layout.plot_h, 1), .row_h = tl->view.row_h,
     .y0 = tl->view.y0, .force_lod = -1,
     .show_metric = tl->show_metric, .metric = tl->metric,
+    .show_sched = tl->show_sched,
   };
   return p;
 }
@@ -173,7 +175,8 @@ same_view (const MvSceneParams *p, const MvSceneParams *q)
 {
   return p->t0 == q->t0 && p->t1 == q->t1 && p->width == q->width
          && p->height == q->height && p->row_h == q->row_h && p->y0 == q->y0
-         && p->show_metric == q->show_metric && p->metric == q->metric;
+         && p->show_metric == q->show_metric && p->metric == q->metric
+         && p->show_sched == q->show_sched;
 }
 
 static gboolean
@@ -742,6 +745,15 @@ mv_timeline_set_metric (MvTimeline *tl, gboolean show, guint32 id)
 {
   tl->show_metric = show;
   tl->metric = id;
+  if (tl->busy)
+    tl->pending = TRUE;
+  request_scene (tl);
+}
+
+void
+mv_timeline_set_sched (MvTimeline *tl, gboolean show)
+{
+  tl->show_sched = show;
   if (tl->busy)
     tl->pending = TRUE;
   request_scene (tl);
