@@ -21,6 +21,7 @@ typedef struct
   const char *counter;       /* metric name drawn as counter tracks, or
                                 NULL */
   gboolean    sched;         /* on/off-CPU shading in thread rows */
+  gboolean    cpus;          /* the CPU view instead of the timeline */
 } MvExportOpts;
 
 /* Opens INPUT headless (no progress) and prints its load warning, if
@@ -32,6 +33,10 @@ gboolean mv_export_run (const MvExportOpts *o, GError **error);
 gboolean mv_export_stats_run (const MvExportOpts *o, GError **error);
 /* Parses "1.5", "1.5s", "20ms", "3us", "100ns" (no unit: seconds). */
 gboolean mv_parse_time (const char *s, guint64 *out);
+/* The CPU view (one row per CPU) as PNG (mv-export-sched.c). */
+gboolean mv_export_cpus_run (const MvExportOpts *o, GError **error);
+/* The threads and CPUs tables as JSON (mv-sched-tables.h). */
+gboolean mv_export_tables_run (const MvExportOpts *o, GError **error);
 /* The communication matrix's heat map (counts) as PNG. */
 gboolean mv_export_matrix_run (const MvExportOpts *o, GError **error);
 /* Headless benchmark of the matrix window: prints figures on stdout. */

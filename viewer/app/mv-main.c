@@ -46,9 +46,10 @@ main (int argc, char **argv)
 {
   MvExportOpts eo = { 0 };
   char *export_path = NULL, *stats_path = NULL, *matrix_path = NULL;
+  char *tables_path = NULL;
   char *detail = NULL, *counter = NULL;
   gboolean bench = FALSE, bench_matrix = FALSE, version = FALSE;
-  gboolean sched = FALSE;
+  gboolean sched = FALSE, cpus = FALSE;
   int width = 0, height = 0;
 
   setlocale (LC_ALL, "");
@@ -69,6 +70,9 @@ main (int argc, char **argv)
     { "export-matrix", 0, 0, G_OPTION_ARG_FILENAME, &matrix_path,
       "Write FILE's communication matrix (message counts) to OUT.png",
       "OUT" },
+    { "export-tables", 0, 0, G_OPTION_ARG_FILENAME, &tables_path,
+      "Write FILE's threads and CPUs tables (MPE_SCHED=1) to OUT as JSON",
+      "OUT" },
     { "from", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_time_opt,
       "Start of the exported window (seconds, or 20ms, 3us, 100ns)", "T0" },
     { "to", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_time_opt,
@@ -78,6 +82,9 @@ main (int argc, char **argv)
       "NAME" },
     { "sched", 0, 0, G_OPTION_ARG_NONE, &sched,
       "Export: shade where each thread was off its CPU (MPE_SCHED=1)",
+      NULL },
+    { "cpus", 0, 0, G_OPTION_ARG_NONE, &cpus,
+      "Export the CPU view (a row per CPU, coloured by the thread on it)",
       NULL },
     { "detail", 0, 0, G_OPTION_ARG_STRING, &detail,
       "Export drawn from: auto (default), summaries or events", "HOW" },
@@ -114,21 +121,23 @@ main (int argc, char **argv)
       return 0;
     }
   if ((export_path != NULL) + (stats_path != NULL) + (matrix_path != NULL)
-      + bench + bench_matrix > 1)
+      + (tables_path != NULL) + bench + bench_matrix > 1)
     {
       g_printerr ("mpeview: --export, --export-stats, --export-matrix, "
-                  "--bench and --bench-matrix are exclusive\n");
+                  "--export-tables, --bench and --bench-matrix are "
+                  "exclusive\n");
       return 2;
     }
   if (export_path != NULL || stats_path != NULL || matrix_path != NULL
-      || bench || bench_matrix)
+      || tables_path != NULL || bench || bench_matrix)
     {
       if (argc != 2)
         {
           g_printerr ("mpeview: %s needs exactly one input FILE\n",
                       bench ? "--bench" : bench_matrix ? "--bench-matrix"
                       : stats_path ? "--export-stats"
-                      : matrix_path ? "--export-matrix" : "--export");
+                      : matrix_path ? "--export-matrix"
+                      : tables_path ? "--export-tables" : "--export");
           return 2;
         }
       if (bench)
@@ -139,12 +148,14 @@ main (int argc, char **argv)
                                     height ? height : 1000);
       eo.input = argv[1];
       eo.output = stats_path ? stats_path
-                  : matrix_path ? matrix_path : export_path;
+                  : matrix_path ? matrix_path
+                  : tables_path ? tables_path : export_path;
       eo.width = width;
       eo.height = height;
       eo.force_lod = -1;
       eo.counter = counter;
       eo.sched = sched;
+      eo.cpus = cpus;
       if (detail != NULL && !g_str_equal (detail, "auto"))
         {
           if (!g_str_equal (detail, "summaries")
@@ -158,6 +169,8 @@ main (int argc, char **argv)
         }
       if (!(stats_path ? mv_export_stats_run (&eo, &error)
             : matrix_path ? mv_export_matrix_run (&eo, &error)
+            : tables_path ? mv_export_tables_run (&eo, &error)
+            : cpus ? mv_export_cpus_run (&eo, &error)
             : mv_export_run (&eo, &error)))
         {
           g_printerr ("mpeview: %s\n", error->message);
