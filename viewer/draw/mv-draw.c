@@ -8,6 +8,7 @@
 
 #include "mv-draw.h"
 #include "mv-draw-sched.h"
+#include "mv-draw-samples.h"
 #include "../model/mv-view.h"
 
 /* A quiet light palette: dark text on white. */
@@ -1126,6 +1127,7 @@ mv_draw_plot (cairo_t *cr, const MvScene *s, double w, double h,
     }
   draw_counters (cr, s);
   mv__draw_offcpu (cr, s);
+  mv_draw_sample_strips (cr, s);
   if (!s->p.hide_arrows)
     density_prepare (w, h);
   draw_arrows (cr, s, w, h);

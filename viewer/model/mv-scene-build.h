@@ -82,6 +82,8 @@ void     mv__scene_arrows (MvScene *s, GCancellable *cancellable);
 void     mv__scene_counters (MvScene *s);
 /* Off-CPU shading of thread lanes when p.show_sched (mv-sched.c). */
 void     mv__scene_sched (MvScene *s);
+/* Sample ticks or lanes of p.samples (mv-lane-samples.c). */
+void     mv__scene_samples (MvScene *s);
 
 G_END_DECLS
 

@@ -23,6 +23,7 @@
 
 #include "mv-cache.h"
 #include "mv-log.h"
+#include "mv-samples.h"
 #include "mv-view.h"
 
 G_BEGIN_DECLS
@@ -84,6 +85,8 @@ typedef struct
                                     metric (mv-counters.c), or NULL */
   guint8  *offcpu;      /* p.show_sched: p.width columns blocked, then
                            p.width preempted, 0-255 (mv-sched.c), or NULL */
+  guint32 *sample_fn;     /* p.samples: per pixel column the function
+                             of the samples (mv-samples.h), or NULL */
   gboolean in_block;      /* the arrays are in the scene's lane_block */
   gboolean from_pyramid;  /* sampled from a pyramid (reusable by a pan) */
 } MvLane;
@@ -111,6 +114,11 @@ typedef struct
   gboolean       show_metric;    /* a counter track under each process */
   guint32        metric;         /* its logfmt_metric_def_t.id */
   gboolean       show_sched;     /* off-CPU shading in thread rows */
+  MvSampleSource *samples;       /* call-path samples drawn in each
+                                    thread's row, or NULL (the scene
+                                    holds a reference) */
+  int            sample_depth;   /* 0 ticks of the innermost function,
+                                    k >= 1 a lane of the k-th frame */
 } MvSceneParams;
 
 typedef struct
@@ -162,7 +170,8 @@ void     mv_scene_free (MvScene *s);
 typedef enum
 {
   MV_HIT_NONE, MV_HIT_SPAN, MV_HIT_MARKER, MV_HIT_ARROW, MV_HIT_PIXEL,
-  MV_HIT_COUNTER        /* a counter track: lane->counter[px] */
+  MV_HIT_COUNTER,       /* a counter track: lane->counter[px] */
+  MV_HIT_SAMPLE         /* a sample strip: lane->sample_fn[px] */
 } MvHitKind;
 
 typedef struct
@@ -182,6 +191,9 @@ char    *mv_scene_describe (const MvScene *s, const MvHit *hit);
 /* The counter strip of a lane: its top and height (the lower part of
  * the lane, under the states). */
 void     mv_scene_counter_strip (const MvLane *lane, double *y, double *h);
+
+/* The sample strip of a lane (the upper part of the lane). */
+void     mv_scene_sample_strip (const MvLane *lane, double *y, double *h);
 
 /* Inset of a span of this depth in a lane of height h. */
 double   mv_scene_depth_inset (double h, guint depth);
