@@ -42,7 +42,10 @@ typedef struct
   gint32                 *unmatched;
 } MvTracker;
 
-MvTracker *mv_tracker_new (guint nstates);
+/* nesting_only: logfmt's LOGFMT_TRACKER_NESTING (the same pairing,
+ * no exclusive times or cargo, so mv_interval_inferred cannot tell
+ * seeded instances), for lanes that draw only the innermost state. */
+MvTracker *mv_tracker_new (guint nstates, gboolean nesting_only);
 void       mv_tracker_free (MvTracker *t);
 
 /* Pass 1 is needed only when tstart > 0 (callers skip it otherwise). */

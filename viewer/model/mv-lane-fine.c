@@ -83,7 +83,7 @@ mv__fine_acc_new (guint width, guint nstates)
   a->total = g_new (float, width);
   a->evs = g_array_new (FALSE, FALSE, sizeof (FineEv));
   a->occ = g_new (float, (gsize) width * MAX (nstates, 1));
-  a->tr = mv_tracker_new (nstates);
+  a->tr = mv_tracker_new (nstates, TRUE);
   return a;
 }
 
