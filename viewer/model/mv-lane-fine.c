@@ -258,6 +258,18 @@ walk_batch (FineWalk *w, const logfmt_event_t *ev, guint n)
       }
 }
 
+/* Applies n <= MV_TRACKER_BATCH records before the window (nothing to
+ * draw): only the innermost state after them is wanted. */
+static void
+skip_batch (FineWalk *w, const logfmt_event_t *ev, guint n)
+{
+  if (n == 0)
+    return;
+  mv_tracker_apply_batch (w->tr, ev, n, FALSE, FALSE);
+  guint depth = mv_tracker_depth (w->tr);
+  w->top = depth ? mv_tracker_open (w->tr, depth - 1)->state : -1;
+}
+
 /* The kept records ev[0 .. n) in the tracker's batch buffer. */
 static const logfmt_event_t *
 fine_in (MvTracker *tr, const FineEv *ev, guint n)
@@ -361,7 +373,7 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
               /* The states open at t0: every record before it applied. */
               while (i < (guint) got && buf[i].time < t0)
                 i++;
-              walk_batch (&w, buf, i);
+              skip_batch (&w, buf, i);
               if (i < (guint) got)
                 {
                   fine_keep_open_at (s, w.tr, stream, t0);
@@ -393,10 +405,16 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
       mv_tracker_seed_end (w.tr, tstart);
       guint depth = mv_tracker_depth (w.tr);
       w.top = depth ? mv_tracker_open (w.tr, depth - 1)->state : -1;
+      /* The lookback before t0 only moves the open states. */
       for (guint i = 0; i < n; i += MV_TRACKER_BATCH)
         {
           guint m = MIN (MV_TRACKER_BATCH, n - i);
-          walk_batch (&w, fine_in (w.tr, ev + i, m), m);
+          const logfmt_event_t *in = fine_in (w.tr, ev + i, m);
+          guint before = 0;
+          while (before < m && in[before].time < t0)
+            before++;
+          skip_batch (&w, in, before);
+          walk_batch (&w, in + before, m - before);
         }
     }
   /* After the last record: instances still open go on through the
