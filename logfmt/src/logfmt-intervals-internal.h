@@ -12,8 +12,10 @@ struct logfmt_state_tracker
   uint32_t nstates, stream;
   uint32_t depth, cap;
   bool nesting;             /* LOGFMT_TRACKER_NESTING: no exclusive time,
-                             * no cargo (open[] slots hold stream, 0 and 0
-                             * there from the start) */
+                             * no cargo; open[] (stream, exclusive 0,
+                             * flags 0 preset) and deep[] have their
+                             * whole size from the start, so that its
+                             * steps make no call */
   uint32_t cut_pos;         /* next open instance logfmt_state_tracker_cut gives */
   uint64_t t_top;           /* innermost's exclusive time counted up to here */
   uint64_t ndeep;           /* too-deep instances open, all states */
@@ -24,6 +26,15 @@ struct logfmt_state_tracker
 /* A BEGIN with no room left: grows the stack, or (at the depth limit)
  * counts a too-deep instance.  0 when the BEGIN may be pushed. */
 int logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state);
+
+/* A BEGIN beyond LOGFMT_STATE_MAX_DEPTH (tr->deep allocated). */
+static inline int
+logfmt__tr_deep_begin (logfmt_state_tracker_t *tr, int32_t state)
+{
+  tr->deep[state]++;
+  tr->ndeep++;
+  return LOGFMT_STEP_TOO_DEEP;
+}
 
 /* Gives the time since the last BEGIN/END to the innermost instance (the
  * only one whose exclusive time grows). */
@@ -63,6 +74,8 @@ logfmt__tr_begin_m (logfmt_state_tracker_t *tr, int32_t state, uint64_t t,
     return LOGFMT_STEP_NONE;
   if (LOGFMT_UNLIKELY (tr->depth == tr->cap))
     {
+      if (nesting)      /* cap is the limit there */
+        return logfmt__tr_deep_begin (tr, state);
       int rc = logfmt__tr_full (tr, state);
       if (rc)
         return rc;
@@ -122,7 +135,15 @@ logfmt__tr_end_m (logfmt_state_tracker_t *tr, int32_t state, uint64_t t,
   uint32_t flags = nesting ? 0 : iv->flags & LOGFMT_IV_BEGIN_CARGO;
   if (closed && flags)
     memcpy (closed->begin_cargo, iv->begin_cargo, LOGFMT_CARGO_SIZE);
-  if (above)
+  if (above && nesting)
+    for (uint32_t j = 0; j < above; j++)
+      {
+        /* The fields a BEGIN writes (no library call in the loop). */
+        iv[j].state = iv[j + 1].state;
+        iv[j].start = iv[j + 1].start;
+        iv[j].depth = iv[j + 1].depth;
+      }
+  else if (above)
     memmove (iv, iv + 1, above * sizeof *iv);
   tr->depth--;
   if (inner)

@@ -50,16 +50,20 @@ logfmt_state_tracker_new_mode (size_t nstates, uint32_t stream,
   logfmt_state_tracker_t *tr = calloc (1, sizeof *tr);
   if (!tr)
     return LOGFMT_ENOMEM;
-  tr->open = malloc (FIRST_CAP * sizeof *tr->open);
-  if (!tr->open)
+  tr->nesting = mode == LOGFMT_TRACKER_NESTING;
+  tr->cap = tr->nesting ? LOGFMT_STATE_MAX_DEPTH : FIRST_CAP;
+  tr->open = malloc (tr->cap * sizeof *tr->open);
+  if (tr->nesting)
+    tr->deep = calloc (nstates ? nstates : 1, sizeof *tr->deep);
+  if (!tr->open || (tr->nesting && !tr->deep))
     {
+      free (tr->open);
+      free (tr->deep);
       free (tr);
       return LOGFMT_ENOMEM;
     }
-  tr->cap = FIRST_CAP;
   tr->nstates = (uint32_t) nstates;
   tr->stream = stream;
-  tr->nesting = mode == LOGFMT_TRACKER_NESTING;
   slots_init (tr, 0, tr->cap);
   *out = tr;
   return 0;
@@ -117,9 +121,7 @@ logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state)
           if (!tr->deep)
             return LOGFMT_ENOMEM;
         }
-      tr->deep[state]++;
-      tr->ndeep++;
-      return LOGFMT_STEP_TOO_DEEP;
+      return logfmt__tr_deep_begin (tr, state);
     }
   uint32_t c = tr->cap * 2;
   if (c > LOGFMT_STATE_MAX_DEPTH)
@@ -222,7 +224,13 @@ apply_batch_nesting (logfmt_state_tracker_t *restrict tr,
                      const logfmt_event_t *restrict ev, size_t n,
                      logfmt_tracker_batch_t *out)
 {
-  return apply_batch_m (tr, ev, n, out, true);
+  /* The steps make no call in this mode: on a copy whose address does
+   * not escape, depth and clock live in registers, not in memory that
+   * each record stores and the next one reloads. */
+  logfmt_state_tracker_t local = *tr;
+  int rc = apply_batch_m (&local, ev, n, out, true);
+  *tr = local;
+  return rc;
 }
 
 int
