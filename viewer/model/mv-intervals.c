@@ -71,6 +71,18 @@ mv_tracker_seed_end (MvTracker *t, guint64 tstart)
 }
 
 void
+mv_tracker_seed_lookback (MvTracker *t, guint64 tstart, guint nunmatched,
+                          guint n, const gint32 *state, const guint64 *start)
+{
+  g_assert (nunmatched <= t->pre->len);
+  for (guint i = 0; i < nunmatched; i++)
+    mv_tracker_apply (t, LOGFMT_KIND_END, g_array_index (t->pre, gint32, i),
+                      tstart, NULL, NULL);
+  for (guint i = 0; i < n; i++)
+    mv_tracker_apply (t, LOGFMT_KIND_BEGIN, state[i], start[i], NULL, NULL);
+}
+
+void
 mv_tracker_restore (MvTracker *t, guint n, const gint32 *state,
                     const guint64 *start)
 {
