@@ -828,7 +828,7 @@ on_flame (GtkWidget *b, Win *w)
 static void
 toggle_samples (Win *w)
 {
-  int depth;
+  int depth = 0;
   if (w->log)
     mv_timeline_set_samples (w->tl, !mv_timeline_samples_shown (w->tl,
                                                                 &depth),
