@@ -31,8 +31,9 @@ cpu_now (void)
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* s seconds of this thread's CPU time. */
-static void
+/* s seconds of this thread's CPU time (a frame of its own in the
+ * samples' call paths). */
+static void __attribute__ ((noinline))
 spin (double s)
 {
   double end = cpu_now () + s;
