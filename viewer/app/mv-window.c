@@ -828,11 +828,11 @@ on_flame (GtkWidget *b, Win *w)
 static void
 toggle_samples (Win *w)
 {
+  if (w->log == NULL)
+    return;
   int depth = 0;
-  if (w->log)
-    mv_timeline_set_samples (w->tl, !mv_timeline_samples_shown (w->tl,
-                                                                &depth),
-                             depth);
+  gboolean shown = mv_timeline_samples_shown (w->tl, &depth);
+  mv_timeline_set_samples (w->tl, !shown, depth);
 }
 
 typedef struct

@@ -316,7 +316,7 @@ mv_flame_window_show (GtkWindow *parent, MvTimeline *tl)
                                   "Ticks by function");
   gtk_combo_box_text_append_text (GTK_COMBO_BOX_TEXT (fw->mode),
                                   "Stack lane at depth");
-  int depth;
+  int depth = 0;
   gboolean shown = mv_timeline_samples_shown (tl, &depth);
   gtk_combo_box_set_active (GTK_COMBO_BOX (fw->mode),
                             !shown ? 0 : depth ? 2 : 1);
