@@ -318,12 +318,14 @@ read_source (cthread_t *c, int i, uint64_t t, int rotate)
 static void
 read_point (cthread_t *c, int force)
 {
-  uint64_t t = mpe__ticks ();
-  int rotate = mpe__ctr_rotating && t >= c->next_rot;
-  if (!rotate && !force)
+  if (!force && (!mpe__ctr_rotating || mpe__ticks () < c->next_rot))
     return;
+  /* Busy before the time is taken: a sample between the two would store
+   * a later reading first. */
   c->busy = 1;
   atomic_signal_fence (memory_order_seq_cst);
+  uint64_t t = mpe__ticks ();
+  int rotate = mpe__ctr_rotating && t >= c->next_rot;
   for (int i = 0; i < C.nsrc; i++)
     read_source (c, i, t, rotate);
   if (rotate)
