@@ -52,6 +52,15 @@ ok $r "without MPE_COUNTERS the job runs"
 is "... and records no counter" "$(mval ctr.clog task-clock 0)" none
 is "... and says nothing" "$(grep -c 'counter' err.txt)" 0
 
+# The configuration file's key does what the variable does.
+printf 'counters = context-switches, minor-faults\n' > ctr.conf
+MPE_CONFIG=$PWD/ctr.conf run 1 "$PROG" states 4; r=$?
+ok $r "counters from MPE_CONFIG's file (rc $r)"
+cs=$(mval ctr.clog context-switches 0)
+[ "$cs" != none ] && [ "$cs" -ge 4 ]
+ok $? "... are counted ($cs context switches for 4 sleeps)"
+is "... and only those" "$(mval ctr.clog task-clock 0)" none
+
 # A name no source knows is named once and the rest are counted.
 MPE_COUNTERS=task-clock,no-such-event run 2 "$PROG" states 2; r=$?
 ok $r "an unknown event does not stop the job"
