@@ -41,11 +41,11 @@ done
 $CLOGTOOL verify ctr.clog > /dev/null; ok $? "the log verifies"
 
 # Enough slots: nothing rotates, no .err, the same rates.
-MPE_FAKE_SLOTS=0 run 1 "$PROG" barriers 30 3; r=$?
+MPE_FAKE_SLOTS=0 run 1 "$PROG" barriers 60 3; r=$?
 ok $r "barriers with unlimited slots (rc $r)"
 is "one set opened" \
   "$(grep '^fake-counters: rank 0:' err.txt | sed 's/.* opened \([0-9]*\).*/\1/')" 1
 is "no .err companion" "$(mval ctr.clog fake1.err 0)" none
-within "$(mval ctr.clog fake3 0)" "$(($(mval ctr.clog task-clock 0) * 3 / 1000))" 1
-ok $? "fake3 = 3 x task clock / 1 us within 1%"
+within "$(mval ctr.clog fake3 0)" "$(($(mval ctr.clog task-clock 0) * 3 / 1000))" 2
+ok $? "fake3 = 3 x task clock / 1 us within 2%"
 finish
