@@ -7,6 +7,9 @@
  *                                MPI_Allreduce of one int
  *   monitor-load message ITERS   each iteration: 8 bytes to the next rank
  *                                and from the previous (MPI_Sendrecv)
+ *   monitor-load message-mt ITERS  the same under MPI_THREAD_MULTIPLE, for
+ *                                the monitor's helper thread
+ *                                (bench/monitor-shape.sh)
  * Prints "seconds S": rank 0's wall time between two barriers.
  */
 #include <mpi.h>
@@ -28,14 +31,19 @@ work (long n)
 int
 main (int argc, char **argv)
 {
-  MPI_Init (&argc, &argv);
+  int provided;
+  if (argc == 3 && strcmp (argv[1], "message-mt") == 0)
+    MPI_Init_thread (&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  else
+    MPI_Init (&argc, &argv);
   int rank, size;
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Comm_size (MPI_COMM_WORLD, &size);
   if (argc != 3)
     {
       if (rank == 0)
-        fprintf (stderr, "usage: monitor-load compute|message ITERS\n");
+        fprintf (stderr, "usage: monitor-load compute|message|message-mt "
+                 "ITERS\n");
       MPI_Abort (MPI_COMM_WORLD, 2);
     }
   int compute = strcmp (argv[1], "compute") == 0;

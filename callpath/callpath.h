@@ -61,11 +61,20 @@ typedef struct
                   uint64_t bytes; } *mpi;
 } cp_node_t;
 
+/* Called for each sample counted (the viewer keeps where in time each
+ * context ran): its stream, time, weight and tree node. */
+typedef void (*cp_sample_cb) (void *user, uint32_t stream, uint64_t time,
+                              uint64_t weight, uint32_t node);
+
 typedef struct
 {
   int32_t  rank;         /* -1: every rank */
   uint64_t t0, t1;       /* window [t0, t1) in ns; t1 = UINT64_MAX: all */
   int      by_line;      /* nodes are source lines, not functions */
+  const int32_t *ranks;  /* nranks > 0: only these ranks (and rank) */
+  size_t   nranks;
+  cp_sample_cb on_sample;  /* may be NULL */
+  void    *user;
 } cp_tree_opts_t;
 
 typedef struct

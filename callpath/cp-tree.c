@@ -214,6 +214,8 @@ add_rank (build_t *b, const logfmt_reader_t *r, const cp_tree_opts_t *o,
                     w = 1;
                   t->nodes[node].self_samples += (uint64_t) w;
                   t->samples += (uint64_t) w;
+                  if (o->on_sample)
+                    o->on_sample (o->user, s, rec.time, (uint64_t) w, node);
                   int64_t fl = rec.col[LOGFMT_SAMPLE_COL_FLAGS];
                   t->constructed += (fl & LOGFMT_SAMPLE_CONSTRUCTED) != 0;
                   t->truncated += (fl & LOGFMT_SAMPLE_TRUNCATED) != 0;
@@ -257,6 +259,17 @@ add_rank (build_t *b, const logfmt_reader_t *r, const cp_tree_opts_t *o,
   return rc;
 }
 
+static int
+in_set (const cp_tree_opts_t *o, int32_t rank)
+{
+  if (o->nranks == 0)
+    return 1;
+  for (size_t i = 0; i < o->nranks; i++)
+    if (o->ranks[i] == rank)
+      return 1;
+  return 0;
+}
+
 int
 cp_tree_build (const logfmt_reader_t *r, const cp_tree_opts_t *o,
                cp_tree_t **out, logfmt_error_t *err)
@@ -291,7 +304,7 @@ cp_tree_build (const logfmt_reader_t *r, const cp_tree_opts_t *o,
   logfmt_reader_callpath_ranks (r, ranks, nr);
   int rc = 0;
   for (size_t i = 0; i < nr && !rc; i++)
-    if (o->rank < 0 || ranks[i] == o->rank)
+    if ((o->rank < 0 || ranks[i] == o->rank) && in_set (o, ranks[i]))
       rc = add_rank (&b, r, o, ranks[i], err);
   free (ranks);
   free (b.hash);

@@ -1663,8 +1663,8 @@ open_writer (merge_t *m)
     rc = logfmt_writer_add_metric (w, &md[i]);
   free (md);
   /* The live monitor's accounting, when it ran (mpe-monitor.c). */
-  logfmt_const_def_t mon[8];
-  size_t nmon = mpe__mon_consts (mon, 8);
+  logfmt_const_def_t mon[9];
+  size_t nmon = mpe__mon_consts (mon, 9);
   for (size_t i = 0; i < nmon && !rc; i++)
     rc = logfmt_writer_add_const (w, &mon[i]);
   /* Pieces from the other ranks land here (a bigger one grows it). */

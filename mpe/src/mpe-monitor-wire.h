@@ -18,6 +18,9 @@
 
 enum { MPE_MON_OP_SAMPLE = 1, MPE_MON_OP_STOP = 2 };
 
+/* How the service channels connect the ranks (mpe-monitor.c). */
+enum { MPE_MON_SHAPE_RING = 0, MPE_MON_SHAPE_TREE = 1 };
+
 /* Resource kinds and their hierarchy levels (000-8, 000-17). */
 enum { MPE_MON_RES_PROCESS = 0, MPE_MON_RES_CHANNEL = 1 };
 enum
@@ -76,6 +79,70 @@ mpe_mon_slot_add (mpe_mon_slot_t *s, int64_t v, int32_t who)
   if (s->n == 0 || v > s->max)
     s->max = v, s->max_obj = who;
   s->n++;
+}
+
+/* Folds slot src (the parts of the same object seen by another subtree)
+ * into dst: the tree shape's parents aggregate on the way up. */
+static inline void
+mpe_mon_slot_merge (mpe_mon_slot_t *dst, const mpe_mon_slot_t *src)
+{
+  if (src->n == 0)
+    return;
+  dst->sum = (int64_t) ((uint64_t) dst->sum + (uint64_t) src->sum);
+  if (dst->n == 0 || src->min < dst->min)
+    dst->min = src->min, dst->min_obj = src->min_obj;
+  if (dst->n == 0 || src->max > dst->max)
+    dst->max = src->max, dst->max_obj = src->max_obj;
+  dst->n += src->n;
+}
+
+/* Whether a request of this level grows by appended slots (one per rank
+ * or thread) rather than carrying a fixed set aggregated in place. */
+static inline int
+mpe_mon_level_appends (int level, int32_t object)
+{
+  return level == MPE_MON_LEVEL_THREAD
+         || (level == MPE_MON_LEVEL_PROCESS && object < 0);
+}
+
+/* The tree shape: rank `rel` (0 = the manager) of n in a tree of fan-out
+ * k whose subtrees are contiguous ranges, [0, n) at the root; a node's
+ * range minus itself is cut into k near-equal pieces whose first ranks
+ * are its children.  Contiguous ranges keep a subtree on as few nodes as
+ * possible (ranks are usually placed node by node) and make the depth
+ * ceil(log_k) of the range.  Writes the parent (-1 at the root) and up
+ * to k children; returns the number of children, -1 on bad input. */
+static inline int
+mpe_mon_tree_links (int rel, int n, int k, int *parent, int *children)
+{
+  if (n < 1 || k < 1 || rel < 0 || rel >= n)
+    return -1;
+  int lo = 0, hi = n;
+  *parent = -1;
+  while (rel != lo)
+    {
+      int m = hi - lo - 1, start = lo + 1;
+      for (int c = 0; c < k; c++)
+        {
+          int len = m / k + (c < m % k);
+          if (rel < start + len)
+            {
+              *parent = lo;
+              lo = start, hi = start + len;
+              break;
+            }
+          start += len;
+        }
+    }
+  int m = hi - lo - 1, start = lo + 1, nc = 0;
+  for (int c = 0; c < k; c++)
+    {
+      int len = m / k + (c < m % k);
+      if (len > 0)
+        children[nc++] = start;
+      start += len;
+    }
+  return nc;
 }
 
 /* Bytes of a request with n slots, 0 when n is unreasonable. */

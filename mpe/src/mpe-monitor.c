@@ -19,6 +19,14 @@
  * MPE_Finish_log drains the ring: the manager sends a STOP after its last
  * request, every rank forwards what reaches it until the STOP has passed,
  * so no request is left in flight.
+ *
+ * A ring's round trip is N hops, so large jobs use a tree instead
+ * (MPE_MONITOR_SHAPE, automatic from MON_TREE_FROM ranks; mpetop(1),
+ * "Shape"): the empty request goes down a tree of fan-out
+ * MPE_MONITOR_FANOUT, each rank answers its parent with its part
+ * appended to (or, for node and job levels, folded into) its children's
+ * answers, so a round trip is 2 log_k N hops.  The STOP goes down the
+ * same way and comes back up once a subtree has answered everything.
  */
 #include "config.h"
 
@@ -34,7 +42,13 @@
 #include "mpe-monitor.h"
 #include "mpe-monitor-wire.h"
 
-#define MON_TAG 4242
+#define MON_TAG 4242      /* the ring, and the tree's way down */
+#define MON_TAG_UP 4243   /* the tree's answers to the parent */
+/* MPE_MONITOR_SHAPE=auto: a tree from this many ranks (docs/BENCHMARKS.md,
+ * "Live monitor": where the ring's N hops cost more than the tree's
+ * 2 log_k N). */
+#define MON_TREE_FROM 64
+#define MON_FANOUT 8
 #define MON_HOST_LEN 64
 
 /* Exported to the wrapper libraries: 0 when the monitor is off, so the
@@ -46,6 +60,16 @@ typedef struct
   MPI_Comm  comm;
   int       rank, size, manager;
   int       next, prev;
+  /* The tree shape: world ranks; parent -1 at the manager. */
+  int       shape, fanout;
+  int       parent;
+  int      *children;
+  int       nchildren;
+  /* Requests this rank answered and whose children have not all. */
+  struct mon_pending { uint32_t seq; int waiting; mpe_mon_req_t *q;
+                       size_t len; } *pend;
+  int       npend, cap_pend;
+  int       got_stop, stop_acks;
   int       nnodes;
   int      *node_of;          /* world rank -> node index */
   int       my_node;
@@ -237,9 +261,9 @@ reap_sends (int wait)
   M.nsends = j;
 }
 
-/* Sends buf (taken over) to the next rank; 0 or -1. */
+/* Sends buf (taken over) to world rank dest; 0 or -1. */
 static int
-send_next (void *buf, size_t len)
+send_to (int dest, int tag, void *buf, size_t len)
 {
   if (M.nsends == M.cap_sends)
     {
@@ -254,8 +278,8 @@ send_next (void *buf, size_t len)
       M.cap_sends = cap;
     }
   struct mon_send *s = &M.sends[M.nsends];
-  if (PMPI_Isend (buf, (int) len, MPI_BYTE, M.next, MON_TAG, M.comm,
-                  &s->req) != MPI_SUCCESS)
+  if (PMPI_Isend (buf, (int) len, MPI_BYTE, dest, tag, M.comm, &s->req)
+      != MPI_SUCCESS)
     {
       free (buf);
       return -1;
@@ -265,28 +289,45 @@ send_next (void *buf, size_t len)
   return 0;
 }
 
+static int
+send_next (void *buf, size_t len)
+{
+  return send_to (M.next, MON_TAG, buf, len);
+}
+
 /* ---- the manager ----------------------------------------------------- */
 
+/* A request for w with its fixed slots (none when `bare`: the tree's
+ * way down carries no data). */
 static mpe_mon_req_t *
-new_request (int op, size_t *len)
+build_request (int op, const mpe_mon_want_t *w, int bare, size_t *len)
 {
-  long n = op == MPE_MON_OP_STOP ? 0 : slots_for (&M.want);
+  long n = op == MPE_MON_OP_STOP || bare ? 0 : slots_for (w);
   *len = mpe_mon_req_bytes ((uint64_t) (n < 0 ? 0 : n));
-  mpe_mon_req_t *q = calloc (1, *len);
+  mpe_mon_req_t *q = *len ? calloc (1, *len) : NULL;
   if (!q)
     return NULL;
   q->magic = MPE_MON_MAGIC;
   q->version = MPE_MON_VERSION;
   q->op = (uint16_t) op;
-  q->seq = M.seq++;
-  q->resource = (uint16_t) M.want.resource;
-  q->level = (uint16_t) M.want.level;
-  q->object = M.want.object;
-  q->code = M.want.code;
+  q->resource = (uint16_t) w->resource;
+  q->level = (uint16_t) w->level;
+  q->object = w->object;
+  q->code = w->code;
   q->nslots = (uint32_t) (n < 0 ? 0 : n);
   mpe_mon_slot_t *s = (mpe_mon_slot_t *) (q + 1);
   for (long i = 0; i < n; i++)
-    mpe_mon_slot_init (&s[i], slot_object (&M.want, i));
+    mpe_mon_slot_init (&s[i], slot_object (w, i));
+  return q;
+}
+
+static mpe_mon_req_t *
+new_request (int op, int bare, size_t *len)
+{
+  mpe_mon_req_t *q = build_request (op, &M.want, bare, len);
+  if (!q)
+    return NULL;
+  q->seq = M.seq++;
   q->t_send = (int64_t) now_ns ();
   return q;
 }
@@ -382,7 +423,195 @@ manager_returned (mpe_mon_req_t *q)
   record (q);
 }
 
-/* Issues a request when one is due and not too many are out. */
+/* ---- the tree shape ------------------------------------------------- */
+
+/* Whether any slot of q holds a part. */
+static int
+has_parts (const mpe_mon_req_t *q)
+{
+  const mpe_mon_slot_t *s = (const mpe_mon_slot_t *) (q + 1);
+  for (uint32_t i = 0; i < q->nslots; i++)
+    if (s[i].n)
+      return 1;
+  return 0;
+}
+
+/* A complete answer for a subtree: to the parent, or the manager's. */
+static void
+tree_up (mpe_mon_req_t *q, size_t len)
+{
+  if (M.rank != M.manager)
+    {
+      /* A subtree with nothing to say (one object asked for, a channel
+         row) answers with the header alone: a hop costs the size of
+         what was found, not of the whole level. */
+      if (!mpe_mon_level_appends (q->level, q->object) && !has_parts (q))
+        q->nslots = 0, len = sizeof *q;
+      send_to (M.parent, MON_TAG_UP, q, len);
+      return;
+    }
+  if (q->op == MPE_MON_OP_SAMPLE)
+    manager_returned (q);
+  free (q);
+}
+
+/* A request (header h, from the parent or the manager's own): this
+ * rank's part, and the header on to the children. */
+static void
+tree_begin (const mpe_mon_req_t *h)
+{
+  mpe_mon_want_t w = { h->resource, h->level, h->object, h->code };
+  size_t len;
+  mpe_mon_req_t *q = build_request (MPE_MON_OP_SAMPLE, &w, 0, &len);
+  if (q)
+    {
+      q->seq = h->seq;
+      q->t_send = h->t_send;
+      mpe_mon_req_t *g = add_mine (q, &len);
+      if (!g)
+        free (q);
+      q = g;
+    }
+  if (!q)
+    return;   /* no memory: the request is lost, the accounting says so */
+  if (M.nchildren == 0)
+    {
+      tree_up (q, len);
+      return;
+    }
+  if (M.npend == M.cap_pend)
+    {
+      int cap = M.cap_pend ? 2 * M.cap_pend : 8;
+      void *g = realloc (M.pend, (size_t) cap * sizeof *M.pend);
+      if (!g)
+        {
+          free (q);
+          return;
+        }
+      M.pend = g;
+      M.cap_pend = cap;
+    }
+  M.pend[M.npend++] = (struct mon_pending) { h->seq, M.nchildren, q, len };
+  for (int c = 0; c < M.nchildren; c++)
+    {
+      mpe_mon_req_t *d = malloc (sizeof *d);
+      if (!d)
+        continue;   /* that subtree never answers: lost */
+      *d = *h;
+      d->nslots = 0;
+      d->visited = 0;
+      send_to (M.children[c], MON_TAG, d, sizeof *d);
+    }
+}
+
+/* A child's answer r for a pending request: appended to, or folded
+ * into, this rank's answer; the last one sends it up. */
+static void
+tree_answer (mpe_mon_req_t *r)
+{
+  int i = 0;
+  while (i < M.npend && M.pend[i].seq != r->seq)
+    i++;
+  if (i == M.npend)
+    {
+      free (r);   /* not asked for (cannot happen with correct peers) */
+      return;
+    }
+  struct mon_pending *p = &M.pend[i];
+  mpe_mon_slot_t *src = (mpe_mon_slot_t *) (r + 1);
+  if (mpe_mon_level_appends (p->q->level, p->q->object))
+    {
+      size_t bytes = mpe_mon_req_bytes ((uint64_t) p->q->nslots + r->nslots);
+      mpe_mon_req_t *g = bytes ? realloc (p->q, bytes) : NULL;
+      if (g)
+        {
+          memcpy ((mpe_mon_slot_t *) (g + 1) + g->nslots, src,
+                  r->nslots * sizeof *src);
+          g->nslots += r->nslots;
+          g->visited += r->visited;
+          p->q = g;
+          p->len = bytes;
+        }
+    }
+  else if (r->nslots == p->q->nslots || r->nslots == 0)
+    {
+      /* A header alone: that subtree had nothing to add. */
+      mpe_mon_slot_t *dst = (mpe_mon_slot_t *) (p->q + 1);
+      for (uint32_t k = 0; k < r->nslots; k++)
+        mpe_mon_slot_merge (&dst[k], &src[k]);
+      p->q->visited += r->visited;
+    }
+  free (r);
+  if (--p->waiting > 0)
+    return;
+  mpe_mon_req_t *q = p->q;
+  size_t len = p->len;
+  M.pend[i] = M.pend[--M.npend];
+  tree_up (q, len);
+}
+
+/* Once the STOP came down and every child answered it, every request of
+ * this subtree has been answered: the STOP goes up. */
+static void
+tree_stop_check (void)
+{
+  if (!M.got_stop || M.stop_acks < M.nchildren || M.stop_passed)
+    return;
+  M.stop_passed = 1;
+  if (M.rank == M.manager)
+    return;
+  mpe_mon_req_t *q = malloc (sizeof *q);
+  if (q)
+    {
+      *q = (mpe_mon_req_t) { .magic = MPE_MON_MAGIC,
+                             .version = MPE_MON_VERSION,
+                             .op = MPE_MON_OP_STOP };
+      send_to (M.parent, MON_TAG_UP, q, sizeof *q);
+    }
+}
+
+/* The STOP on its way down (the manager starts it). */
+static void
+tree_stop_down (void)
+{
+  M.got_stop = 1;
+  for (int c = 0; c < M.nchildren; c++)
+    {
+      mpe_mon_req_t *d = malloc (sizeof *d);
+      if (!d)
+        continue;
+      *d = (mpe_mon_req_t) { .magic = MPE_MON_MAGIC,
+                             .version = MPE_MON_VERSION,
+                             .op = MPE_MON_OP_STOP };
+      send_to (M.children[c], MON_TAG, d, sizeof *d);
+    }
+  tree_stop_check ();
+}
+
+/* Handles one received message q (len checked) of tag `tag`. */
+static void
+tree_received (mpe_mon_req_t *q, int tag)
+{
+  if (tag == MON_TAG_UP && q->op == MPE_MON_OP_SAMPLE)
+    tree_answer (q);
+  else if (tag == MON_TAG_UP)
+    {
+      M.stop_acks++;
+      free (q);
+      tree_stop_check ();
+    }
+  else if (q->op == MPE_MON_OP_SAMPLE)
+    {
+      tree_begin (q);
+      free (q);
+    }
+  else
+    {
+      free (q);
+      tree_stop_down ();
+    }
+}
+
 /* MPE_MONITOR_METRIC names what to sample before a window asks: found
  * among the definitions once the program (or the wrappers) made it. */
 static char want_name[128];
@@ -401,6 +630,7 @@ resolve_want (void)
   free (d);
 }
 
+/* Issues a request when one is due and not too many are out. */
 static void
 manager_tick (uint64_t t)
 {
@@ -419,10 +649,17 @@ manager_tick (uint64_t t)
       return;
     }
   size_t len;
-  mpe_mon_req_t *q = new_request (MPE_MON_OP_SAMPLE, &len);
+  int tree = M.shape == MPE_MON_SHAPE_TREE && M.size > 1;
+  mpe_mon_req_t *q = new_request (MPE_MON_OP_SAMPLE, tree, &len);
   if (!q)
     return;
   M.stats.sent++;
+  if (tree)
+    {
+      tree_begin (q);
+      free (q);
+      return;
+    }
   if (M.size == 1)
     {
       size_t l2 = len;
@@ -449,13 +686,17 @@ handle_one (int block)
   MPI_Message msg;
   MPI_Status st;
   int flag = 1, count;
+  int tree = M.shape == MPE_MON_SHAPE_TREE;
+  /* The ring hears its predecessor; the tree its parent and children. */
+  int from = tree ? MPI_ANY_SOURCE : M.prev;
+  int tag = tree ? MPI_ANY_TAG : MON_TAG;
 
   if (block)
     {
-      if (PMPI_Mprobe (M.prev, MON_TAG, M.comm, &msg, &st) != MPI_SUCCESS)
+      if (PMPI_Mprobe (from, tag, M.comm, &msg, &st) != MPI_SUCCESS)
         return -1;
     }
-  else if (PMPI_Improbe (M.prev, MON_TAG, M.comm, &flag, &msg, &st)
+  else if (PMPI_Improbe (from, tag, M.comm, &flag, &msg, &st)
            != MPI_SUCCESS)
     return -1;
   if (!flag)
@@ -472,6 +713,11 @@ handle_one (int block)
       return -1;
     }
   int op = q->op;
+  if (tree)
+    {
+      tree_received (q, st.MPI_TAG);
+      return op;
+    }
   if (M.rank == M.manager)
     {
       if (op == MPE_MON_OP_SAMPLE)
@@ -618,11 +864,45 @@ learn_nodes (void)
   return 0;
 }
 
+/* MPE_MONITOR_SHAPE: ring, tree, or auto (the tree from MON_TREE_FROM
+ * ranks). */
+static int
+choose_shape (int size)
+{
+  const char *v = getenv ("MPE_MONITOR_SHAPE");
+  if (v && !strcmp (v, "ring"))
+    return MPE_MON_SHAPE_RING;
+  if (v && !strcmp (v, "tree"))
+    return MPE_MON_SHAPE_TREE;
+  if (v && *v && strcmp (v, "auto"))
+    fprintf (stderr, "MPE: MPE_MONITOR_SHAPE=%s is not ring, tree or "
+             "auto; using auto\n", v);
+  return size >= MON_TREE_FROM ? MPE_MON_SHAPE_TREE : MPE_MON_SHAPE_RING;
+}
+
+/* This rank's parent and children in the tree rooted at the manager. */
+static int
+tree_links (void)
+{
+  int rel = (M.rank - M.manager + M.size) % M.size, parent;
+  M.children = malloc ((size_t) M.fanout * sizeof *M.children);
+  if (!M.children)
+    return -1;
+  M.nchildren = mpe_mon_tree_links (rel, M.size, M.fanout, &parent,
+                                    M.children);
+  if (M.nchildren < 0)
+    return -1;
+  M.parent = parent < 0 ? -1 : (parent + M.manager) % M.size;
+  for (int c = 0; c < M.nchildren; c++)
+    M.children[c] = (M.children[c] + M.manager) % M.size;
+  return 0;
+}
+
 int
 mpe__mon_start (MPI_Comm world)
 {
   double hz = 0;
-  int settings[4] = { 0, 0, 0, 0 };
+  int settings[6] = { 0, 0, 0, 0, 0, 0 };
 
   PMPI_Comm_rank (world, &M.rank);
   PMPI_Comm_size (world, &M.size);
@@ -637,6 +917,14 @@ mpe__mon_start (MPI_Comm world)
       settings[1] = mgr ? atoi (mgr) : 0;
       settings[2] = (int) env_double ("MPE_MONITOR_POLL_US", 200);
       settings[3] = mpe__env_bool ("MPE_MONITOR_THREAD", 0);
+      settings[4] = choose_shape (M.size);
+      settings[5] = (int) env_double ("MPE_MONITOR_FANOUT", MON_FANOUT);
+      if (settings[5] < 2)
+        {
+          fprintf (stderr, "MPE: MPE_MONITOR_FANOUT=%d is below 2; using "
+                   "%d\n", settings[5], MON_FANOUT);
+          settings[5] = MON_FANOUT;
+        }
       if (settings[1] < 0 || settings[1] >= M.size)
         {
           fprintf (stderr, "MPE: MPE_MONITOR_MANAGER=%d is not a rank; "
@@ -644,7 +932,7 @@ mpe__mon_start (MPI_Comm world)
           settings[1] = 0;
         }
     }
-  if (PMPI_Bcast (settings, 4, MPI_INT, 0, world) != MPI_SUCCESS
+  if (PMPI_Bcast (settings, 6, MPI_INT, 0, world) != MPI_SUCCESS
       || settings[0] <= 0)
     return 0;
   if (PMPI_Comm_dup (world, &M.comm) != MPI_SUCCESS)
@@ -652,6 +940,11 @@ mpe__mon_start (MPI_Comm world)
   M.manager = settings[1];
   M.next = (M.rank + 1) % M.size;
   M.prev = (M.rank + M.size - 1) % M.size;
+  M.shape = settings[4];
+  M.fanout = settings[5];
+  M.stats.tree_fanout = M.shape == MPE_MON_SHAPE_TREE ? M.fanout : 0;
+  if (M.shape == MPE_MON_SHAPE_TREE && tree_links () != 0)
+    return -1;
   M.poll_ns = (uint64_t) (settings[2] > 0 ? settings[2] : 1) * 1000u;
   M.period_ns = (uint64_t) (1e12 / settings[0]);
   M.max_in_flight = 4;
@@ -729,12 +1022,24 @@ mpe__mon_stop (mpe_mon_stats_t *out)
   atomic_store (&mpe__mon_active, 0);
   while (atomic_flag_test_and_set (&M.busy))
     ;   /* a wrapper on another thread may be progressing */
-  if (M.size > 1)
+  if (M.size > 1 && M.shape == MPE_MON_SHAPE_TREE)
+    {
+      /* The STOP goes down behind the last request and comes back up
+         from each subtree once it answered everything. */
+      if (M.rank == M.manager)
+        tree_stop_down ();
+      while (!M.stop_passed && handle_one (1) > 0)
+        ;
+      reap_sends (1);
+      for (int i = 0; i < M.npend; i++)
+        free (M.pend[i].q);   /* only after an error: answers lost */
+    }
+  else if (M.size > 1)
     {
       if (M.rank == M.manager)
         {
           size_t len;
-          mpe_mon_req_t *q = new_request (MPE_MON_OP_STOP, &len);
+          mpe_mon_req_t *q = new_request (MPE_MON_OP_STOP, 0, &len);
           if (q)
             send_next (q, len);
           /* Everything issued before the STOP comes back before it. */
@@ -766,6 +1071,8 @@ mpe__mon_stop (mpe_mon_stats_t *out)
   atomic_flag_clear (&M.busy);
   PMPI_Comm_free (&M.comm);
   free (M.node_of);
+  free (M.children);
+  free (M.pend);
   free (M.sends);
   free (M.rtt);
   memset (&M, 0, sizeof M);
@@ -781,23 +1088,29 @@ mpe__mon_finish (void)
   memset (&last_stats, 0, sizeof last_stats);
   mpe__mon_stop (&last_stats);
   if (was_on && manager && mpe__env_bool ("MPE_MONITOR_REPORT", 0))
-    fprintf (stderr, "MPE monitor: %.3g Hz, %llu requests sent, %llu "
-             "returned, %llu late, %llu skipped, round trip min %.3g "
-             "median %.3g max %.3g s\n", last_stats.hz,
-             (unsigned long long) last_stats.sent,
-             (unsigned long long) last_stats.returned,
-             (unsigned long long) last_stats.late,
-             (unsigned long long) last_stats.skipped, last_stats.rtt_min,
-             last_stats.rtt_median, last_stats.rtt_max);
+    {
+      char shape[40] = "ring";
+      if (last_stats.tree_fanout)
+        snprintf (shape, sizeof shape, "tree of fan-out %d",
+                  last_stats.tree_fanout);
+      fprintf (stderr, "MPE monitor: %.3g Hz, %s, %llu requests sent, "
+               "%llu returned, %llu late, %llu skipped, round trip min "
+               "%.3g median %.3g max %.3g s\n", last_stats.hz, shape,
+               (unsigned long long) last_stats.sent,
+               (unsigned long long) last_stats.returned,
+               (unsigned long long) last_stats.late,
+               (unsigned long long) last_stats.skipped, last_stats.rtt_min,
+               last_stats.rtt_median, last_stats.rtt_max);
+    }
 }
 
 size_t
 mpe__mon_consts (logfmt_const_def_t *out, size_t cap)
 {
   const mpe_mon_stats_t *st = &last_stats;
-  if (st->hz <= 0 || cap < 8)
+  if (st->hz <= 0 || cap < 9)
     return 0;
-  const logfmt_const_def_t c[8] = {
+  const logfmt_const_def_t c[9] = {
     { "monitor.hz_milli", (int64_t) (st->hz * 1000.0 + 0.5) },
     { "monitor.requests_sent", (int64_t) st->sent },
     { "monitor.requests_returned", (int64_t) st->returned },
@@ -806,7 +1119,8 @@ mpe__mon_consts (logfmt_const_def_t *out, size_t cap)
     { "monitor.rtt_min_ns", (int64_t) (st->rtt_min * 1e9 + 0.5) },
     { "monitor.rtt_median_ns", (int64_t) (st->rtt_median * 1e9 + 0.5) },
     { "monitor.rtt_max_ns", (int64_t) (st->rtt_max * 1e9 + 0.5) },
+    { "monitor.tree_fanout", st->tree_fanout },
   };
   memcpy (out, c, sizeof c);
-  return 8;
+  return 9;
 }

@@ -39,6 +39,7 @@ typedef struct
   uint64_t incomplete;  /* came back without every rank's part */
   uint64_t lost;        /* sent and never returned */
   double   rtt_min, rtt_median, rtt_max;   /* seconds */
+  int      tree_fanout; /* 0: the ring */
 } mpe_mon_stats_t;
 
 

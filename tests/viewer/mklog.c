@@ -13,11 +13,14 @@ main (int argc, char **argv)
     return mv_testlog_write_msgs (argv[2]) == 0 ? 0 : 1;
   if (argc == 3 && strcmp (argv[1], "--metric") == 0)
     return mv_testlog_write_metric (argv[2]) == 0 ? 0 : 1;
+  if (argc == 3 && strcmp (argv[1], "--samples") == 0)
+    return mv_testlog_write_samples (argv[2]) == 0 ? 0 : 1;
   if (argc < 2 || argc > 4)
     {
       fprintf (stderr, "usage: mklog OUT.clog [SCALE [RANKS]]\n"
                "       mklog --msgs OUT.clog\n"
-               "       mklog --metric OUT.clog\n");
+               "       mklog --metric OUT.clog\n"
+               "       mklog --samples OUT.clog\n");
       return 2;
     }
   unsigned long long scale = argc >= 3 ? strtoull (argv[2], NULL, 10) : 1;

@@ -38,5 +38,12 @@ int mv_testlog_write_overlap (const char *path);
  * ns, and metric id 7 "queue" (unit "1"): rank 0 is 0 from 0, 40 from
  * 250000, 10 from 500000, 30 from 750000; rank 1 is 20 throughout. */
 int mv_testlog_write_metric (const char *path);
+/* mv_testlog_write_samples (mv-testlog-samples.c) writes 2 ranks, each
+ * in A over [0, 1 s), sampled at 1000 Hz (MPE_SAMPLE_HZ), one sample
+ * per ms from 0, in a binary that is not there (frames "prog+0x...")
+ * whose call-path tree is main (0x1000) -> via (0x2000) -> hot (0x3000)
+ * and main -> warm (0x4000): rank 0 is in hot over [0, 800) ms, in
+ * warm over [800, 1000); rank 1 in warm over [0, 500), hot after. */
+int mv_testlog_write_samples (const char *path);
 
 #endif

@@ -3,7 +3,9 @@
  * pngpix FILE X Y [X Y ...]: prints the colour of each pixel as rrggbb,
  * one per line.  pngpix FILE --count rrggbb: number of pixels of exactly
  * that colour.  pngpix FILE --rows rrggbb: the first and last pixel row
- * (y) holding that colour, or "none".  Reads PNGs through cairo.
+ * (y) holding that colour, or "none".  pngpix FILE --cols rrggbb Y: the
+ * first and last x of that colour on pixel row Y, and how many, or
+ * "none".  Reads PNGs through cairo.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,25 @@ main (int argc, char **argv)
         printf ("none\n");
       else
         printf ("%d %d\n", first, last);
+      return 0;
+    }
+  if (strcmp (argv[2], "--cols") == 0 && argc == 5)
+    {
+      unsigned long want = strtoul (argv[3], NULL, 16);
+      int y = atoi (argv[4]), first = -1, last = -1, n = 0;
+      for (int x = 0; y >= 0 && y < h && x < w; x++)
+        if ((*(const unsigned *) (d + (size_t) y * stride + 4 * x)
+             & 0xffffff) == want)
+          {
+            if (first < 0)
+              first = x;
+            last = x;
+            n++;
+          }
+      if (first < 0)
+        printf ("none\n");
+      else
+        printf ("%d %d %d\n", first, last, n);
       return 0;
     }
   for (int i = 2; i + 1 < argc; i += 2)

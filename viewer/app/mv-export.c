@@ -14,6 +14,7 @@
 
 #include "mv-export.h"
 #include "../draw/mv-draw.h"
+#include "../draw/mv-draw-samples.h"
 #include "../model/mv-view.h"
 
 #define DEFAULT_W 1600
@@ -156,6 +157,18 @@ mv_export_run (const MvExportOpts *o, GError **error)
       p.show_metric = TRUE;
       p.metric = logfmt_reader_metric (log->reader, i)->id;
     }
+  g_autoptr (MvSampleSource) samples = NULL;
+  if (o->samples)
+    {
+      samples = mv_sample_source_new (log);
+      p.samples = samples;
+      p.sample_depth = o->sample_depth;
+    }
+  g_autoptr (GArray) marks = NULL;
+  if (o->flame_select
+      && !(marks = mv_export_flame_marks (log, t0, t1, o->ranks,
+                                          o->flame_select, error)))
+    return FALSE;
   g_autoptr (MvCache) cache = mv_cache_new (log);
   g_autoptr (MvScene) scene = mv_scene_compute (cache, &p, NULL, error);
   if (scene == NULL)
@@ -180,6 +193,17 @@ mv_export_run (const MvExportOpts *o, GError **error)
   cairo_t *cr = cairo_create (surf);
   MvDrawOpts dopts = { .highlight_state = -1 };
   mv_draw_timeline (cr, scene, &l, &dopts);
+  if (marks)
+    {
+      cairo_save (cr);
+      cairo_rectangle (cr, l.plot_x, l.plot_y, l.plot_w, l.plot_h);
+      cairo_clip (cr);
+      cairo_translate (cr, l.plot_x, l.plot_y);
+      mv_draw_time_marks (cr, log, t0, t1, l.plot_w, l.plot_h, row_h, 0,
+                          (const MvTimeMark *) (gpointer) marks->data,
+                          marks->len);
+      cairo_restore (cr);
+    }
   cairo_destroy (cr);
   cairo_status_t st;
   if (fmt == FMT_PNG)

@@ -20,6 +20,11 @@ typedef struct
   int         force_lod;     /* -1 auto, 0 decoded events, 1 summaries */
   const char *counter;       /* metric name drawn as counter tracks, or
                                 NULL */
+  gboolean    samples;       /* call-path samples in the thread rows */
+  int         sample_depth;  /* 0 ticks, k >= 1 a lane of the k-th frame */
+  const char *ranks;         /* flame graph: "0,2-3" or NULL (all) */
+  const char *flame_select;  /* a function whose flame graph node is
+                                selected (its time marks drawn), or NULL */
 } MvExportOpts;
 
 /* Opens INPUT headless (no progress) and prints its load warning, if
@@ -33,6 +38,15 @@ gboolean mv_export_stats_run (const MvExportOpts *o, GError **error);
 gboolean mv_parse_time (const char *s, guint64 *out);
 /* The communication matrix's heat map (counts) as PNG. */
 gboolean mv_export_matrix_run (const MvExportOpts *o, GError **error);
+/* The flame graph of [from, to) and o->ranks as PNG, or as JSON (the
+ * tree as clogtool cct --json gives it, with each box's place); with
+ * o->flame_select, that node's time marks on stdout. */
+gboolean mv_export_flame_run (const MvExportOpts *o, GError **error);
+/* The marks of function `name`'s widest flame node over [t0, t1) and
+ * ranks (NULL all); NULL with error if there is no such function. */
+GArray  *mv_export_flame_marks (MvLog *log, guint64 t0, guint64 t1,
+                                const char *ranks, const char *name,
+                                GError **error);
 /* Headless benchmark of the matrix window: prints figures on stdout. */
 int      mv_bench_matrix_run (const char *input, int width, int height);
 /* Headless benchmark: prints figures on stdout. */

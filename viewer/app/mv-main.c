@@ -46,6 +46,9 @@ main (int argc, char **argv)
 {
   MvExportOpts eo = { 0 };
   char *export_path = NULL, *stats_path = NULL, *matrix_path = NULL;
+  char *flame_path = NULL, *ranks = NULL, *flame_select = NULL;
+  gboolean samples = FALSE;
+  int sample_depth = 0;
   char *detail = NULL, *counter = NULL;
   gboolean bench = FALSE, bench_matrix = FALSE, version = FALSE;
   int width = 0, height = 0;
@@ -68,6 +71,19 @@ main (int argc, char **argv)
     { "export-matrix", 0, 0, G_OPTION_ARG_FILENAME, &matrix_path,
       "Write FILE's communication matrix (message counts) to OUT.png",
       "OUT" },
+    { "export-flame", 0, 0, G_OPTION_ARG_FILENAME, &flame_path,
+      "Write FILE's flame graph (call-path samples) to OUT.png, or its "
+      "tree to OUT.json", "OUT" },
+    { "samples", 0, 0, G_OPTION_ARG_NONE, &samples,
+      "Export: draw call-path samples in each thread's row", NULL },
+    { "sample-depth", 0, 0, G_OPTION_ARG_INT, &sample_depth,
+      "Export: samples as a lane of the Nth frame from the outermost "
+      "(0: ticks of the innermost function)", "N" },
+    { "ranks", 0, 0, G_OPTION_ARG_STRING, &ranks,
+      "Flame graph: only these ranks (e.g. 0,2-3)", "LIST" },
+    { "flame-select", 0, 0, G_OPTION_ARG_STRING, &flame_select,
+      "Select function NAME's widest flame graph node: print where it ran "
+      "(--export-flame), or mark it in the timeline (--export)", "NAME" },
     { "from", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_time_opt,
       "Start of the exported window (seconds, or 20ms, 3us, 100ns)", "T0" },
     { "to", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_time_opt,
@@ -110,21 +126,29 @@ main (int argc, char **argv)
       return 0;
     }
   if ((export_path != NULL) + (stats_path != NULL) + (matrix_path != NULL)
-      + bench + bench_matrix > 1)
+      + (flame_path != NULL) + bench + bench_matrix > 1)
     {
       g_printerr ("mpeview: --export, --export-stats, --export-matrix, "
-                  "--bench and --bench-matrix are exclusive\n");
+                  "--export-flame, --bench and --bench-matrix are "
+                  "exclusive\n");
+      return 2;
+    }
+  if (sample_depth < 0 || sample_depth > 1000)
+    {
+      g_printerr ("mpeview: --sample-depth: 0 to 1000, not %d\n",
+                  sample_depth);
       return 2;
     }
   if (export_path != NULL || stats_path != NULL || matrix_path != NULL
-      || bench || bench_matrix)
+      || flame_path != NULL || bench || bench_matrix)
     {
       if (argc != 2)
         {
           g_printerr ("mpeview: %s needs exactly one input FILE\n",
                       bench ? "--bench" : bench_matrix ? "--bench-matrix"
                       : stats_path ? "--export-stats"
-                      : matrix_path ? "--export-matrix" : "--export");
+                      : matrix_path ? "--export-matrix"
+                      : flame_path ? "--export-flame" : "--export");
           return 2;
         }
       if (bench)
@@ -135,11 +159,16 @@ main (int argc, char **argv)
                                     height ? height : 1000);
       eo.input = argv[1];
       eo.output = stats_path ? stats_path
-                  : matrix_path ? matrix_path : export_path;
+                  : matrix_path ? matrix_path
+                  : flame_path ? flame_path : export_path;
       eo.width = width;
       eo.height = height;
       eo.force_lod = -1;
       eo.counter = counter;
+      eo.samples = samples || sample_depth > 0;
+      eo.sample_depth = sample_depth;
+      eo.ranks = ranks;
+      eo.flame_select = flame_select;
       if (detail != NULL && !g_str_equal (detail, "auto"))
         {
           if (!g_str_equal (detail, "summaries")
@@ -153,6 +182,7 @@ main (int argc, char **argv)
         }
       if (!(stats_path ? mv_export_stats_run (&eo, &error)
             : matrix_path ? mv_export_matrix_run (&eo, &error)
+            : flame_path ? mv_export_flame_run (&eo, &error)
             : mv_export_run (&eo, &error)))
         {
           g_printerr ("mpeview: %s\n", error->message);

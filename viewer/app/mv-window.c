@@ -19,6 +19,7 @@
 #include "../model/mv-stats.h"
 #include "../widgets/mv-matrix-window.h"
 #include "../widgets/mv-profile-window.h"
+#include "../widgets/mv-flame-window.h"
 #include "../widgets/mv-stats-window.h"
 #include "../widgets/mv-timeline.h"
 
@@ -815,6 +816,25 @@ on_profile (GtkWidget *b, Win *w)
     mv_profile_window_show (GTK_WINDOW (w->win), w->tl);
 }
 
+static void
+on_flame (GtkWidget *b, Win *w)
+{
+  if (w->log)
+    mv_flame_window_show (GTK_WINDOW (w->win), w->tl);
+}
+
+/* Ctrl+E: call-path samples in the rows on or off (ticks, or the lane
+ * depth the flame window chose). */
+static void
+toggle_samples (Win *w)
+{
+  if (w->log == NULL)
+    return;
+  int depth = 0;
+  gboolean shown = mv_timeline_samples_shown (w->tl, &depth);
+  mv_timeline_set_samples (w->tl, !shown, depth);
+}
+
 typedef struct
 {
   MvLog     *log;
@@ -963,6 +983,16 @@ on_win_key (GtkWidget *wd, GdkEventKey *ev, Win *w)
       on_profile (NULL, w);
       return TRUE;
     }
+  if (ctrl && (ev->keyval == GDK_KEY_g || ev->keyval == GDK_KEY_G))
+    {
+      on_flame (NULL, w);
+      return TRUE;
+    }
+  if (ctrl && (ev->keyval == GDK_KEY_e || ev->keyval == GDK_KEY_E))
+    {
+      toggle_samples (w);
+      return TRUE;
+    }
   if (ctrl && (ev->keyval == GDK_KEY_q || ev->keyval == GDK_KEY_w))
     {
       gtk_widget_destroy (w->win);
@@ -1098,6 +1128,12 @@ win_new (GtkApplication *app)
                                "(Ctrl+P)");
   g_signal_connect (profile, "clicked", G_CALLBACK (on_profile), w);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), profile);
+  GtkWidget *flame = gtk_button_new_with_mnemonic ("F_lame");
+  gtk_widget_set_tooltip_text (flame, "Flame graph of the call-path "
+                               "samples; click a box to see where it ran "
+                               "(Ctrl+G; Ctrl+E: samples in the rows)");
+  g_signal_connect (flame, "clicked", G_CALLBACK (on_flame), w);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), flame);
   GtkWidget *sbox = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_style_context_add_class (gtk_widget_get_style_context (sbox), "linked");
   w->search = gtk_search_entry_new ();

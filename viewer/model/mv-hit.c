@@ -64,6 +64,18 @@ mv_scene_hit (const MvScene *s, double x, double y, MvHit *hit)
           return TRUE;
         }
     }
+  if (lane->sample_fn != NULL)
+    {
+      double sy, sh;
+      mv_scene_sample_strip (lane, &sy, &sh);
+      int px = (int) x;
+      if (y < sy + sh && px >= 0 && px < s->p.width && lane->sample_fn[px])
+        {
+          hit->kind = MV_HIT_SAMPLE;
+          hit->px = px;
+          return TRUE;
+        }
+    }
   if (lane->pixels != NULL)
     {
       hit->kind = MV_HIT_PIXEL;
@@ -120,6 +132,19 @@ mv_scene_describe (const MvScene *s, const MvHit *hit)
   char buf[64];
   switch (hit->kind)
     {
+    case MV_HIT_SAMPLE:
+      {
+        const char *fn = mv_sample_source_func_name
+                           (s->p.samples, hit->lane->sample_fn[hit->px]);
+        g_string_append_printf (str, "%s: %s", s->p.sample_depth
+                                ? "stack frame" : "sampled in",
+                                fn ? fn : "?");
+        if (s->p.sample_depth)
+          g_string_append_printf (str, " (depth %d)", s->p.sample_depth);
+        append_row (str, log, hit->lane->row_first);
+        append_time (str, "at", mv_time_map_t (&s->map, hit->px + 0.5));
+        break;
+      }
     case MV_HIT_COUNTER:
       {
         const logfmt_metric_bin_t *b = &hit->lane->counter[hit->px];

@@ -80,6 +80,8 @@ gboolean mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs,
 void     mv__scene_arrows (MvScene *s, GCancellable *cancellable);
 /* Counter tracks of the metric p.show_metric asks for (mv-counters.c). */
 void     mv__scene_counters (MvScene *s);
+/* Sample ticks or lanes of p.samples (mv-lane-samples.c). */
+void     mv__scene_samples (MvScene *s);
 
 G_END_DECLS
 

@@ -184,6 +184,7 @@ lane_clear (MvLane *l)
   if (l->markers)
     g_array_unref (l->markers);
   g_free (l->counter);
+  g_free (l->sample_fn);
   if (!l->in_block)
     {
       g_free (l->pixels);
@@ -212,6 +213,7 @@ mv_scene_free (MvScene *s)
   if (s->arrows)
     g_array_unref (s->arrows);
   mv_cache_unref (s->cache);
+  mv_sample_source_unref (s->p.samples);
   mv_log_unref (s->log);
   g_free (s->problem);
   g_free (s);
@@ -320,6 +322,8 @@ mv_scene_compute (MvCache *cache, const MvSceneParams *p,
   s->log = mv_log_ref (log);
   s->cache = mv_cache_ref (cache);
   s->p = *p;
+  if (s->p.samples)
+    mv_sample_source_ref (s->p.samples);
   s->map = mv_time_map (p->t0, p->t1, p->width);
   s->summary = mv_scene_choose_summary (log, p);
   s->fine = s->summary && mv__fine_wanted (cache, p);
@@ -370,6 +374,8 @@ mv_scene_compute (MvCache *cache, const MvSceneParams *p,
     }
   if (okay)
     mv__scene_counters (s);
+  if (okay)
+    mv__scene_samples (s);
   for (guint i = 0; i < s->nlanes; i++)
     for (guint k = 0; s->lanes[i].spans && k < s->lanes[i].spans->len; k++)
       s->max_depth = MAX (s->max_depth,

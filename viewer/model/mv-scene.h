@@ -23,6 +23,7 @@
 
 #include "mv-cache.h"
 #include "mv-log.h"
+#include "mv-samples.h"
 #include "mv-view.h"
 
 G_BEGIN_DECLS
@@ -82,6 +83,8 @@ typedef struct
   guint8  *dom_pct;     /* how much of the pixel states cover, percent */
   logfmt_metric_bin_t *counter;  /* p.show_metric: p.width bins of the
                                     metric (mv-counters.c), or NULL */
+  guint32 *sample_fn;     /* p.samples: per pixel column the function
+                             of the samples (mv-samples.h), or NULL */
   gboolean in_block;      /* the arrays are in the scene's lane_block */
   gboolean from_pyramid;  /* sampled from a pyramid (reusable by a pan) */
 } MvLane;
@@ -108,6 +111,11 @@ typedef struct
                                     100,000 processes) */
   gboolean       show_metric;    /* a counter track under each process */
   guint32        metric;         /* its logfmt_metric_def_t.id */
+  MvSampleSource *samples;       /* call-path samples drawn in each
+                                    thread's row, or NULL (the scene
+                                    holds a reference) */
+  int            sample_depth;   /* 0 ticks of the innermost function,
+                                    k >= 1 a lane of the k-th frame */
 } MvSceneParams;
 
 typedef struct
@@ -159,7 +167,8 @@ void     mv_scene_free (MvScene *s);
 typedef enum
 {
   MV_HIT_NONE, MV_HIT_SPAN, MV_HIT_MARKER, MV_HIT_ARROW, MV_HIT_PIXEL,
-  MV_HIT_COUNTER        /* a counter track: lane->counter[px] */
+  MV_HIT_COUNTER,       /* a counter track: lane->counter[px] */
+  MV_HIT_SAMPLE         /* a sample strip: lane->sample_fn[px] */
 } MvHitKind;
 
 typedef struct
@@ -179,6 +188,9 @@ char    *mv_scene_describe (const MvScene *s, const MvHit *hit);
 /* The counter strip of a lane: its top and height (the lower part of
  * the lane, under the states). */
 void     mv_scene_counter_strip (const MvLane *lane, double *y, double *h);
+
+/* The sample strip of a lane (the upper part of the lane). */
+void     mv_scene_sample_strip (const MvLane *lane, double *y, double *h);
 
 /* Inset of a span of this depth in a lane of height h. */
 double   mv_scene_depth_inset (double h, guint depth);

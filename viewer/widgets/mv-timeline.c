@@ -6,6 +6,7 @@
 
 #include "mv-timeline.h"
 #include "../draw/mv-draw.h"
+#include "../draw/mv-draw-samples.h"
 
 enum { DRAG_NONE, DRAG_PAN, DRAG_ZOOM, DRAG_SELECT };
 
@@ -30,6 +31,9 @@ struct _MvTimeline
   gint32         highlight;
   gboolean       show_metric;    /* counter tracks of `metric` */
   guint32        metric;
+  MvSampleSource *samples;       /* sample strips in the rows, or NULL */
+  int            sample_depth;
+  GArray        *marks;          /* MvTimeMark drawn over the plot */
   int            drag;
   double         press_x, press_y, last_x;
   gboolean       moved;
@@ -67,6 +71,7 @@ static void
 job_free (Job *j)
 {
   mv_cache_unref (j->cache);
+  mv_sample_source_unref (j->p.samples);
   g_free (j->sh);
   g_free (j->eh);
   if (j->surf)
@@ -163,6 +168,7 @@ current_params (MvTimeline *tl)
     .height = MAX (tl->layout.plot_h, 1), .row_h = tl->view.row_h,
     .y0 = tl->view.y0, .force_lod = -1,
     .show_metric = tl->show_metric, .metric = tl->metric,
+    .samples = tl->samples, .sample_depth = tl->sample_depth,
   };
   return p;
 }
@@ -173,7 +179,8 @@ same_view (const MvSceneParams *p, const MvSceneParams *q)
 {
   return p->t0 == q->t0 && p->t1 == q->t1 && p->width == q->width
          && p->height == q->height && p->row_h == q->row_h && p->y0 == q->y0
-         && p->show_metric == q->show_metric && p->metric == q->metric;
+         && p->show_metric == q->show_metric && p->metric == q->metric
+         && p->samples == q->samples && p->sample_depth == q->sample_depth;
 }
 
 static gboolean
@@ -213,6 +220,8 @@ request_scene_stage (MvTimeline *tl, gboolean allow_coarse)
       j->p = coarse;
       j->coarse = TRUE;
     }
+  if (j->p.samples)
+    mv_sample_source_ref (j->p.samples);
   j->sh = g_memdup2 (tl->state_hidden, MAX (tl->log->nstates, 1));
   j->eh = g_memdup2 (tl->evdef_hidden, MAX (tl->log->nevdefs, 1));
   j->highlight = tl->highlight;
@@ -367,6 +376,11 @@ on_draw (GtkWidget *w, cairo_t *cr, MvTimeline *tl)
       cairo_paint (cr);
       cairo_restore (cr);
     }
+  if (tl->marks && tl->marks->len)
+    mv_draw_time_marks (cr, tl->log, tl->view.t0, tl->view.t1,
+                        l->plot_w, l->plot_h, tl->view.row_h, tl->view.y0,
+                        (const MvTimeMark *) (gpointer) tl->marks->data,
+                        tl->marks->len);
   if (o.has_sel && o.sel_t1 > o.sel_t0)
     {
       double a = mv_view_time_to_x (&tl->view, o.sel_t0);
@@ -601,6 +615,8 @@ mv_timeline_dispose (GObject *obj)
   g_clear_pointer (&tl->surf, cairo_surface_destroy);
   g_clear_pointer (&tl->spare, cairo_surface_destroy);
   g_clear_pointer (&tl->cache, mv_cache_unref);
+  g_clear_pointer (&tl->samples, mv_sample_source_unref);
+  g_clear_pointer (&tl->marks, g_array_unref);
   g_clear_pointer (&tl->log, mv_log_unref);
   g_clear_object (&tl->hadj);
   g_clear_object (&tl->vadj);
@@ -698,6 +714,8 @@ mv_timeline_set_log (MvTimeline *tl, MvLog *log)
   tl->state_hidden = tl->evdef_hidden = NULL;
   tl->has_sel = FALSE;
   tl->highlight = -1;
+  g_clear_pointer (&tl->samples, mv_sample_source_unref);
+  g_clear_pointer (&tl->marks, g_array_unref);
   g_clear_pointer (&tl->details, g_free);
   tl->have_view = log != NULL;
   if (log)
@@ -745,6 +763,42 @@ mv_timeline_set_metric (MvTimeline *tl, gboolean show, guint32 id)
   if (tl->busy)
     tl->pending = TRUE;
   request_scene (tl);
+}
+
+void
+mv_timeline_set_samples (MvTimeline *tl, gboolean show, int depth)
+{
+  if (tl->log == NULL)
+    return;
+  if (show && tl->samples == NULL)
+    tl->samples = mv_sample_source_new (tl->log);
+  else if (!show)
+    g_clear_pointer (&tl->samples, mv_sample_source_unref);
+  tl->sample_depth = MAX (depth, 0);
+  if (tl->busy)
+    tl->pending = TRUE;
+  request_scene (tl);
+}
+
+gboolean
+mv_timeline_samples_shown (MvTimeline *tl, int *depth)
+{
+  if (depth)
+    *depth = tl->sample_depth;
+  return tl->samples != NULL;
+}
+
+void
+mv_timeline_set_marks (MvTimeline *tl, const MvTimeMark *marks, guint n)
+{
+  g_clear_pointer (&tl->marks, g_array_unref);
+  if (n)
+    {
+      tl->marks = g_array_sized_new (FALSE, FALSE, sizeof (MvTimeMark), n);
+      g_array_append_vals (tl->marks, marks, n);
+    }
+  if (tl->area)
+    gtk_widget_queue_draw (tl->area);
 }
 
 void

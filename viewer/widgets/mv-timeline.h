@@ -31,6 +31,16 @@ void        mv_timeline_set_highlight (MvTimeline *tl, gint32 state);
  * graph; hover shows the value), or none when show is FALSE. */
 void        mv_timeline_set_metric (MvTimeline *tl, gboolean show,
                                     guint32 id);
+/* Draws call-path samples in each thread's row (mv-samples.h): ticks
+ * of the innermost function (depth 0) or a lane of the depth-th frame
+ * from the outermost; show FALSE hides them. */
+void        mv_timeline_set_samples (MvTimeline *tl, gboolean show,
+                                     int depth);
+gboolean    mv_timeline_samples_shown (MvTimeline *tl, int *depth);
+/* Marks places in time on rows (a flame graph node's samples); copied,
+ * n = 0 clears them. */
+void        mv_timeline_set_marks (MvTimeline *tl, const MvTimeMark *marks,
+                                   guint n);
 /* Shows [t0, t1] (history kept) and scrolls the row into view. */
 void        mv_timeline_show (MvTimeline *tl, guint64 t0, guint64 t1,
                               int row);
