@@ -202,6 +202,21 @@ mpe_spill_def_parse (int type, char *t, size_t len, mpe_spill_def_t *d)
         c->name = NULL;
       return 0;
     }
+  if (type == MPE_SPILL_METRIC)
+    {
+      /* u32 id, u32 flags, name, NUL, unit, NUL */
+      logfmt_metric_def_t *m = &d->metric;
+      if (len < 10 || t[len - 1] != '\0')
+        return -1;
+      memcpy (&m->id, t, 4);
+      memcpy (&m->flags, t + 4, 4);
+      m->name = t + 8;
+      size_t nl = strlen (m->name);
+      if (nl == 0 || 8 + nl + 1 >= len)
+        return -1;
+      m->unit = m->name + nl + 1;
+      return 0;
+    }
   if (type != MPE_SPILL_STATE && type != MPE_SPILL_EVENT)
     return -1;
   /* "start end\tname\tcolor\tformat" or "id\tname\tcolor\tformat" */

@@ -26,7 +26,8 @@ enum
 {
   MPE_SPILL_META = 1, MPE_SPILL_STATE = 2, MPE_SPILL_EVENT = 3,
   MPE_SPILL_SYNC = 5, MPE_SPILL_COMM = 6, MPE_SPILL_BLOCK = 7,
-  MPE_SPILL_RAW = 8, MPE_SPILL_END = 9, MPE_SPILL_PACKED = 10
+  MPE_SPILL_RAW = 8, MPE_SPILL_END = 9, MPE_SPILL_PACKED = 10,
+  MPE_SPILL_METRIC = 11  /* 12 reserved for metrics, 13-16 as FORMAT.md */
 };
 
 typedef struct
@@ -309,14 +310,16 @@ void mpe_spill_meta_parse (mpe_spill_meta_t *m, const char *text, size_t len);
 int  mpe_spill_sync_parse (const void *payload, size_t len, int64_t *l,
                            int64_t *off);
 
-/* STATE, EVENT, COMM definitions.  text: the payload followed by a NUL
- * (as the scanner leaves it); it is modified, and d points into it. */
+/* STATE, EVENT, COMM and METRIC definitions.  text: the payload followed
+ * by a NUL (as the scanner leaves it); it is modified, and d points into
+ * it. */
 typedef struct
 {
-  int type;  /* MPE_SPILL_STATE, _EVENT or _COMM */
-  logfmt_state_def_t state;
-  logfmt_event_def_t event;
-  logfmt_comm_def_t  comm;
+  int type;  /* MPE_SPILL_STATE, _EVENT, _COMM or _METRIC */
+  logfmt_state_def_t  state;
+  logfmt_event_def_t  event;
+  logfmt_comm_def_t   comm;
+  logfmt_metric_def_t metric;
 } mpe_spill_def_t;
 int  mpe_spill_def_parse (int type, char *text, size_t len,
                           mpe_spill_def_t *d);  /* 0, or -1: malformed */

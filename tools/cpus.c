@@ -12,7 +12,7 @@
 
 #include "clogtool.h"
 #include "clogtool-internal.h"
-#include "sched-runs.h"
+#include "analysis/an-sched.h"
 
 static void
 cpus_help (void)
@@ -42,100 +42,6 @@ cpus_help (void)
     stdout);
 }
 
-typedef struct
-{
-  uint32_t stream;
-  uint64_t on;
-  uint64_t runs;
-} user_t;
-
-typedef struct
-{
-  int32_t cpu, core, socket, numa, smt;
-  uint64_t on;
-  user_t *users;
-  size_t nusers;
-} cpu_t;
-
-typedef struct
-{
-  const char *name;
-  int64_t id;
-  uint32_t stream;    /* where its records are, LOGFMT_NO_STREAM: none */
-  int64_t first[4], last[4];
-  int seen;
-} nic_t;
-
-typedef struct
-{
-  const char *name;
-  cpu_t *cpus;
-  size_t ncpus;
-  nic_t *nics;
-  size_t nnics;
-} host_t;
-
-static cpu_t *
-cpu_get (host_t *h, int32_t cpu)
-{
-  for (size_t i = 0; i < h->ncpus; i++)
-    if (h->cpus[i].cpu == cpu)
-      return &h->cpus[i];
-  cpu_t *v = realloc (h->cpus, (h->ncpus + 1) * sizeof *v);
-  if (!v)
-    return NULL;
-  h->cpus = v;
-  cpu_t *c = &v[h->ncpus++];
-  memset (c, 0, sizeof *c);
-  c->cpu = cpu;
-  c->core = c->socket = c->numa = c->smt = -1;
-  return c;
-}
-
-static host_t *
-host_get (host_t **hs, size_t *nh, const char *name)
-{
-  if (!name)
-    name = "";
-  for (size_t i = 0; i < *nh; i++)
-    if (strcmp ((*hs)[i].name, name) == 0)
-      return &(*hs)[i];
-  host_t *v = realloc (*hs, (*nh + 1) * sizeof *v);
-  if (!v)
-    return NULL;
-  *hs = v;
-  host_t *h = &v[(*nh)++];
-  memset (h, 0, sizeof *h);
-  h->name = name;
-  return h;
-}
-
-static int
-user_add (cpu_t *c, uint32_t stream, uint64_t ns)
-{
-  c->on += ns;
-  for (size_t i = 0; i < c->nusers; i++)
-    if (c->users[i].stream == stream)
-      {
-        c->users[i].on += ns;
-        c->users[i].runs++;
-        return 0;
-      }
-  user_t *v = realloc (c->users, (c->nusers + 1) * sizeof *v);
-  if (!v)
-    return -1;
-  c->users = v;
-  c->users[c->nusers++] = (user_t) { stream, ns, 1 };
-  return 0;
-}
-
-static int
-cpu_cmp (const void *a, const void *b)
-{
-  const cpu_t *x = a, *y = b;
-  return (x->cpu > y->cpu) - (x->cpu < y->cpu);
-}
-
 static void
 print_user (const logfmt_reader_t *r, uint32_t stream, int json)
 {
@@ -147,27 +53,8 @@ print_user (const logfmt_reader_t *r, uint32_t stream, int json)
     printf ("%d:%d", sd ? sd->rank : -1, sd ? sd->thread : -1);
 }
 
-/* Threads that ran on any CPU of core `core` of h (a list of streams). */
-static size_t
-core_users (const host_t *h, int32_t core, uint32_t *out, size_t max)
-{
-  size_t n = 0;
-  for (size_t i = 0; i < h->ncpus; i++)
-    if (h->cpus[i].core == core)
-      for (size_t u = 0; u < h->cpus[i].nusers; u++)
-        {
-          uint32_t s = h->cpus[i].users[u].stream;
-          size_t k = 0;
-          while (k < n && out[k] != s)
-            k++;
-          if (k == n && n < max)
-            out[n++] = s;
-        }
-  return n;
-}
-
 static void
-print_host (const logfmt_reader_t *r, const host_t *h, int json,
+print_host (const logfmt_reader_t *r, const an_host_t *h, int json,
             int first)
 {
   if (json)
@@ -182,7 +69,7 @@ print_host (const logfmt_reader_t *r, const host_t *h, int json,
             "threads (rank:thread on-CPU s)");
   for (size_t i = 0; i < h->ncpus; i++)
     {
-      const cpu_t *c = &h->cpus[i];
+      const an_cpu_t *c = &h->cpus[i];
       if (json)
         printf ("%s\n    {\"cpu\": %d, \"core\": %d, \"socket\": %d, "
                 "\"numa\": %d, \"smt\": %d, \"on_s\": %.9f, \"threads\": [",
@@ -222,7 +109,7 @@ print_host (const logfmt_reader_t *r, const host_t *h, int json,
       if (j < i)
         continue;  /* core listed already */
       uint32_t us[64];
-      size_t nu = core_users (h, core, us, 64);
+      size_t nu = an_cpus_core_users (h, core, us, 64);
       if (nu < 2)
         continue;
       if (json)
@@ -253,7 +140,7 @@ print_host (const logfmt_reader_t *r, const host_t *h, int json,
             "received B", "sent B", "received pkts", "sent pkts");
   for (size_t i = 0; i < h->nnics; i++)
     {
-      const nic_t *x = &h->nics[i];
+      const an_nic_t *x = &h->nics[i];
       int64_t d[4];
       for (int k = 0; k < 4; k++)
         d[k] = x->seen ? x->last[k] - x->first[k] : 0;
@@ -278,50 +165,28 @@ print_host (const logfmt_reader_t *r, const host_t *h, int json,
     printf ("\n");
 }
 
-/* The NICs' counters: first and last sample of each. */
-static int
-load_nics (const logfmt_reader_t *r, host_t *hs, size_t nh)
+typedef struct
 {
-  const logfmt_info_t *info = logfmt_reader_info (r);
-  for (uint32_t s = 0; s < info->nstreams; s++)
-    {
-      logfmt_track_info_t ti;
-      if (logfmt_reader_track_info (r, s, LOGFMT_TRACK_NETWORK, &ti) != 0)
-        continue;
-      const logfmt_stream_def_t *sd = logfmt_reader_stream (r, s);
-      host_t *h = NULL;
-      for (size_t i = 0; i < nh; i++)
-        if (sd && sd->host && strcmp (hs[i].name, sd->host) == 0)
-          h = &hs[i];
-      if (!h)
-        continue;
-      logfmt_track_iter_t *it;
-      int rc = logfmt_track_iter_new (r, s, LOGFMT_TRACK_NETWORK, 0,
-                                      UINT64_MAX, &it);
-      if (rc)
-        return rc;
-      logfmt_track_rec_t rec;
-      while ((rc = logfmt_track_iter_next (it, &rec)) == 1)
-        for (size_t i = 0; i < h->nnics; i++)
-          if (h->nics[i].id == rec.col[LOGFMT_NETWORK_COL_NIC])
-            {
-              nic_t *x = &h->nics[i];
-              for (int k = 0; k < 4; k++)
-                {
-                  if (!x->seen)
-                    x->first[k] = rec.col[1 + k];
-                  x->last[k] = rec.col[1 + k];
-                }
-              x->seen = 1;
-            }
-      if (rc < 0)
-        clogtool__lib_error ("cannot read the network track", rc,
-                             logfmt_track_iter_error (it));
-      logfmt_track_iter_free (it);
-      if (rc < 0)
-        return rc;
-    }
-  return 0;
+  const logfmt_reader_t *r;
+  int json, n;
+} runs_out_t;
+
+/* --runs: each run as the analysis meets it. */
+static void
+print_run (void *user, uint32_t stream, const an_sched_run_t *x)
+{
+  runs_out_t *o = user;
+  const logfmt_stream_def_t *sd = logfmt_reader_stream (o->r, stream);
+  if (o->json)
+    printf ("%s\n  {\"cpu\": %d, \"t0\": %.9f, \"t1\": %.9f, "
+            "\"rank\": %d, \"thread\": %d}", o->n ? "," : "\"runs\": [",
+            x->cpu, x->t0 / 1e9, x->t1 / 1e9, sd ? sd->rank : -1,
+            sd ? sd->thread : -1);
+  else
+    printf ("run cpu %d %.9f %.9f rank %d thread %d\n", x->cpu,
+            x->t0 / 1e9, x->t1 / 1e9, sd ? sd->rank : -1,
+            sd ? sd->thread : -1);
+  o->n++;
 }
 
 int
@@ -356,7 +221,7 @@ clogtool_cpus_main (int argc, char **argv)
   logfmt_reader_t *r = clogtool__open (argv[optind]);
   if (!r)
     return CLOGTOOL_EXIT_PROBLEM;
-  if (!sched_file_has_switches (r))
+  if (!an_sched_file_has_switches (r))
     {
       clogtool__error ("%s has no context-switch records (log with "
                        "MPE_SCHED=1)", argv[optind]);
@@ -364,106 +229,25 @@ clogtool_cpus_main (int argc, char **argv)
       return CLOGTOOL_EXIT_PROBLEM;
     }
   int status = CLOGTOOL_EXIT_OK;
-  host_t *hs = NULL;
-  size_t nh = 0;
-  /* The topology first, so idle CPUs are listed too. */
-  for (size_t i = 0; i < logfmt_reader_n_resources (r); i++)
-    {
-      const logfmt_resource_def_t *d = logfmt_reader_resource (r, i);
-      if (d->kind != LOGFMT_RES_CPU)
-        continue;
-      host_t *h = host_get (&hs, &nh, d->s[0]);
-      cpu_t *x = h ? cpu_get (h, (int32_t) d->v[LOGFMT_CPU_ID]) : NULL;
-      if (!x)
-        goto oom;
-      x->core = (int32_t) d->v[LOGFMT_CPU_CORE];
-      x->socket = (int32_t) d->v[LOGFMT_CPU_SOCKET];
-      x->numa = (int32_t) d->v[LOGFMT_CPU_NUMA];
-      x->smt = (int32_t) d->v[LOGFMT_CPU_SMT];
-    }
-  for (size_t i = 0; i < logfmt_reader_n_resources (r); i++)
-    {
-      const logfmt_resource_def_t *d = logfmt_reader_resource (r, i);
-      if (d->kind != LOGFMT_RES_NIC || !d->s[1])
-        continue;
-      host_t *h = host_get (&hs, &nh, d->s[0]);
-      nic_t *v = h ? realloc (h->nics, (h->nnics + 1) * sizeof *v) : NULL;
-      if (!v)
-        goto oom;
-      h->nics = v;
-      memset (&v[h->nnics], 0, sizeof *v);
-      v[h->nnics].name = d->s[1];
-      v[h->nnics].id = d->v[LOGFMT_NIC_ID];
-      h->nnics++;
-    }
-  const logfmt_info_t *info = logfmt_reader_info (r);
   if (json)
     printf ("{");
-  int nrun = 0;
-  for (uint32_t s = 0; s < info->nstreams; s++)
+  runs_out_t ro = { r, json, 0 };
+  an_cpus_t *cp;
+  logfmt_error_t err = { 0 };
+  int rc = an_cpus_load (r, runs ? print_run : NULL, &ro, &cp, &err);
+  if (rc)
     {
-      sched_thread_t th;
-      if (sched_thread_load (r, s, &th) != 0)
-        {
-          status = CLOGTOOL_EXIT_PROBLEM;
-          break;
-        }
-      const logfmt_stream_def_t *sd = logfmt_reader_stream (r, s);
-      host_t *h = host_get (&hs, &nh, sd ? sd->host : NULL);
-      for (size_t k = 0; h && k < th.nruns; k++)
-        {
-          const sched_run_t *x = &th.runs[k];
-          if (!x->on || x->cpu < 0)
-            continue;
-          cpu_t *cp = cpu_get (h, x->cpu);
-          if (!cp || user_add (cp, s, x->t1 - x->t0) != 0)
-            {
-              h = NULL;
-              break;
-            }
-          if (runs)
-            {
-              if (json)
-                printf ("%s\n  {\"cpu\": %d, \"t0\": %.9f, \"t1\": %.9f, "
-                        "\"rank\": %d, \"thread\": %d}",
-                        nrun ? "," : "\"runs\": [", x->cpu, x->t0 / 1e9,
-                        x->t1 / 1e9, sd ? sd->rank : -1,
-                        sd ? sd->thread : -1);
-              else
-                printf ("%srun cpu %d %.9f %.9f rank %d thread %d\n",
-                        nrun ? "" : "", x->cpu, x->t0 / 1e9, x->t1 / 1e9,
-                        sd ? sd->rank : -1, sd ? sd->thread : -1);
-              nrun++;
-            }
-        }
-      sched_thread_free (&th);
-      if (!h)
-        goto oom;
+      clogtool__lib_error ("cannot read the CPUs", rc, &err);
+      logfmt_reader_close (r);
+      return CLOGTOOL_EXIT_PROBLEM;
     }
-  if (status == CLOGTOOL_EXIT_OK && load_nics (r, hs, nh) != 0)
-    status = CLOGTOOL_EXIT_PROBLEM;
   if (json)
-    printf ("%s\"hosts\": [", nrun ? "\n], " : "");
-  for (size_t i = 0; i < nh && status == CLOGTOOL_EXIT_OK; i++)
-    {
-      qsort (hs[i].cpus, hs[i].ncpus, sizeof *hs[i].cpus, cpu_cmp);
-      print_host (r, &hs[i], json, i == 0);
-    }
+    printf ("%s\"hosts\": [", ro.n ? "\n], " : "");
+  for (size_t i = 0; i < cp->nhosts; i++)
+    print_host (r, &cp->hosts[i], json, i == 0);
   if (json)
     printf ("\n]}\n");
-  goto out;
-oom:
-  clogtool__error ("out of memory");
-  status = CLOGTOOL_EXIT_PROBLEM;
-out:
-  for (size_t i = 0; i < nh; i++)
-    {
-      for (size_t k = 0; k < hs[i].ncpus; k++)
-        free (hs[i].cpus[k].users);
-      free (hs[i].cpus);
-      free (hs[i].nics);
-    }
-  free (hs);
+  an_cpus_free (cp);
   logfmt_reader_close (r);
   if (status != CLOGTOOL_EXIT_OK)
     return status;

@@ -199,7 +199,7 @@ add_defs (logfmt_writer_t *w, spill_t *s)
     {
       frame_t *fr = &s->frames[i];
       if (fr->type != MPE_SPILL_STATE && fr->type != MPE_SPILL_EVENT
-          && fr->type != MPE_SPILL_COMM)
+          && fr->type != MPE_SPILL_COMM && fr->type != MPE_SPILL_METRIC)
         continue;
       char *t = malloc ((size_t) fr->len + 1);
       mpe_spill_def_t d;
@@ -212,6 +212,8 @@ add_defs (logfmt_writer_t *w, spill_t *s)
             logfmt_writer_add_comm (w, &d.comm);
           else if (d.type == MPE_SPILL_STATE)
             logfmt_writer_add_state (w, &d.state);
+          else if (d.type == MPE_SPILL_METRIC)
+            logfmt_writer_add_metric (w, &d.metric);
           else
             logfmt_writer_add_event_def (w, &d.event);
         }

@@ -12,7 +12,7 @@
 
 #include "clogtool.h"
 #include "clogtool-internal.h"
-#include "sched-runs.h"
+#include "analysis/an-sched.h"
 
 static void
 threads_help (void)
@@ -42,45 +42,21 @@ threads_help (void)
     stdout);
 }
 
-typedef struct
-{
-  uint64_t count;
-  uint64_t time;
-  sched_split_t sp;
-} state_acc_t;
-
-/* Per state of one thread: instances' inclusive time and its split. */
+/* Per state of one thread (printing its error). */
 static int
-per_state (const logfmt_reader_t *r, const sched_thread_t *th,
-           state_acc_t *acc, size_t nstates)
+per_state (const logfmt_reader_t *r, const an_sched_thread_t *th,
+           an_sched_state_t *acc, size_t nstates)
 {
-  memset (acc, 0, nstates * sizeof *acc);
-  logfmt_interval_iter_t *it;
-  int rc = logfmt_interval_iter_new (r, th->stream, 0, UINT64_MAX, &it);
+  logfmt_error_t err = { 0 };
+  int rc = an_sched_states (r, th, acc, nstates, &err);
   if (rc)
-    return rc;
-  logfmt_interval_t iv;
-  while ((rc = logfmt_interval_iter_next (it, &iv)) == 1)
-    {
-      if (iv.state < 0 || (size_t) iv.state >= nstates)
-        continue;
-      state_acc_t *a = &acc[iv.state];
-      sched_split_t sp;
-      sched_thread_split (th, iv.start, iv.end, &sp);
-      a->count++;
-      a->time += iv.end - iv.start;
-      sched_split_add (&a->sp, &sp);
-    }
-  if (rc < 0)
-    clogtool__lib_error ("cannot read states", rc,
-                         logfmt_interval_iter_error (it));
-  logfmt_interval_iter_free (it);
-  return rc < 0 ? rc : 0;
+    clogtool__lib_error ("cannot read states", rc, &err);
+  return rc;
 }
 
 static void
-print_thread_json (const logfmt_reader_t *r, const sched_thread_t *th,
-                   const state_acc_t *acc, size_t nstates, int first)
+print_thread_json (const logfmt_reader_t *r, const an_sched_thread_t *th,
+                   const an_sched_state_t *acc, size_t nstates, int first)
 {
   const logfmt_stream_def_t *sd = logfmt_reader_stream (r, th->stream);
   printf ("%s\n  {\"rank\": %d, \"thread\": %d, \"window_s\": %.9f, "
@@ -97,7 +73,7 @@ print_thread_json (const logfmt_reader_t *r, const sched_thread_t *th,
   int n = 0;
   for (size_t s = 0; s < nstates; s++)
     {
-      const state_acc_t *a = &acc[s];
+      const an_sched_state_t *a = &acc[s];
       if (!a->count)
         continue;
       const logfmt_state_def_t *d = logfmt_reader_state (r, s);
@@ -111,7 +87,7 @@ print_thread_json (const logfmt_reader_t *r, const sched_thread_t *th,
       printf (", \"migrations\": %" PRIu64 ", \"cpus\": [",
               a->sp.migrations);
       int k = 0;
-      for (int c = 0; c < SCHED_MAX_CPUS; c++)
+      for (int c = 0; c < AN_SCHED_MAX_CPUS; c++)
         if (a->sp.cpus[c / 64] >> (c % 64) & 1)
           printf ("%s%d", k++ ? ", " : "", c);
       printf ("]}");
@@ -120,7 +96,7 @@ print_thread_json (const logfmt_reader_t *r, const sched_thread_t *th,
 }
 
 static void
-print_thread_text (const logfmt_reader_t *r, const sched_thread_t *th)
+print_thread_text (const logfmt_reader_t *r, const an_sched_thread_t *th)
 {
   const logfmt_stream_def_t *sd = logfmt_reader_stream (r, th->stream);
   printf ("%5d %6d %12.6f %12.6f %12.6f %12.6f %9" PRIu64 " %10" PRIu64 "  ",
@@ -133,13 +109,13 @@ print_thread_text (const logfmt_reader_t *r, const sched_thread_t *th)
 }
 
 static void
-print_states_text (const logfmt_reader_t *r, const sched_thread_t *th,
-                   const state_acc_t *acc, size_t nstates)
+print_states_text (const logfmt_reader_t *r, const an_sched_thread_t *th,
+                   const an_sched_state_t *acc, size_t nstates)
 {
   const logfmt_stream_def_t *sd = logfmt_reader_stream (r, th->stream);
   for (size_t s = 0; s < nstates; s++)
     {
-      const state_acc_t *a = &acc[s];
+      const an_sched_state_t *a = &acc[s];
       if (!a->count)
         continue;
       const logfmt_state_def_t *d = logfmt_reader_state (r, s);
@@ -180,7 +156,7 @@ clogtool_threads_main (int argc, char **argv)
   logfmt_reader_t *r = clogtool__open (argv[optind]);
   if (!r)
     return CLOGTOOL_EXIT_PROBLEM;
-  if (!sched_file_has_switches (r))
+  if (!an_sched_file_has_switches (r))
     {
       clogtool__error ("%s has no context-switch records (log with "
                        "MPE_SCHED=1)", argv[optind]);
@@ -189,10 +165,11 @@ clogtool_threads_main (int argc, char **argv)
     }
   const logfmt_info_t *info = logfmt_reader_info (r);
   size_t nstates = logfmt_reader_n_states (r);
-  state_acc_t *acc = calloc (nstates ? nstates : 1, sizeof *acc);
-  sched_thread_t *ths = calloc (info->nstreams ? info->nstreams : 1,
+  an_sched_state_t *acc = calloc (nstates ? nstates : 1, sizeof *acc);
+  an_sched_thread_t *ths = calloc (info->nstreams ? info->nstreams : 1,
                                 sizeof *ths);
   int status = CLOGTOOL_EXIT_OK;
+  logfmt_error_t err = { 0 };
   if (!acc || !ths)
     {
       clogtool__error ("out of memory");
@@ -200,8 +177,9 @@ clogtool_threads_main (int argc, char **argv)
       goto out;
     }
   for (uint32_t s = 0; s < info->nstreams; s++)
-    if (sched_thread_load (r, s, &ths[s]) != 0)
+    if (an_sched_thread_load (r, s, &ths[s], &err) != 0)
       {
+        clogtool__lib_error ("cannot read the switch track", -1, &err);
         status = CLOGTOOL_EXIT_PROBLEM;
         goto out;
       }
@@ -252,7 +230,7 @@ clogtool_threads_main (int argc, char **argv)
 out:
   if (ths)
     for (uint32_t s = 0; s < info->nstreams; s++)
-      sched_thread_free (&ths[s]);
+      an_sched_thread_free (&ths[s]);
   free (ths);
   free (acc);
   logfmt_reader_close (r);

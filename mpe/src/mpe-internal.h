@@ -263,6 +263,7 @@ extern int mpe__mon_n MPE_HIDDEN;         /* MPE_Metric_sample_on events */
 
 MPE_HIDDEN mpe_mcells_t *mpe__mcells_create (void);
 MPE_HIDDEN void     mpe__metrics_init (void);
+MPE_HIDDEN void     mpe__metrics_respill (void);
 MPE_HIDDEN void     mpe__metrics_final (void);
 MPE_HIDDEN void     mpe__metric_due (uint64_t t);
 MPE_HIDDEN void     mpe__metric_on (int32_t id);

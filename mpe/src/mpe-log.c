@@ -290,6 +290,7 @@ MPE_Init_log (void)
       mpe__ring_attach_all ();
       mpe__spill_meta ();
       mpe__defs_respill ();
+      mpe__metrics_respill ();
       mpe__comms_reset ();
     }
   mpe__comms_add_world ();

@@ -63,6 +63,61 @@ static const char *const chan_names[MPE_MCHAN_N] = {
 
 /* ---- Definitions ------------------------------------------------------ */
 
+/* The definition as a spill frame (docs/SPILL-FORMAT.md, METRIC): written
+ * when it is made, so that `clogtool recover` names the samples of a rank
+ * that died; written again when its flags change (the later one wins). */
+static void
+def_to_spill (uint32_t id, uint32_t flags, const char *name,
+              const char *unit)
+{
+  char buf[1024];
+  size_t nl = strlen (name), ul = strlen (unit);
+  if (ul > 64)
+    ul = 64;
+  if (8 + nl + 1 + ul + 1 > sizeof buf)
+    nl = sizeof buf - (8 + 1 + ul + 1);
+  memcpy (buf, &id, 4);
+  memcpy (buf + 4, &flags, 4);
+  memcpy (buf + 8, name, nl);
+  buf[8 + nl] = '\0';
+  memcpy (buf + 8 + nl + 1, unit, ul);
+  buf[8 + nl + 1 + ul] = '\0';
+  mpe__spill_frame (MPE_SPILL_METRIC, 0, buf, 8 + nl + 1 + ul + 1);
+}
+
+/* Flags as the log will have them: a user cell's may grow after it is
+ * defined (LEVEL on its first set). */
+static uint32_t
+flags_of (const mdef_t *d)
+{
+  return d->flags | (d->id < MPE_METRIC_MAX_CELLS ? user_flags[d->id] : 0);
+}
+
+/* Writes definition `id` to the spill file again (its flags changed). */
+static void
+respill_def (uint32_t id)
+{
+  pthread_mutex_lock (&mlock);
+  for (size_t i = 0; i < ndefs; i++)
+    if (defs[i].id == id)
+      {
+        def_to_spill (id, flags_of (&defs[i]), defs[i].name, defs[i].unit);
+        break;
+      }
+  pthread_mutex_unlock (&mlock);
+}
+
+/* A new log: its spill file gets every metric defined so far. */
+void
+mpe__metrics_respill (void)
+{
+  pthread_mutex_lock (&mlock);
+  for (size_t i = 0; i < ndefs; i++)
+    def_to_spill (defs[i].id, flags_of (&defs[i]), defs[i].name,
+                  defs[i].unit);
+  pthread_mutex_unlock (&mlock);
+}
+
 static int
 add_def (uint32_t id, uint32_t flags, const char *name, const char *unit)
 {
@@ -91,7 +146,10 @@ add_def (uint32_t id, uint32_t flags, const char *name, const char *unit)
   d->name = strdup (name);
   d->unit = strdup (unit);
   if (d->name && d->unit)
-    ndefs++;
+    {
+      ndefs++;
+      def_to_spill (id, flags_of (d), d->name, d->unit);
+    }
   else
     {
       free (d->name);
@@ -131,13 +189,8 @@ mpe__metric_defs (logfmt_metric_def_t **out)
   size_t n = 0;
   if (v)
     for (; n < ndefs; n++)
-      {
-        uint32_t f = defs[n].flags;
-        if (defs[n].id < MPE_METRIC_MAX_CELLS)
-          f |= user_flags[defs[n].id];
-        v[n] = (logfmt_metric_def_t) { defs[n].id, f, defs[n].name,
-                                       defs[n].unit };
-      }
+      v[n] = (logfmt_metric_def_t) { defs[n].id, flags_of (&defs[n]),
+                                     defs[n].name, defs[n].unit };
   pthread_mutex_unlock (&mlock);
   *out = v;
   return n;
@@ -265,7 +318,10 @@ MPE_Metric_set (int cell, long long v)
   /* A cell that is set is a level: tools report its value, not its
    * increase. */
   if (MPE_UNLIKELY (!(user_flags[cell] & LOGFMT_METRIC_LEVEL)))
-    user_flags[cell] |= LOGFMT_METRIC_LEVEL;
+    {
+      user_flags[cell] |= LOGFMT_METRIC_LEVEL;
+      respill_def ((uint32_t) cell);
+    }
   return MPE_LOG_OK;
 }
 

@@ -194,7 +194,13 @@ mpe__instr_pre (int state, const char *name, const void *site,
       s->cur_name = name;
       s->cur_bytes = bytes;
     }
-  if (s && mpe__callsite_mode)
+  if (s && mpe__callsite_mode == 1 && site == s->last_site
+      && MPE_LIKELY (!test_reenter))
+    {
+      s->cur_node = s->last_node;
+      s->cur_t0 = mpe__ticks ();
+    }
+  else if (s && mpe__callsite_mode)
     {
       uint64_t pcs[64];
       int n = 1;
@@ -213,6 +219,12 @@ mpe__instr_pre (int state, const char *name, const void *site,
       atomic_signal_fence (memory_order_seq_cst);
       s->busy = 0;
       s->cur_node = node;
+      /* Only a whole path is cached (a full tree cuts it short). */
+      if (mpe__callsite_mode == 1 && node)
+        {
+          s->last_site = site;
+          s->last_node = node;
+        }
       s->cur_t0 = mpe__ticks ();
     }
   if (have_pre)

@@ -78,6 +78,10 @@ typedef struct mpe_sthread
   uint32_t        cur_node;
   const char     *cur_name;
   uint64_t        cur_t0, cur_bytes;
+  /* The last call site interned (caller mode) and its node: a loop's
+   * calls come from one site, and then skip the hash lookup. */
+  const void     *last_site;
+  uint32_t        last_node;
   uint32_t       *rankmap;     /* the merge's: node -> the rank's node */
   struct mpe_sthread *next;
 } mpe_sthread_t;

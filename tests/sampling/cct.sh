@@ -11,6 +11,22 @@
 . "$top_srcdir/tests/sampling/common.sh"
 hotline=$(grep -n 'hot line' "$top_srcdir/tests/sampling/hot.c" | cut -d: -f1)
 
+# srun WHAT N PROG ARGS...: a sampled job as one TAP line; the log of an
+# earlier job is removed first (checks must not pass on it), and a
+# failure shows the exit status and the job's stderr (a sanitizer's
+# report is there).
+srun () {
+  what=$1; shift
+  rm -f hot.clog
+  run "$@"; r=$?
+  ok $r "$what"
+  if [ $r -ne 0 ]; then
+    diag "exit status $r; stderr:"
+    grep -v '^ *$' err.txt | head -40 | sed 's/^/#   /'
+  fi
+  return $r
+}
+
 # check JSON EXE: hot_loop's share of the compute, its parent, file, line.
 check () {
   python3 - "$1" "$hotline" <<'PY'
@@ -33,7 +49,7 @@ print("share %.3f samples %d parents %s file %s line %s" % (
 PY
 }
 
-MPE_SAMPLE_HZ=1000 run 2 $HOT 30 12; ok $? "hot runs sampled at 1000 Hz"
+MPE_SAMPLE_HZ=1000 srun "hot runs sampled at 1000 Hz" 2 $HOT 30 12
 $CLOGTOOL cct --json hot.clog > tree.json 2> notes.txt
 ok $? "cct --json"
 out=$(check); diag "$out"
@@ -49,7 +65,7 @@ case $top in *" hot_loop") ok 0 "hot_loop is the top self entry" ;;
   *) ok 1 "hot_loop is the top self entry"; diag "$top" ;; esac
 
 # Without frame pointers: libunwind (auto falls back to it).
-MPE_SAMPLE_HZ=1000 run 2 $HOTNOFP 30 12; ok $? "hot-nofp runs sampled"
+MPE_SAMPLE_HZ=1000 srun "hot-nofp runs sampled" 2 $HOTNOFP 30 12
 $CLOGTOOL cct --json hot.clog > tree.json 2>/dev/null
 out=$(check); diag "no frame pointers: $out"
 share=$(echo "$out" | awk '{ print $2 }')
@@ -60,7 +76,7 @@ is "without frame pointers: through via_helper" \
 
 # A stripped copy: offsets and a note.
 cp "$HOT" hot-stripped && strip hot-stripped
-MPE_SAMPLE_HZ=1000 run 1 ./hot-stripped 10 4; ok $? "the stripped copy runs"
+MPE_SAMPLE_HZ=1000 srun "the stripped copy runs" 1 ./hot-stripped 10 4
 $CLOGTOOL cct --min 0 hot.clog > text.txt 2> notes.txt; ok $? "cct reads it"
 grep -q "hot-stripped: stripped (no symbol table, no debug information)" \
   notes.txt; ok $? "the note names the stripped binary"
@@ -68,7 +84,7 @@ grep -q "hot-stripped+0x" text.txt; ok $? "its frames are module+offset"
 grep -q "hot_loop" text.txt; ok $((! $?)) "no made-up function names"
 
 # MPI time: the tree's MPI_Barrier time is the wrappers' (clogtool profile).
-MPE_SAMPLE_HZ=500 run 2 $HOT 4 25; ok $? "hot runs for the MPI time"
+MPE_SAMPLE_HZ=500 srun "hot runs for the MPI time" 2 $HOT 4 25
 $CLOGTOOL cct --json hot.clog > tree.json 2>/dev/null
 cctt=$(python3 -c '
 import json
@@ -96,7 +112,7 @@ p = json.load(sys.stdin)
 print(sum(f["calls"] for f in p["functions"] if f["name"] == "MPI_Barrier"))')"
 
 # Exports.
-MPE_SAMPLE_HZ=1000 run 2 $HOT 20 8; ok $? "hot runs for the exports"
+MPE_SAMPLE_HZ=1000 srun "hot runs for the exports" 2 $HOT 20 8
 $CLOGTOOL cct --gmon gmon.out --collapsed stacks.txt --pprof prof.pb.gz \
   hot.clog 2> err2.txt; ok $? "cct writes the three exports"
 gprof -b -p "$HOT" gmon.out > gprof.txt 2>&1; ok $? "gprof reads gmon.out"
@@ -116,7 +132,7 @@ is "--rank 1 only" "$($CLOGTOOL cct --rank 1 hot.clog 2>/dev/null | head -1 | se
 is "an empty window has no samples" \
   "$($CLOGTOOL cct --from 100000s hot.clog 2>/dev/null | head -1 | sed 's/^# [^:]*: \([0-9]*\) samples.*/\1/')" 0
 cp hot.clog a.clog
-MPE_SAMPLE_HZ=1000 run 1 $HOT 20 8; ok $? "a second run on one rank"
+MPE_SAMPLE_HZ=1000 srun "a second run on one rank" 1 $HOT 20 8
 $CLOGTOOL cct --diff a.clog hot.clog > diff.txt 2>/dev/null
 ok $? "cct --diff"
 grep -q "main;via_helper;hot_loop$" diff.txt; ok $? "the diff lists hot_loop's context"

@@ -56,9 +56,13 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
             case MPE_SPILL_STATE:
             case MPE_SPILL_EVENT:
             case MPE_SPILL_COMM:
+            case MPE_SPILL_METRIC:
               if (mpe_spill_def_parse (h.type, sc.payload, h.len, &d) == 0
                   && d.type == MPE_SPILL_COMM && d.comm.name)
                 (void) strlen (d.comm.name);
+              if (mpe_spill_def_parse (h.type, sc.payload, h.len, &d) == 0
+                  && d.type == MPE_SPILL_METRIC)
+                (void) (strlen (d.metric.name) + strlen (d.metric.unit));
               break;
             case MPE_SPILL_PACKED:
             case MPE_SPILL_RAW:

@@ -271,6 +271,20 @@ test_readers (void)
   memcpy (comm + 8, &big, 4);
   ok (mpe_spill_def_parse (MPE_SPILL_COMM, comm, 16, &d) != 0,
       "communicator larger than its frame refused");
+  /* METRIC: u32 id, u32 flags, name NUL unit NUL (t[len] is a NUL, as
+   * the scanner leaves it). */
+  char md[] = "\x07\0\0\0\x02\0\0\0depth\0\x31";
+  ok (mpe_spill_def_parse (MPE_SPILL_METRIC, md, sizeof md, &d) == 0
+      && d.metric.id == 7 && d.metric.flags == 2
+      && !strcmp (d.metric.name, "depth") && !strcmp (d.metric.unit, "1"),
+      "METRIC definition: id, flags, name, unit");
+  ok (mpe_spill_def_parse (MPE_SPILL_METRIC, md, sizeof md - 1, &d) != 0,
+      "METRIC definition without its unit's NUL refused");
+  ok (mpe_spill_def_parse (MPE_SPILL_METRIC, md, 12, &d) != 0,
+      "METRIC definition cut in its name refused");
+  char md0[] = "\x07\0\0\0\0\0\0\0\0ns";
+  ok (mpe_spill_def_parse (MPE_SPILL_METRIC, md0, sizeof md0, &d) != 0,
+      "METRIC definition without a name refused");
   int64_t l, o;
   int64_t wild[2] = { 1, INT64_MIN };
   ok (mpe_spill_sync_parse (wild, 16, &l, &o) != 0, "wild sync point refused");

@@ -157,6 +157,7 @@ mv_export_run (const MvExportOpts *o, GError **error)
       p.show_metric = TRUE;
       p.metric = logfmt_reader_metric (log->reader, i)->id;
     }
+  p.show_sched = o->sched;
   g_autoptr (MvSampleSource) samples = NULL;
   if (o->samples)
     {

@@ -20,6 +20,8 @@ typedef struct
   int         force_lod;     /* -1 auto, 0 decoded events, 1 summaries */
   const char *counter;       /* metric name drawn as counter tracks, or
                                 NULL */
+  gboolean    sched;         /* on/off-CPU shading in thread rows */
+  gboolean    cpus;          /* the CPU view instead of the timeline */
   gboolean    samples;       /* call-path samples in the thread rows */
   int         sample_depth;  /* 0 ticks, k >= 1 a lane of the k-th frame */
   const char *ranks;         /* flame graph: "0,2-3" or NULL (all) */
@@ -36,6 +38,10 @@ gboolean mv_export_run (const MvExportOpts *o, GError **error);
 gboolean mv_export_stats_run (const MvExportOpts *o, GError **error);
 /* Parses "1.5", "1.5s", "20ms", "3us", "100ns" (no unit: seconds). */
 gboolean mv_parse_time (const char *s, guint64 *out);
+/* The CPU view (one row per CPU) as PNG (mv-export-sched.c). */
+gboolean mv_export_cpus_run (const MvExportOpts *o, GError **error);
+/* The threads and CPUs tables as JSON (mv-sched-tables.h). */
+gboolean mv_export_tables_run (const MvExportOpts *o, GError **error);
 /* The communication matrix's heat map (counts) as PNG. */
 gboolean mv_export_matrix_run (const MvExportOpts *o, GError **error);
 /* The flame graph of [from, to) and o->ranks as PNG, or as JSON (the

@@ -46,11 +46,13 @@ main (int argc, char **argv)
 {
   MvExportOpts eo = { 0 };
   char *export_path = NULL, *stats_path = NULL, *matrix_path = NULL;
+  char *tables_path = NULL;
   char *flame_path = NULL, *ranks = NULL, *flame_select = NULL;
   gboolean samples = FALSE;
   int sample_depth = 0;
   char *detail = NULL, *counter = NULL;
   gboolean bench = FALSE, bench_matrix = FALSE, version = FALSE;
+  gboolean sched = FALSE, cpus = FALSE;
   int width = 0, height = 0;
 
   setlocale (LC_ALL, "");
@@ -84,6 +86,15 @@ main (int argc, char **argv)
     { "flame-select", 0, 0, G_OPTION_ARG_STRING, &flame_select,
       "Select function NAME's widest flame graph node: print where it ran "
       "(--export-flame), or mark it in the timeline (--export)", "NAME" },
+    { "export-tables", 0, 0, G_OPTION_ARG_FILENAME, &tables_path,
+      "Write FILE's threads and CPUs tables (MPE_SCHED=1) to OUT as JSON",
+      "OUT" },
+    { "sched", 0, 0, G_OPTION_ARG_NONE, &sched,
+      "Export: shade where each thread was off its CPU (MPE_SCHED=1)",
+      NULL },
+    { "cpus", 0, 0, G_OPTION_ARG_NONE, &cpus,
+      "Export the CPU view (a row per CPU, coloured by the thread on it)",
+      NULL },
     { "from", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_time_opt,
       "Start of the exported window (seconds, or 20ms, 3us, 100ns)", "T0" },
     { "to", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_time_opt,
@@ -126,11 +137,12 @@ main (int argc, char **argv)
       return 0;
     }
   if ((export_path != NULL) + (stats_path != NULL) + (matrix_path != NULL)
-      + (flame_path != NULL) + bench + bench_matrix > 1)
+      + (flame_path != NULL) + (tables_path != NULL) + bench + bench_matrix
+      > 1)
     {
       g_printerr ("mpeview: --export, --export-stats, --export-matrix, "
-                  "--export-flame, --bench and --bench-matrix are "
-                  "exclusive\n");
+                  "--export-flame, --export-tables, --bench and "
+                  "--bench-matrix are exclusive\n");
       return 2;
     }
   if (sample_depth < 0 || sample_depth > 1000)
@@ -140,7 +152,8 @@ main (int argc, char **argv)
       return 2;
     }
   if (export_path != NULL || stats_path != NULL || matrix_path != NULL
-      || flame_path != NULL || bench || bench_matrix)
+      || flame_path != NULL || tables_path != NULL || bench
+      || bench_matrix)
     {
       if (argc != 2)
         {
@@ -148,7 +161,8 @@ main (int argc, char **argv)
                       bench ? "--bench" : bench_matrix ? "--bench-matrix"
                       : stats_path ? "--export-stats"
                       : matrix_path ? "--export-matrix"
-                      : flame_path ? "--export-flame" : "--export");
+                      : flame_path ? "--export-flame"
+                      : tables_path ? "--export-tables" : "--export");
           return 2;
         }
       if (bench)
@@ -160,7 +174,8 @@ main (int argc, char **argv)
       eo.input = argv[1];
       eo.output = stats_path ? stats_path
                   : matrix_path ? matrix_path
-                  : flame_path ? flame_path : export_path;
+                  : flame_path ? flame_path
+                  : tables_path ? tables_path : export_path;
       eo.width = width;
       eo.height = height;
       eo.force_lod = -1;
@@ -169,6 +184,8 @@ main (int argc, char **argv)
       eo.sample_depth = sample_depth;
       eo.ranks = ranks;
       eo.flame_select = flame_select;
+      eo.sched = sched;
+      eo.cpus = cpus;
       if (detail != NULL && !g_str_equal (detail, "auto"))
         {
           if (!g_str_equal (detail, "summaries")
@@ -183,6 +200,8 @@ main (int argc, char **argv)
       if (!(stats_path ? mv_export_stats_run (&eo, &error)
             : matrix_path ? mv_export_matrix_run (&eo, &error)
             : flame_path ? mv_export_flame_run (&eo, &error)
+            : tables_path ? mv_export_tables_run (&eo, &error)
+            : cpus ? mv_export_cpus_run (&eo, &error)
             : mv_export_run (&eo, &error)))
         {
           g_printerr ("mpeview: %s\n", error->message);

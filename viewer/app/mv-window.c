@@ -19,6 +19,7 @@
 #include "../model/mv-stats.h"
 #include "../widgets/mv-matrix-window.h"
 #include "../widgets/mv-profile-window.h"
+#include "../widgets/mv-sched-menu.h"
 #include "../widgets/mv-flame-window.h"
 #include "../widgets/mv-stats-window.h"
 #include "../widgets/mv-timeline.h"
@@ -1166,6 +1167,8 @@ win_new (GtkApplication *app)
 
   GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
   w->tl = mv_timeline_new ();
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header),
+                           mv_sched_menu_new (GTK_WINDOW (w->win), w->tl));
   g_signal_connect (w->tl, "changed", G_CALLBACK (update_status), w);
   gtk_paned_pack1 (GTK_PANED (paned), GTK_WIDGET (w->tl), TRUE,
                    FALSE);

@@ -7,6 +7,7 @@
 #include <pango/pangocairo.h>
 
 #include "mv-draw.h"
+#include "mv-draw-sched.h"
 #include "mv-draw-samples.h"
 #include "../model/mv-view.h"
 
@@ -1125,6 +1126,7 @@ mv_draw_plot (cairo_t *cr, const MvScene *s, double w, double h,
         cairo_surface_mark_dirty (cairo_get_target (cr));
     }
   draw_counters (cr, s);
+  mv__draw_offcpu (cr, s);
   mv_draw_sample_strips (cr, s);
   if (!s->p.hide_arrows)
     density_prepare (w, h);

@@ -80,6 +80,8 @@ gboolean mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs,
 void     mv__scene_arrows (MvScene *s, GCancellable *cancellable);
 /* Counter tracks of the metric p.show_metric asks for (mv-counters.c). */
 void     mv__scene_counters (MvScene *s);
+/* Off-CPU shading of thread lanes when p.show_sched (mv-sched.c). */
+void     mv__scene_sched (MvScene *s);
 /* Sample ticks or lanes of p.samples (mv-lane-samples.c). */
 void     mv__scene_samples (MvScene *s);
 

@@ -184,6 +184,7 @@ lane_clear (MvLane *l)
   if (l->markers)
     g_array_unref (l->markers);
   g_free (l->counter);
+  g_free (l->offcpu);
   g_free (l->sample_fn);
   if (!l->in_block)
     {
@@ -376,6 +377,8 @@ mv_scene_compute (MvCache *cache, const MvSceneParams *p,
     mv__scene_counters (s);
   if (okay)
     mv__scene_samples (s);
+  if (okay)
+    mv__scene_sched (s);
   for (guint i = 0; i < s->nlanes; i++)
     for (guint k = 0; s->lanes[i].spans && k < s->lanes[i].spans->len; k++)
       s->max_depth = MAX (s->max_depth,

@@ -83,6 +83,8 @@ typedef struct
   guint8  *dom_pct;     /* how much of the pixel states cover, percent */
   logfmt_metric_bin_t *counter;  /* p.show_metric: p.width bins of the
                                     metric (mv-counters.c), or NULL */
+  guint8  *offcpu;      /* p.show_sched: p.width columns blocked, then
+                           p.width preempted, 0-255 (mv-sched.c), or NULL */
   guint32 *sample_fn;     /* p.samples: per pixel column the function
                              of the samples (mv-samples.h), or NULL */
   gboolean in_block;      /* the arrays are in the scene's lane_block */
@@ -111,6 +113,7 @@ typedef struct
                                     100,000 processes) */
   gboolean       show_metric;    /* a counter track under each process */
   guint32        metric;         /* its logfmt_metric_def_t.id */
+  gboolean       show_sched;     /* off-CPU shading in thread rows */
   MvSampleSource *samples;       /* call-path samples drawn in each
                                     thread's row, or NULL (the scene
                                     holds a reference) */

@@ -31,6 +31,7 @@ struct _MvTimeline
   gint32         highlight;
   gboolean       show_metric;    /* counter tracks of `metric` */
   guint32        metric;
+  gboolean       show_sched;     /* off-CPU shading */
   MvSampleSource *samples;       /* sample strips in the rows, or NULL */
   int            sample_depth;
   GArray        *marks;          /* MvTimeMark drawn over the plot */
@@ -169,6 +170,7 @@ current_params (MvTimeline *tl)
     .y0 = tl->view.y0, .force_lod = -1,
     .show_metric = tl->show_metric, .metric = tl->metric,
     .samples = tl->samples, .sample_depth = tl->sample_depth,
+    .show_sched = tl->show_sched,
   };
   return p;
 }
@@ -180,7 +182,8 @@ same_view (const MvSceneParams *p, const MvSceneParams *q)
   return p->t0 == q->t0 && p->t1 == q->t1 && p->width == q->width
          && p->height == q->height && p->row_h == q->row_h && p->y0 == q->y0
          && p->show_metric == q->show_metric && p->metric == q->metric
-         && p->samples == q->samples && p->sample_depth == q->sample_depth;
+         && p->samples == q->samples && p->sample_depth == q->sample_depth
+         && p->show_sched == q->show_sched;
 }
 
 static gboolean
@@ -799,6 +802,15 @@ mv_timeline_set_marks (MvTimeline *tl, const MvTimeMark *marks, guint n)
     }
   if (tl->area)
     gtk_widget_queue_draw (tl->area);
+}
+
+void
+mv_timeline_set_sched (MvTimeline *tl, gboolean show)
+{
+  tl->show_sched = show;
+  if (tl->busy)
+    tl->pending = TRUE;
+  request_scene (tl);
 }
 
 void

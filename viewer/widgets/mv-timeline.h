@@ -27,6 +27,8 @@ MvLog      *mv_timeline_get_log (MvTimeline *tl);
 void        mv_timeline_set_hidden (MvTimeline *tl, const guint8 *states,
                                     const guint8 *evdefs);
 void        mv_timeline_set_highlight (MvTimeline *tl, gint32 state);
+/* Shades where each thread was off its CPU (MPE_SCHED=1 logs). */
+void        mv_timeline_set_sched (MvTimeline *tl, gboolean show);
 /* Shows metric `id` as a counter track under each process (a step
  * graph; hover shows the value), or none when show is FALSE. */
 void        mv_timeline_set_metric (MvTimeline *tl, gboolean show,

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The "Threads" menu: a popover of toggles and window openers. */
+#include "config.h"
+
+#include "mv-cpu-window.h"
+#include "mv-tables-window.h"
+#include "mv-sched-menu.h"
+
+typedef struct
+{
+  GtkWindow  *parent;
+  MvTimeline *tl;
+} Menu;
+
+static void
+on_shading (GtkToggleButton *b, Menu *m)
+{
+  mv_timeline_set_sched (m->tl, gtk_toggle_button_get_active (b));
+}
+
+static void
+on_cpus (GtkButton *b, Menu *m)
+{
+  GtkWidget *pop = gtk_widget_get_ancestor (GTK_WIDGET (b),
+                                            GTK_TYPE_POPOVER);
+  if (pop)
+    gtk_popover_popdown (GTK_POPOVER (pop));
+  mv_cpu_window_show (m->parent, m->tl);
+}
+
+static void
+on_tables (GtkButton *b, Menu *m)
+{
+  GtkWidget *pop = gtk_widget_get_ancestor (GTK_WIDGET (b),
+                                            GTK_TYPE_POPOVER);
+  if (pop)
+    gtk_popover_popdown (GTK_POPOVER (pop));
+  mv_tables_window_show (m->parent, m->tl);
+}
+
+static GtkWidget *
+item (const char *label, const char *tip, GCallback cb, Menu *m)
+{
+  GtkWidget *b = gtk_model_button_new ();
+  g_object_set (b, "text", label, NULL);
+  gtk_widget_set_tooltip_text (b, tip);
+  g_signal_connect (b, "clicked", cb, m);
+  return b;
+}
+
+GtkWidget *
+mv_sched_menu_new (GtkWindow *parent, MvTimeline *tl)
+{
+  Menu *m = g_new0 (Menu, 1);
+  m->parent = parent;
+  m->tl = tl;
+  GtkWidget *btn = gtk_menu_button_new ();
+  gtk_button_set_label (GTK_BUTTON (btn), "Threads");
+  gtk_widget_set_tooltip_text (btn, "Threads on and off CPUs, the CPUs, "
+                               "memory (logs written with MPE_SCHED=1, "
+                               "MPE_MEMORY=1)");
+  g_object_set_data_full (G_OBJECT (btn), "mv-sched-menu", m, g_free);
+  GtkWidget *pop = gtk_popover_new (btn);
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  gtk_container_set_border_width (GTK_CONTAINER (box), 8);
+  GtkWidget *shade = gtk_check_button_new_with_mnemonic
+                       ("_Off-CPU shading");
+  gtk_widget_set_tooltip_text (shade, "Shade each thread's row where it "
+                               "was off its CPU: blue-grey blocked, "
+                               "orange preempted (strip at the row's top)");
+  g_signal_connect (shade, "toggled", G_CALLBACK (on_shading), m);
+  gtk_box_pack_start (GTK_BOX (box), shade, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (box),
+                      item ("CPU view", "One row per CPU, coloured by the "
+                            "rank/thread running on it, for the visible "
+                            "window", G_CALLBACK (on_cpus), m),
+                      FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (box),
+                      item ("Threads and CPUs tables", "Per thread on- and "
+                            "off-CPU time, switches, migrations; per CPU "
+                            "its threads (clogtool threads, cpus)",
+                            G_CALLBACK (on_tables), m), FALSE, FALSE, 0);
+  gtk_widget_show_all (box);
+  gtk_container_add (GTK_CONTAINER (pop), box);
+  gtk_menu_button_set_popover (GTK_MENU_BUTTON (btn), pop);
+  return btn;
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The "Threads" menu of the header bar: on/off-CPU shading in the thread
+ * rows, and the windows about threads, CPUs and memory (for logs
+ * written with MPE_SCHED=1 / MPE_MEMORY=1 / MPE_NETWORK=1).
+ */
+#ifndef MV_SCHED_MENU_H
+#define MV_SCHED_MENU_H
+
+#include <gtk/gtk.h>
+
+#include "mv-timeline.h"
+
+G_BEGIN_DECLS
+
+GtkWidget *mv_sched_menu_new (GtkWindow *parent, MvTimeline *tl);
+
+G_END_DECLS
+
+#endif
