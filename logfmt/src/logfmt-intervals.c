@@ -15,25 +15,56 @@
 
 #define FIRST_CAP   16            /* open instances before the first growth */
 
+/* Nesting mode: what a BEGIN does not write in slots [from, to). */
+static void
+slots_init (logfmt_state_tracker_t *tr, uint32_t from, uint32_t to)
+{
+  if (!tr->nesting)
+    return;
+  for (uint32_t i = from; i < to; i++)
+    {
+      tr->open[i].stream = tr->stream;
+      tr->open[i].exclusive = 0;
+      tr->open[i].flags = 0;
+    }
+}
+
 int
 logfmt_state_tracker_new (size_t nstates, uint32_t stream,
                           logfmt_state_tracker_t **out)
 {
-  if (!out || nstates > INT32_MAX)
+  return logfmt_state_tracker_new_mode (nstates, stream, LOGFMT_TRACKER_FULL,
+                                        out);
+}
+
+int
+logfmt_state_tracker_new_mode (size_t nstates, uint32_t stream,
+                               unsigned mode, logfmt_state_tracker_t **out)
+{
+  if (out)
+    *out = NULL;
+  if (!out || nstates > INT32_MAX
+      || (mode != LOGFMT_TRACKER_FULL && mode != LOGFMT_TRACKER_NESTING))
     return LOGFMT_EINVAL;
   *out = NULL;
   logfmt_state_tracker_t *tr = calloc (1, sizeof *tr);
   if (!tr)
     return LOGFMT_ENOMEM;
-  tr->open = malloc (FIRST_CAP * sizeof *tr->open);
-  if (!tr->open)
+  tr->nesting = mode == LOGFMT_TRACKER_NESTING;
+  tr->cap = tr->nesting ? LOGFMT_STATE_MAX_DEPTH : FIRST_CAP;
+  tr->open = malloc (tr->cap * sizeof *tr->open);
+  if (tr->nesting)
+    tr->deep = calloc (nstates ? nstates : 1, sizeof *tr->deep);
+  if (!tr->open || (tr->nesting && !tr->deep))
     {
+      free (tr->open);
+      free (tr->deep);
       free (tr);
       return LOGFMT_ENOMEM;
     }
-  tr->cap = FIRST_CAP;
   tr->nstates = (uint32_t) nstates;
   tr->stream = stream;
+  slots_init (tr, 0, tr->cap);
   *out = tr;
   return 0;
 }
@@ -43,7 +74,11 @@ logfmt_state_tracker_reset (logfmt_state_tracker_t *tr, uint32_t stream)
 {
   if (!tr)
     return;
-  tr->stream = stream;
+  if (tr->stream != stream)
+    {
+      tr->stream = stream;
+      slots_init (tr, 0, tr->cap);
+    }
   tr->depth = tr->cut_pos = 0;
   tr->t_top = 0;
   if (tr->ndeep)
@@ -86,9 +121,7 @@ logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state)
           if (!tr->deep)
             return LOGFMT_ENOMEM;
         }
-      tr->deep[state]++;
-      tr->ndeep++;
-      return LOGFMT_STEP_TOO_DEEP;
+      return logfmt__tr_deep_begin (tr, state);
     }
   uint32_t c = tr->cap * 2;
   if (c > LOGFMT_STATE_MAX_DEPTH)
@@ -97,6 +130,7 @@ logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state)
   if (!p)
     return LOGFMT_ENOMEM;
   tr->open = p;
+  slots_init (tr, tr->cap, c);
   tr->cap = c;
   return 0;
 }
@@ -112,18 +146,23 @@ logfmt_state_tracker_apply (logfmt_state_tracker_t *tr,
     return LOGFMT_ESTATE;
   const uint8_t *cargo = (ev->flags & LOGFMT_EVF_CARGO) ? ev->cargo : NULL;
   if (ev->kind == LOGFMT_KIND_BEGIN)
-    return logfmt__tr_begin (tr, ev->state, ev->time, cargo);
+    return tr->nesting
+           ? logfmt__tr_begin_m (tr, ev->state, ev->time, cargo, true)
+           : logfmt__tr_begin (tr, ev->state, ev->time, cargo);
   if (ev->kind == LOGFMT_KIND_END)
-    return logfmt__tr_end (tr, ev->state, ev->time, cargo, closed, inner);
+    return tr->nesting
+           ? logfmt__tr_end_m (tr, ev->state, ev->time, cargo, closed, inner,
+                               true)
+           : logfmt__tr_end (tr, ev->state, ev->time, cargo, closed, inner);
   return LOGFMT_STEP_NONE;
 }
 
 /* One loop with the rule inlined: a call per record costs as much as
  * the rule itself (the viewer's lanes apply millions per frame). */
-static int
-apply_batch (logfmt_state_tracker_t *restrict tr,
-             const logfmt_event_t *restrict ev, size_t n,
-             logfmt_tracker_batch_t *out)
+static inline __attribute__ ((always_inline)) int
+apply_batch_m (logfmt_state_tracker_t *restrict tr,
+               const logfmt_event_t *restrict ev, size_t n,
+               logfmt_tracker_batch_t *out, const bool nesting)
 {
   /* restrict: what the loop writes (top, the instances) never aliases
    * the tracker, so its depth and times stay in registers. */
@@ -139,15 +178,17 @@ apply_batch (logfmt_state_tracker_t *restrict tr,
       int step = LOGFMT_STEP_NONE;
       if (e->kind == LOGFMT_KIND_BEGIN)
         {
-          step = logfmt__tr_begin (tr, e->state, e->time, cargo);
+          step = logfmt__tr_begin_m (tr, e->state, e->time, cargo,
+                                     nesting);
           if (step == LOGFMT_STEP_OPENED)
             cur = e->state;
         }
       else if (e->kind == LOGFMT_KIND_END)
         {
           uint32_t inner = 0;
-          step = logfmt__tr_end (tr, e->state, e->time, cargo,
-                                 closed ? &closed[nclosed] : NULL, &inner);
+          step = logfmt__tr_end_m (tr, e->state, e->time, cargo,
+                                   closed ? &closed[nclosed] : NULL, &inner,
+                                   nesting);
           if (step == LOGFMT_STEP_CLOSED)
             {
               nclosed += closed != NULL;
@@ -170,6 +211,28 @@ apply_batch (logfmt_state_tracker_t *restrict tr,
   return rc;
 }
 
+static int
+apply_batch_full (logfmt_state_tracker_t *restrict tr,
+                  const logfmt_event_t *restrict ev, size_t n,
+                  logfmt_tracker_batch_t *out)
+{
+  return apply_batch_m (tr, ev, n, out, false);
+}
+
+static int
+apply_batch_nesting (logfmt_state_tracker_t *restrict tr,
+                     const logfmt_event_t *restrict ev, size_t n,
+                     logfmt_tracker_batch_t *out)
+{
+  /* The steps make no call in this mode: on a copy whose address does
+   * not escape, depth and clock live in registers, not in memory that
+   * each record stores and the next one reloads. */
+  logfmt_state_tracker_t local = *tr;
+  int rc = apply_batch_m (&local, ev, n, out, true);
+  *tr = local;
+  return rc;
+}
+
 int
 logfmt_state_tracker_apply_batch (logfmt_state_tracker_t *tr,
                                   const logfmt_event_t *ev, size_t n,
@@ -179,7 +242,8 @@ logfmt_state_tracker_apply_batch (logfmt_state_tracker_t *tr,
     return LOGFMT_EINVAL;
   if (tr->cut_pos)
     return LOGFMT_ESTATE;
-  return apply_batch (tr, ev, n, out);
+  return tr->nesting ? apply_batch_nesting (tr, ev, n, out)
+                     : apply_batch_full (tr, ev, n, out);
 }
 
 int
@@ -189,7 +253,8 @@ logfmt_state_tracker_cut (logfmt_state_tracker_t *tr, uint64_t t_cut,
   if (!tr || !iv)
     return LOGFMT_EINVAL;
   if (tr->cut_pos == 0)
-    t_cut = logfmt__tr_account (tr, t_cut);
+    t_cut = tr->nesting ? logfmt__tr_clock (tr, t_cut)
+                        : logfmt__tr_account (tr, t_cut);
   else
     t_cut = tr->t_top;
   if (tr->cut_pos == tr->depth)
@@ -214,6 +279,7 @@ tracker_reserve (logfmt_state_tracker_t *tr, uint32_t n)
   if (!p)
     return LOGFMT_ENOMEM;
   tr->open = p;
+  slots_init (tr, tr->cap, n);
   tr->cap = n;
   return 0;
 }

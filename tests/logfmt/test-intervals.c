@@ -452,6 +452,121 @@ test_batch (const logfmt_reader_t *r)
     }
 }
 
+/* What the nesting mode must give of a full tracker's instance: all but
+ * the exclusive time and cargo, which it does not keep. */
+static int
+same_nesting (const logfmt_interval_t *full, const logfmt_interval_t *nest)
+{
+  return full->stream == nest->stream && full->state == nest->state
+         && full->start == nest->start && full->end == nest->end
+         && full->inclusive == nest->inclusive && nest->exclusive == 0
+         && full->depth == nest->depth
+         && nest->flags == (full->flags & LOGFMT_IV_OPEN);
+}
+
+static int
+same_open (const logfmt_state_tracker_t *full,
+           const logfmt_state_tracker_t *nest)
+{
+  uint32_t d = logfmt_state_tracker_depth (full);
+  if (logfmt_state_tracker_depth (nest) != d)
+    return 0;
+  for (uint32_t i = 0; i < d; i++)
+    {
+      const logfmt_interval_t *a = logfmt_state_tracker_open (full, i);
+      const logfmt_interval_t *b = logfmt_state_tracker_open (nest, i);
+      if (a->stream != b->stream || a->state != b->state
+          || a->start != b->start || a->depth != b->depth
+          || b->exclusive != 0 || b->flags != 0)
+        return 0;
+    }
+  return 1;
+}
+
+/* LOGFMT_TRACKER_NESTING pairs as the full tracker does, on every stream
+ * of the log (nested and overlapping states, unmatched ENDs, BEGINs
+ * beyond the depth limit and their ENDs, cargo, instances left open),
+ * one by one and in batches of 5, with the same tracker reset between
+ * streams (its slots keep the new stream number). */
+static void
+test_nesting (const logfmt_reader_t *r)
+{
+  logfmt_state_tracker_t *bad = (logfmt_state_tracker_t *) &bad;
+  ok (logfmt_state_tracker_new_mode (NSTATES, 0, 7, &bad) == LOGFMT_EINVAL
+      && bad == NULL, "nesting: an unknown mode is refused");
+  logfmt_state_tracker_t *one = NULL, *batch = NULL;
+  logfmt_state_tracker_new_mode (NSTATES, 99, LOGFMT_TRACKER_NESTING, &one);
+  logfmt_state_tracker_new_mode (NSTATES, 99, LOGFMT_TRACKER_NESTING, &batch);
+  for (uint32_t s = 0; s < 3; s++)
+    {
+      logfmt_iter_t *it = NULL;
+      logfmt_event_t ev[1024];
+      long n = 0;
+      if (logfmt_iter_new (r, s, 0, UINT64_MAX, &it) == 0)
+        n = logfmt_iter_next_batch (it, ev, 1024);
+      logfmt_iter_free (it);
+      logfmt_state_tracker_t *full = NULL;
+      logfmt_state_tracker_new (NSTATES, s, &full);
+      logfmt_state_tracker_reset (one, s);
+      logfmt_state_tracker_reset (batch, s);
+      int same = n > 0 && full && one && batch;
+      int nclosed = 0, nunmatched = 0, ndeep = 0, maxdepth = 0;
+      for (long i = 0; same && i < n; i += 5)
+        {
+          size_t m = (size_t) (n - i < 5 ? n - i : 5);
+          int32_t top[5], unm[5];
+          logfmt_interval_t closed[5];
+          logfmt_tracker_batch_t out = { top, closed, 0, unm, 0 };
+          same = logfmt_state_tracker_apply_batch (batch, ev + i, m, &out)
+                 == 0;
+          size_t c = 0, u = 0;
+          for (size_t k = 0; same && k < m; k++)
+            {
+              logfmt_interval_t a, b;
+              uint32_t ia = 77, ib = 77;
+              int sa = logfmt_state_tracker_apply (full, &ev[i + k], &a, &ia);
+              int sb = logfmt_state_tracker_apply (one, &ev[i + k], &b, &ib);
+              same = sa == sb;
+              if (sa == LOGFMT_STEP_CLOSED)
+                same = same && ia == ib && same_nesting (&a, &b)
+                       && c < out.nclosed && same_nesting (&a, &closed[c++]);
+              else if (sa == LOGFMT_STEP_UNMATCHED_END)
+                same = same && u < out.nunmatched
+                       && unm[u++] == ev[i + k].state;
+              nclosed += sa == LOGFMT_STEP_CLOSED;
+              nunmatched += sa == LOGFMT_STEP_UNMATCHED_END;
+              ndeep += sa == LOGFMT_STEP_TOO_DEEP;
+              uint32_t d = logfmt_state_tracker_depth (full);
+              if ((int) d > maxdepth)
+                maxdepth = (int) d;
+              same = same && same_open (full, one)
+                     && top[k] == (d ? logfmt_state_tracker_open (full, d - 1)
+                                         ->state : -1);
+            }
+          same = same && c == out.nclosed && u == out.nunmatched
+                 && same_open (full, batch);
+        }
+      /* Left open at the stream's end: the same cuts. */
+      uint64_t t_end = n > 0 ? ev[n - 1].time : 0;
+      logfmt_interval_t a, b;
+      int ca, cb, ncut = 0;
+      while (same && (ca = logfmt_state_tracker_cut (full, t_end, &a)) == 1)
+        {
+          cb = logfmt_state_tracker_cut (one, t_end, &b);
+          same = cb == 1 && same_nesting (&a, &b);
+          ncut++;
+        }
+      same = same && logfmt_state_tracker_cut (one, t_end, &b) == 0;
+      ok (same, "nesting mode on stream %u: the same steps, %d instances, "
+          "%d unmatched ENDs, %d too deep, innermost states, open ones "
+          "(depth up to %d) and %d cut as the full tracker, without "
+          "exclusive times", s, nclosed, nunmatched, ndeep, maxdepth, ncut);
+      logfmt_state_tracker_free (full);
+    }
+  logfmt_state_tracker_free (one);
+  logfmt_state_tracker_free (batch);
+}
+
 /* Threads sharing a fresh reader build its per-stream index at the same
  * time (the first window query of each): each gets the right instances. */
 typedef struct
@@ -609,6 +724,7 @@ main (int argc, char **argv)
   test_summary_agrees (r);
   test_tracker ();
   test_batch (r);
+  test_nesting (r);
   test_damaged (r, path);
   test_threads (r, path);
   logfmt_reader_close (r);

@@ -11,10 +11,13 @@ static const guint8 seed_cargo[LOGFMT_CARGO_SIZE] = { 'm', 'v', 'p', 'r',
                                                       'e', 'o', 'p', 'n' };
 
 MvTracker *
-mv_tracker_new (guint nstates)
+mv_tracker_new (guint nstates, gboolean nesting_only)
 {
   MvTracker *t = g_new0 (MvTracker, 1);
-  if (logfmt_state_tracker_new (nstates, 0, &t->tr) != 0)
+  if (logfmt_state_tracker_new_mode (nstates, 0,
+                                     nesting_only ? LOGFMT_TRACKER_NESTING
+                                                  : LOGFMT_TRACKER_FULL,
+                                     &t->tr) != 0)
     g_error ("out of memory");
   t->pre = g_array_new (FALSE, FALSE, sizeof (gint32));
   t->in = g_new0 (logfmt_event_t, MV_TRACKER_BATCH);
@@ -65,6 +68,18 @@ mv_tracker_seed_end (MvTracker *t, guint64 tstart)
       logfmt_state_tracker_apply (t->tr, &t->ev, NULL, NULL);
     }
   t->ev.flags = 0;   /* real records are applied without cargo */
+}
+
+void
+mv_tracker_seed_lookback (MvTracker *t, guint64 tstart, guint nunmatched,
+                          guint n, const gint32 *state, const guint64 *start)
+{
+  g_assert (nunmatched <= t->pre->len);
+  for (guint i = 0; i < nunmatched; i++)
+    mv_tracker_apply (t, LOGFMT_KIND_END, g_array_index (t->pre, gint32, i),
+                      tstart, NULL, NULL);
+  for (guint i = 0; i < n; i++)
+    mv_tracker_apply (t, LOGFMT_KIND_BEGIN, state[i], start[i], NULL, NULL);
 }
 
 void

@@ -42,7 +42,10 @@ typedef struct
   gint32                 *unmatched;
 } MvTracker;
 
-MvTracker *mv_tracker_new (guint nstates);
+/* nesting_only: logfmt's LOGFMT_TRACKER_NESTING (the same pairing,
+ * no exclusive times or cargo, so mv_interval_inferred cannot tell
+ * seeded instances), for lanes that draw only the innermost state. */
+MvTracker *mv_tracker_new (guint nstates, gboolean nesting_only);
 void       mv_tracker_free (MvTracker *t);
 
 /* Pass 1 is needed only when tstart > 0 (callers skip it otherwise). */
@@ -50,6 +53,19 @@ void       mv_tracker_seed_begin (MvTracker *t);
 /* Restarts the tracker with the states open at tstart (the decode's
  * start; 0: the stream's start, nothing inferred), outermost first. */
 void       mv_tracker_seed_end (MvTracker *t, guint64 tstart);
+
+/* After mv_tracker_seed_end (tstart): what applying the records of a lookback
+ * scanned by pass 1 from its start would do, from pass 1's outcome
+ * there: its first nunmatched ENDs that closed nothing (t->pre) close
+ * the seeded instances they pair with, then the n instances it left
+ * open (outermost first) open on top, at their start times.  The same
+ * as applying the records again (an END closing nothing in the scan
+ * closes a seeded instance or nothing; the rest pair within the scan)
+ * unless more than LOGFMT_STATE_MAX_DEPTH instances are open. */
+void       mv_tracker_seed_lookback (MvTracker *t, guint64 tstart,
+                                     guint nunmatched, guint n,
+                                     const gint32 *state,
+                                     const guint64 *start);
 
 /* Restarts the tracker with n instances open (outermost first), as a
  * walk from the stream's start had them: their BEGINs are applied again

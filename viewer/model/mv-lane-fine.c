@@ -83,7 +83,7 @@ mv__fine_acc_new (guint width, guint nstates)
   a->total = g_new (float, width);
   a->evs = g_array_new (FALSE, FALSE, sizeof (FineEv));
   a->occ = g_new (float, (gsize) width * MAX (nstates, 1));
-  a->tr = mv_tracker_new (nstates);
+  a->tr = mv_tracker_new (nstates, TRUE);
   return a;
 }
 
@@ -258,6 +258,18 @@ walk_batch (FineWalk *w, const logfmt_event_t *ev, guint n)
       }
 }
 
+/* Applies n <= MV_TRACKER_BATCH records before the window (nothing to
+ * draw): only the innermost state after them is wanted. */
+static void
+skip_batch (FineWalk *w, const logfmt_event_t *ev, guint n)
+{
+  if (n == 0)
+    return;
+  mv_tracker_apply_batch (w->tr, ev, n, FALSE, FALSE);
+  guint depth = mv_tracker_depth (w->tr);
+  w->top = depth ? mv_tracker_open (w->tr, depth - 1)->state : -1;
+}
+
 /* The kept records ev[0 .. n) in the tracker's batch buffer. */
 static const logfmt_event_t *
 fine_in (MvTracker *tr, const FineEv *ev, guint n)
@@ -269,6 +281,70 @@ fine_in (MvTracker *tr, const FineEv *ev, guint n)
       tr->in[i].state = ev[i].state;
     }
   return tr->in;
+}
+
+/* Pass 1 (mv-intervals.h) over n kept records. */
+static void
+fine_scan (MvTracker *tr, const FineEv *ev, guint n)
+{
+  for (guint i = 0; i < n; i += MV_TRACKER_BATCH)
+    {
+      guint m = MIN (MV_TRACKER_BATCH, n - i);
+      mv_tracker_seed_scan_batch (tr, fine_in (tr, ev + i, m), m);
+    }
+}
+
+/* Draws a row decoded after a lookback (its records kept): pass 1 over
+ * all of them finds the states open where the decode starts; the part
+ * before t0 is then not applied again, only its outcome (what pass 1
+ * left open at t0 and its ENDs that closed nothing there), so that
+ * pass 2 covers the window alone. */
+static void
+fine_walk_kept (FineWalk *w, const FineEv *ev, guint n, guint64 tstart,
+                guint64 t0)
+{
+  MvTracker *tr = w->tr;
+  guint lo = 0, hi = n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (ev[mid].time < t0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  guint i0 = lo;
+  fine_scan (tr, ev, i0);
+  guint nunm = tr->pre->len, nopen = mv_tracker_depth (tr);
+  gint32 state[LOGFMT_STATE_MAX_DEPTH];
+  guint64 start[LOGFMT_STATE_MAX_DEPTH];
+  for (guint i = 0; i < nopen; i++)
+    {
+      const logfmt_interval_t *iv = mv_tracker_open (tr, i);
+      state[i] = iv->state;
+      start[i] = iv->start;
+    }
+  fine_scan (tr, ev + i0, n - i0);
+  mv_tracker_seed_end (tr, tstart);
+  guint from = i0;
+  /* Near the depth limit the BEGINs found too deep could differ: the
+   * lookback is applied again there. */
+  if (tr->pre->len + nopen < LOGFMT_STATE_MAX_DEPTH)
+    mv_tracker_seed_lookback (tr, tstart, nunm, nopen, state, start);
+  else
+    from = 0;
+  guint depth = mv_tracker_depth (tr);
+  w->top = depth ? mv_tracker_open (tr, depth - 1)->state : -1;
+  for (guint i = from; i < n; i += MV_TRACKER_BATCH)
+    {
+      guint m = MIN (MV_TRACKER_BATCH, n - i);
+      const logfmt_event_t *in = fine_in (tr, ev + i, m);
+      guint before = 0;
+      while (before < m && in[before].time < t0)
+        before++;
+      skip_batch (w, in, before);
+      walk_batch (w, in + before, m - before);
+    }
 }
 
 /* Keeps the instances the tracker has open (every record before t
@@ -361,7 +437,7 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
               /* The states open at t0: every record before it applied. */
               while (i < (guint) got && buf[i].time < t0)
                 i++;
-              walk_batch (&w, buf, i);
+              skip_batch (&w, buf, i);
               if (i < (guint) got)
                 {
                   fine_keep_open_at (s, w.tr, stream, t0);
@@ -382,23 +458,8 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
   if (got < 0)
     mv__scene_problem (s, g_strdup (logfmt_iter_error (it)->message));
   if (keep)
-    {
-      const FineEv *ev = (const FineEv *) a->evs->data;
-      guint n = a->evs->len;
-      for (guint i = 0; i < n; i += MV_TRACKER_BATCH)
-        {
-          guint m = MIN (MV_TRACKER_BATCH, n - i);
-          mv_tracker_seed_scan_batch (w.tr, fine_in (w.tr, ev + i, m), m);
-        }
-      mv_tracker_seed_end (w.tr, tstart);
-      guint depth = mv_tracker_depth (w.tr);
-      w.top = depth ? mv_tracker_open (w.tr, depth - 1)->state : -1;
-      for (guint i = 0; i < n; i += MV_TRACKER_BATCH)
-        {
-          guint m = MIN (MV_TRACKER_BATCH, n - i);
-          walk_batch (&w, fine_in (w.tr, ev + i, m), m);
-        }
-    }
+    fine_walk_kept (&w, (const FineEv *) a->evs->data, a->evs->len, tstart,
+                    t0);
   /* After the last record: instances still open go on through the
    * window if the stream does, else they end there (FORMAT.md 13). */
   walk_to (&w, goes_on ? t1 : MIN (t_max, t1));

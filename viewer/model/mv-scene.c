@@ -286,7 +286,7 @@ lane_job (gpointer data)
   else
     {
       evs = g_array_new (FALSE, FALSE, sizeof (MvEv));
-      tr = mv_tracker_new (s->log->nstates);
+      tr = mv_tracker_new (s->log->nstates, FALSE);
     }
   if (s->fine)
     fine = mv__fine_acc_new ((guint) s->p.width, s->log->nstates);
