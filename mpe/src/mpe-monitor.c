@@ -22,7 +22,7 @@
  *
  * A ring's round trip is N hops, so large jobs use a tree instead
  * (MPE_MONITOR_SHAPE, automatic from MON_TREE_FROM ranks; mpetop(1),
- * "Shape"): the empty request goes down a tree of fan-out
+ * "SHAPE AND SCALE"): the empty request goes down a tree of fan-out
  * MPE_MONITOR_FANOUT, each rank answers its parent with its part
  * appended to (or, for node and job levels, folded into) its children's
  * answers, so a round trip is 2 log_k N hops.  The STOP goes down the
@@ -47,7 +47,7 @@
 /* MPE_MONITOR_SHAPE=auto: a tree from this many ranks (docs/BENCHMARKS.md,
  * "Live monitor": where the ring's N hops cost more than the tree's
  * 2 log_k N). */
-#define MON_TREE_FROM 64
+#define MON_TREE_FROM 32
 #define MON_FANOUT 8
 #define MON_HOST_LEN 64
 
@@ -148,7 +148,7 @@ slots_for (const mpe_mon_want_t *w)
     {
     case MPE_MON_LEVEL_THREAD:  return 0;
     /* One value per rank: appended as the request travels, so the hop
-       to rank i carries i values, not all of them (mpetop(1), "Scale"). */
+       to rank i carries i values, not all of them (mpetop(1), "SHAPE AND SCALE"). */
     case MPE_MON_LEVEL_PROCESS: return w->object >= 0 ? 1 : 0;
     case MPE_MON_LEVEL_NODE:    return w->object >= 0 ? 1 : M.nnodes;
     case MPE_MON_LEVEL_JOB:     return 1;
@@ -425,15 +425,18 @@ manager_returned (mpe_mon_req_t *q)
 
 /* ---- the tree shape ------------------------------------------------- */
 
-/* Whether any slot of q holds a part. */
-static int
-has_parts (const mpe_mon_req_t *q)
+/* Drops the slots of q that hold no part; returns the new length.  The
+ * slots keep their objects, so the parent finds where they go. */
+static size_t
+drop_empty (mpe_mon_req_t *q)
 {
-  const mpe_mon_slot_t *s = (const mpe_mon_slot_t *) (q + 1);
+  mpe_mon_slot_t *s = (mpe_mon_slot_t *) (q + 1);
+  uint32_t j = 0;
   for (uint32_t i = 0; i < q->nslots; i++)
     if (s[i].n)
-      return 1;
-  return 0;
+      s[j++] = s[i];
+  q->nslots = j;
+  return mpe_mon_req_bytes (j);
 }
 
 /* A complete answer for a subtree: to the parent, or the manager's. */
@@ -442,11 +445,11 @@ tree_up (mpe_mon_req_t *q, size_t len)
 {
   if (M.rank != M.manager)
     {
-      /* A subtree with nothing to say (one object asked for, a channel
-         row) answers with the header alone: a hop costs the size of
-         what was found, not of the whole level. */
-      if (!mpe_mon_level_appends (q->level, q->object) && !has_parts (q))
-        q->nslots = 0, len = sizeof *q;
+      /* A subtree answers with the objects it has parts of only (its
+         nodes, the one object asked for, nothing): a hop costs the size
+         of what was found, not of the whole level. */
+      if (!mpe_mon_level_appends (q->level, q->object))
+        len = drop_empty (q);
       send_to (M.parent, MON_TAG_UP, q, len);
       return;
     }
@@ -533,12 +536,18 @@ tree_answer (mpe_mon_req_t *r)
           p->len = bytes;
         }
     }
-  else if (r->nslots == p->q->nslots || r->nslots == 0)
+  else
     {
-      /* A header alone: that subtree had nothing to add. */
+      /* This rank's answer has every slot of the level; the child's has
+         those it found parts of, each named by its object. */
       mpe_mon_slot_t *dst = (mpe_mon_slot_t *) (p->q + 1);
+      uint32_t n = p->q->nslots;
       for (uint32_t k = 0; k < r->nslots; k++)
-        mpe_mon_slot_merge (&dst[k], &src[k]);
+        {
+          int64_t at = n == 1 ? 0 : src[k].object;
+          if (at >= 0 && at < (int64_t) n && dst[at].object == src[k].object)
+            mpe_mon_slot_merge (&dst[at], &src[k]);
+        }
       p->q->visited += r->visited;
     }
   free (r);
