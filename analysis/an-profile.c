@@ -58,6 +58,9 @@ typedef struct
   size_t nranks;
   uint64_t *first, *last;       /* per rank */
   uint64_t left_open, msg_outside;
+  const an_counter_t *ctr;      /* counters: increases per state */
+  size_t nctr;
+  double *ctr_tot;              /* per state x counter */
 } shared_t;
 
 typedef struct
@@ -71,6 +74,8 @@ typedef struct
   size_t ntouched;
   uint8_t *is_touched;
   uint64_t left_open, msg_outside;
+  an_series_t *series;          /* the stream's counter readings */
+  double *ctr;                  /* per state x counter (touched ones) */
   logfmt_error_t err;
 } worker_t;
 
@@ -86,6 +91,8 @@ touch (worker_t *w, int32_t state)
       w->touched[w->ntouched++] = (uint32_t) state;
       memset (t, 0, sizeof *t);
       t->min_ns = UINT64_MAX;
+      for (size_t c = 0; c < w->sh->nctr; c++)
+        w->ctr[(size_t) state * w->sh->nctr + c] = 0;
     }
   return t;
 }
@@ -130,6 +137,11 @@ count_instance (worker_t *w, const logfmt_interval_t *iv)
     t->min_ns = iv->inclusive;
   if (iv->inclusive > t->max_ns)
     t->max_ns = iv->inclusive;
+  /* Counters: their increase from the instance's start to its end. */
+  for (size_t c = 0; c < w->sh->nctr; c++)
+    w->ctr[(size_t) iv->state * w->sh->nctr + c]
+      += an_series_at (&w->series[c], iv->end)
+         - an_series_at (&w->series[c], iv->start);
   if (w->sh->cls[iv->state] == AN_STATE_COLL
       && (iv->flags & LOGFMT_IV_END_CARGO))
     {
@@ -192,6 +204,9 @@ merge_stream (worker_t *w, uint32_t stream, uint64_t first, uint64_t last,
         g->max_ns = t->max_ns;
       for (int b = 0; b < AN_HIST_BINS; b++)
         g->hist[b] += t->hist[b];
+      for (size_t c = 0; c < sh->nctr; c++)
+        sh->ctr_tot[(size_t) s * sh->nctr + c]
+          += w->ctr[(size_t) s * sh->nctr + c];
     }
   pthread_mutex_unlock (&sh->lock);
   w->ntouched = 0;
@@ -220,6 +235,10 @@ profile_stream (void *arg, uint32_t stream)
       return rc;
     }
   logfmt_state_tracker_reset (w->tr, stream);
+  rc = an_counters_load (sh->r, stream, sh->ctr, sh->nctr, w->series,
+                         &w->err);
+  if (rc < 0)
+    return rc;
   while ((n = logfmt_iter_next_batch (w->it, w->batch, BATCH)) > 0)
     {
       if (!any)
@@ -327,6 +346,14 @@ build_entries (shared_t *sh, an_profile_t *p)
       memcpy (e->hist, t->hist, sizeof e->hist);
       e->per_rank = sh->per_rank[s];
       sh->per_rank[s] = NULL;
+      if (sh->nctr)
+        {
+          e->counter = malloc (sh->nctr * sizeof *e->counter);
+          if (e->counter == NULL)
+            return LOGFMT_ENOMEM;
+          memcpy (e->counter, &sh->ctr_tot[s * sh->nctr],
+                  sh->nctr * sizeof *e->counter);
+        }
       e->rank_min_ns = UINT64_MAX;
       double sum = 0;
       for (size_t i = 0; i < p->nranks; i++)
@@ -411,6 +438,16 @@ an_profile_compute (const logfmt_reader_t *r, const an_profile_opts_t *o,
       stream_rank[streams[k]] = (uint32_t) (hit - p->ranks);
     }
   sh.nranks = nr;
+  p->ncounters = an_counters_list (r, &p->counters);
+  sh.ctr = p->counters;
+  sh.nctr = p->ncounters;
+  sh.ctr_tot = calloc ((nstates ? nstates : 1) * (sh.nctr ? sh.nctr : 1),
+                       sizeof *sh.ctr_tot);
+  if (p->counters == NULL || sh.ctr_tot == NULL)
+    {
+      rc = LOGFMT_ENOMEM;
+      goto done;
+    }
   sh.tally = calloc (nstates ? nstates : 1, sizeof *sh.tally);
   sh.per_rank = calloc (nstates ? nstates : 1, sizeof *sh.per_rank);
   sh.first = malloc ((nr ? nr : 1) * sizeof *sh.first);
@@ -444,8 +481,12 @@ an_profile_compute (const logfmt_reader_t *r, const an_profile_opts_t *o,
       w[i].tally = malloc ((nstates ? nstates : 1) * sizeof *w[i].tally);
       w[i].touched = malloc ((nstates ? nstates : 1) * sizeof *w[i].touched);
       w[i].is_touched = calloc (nstates ? nstates : 1, 1);
+      w[i].series = calloc (sh.nctr ? sh.nctr : 1, sizeof *w[i].series);
+      w[i].ctr = calloc ((nstates ? nstates : 1) * (sh.nctr ? sh.nctr : 1),
+                         sizeof *w[i].ctr);
       if (w[i].batch == NULL || w[i].tally == NULL || w[i].touched == NULL
-          || w[i].is_touched == NULL)
+          || w[i].is_touched == NULL || w[i].series == NULL
+          || w[i].ctr == NULL)
         rc = LOGFMT_ENOMEM;
       else if ((rc = logfmt_state_tracker_new (nstates ? nstates : 1, 0,
                                                    &w[i].tr)) < 0)
@@ -487,6 +528,9 @@ done:
       free (w[i].tally);
       free (w[i].touched);
       free (w[i].is_touched);
+      an_series_free (w[i].series, sh.nctr);
+      free (w[i].series);
+      free (w[i].ctr);
     }
   free (w);
   free (wp);
@@ -495,6 +539,7 @@ done:
       free (sh.per_rank[s]);
   free (sh.per_rank);
   free (sh.tally);
+  free (sh.ctr_tot);
   free (sh.first);
   free (sh.last);
   free (streams);
@@ -516,7 +561,11 @@ an_profile_free (an_profile_t *p)
   if (p == NULL)
     return;
   for (size_t i = 0; i < p->nentries; i++)
-    free (p->entries[i].per_rank);
+    {
+      free (p->entries[i].per_rank);
+      free (p->entries[i].counter);
+    }
+  free (p->counters);
   free (p->entries);
   free (p->ranks);
   free (p->app_ns);

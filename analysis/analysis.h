@@ -126,6 +126,40 @@ const an_cell_t *an_matrix_cell (const an_matrix_t *m, int32_t from,
 void an_matrix_free (an_matrix_t *m);
 
 /* ------------------------------------------------------------------ */
+/* Counters (libmpe's MPE_COUNTERS, metrics flagged COUNTER)           */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  uint32_t    id;         /* metric id */
+  const char *name, *unit;
+} an_counter_t;
+
+/* The log's counters (not their .err companions); *out malloc'd. */
+size_t an_counters_list (const logfmt_reader_t *r, an_counter_t **out);
+/* Index of the counter named name, or -1. */
+int    an_counter_find (const an_counter_t *c, size_t n, const char *name);
+
+/* One stream's readings of one counter, in time order. */
+typedef struct
+{
+  size_t    n, cap;
+  uint64_t *t;
+  double   *v;
+} an_series_t;
+
+/* Stream's readings of counters c[0..n-1] into out[0..n-1] (zeroed
+ * series, or ones to reuse).  0 or a LOGFMT_E* code. */
+int    an_counters_load (const logfmt_reader_t *r, uint32_t stream,
+                         const an_counter_t *c, size_t n, an_series_t *out,
+                         logfmt_error_t *err);
+/* The counter's value at t: linear between the readings around t, the
+ * first reading's before it, the last's after it (0 without readings).
+ * A counter's increase over [a, b] is at (b) - at (a). */
+double an_series_at (const an_series_t *s, uint64_t t);
+void   an_series_free (an_series_t *s, size_t n);
+
+/* ------------------------------------------------------------------ */
 /* Profile                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -162,6 +196,9 @@ typedef struct
   uint64_t bytes_sent, bytes_recv;       /* see an_profile_compute */
   uint64_t hist[AN_HIST_BINS];
   an_rank_use_t *per_rank;               /* index as an_profile_t.ranks */
+  /* Per counter (an_profile_t.counters): its increase over each
+   * instance (inclusive), summed. */
+  double  *counter;
   /* Spread of time_ns over the ranks (ranks without a call count as 0). */
   uint64_t rank_min_ns, rank_max_ns;
   double   rank_mean_ns;
@@ -183,6 +220,8 @@ typedef struct
   uint64_t left_open;     /* instances cut at the end of their stream
                              (not counted) */
   uint64_t msg_outside;   /* message ends inside no MPI function */
+  an_counter_t *counters; /* the log's counters (an_counters_list) */
+  size_t   ncounters;
 } an_profile_t;
 
 /* Bytes: a message record (send or receive) counts for the innermost

@@ -21,6 +21,13 @@ timed (int n, int which, int *a, int *b, int *cnt, int *dsp, int np)
       case 3: MPI_Alltoallv (a, cnt, dsp, MPI_INT, b, cnt, dsp, MPI_INT,
                              MPI_COMM_WORLD);
         break;
+      case 4:
+        {
+          MPI_Request r;
+          MPI_Iallreduce (a, b, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+          MPI_Wait (&r, MPI_STATUS_IGNORE);
+          break;
+        }
       }
   double t = (MPI_Wtime () - t0) / n * 1e6, tmax;
   MPI_Reduce (&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -32,7 +39,8 @@ int
 main (int argc, char **argv)
 {
   static const char *names[] = { "MPI_Barrier", "MPI_Bcast",
-                                 "MPI_Allreduce", "MPI_Alltoallv" };
+                                 "MPI_Allreduce", "MPI_Alltoallv",
+                                 "MPI_Iallreduce" };
   int me, np, n = argc > 1 ? atoi (argv[1]) : 20000;
   MPI_Init (&argc, &argv);
   MPI_Comm_rank (MPI_COMM_WORLD, &me);
@@ -44,7 +52,7 @@ main (int argc, char **argv)
       cnt[i] = 1;
       dsp[i] = i;
     }
-  for (int w = 0; w < 4; w++)
+  for (int w = 0; w < 5; w++)
     {
       timed (n / 10 + 1, w, a, b, cnt, dsp, np);   /* warm-up */
       double t = timed (n, w, a, b, cnt, dsp, np);

@@ -20,7 +20,7 @@ while [ $i -lt "$runs" ]; do
   i=$((i + 1))
 done
 printf '%-14s %10s %10s %10s\n' call plain_us checked_us added_us
-for c in MPI_Barrier MPI_Bcast MPI_Allreduce MPI_Alltoallv; do
+for c in MPI_Barrier MPI_Bcast MPI_Allreduce MPI_Alltoallv MPI_Iallreduce; do
   p=$(median < "$tmp/plain-$c") k=$(median < "$tmp/check-$c")
   printf '%-14s %10s %10s %10s\n' "$c" "$p" "$k" \
     "$(echo "$k $p" | awk '{printf "%+.2f", $1 - $2}')"

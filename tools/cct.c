@@ -10,21 +10,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis.h"
 #include "callpath/callpath.h"
 #include "clogtool.h"
 #include "clogtool-internal.h"
 #include "cct-export.h"
 
-enum { M_SAMPLES, M_TIME, M_COMM, M_BYTES };
+enum { M_SAMPLES, M_TIME, M_COMM, M_BYTES, M_COUNTER };
 static const char *metric_names[] = { "samples", "time", "comm_time",
-                                      "bytes" };
+                                      "bytes", "counter" };
+
+/* --metric COUNTER: per node of ctr_tree, the counter's increase from
+ * each sample's predecessor on its thread to the sample, summed (self)
+ * and with the descendants' (total). */
+static const cp_tree_t *ctr_tree;
+static double *ctr_self, *ctr_total;
+static const char *ctr_name;
 
 static void
 cct_help (void)
 {
   fputs (
     "Usage: clogtool cct [--json] [--rank R] [--from T0] [--to T1]\n"
-    "                    [--metric samples|time|comm_time|bytes] [--lines]\n"
+    "                    [--metric samples|time|comm_time|bytes|COUNTER]\n"
+    "                    [--lines]\n"
     "                    [--min PCT] [--gmon OUT] [--collapsed OUT]\n"
     "                    [--pprof OUT] FILE\n"
     "       clogtool cct --diff [--metric M] [--min PCT] A.clog B.clog\n"
@@ -49,7 +58,12 @@ cct_help (void)
     "  -f, --from T0       only samples and calls from T0 on\n"
     "  -T, --to T1         ... and before T1 (1.5s, 20ms, 300us, 100ns)\n"
     "  -m, --metric M      what orders the children and --min applies to\n"
-    "                      (default samples)\n"
+    "                      (default samples); or a counter of the log\n"
+    "                      (MPE_COUNTERS: task-clock, PAPI_TOT_CYC, ...):\n"
+    "                      each sample gets the counter's increase since\n"
+    "                      its thread's previous sample (linear between\n"
+    "                      readings), shown as the \"count\" column (JSON:\n"
+    "                      \"counter\": {\"name\", \"self\", \"total\"})\n"
     "  -l, --lines         nodes are source lines, not functions\n"
     "      --min PCT       text: hide nodes under PCT %% of the whole\n"
     "                      (default 0.5)\n"
@@ -81,6 +95,11 @@ metric (const cp_node_t *x, int m, int total)
       return total ? x->total_comm : x->self_comm;
     case M_BYTES:
       return (double) (total ? x->total_bytes : x->self_bytes);
+    case M_COUNTER:
+      {
+        size_t i = (size_t) (x - ctr_tree->nodes);
+        return total ? ctr_total[i] : ctr_self[i];
+      }
     default:
       return (double) (total ? x->total_samples : x->self_samples);
     }
@@ -160,6 +179,8 @@ print_text (const cp_tree_t *t, uint32_t i, int depth, int m, double whole,
               clogtool__fmt_time ((uint64_t) llround (x->total_comm * 1e9),
                                   tb),
               x->total_calls, x->total_bytes);
+      if (m == M_COUNTER)
+        printf ("%14.0f  ", metric (x, m, 1));
       for (int d = 1; d < depth; d++)
         fputs ("  ", stdout);
       put_frame (&x->frame);
@@ -196,6 +217,13 @@ print_json (const logfmt_reader_t *r, const cp_tree_t *t, uint32_t i, int m,
           PRIu64, clogtool__fmt_time ((uint64_t) llround (x->total_comm
                                                            * 1e9), tb),
           x->total_calls, x->total_bytes);
+  if (m == M_COUNTER)
+    {
+      fputs (", \"counter\": {\"name\": ", stdout);
+      clogtool__json_string (stdout, ctr_name);
+      printf (", \"self\": %.0f, \"total\": %.0f}", metric (x, m, 0),
+              metric (x, m, 1));
+    }
   fputs (", \"mpi\": [", stdout);
   for (size_t k = 0; k < x->nmpi; k++)
     {
@@ -250,6 +278,106 @@ load (const char *path, const cp_tree_opts_t *o, logfmt_reader_t **r,
                        "MPE_CALLSITE)", path);
       return -1;
     }
+  return 0;
+}
+
+/* ---- --metric COUNTER ------------------------------------------------ */
+
+typedef struct
+{
+  uint32_t stream, node;
+  uint64_t time;
+} csample_t;
+
+typedef struct
+{
+  csample_t *v;
+  size_t n, cap;
+  int failed;
+} csamples_t;
+
+static void
+collect_sample (void *user, uint32_t stream, uint64_t time, uint64_t weight,
+                uint32_t node)
+{
+  (void) weight;
+  csamples_t *cs = user;
+  if (cs->n == cs->cap)
+    {
+      size_t c = cs->cap ? 2 * cs->cap : 4096;
+      csample_t *v = realloc (cs->v, c * sizeof *v);
+      if (!v)
+        {
+          cs->failed = 1;
+          return;
+        }
+      cs->v = v;
+      cs->cap = c;
+    }
+  cs->v[cs->n++] = (csample_t) { stream, node, time };
+}
+
+/* The samples come stream by stream, each in time order.  0, -1 (an
+ * error said), or -2 (no such counter: a usage error, said). */
+static int
+counter_totals (const char *path, const logfmt_reader_t *r,
+                const cp_tree_t *t, const csamples_t *cs, uint64_t t0)
+{
+  an_counter_t *list;
+  size_t nc = an_counters_list (r, &list);
+  int k = an_counter_find (list, nc, ctr_name);
+  if (k < 0)
+    {
+      clogtool__usage_error ("cct", "bad metric '%s': not samples, time, "
+                             "comm_time, bytes or a counter of %s (%s)",
+                             ctr_name, path,
+                             nc ? "see clogtool profile --json's "
+                             "\"counters\"" : "it has none: record with "
+                             "MPE_COUNTERS");
+      free (list);
+      return -2;
+    }
+  ctr_tree = t;
+  ctr_self = calloc (t->n ? t->n : 1, sizeof *ctr_self);
+  ctr_total = calloc (t->n ? t->n : 1, sizeof *ctr_total);
+  if (!ctr_self || !ctr_total || cs->failed)
+    {
+      clogtool__error ("%s: out of memory", path);
+      free (list);
+      return -1;
+    }
+  an_series_t s = { 0 };
+  uint32_t cur = UINT32_MAX;
+  uint64_t prev = 0;
+  int rc = 0;
+  for (size_t i = 0; i < cs->n && rc == 0; i++)
+    {
+      const csample_t *x = &cs->v[i];
+      if (x->stream != cur)
+        {
+          logfmt_error_t err = { 0 };
+          rc = an_counters_load (r, x->stream, &list[k], 1, &s, &err);
+          if (rc < 0)
+            {
+              clogtool__lib_error (path, rc, &err);
+              break;
+            }
+          cur = x->stream;
+          prev = s.n && s.t[0] > t0 ? s.t[0] : t0;
+        }
+      if (x->time > prev)
+        ctr_self[x->node] += an_series_at (&s, x->time)
+                             - an_series_at (&s, prev);
+      prev = x->time;
+    }
+  an_series_free (&s, 1);
+  free (list);
+  if (rc < 0)
+    return -1;
+  for (size_t i = 0; i < t->n; i++)
+    ctr_total[i] = ctr_self[i];
+  for (size_t i = t->n; i-- > 1;)
+    ctr_total[t->nodes[i].parent] += ctr_total[i];
   return 0;
 }
 
@@ -453,9 +581,13 @@ clogtool_cct_main (int argc, char **argv)
           for (m = 0; m < 4 && strcmp (optarg, metric_names[m]); m++)
             ;
           if (m == 4)
-            return clogtool__usage_error ("cct", "bad metric '%s' (samples, "
-                                          "time, comm_time or bytes)",
-                                          optarg);
+            {
+              /* A counter's name, checked against the log. */
+              if (!*optarg)
+                return clogtool__usage_error ("cct", "empty metric");
+              m = M_COUNTER;
+              ctr_name = optarg;
+            }
           break;
         case 'M':
           {
@@ -490,6 +622,9 @@ clogtool_cct_main (int argc, char **argv)
         return clogtool__usage_error ("cct", "--diff takes two files");
       if (json || gmon || collapsed || pprof)
         return clogtool__usage_error ("cct", "--diff prints text only");
+      if (m == M_COUNTER)
+        return clogtool__usage_error ("cct", "--diff compares samples, "
+                                      "time, comm_time or bytes");
       return run_diff (argv[optind], argv[optind + 1], &o, m, min);
     }
   if (clogtool__one_file ("cct", argc) != 0)
@@ -497,13 +632,26 @@ clogtool_cct_main (int argc, char **argv)
   const char *path = argv[optind];
   logfmt_reader_t *r;
   cp_tree_t *t;
-  if (load (path, &o, &r, &t) < 0)
+  csamples_t cs = { 0 };
+  if (m == M_COUNTER)
     {
+      o.on_sample = collect_sample;
+      o.user = &cs;
+    }
+  int crc = 0;
+  if (load (path, &o, &r, &t) < 0
+      || (m == M_COUNTER && (crc = counter_totals (path, r, t, &cs,
+                                                   o.t0)) < 0))
+    {
+      free (cs.v);
+      free (ctr_self);
+      free (ctr_total);
       cp_tree_free (t);
       if (r)
         logfmt_reader_close (r);
-      return CLOGTOOL_EXIT_PROBLEM;
+      return crc == -2 ? CLOGTOOL_EXIT_USAGE : CLOGTOOL_EXIT_PROBLEM;
     }
+  free (cs.v);
   int status = CLOGTOOL_EXIT_OK;
   if (gmon && cct_export_gmon (r, &o, gmon) < 0)
     status = CLOGTOOL_EXIT_PROBLEM;
@@ -522,11 +670,15 @@ clogtool_cct_main (int argc, char **argv)
               " constructed, %" PRIu64 " cut at the depth limit\n", path,
               t->samples, t->period * 1e3, t->ranks, t->constructed,
               t->truncated);
-      printf ("# %-6s %7s %8s %12s %8s %12s  context (by %s, nodes >= "
+      printf ("# %-6s %7s %8s %12s %8s %12s  %s%scontext (by %s, nodes >= "
               "%.2g%%)\n", "total", "self", "samples", "comm_s", "calls",
-              "bytes", metric_names[m], min);
+              "bytes", m == M_COUNTER ? "         count" : "",
+              m == M_COUNTER ? "  " : "", m == M_COUNTER ? ctr_name
+              : metric_names[m], min);
       print_text (t, 0, 0, m, metric (&t->nodes[0], m, 1), min);
     }
+  free (ctr_self);
+  free (ctr_total);
   cp_tree_free (t);
   logfmt_reader_close (r);
   if (status != CLOGTOOL_EXIT_OK)

@@ -54,9 +54,18 @@ profile_help (void)
     "[{name, calls, time_s, exclusive_s, mean_s, min_s, max_s, share,\n"
     "bytes, bytes_sent, bytes_recv, imbalance {min_s, min_rank, mean_s,\n"
     "max_s, max_rank}, histogram [{lo, hi, count}] (non-empty bins,\n"
-    "bytes in [lo, hi)), per_rank [{rank, calls, time_s, bytes}]}]),\n"
+    "bytes in [lo, hi)), counters {NAME: increase}, per_rank [{rank,\n"
+    "calls, time_s, bytes}]}]),\n"
     "per_rank [{rank, app_s, mpi_s, mpi_share}], left_open (calls cut\n"
-    "at the end of their thread, not counted), messages_outside_mpi.\n"
+    "at the end of their thread, not counted), messages_outside_mpi,\n"
+    "counters [{name, unit}].\n"
+    "\n"
+    "Counters: a log recorded with MPE_COUNTERS (mpe(3)) holds each\n"
+    "thread's OS and hardware counters, read at samples and chosen\n"
+    "points; each function and state gets each counter's increase over\n"
+    "its instances (the value at the end minus the value at the start,\n"
+    "linear between the two readings around each; instances paired by\n"
+    "the same interval rule as the times), summed.\n"
     "\n"
     "Exit status: 0 success, 1 error (or no such rank), 2 bad usage.\n",
     stdout);
@@ -111,7 +120,14 @@ json_entries (const an_profile_t *p, int user)
             printf (", \"count\": %" PRIu64 "}", e->hist[b]);
             hf = 0;
           }
-      fputs ("],\n   \"per_rank\": [", stdout);
+      fputs ("],\n   \"counters\": {", stdout);
+      for (size_t c = 0; c < p->ncounters; c++)
+        {
+          printf ("%s", c ? ", " : "");
+          clogtool__json_string (stdout, p->counters[c].name);
+          printf (": %.0f", e->counter[c]);
+        }
+      fputs ("},\n   \"per_rank\": [", stdout);
       for (size_t k = 0; k < p->nranks; k++)
         {
           const an_rank_use_t *u = &e->per_rank[k];
@@ -153,7 +169,16 @@ print_json (const an_profile_t *p, int32_t rank)
       printf (", \"mpi_share\": %.6f}", share (p->mpi_ns[k], p->app_ns[k]));
     }
   printf ("],\n\"left_open\": %" PRIu64 ", \"messages_outside_mpi\": %"
-          PRIu64 "}\n", p->left_open, p->msg_outside);
+          PRIu64 ",\n\"counters\": [", p->left_open, p->msg_outside);
+  for (size_t c = 0; c < p->ncounters; c++)
+    {
+      fputs (c ? ", {\"name\": " : "{\"name\": ", stdout);
+      clogtool__json_string (stdout, p->counters[c].name);
+      fputs (", \"unit\": ", stdout);
+      clogtool__json_string (stdout, p->counters[c].unit);
+      putchar ('}');
+    }
+  puts ("]}");
 }
 
 static void
@@ -250,6 +275,34 @@ table_entries (const an_profile_t *p, int user)
     }
 }
 
+/* OS and hardware counters (MPE_COUNTERS): each one's increase over the
+ * instances of each function and state. */
+static void
+table_counters (const an_profile_t *p)
+{
+  if (p->ncounters == 0 || p->nentries == 0)
+    return;
+  printf ("\nCounters (increase over each call, summed; per call)\n%-24s",
+          "name");
+  for (size_t c = 0; c < p->ncounters; c++)
+    {
+      char h[64];
+      snprintf (h, sizeof h, "%s/%s", p->counters[c].name,
+                p->counters[c].unit);
+      printf (" %16.16s %12s", h, "per call");
+    }
+  putchar ('\n');
+  for (size_t i = 0; i < p->nentries; i++)
+    {
+      const an_prof_entry_t *e = &p->entries[i];
+      clogtool__put_text (stdout, e->name, 24);
+      for (size_t c = 0; c < p->ncounters; c++)
+        printf (" %16.0f %12.1f", e->counter[c],
+                e->calls ? e->counter[c] / (double) e->calls : 0.0);
+      putchar ('\n');
+    }
+}
+
 static void
 table_histograms (const an_profile_t *p)
 {
@@ -297,6 +350,7 @@ print_table (const char *path, const an_profile_t *p, int32_t rank)
           100.0 * share (p->mpi_total_ns, p->app_total_ns));
   table_entries (p, 0);
   table_entries (p, 1);
+  table_counters (p);
   table_histograms (p);
   printf ("\nPer rank\n%8s %14s %14s %8s\n", "rank", "app_s", "mpi_s",
           "mpi%");

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Block encoder and decoder.  A block holds one stream's records as four
- * columns (time deltas, type bytes, ids, message fields, cargo) compressed
- * together with zstd; FORMAT.md section "Blocks" has the layout.
+ * Block encoder and decoder.  A block holds one stream's records as
+ * columns (time deltas, type bytes, ids, message fields, cargo); FORMAT.md
+ * section 5 has the layout.  The encoder writes codec 2: each column
+ * compressed on its own (zstd gives each its own entropy tables), and
+ * time deltas less a per-slot base (the smallest delta before a record of
+ * that event id or type in the block: an END follows its BEGIN by at
+ * least the state's shortest duration) split into a symbol byte and
+ * extra bytes.  The decoder also reads codecs 0 and 1 (format 1.0).
  */
 #include "config.h"
 #include "logfmt-internal.h"
@@ -38,8 +43,10 @@ struct logfmt_encoder
   logfmt_block_cb cb;
   void *user;
   ZSTD_CCtx *cctx;
-  buf_t tcol, tycol, icol, mcol, ccol;
-  buf_t raw, out;
+  buf_t dcol, scol, tycol, icol, mcol, ccol;   /* deltas (u64), slots (u16) */
+  buf_t sec[3];                 /* sealing: bases, tsym, text */
+  buf_t out, joint;             /* the chunk: codec 2, codec 1 */
+  uint64_t base[LOGFMT__TIME_SLOTS];   /* smallest delta per slot */
   uint32_t count;
   uint64_t t_first, t_prev, lost;
   bool have_prev;
@@ -65,6 +72,7 @@ logfmt_encoder_new (const logfmt_encoder_opts_t *opts, logfmt_block_cb cb,
     e->opts.zstd_level = 1;
   e->cb = cb;
   e->user = user;
+  memset (e->base, 0xff, sizeof e->base);
   e->cctx = ZSTD_createCCtx ();
   if (!e->cctx)
     {
@@ -81,13 +89,16 @@ logfmt_encoder_free (logfmt_encoder_t *e)
   if (!e)
     return;
   ZSTD_freeCCtx (e->cctx);
-  free (e->tcol.p);
+  free (e->dcol.p);
+  free (e->scol.p);
   free (e->tycol.p);
   free (e->icol.p);
   free (e->mcol.p);
   free (e->ccol.p);
-  free (e->raw.p);
+  for (int i = 0; i < 3; i++)
+    free (e->sec[i].p);
   free (e->out.p);
+  free (e->joint.p);
   free (e);
 }
 
@@ -97,53 +108,191 @@ logfmt_encoder_fixed_times (const logfmt_encoder_t *e)
   return e ? e->fixed : 0;
 }
 
-/* Builds the chunk for the pending records and hands it to the callback. */
+uint32_t logfmt__split_try_joint = 4096;
+
+/* The time slot of a record: its event id's low byte, or its type. */
+static inline uint32_t
+time_slot (uint8_t type, int32_t id)
+{
+  return type == LOGFMT_REC_EVENT ? (uint32_t) id & 0xffu
+                                  : 256u + type - LOGFMT_REC_SEND;
+}
+
+/* Builds the bases, tsym and text sections from the pending deltas. */
+static int
+build_time_sections (logfmt_encoder_t *e)
+{
+  buf_t *bs = &e->sec[0], *sy = &e->sec[1], *tx = &e->sec[2];
+  bs->len = sy->len = tx->len = 0;
+  int rc;
+  if ((rc = buf_reserve (bs, LOGFMT__MAX_BASES_RAW))
+      || (rc = buf_reserve (sy, e->count))
+      || (rc = buf_reserve (tx, (size_t) e->count * 10)))
+    return rc;
+  uint8_t *p = bs->p;
+  for (uint32_t k = 0; k < LOGFMT__TIME_SLOTS; k++)
+    if (e->base[k] != UINT64_MAX)
+      {
+        p = put_uv (p, k);
+        p = put_uv (p, e->base[k]);
+      }
+  bs->len = (size_t) (p - bs->p);
+  const uint64_t *d = (const uint64_t *) (void *) e->dcol.p;
+  const uint16_t *sl = (const uint16_t *) (void *) e->scol.p;
+  uint8_t *s = sy->p, *x = tx->p;
+  for (uint32_t i = 0; i < e->count; i++)
+    {
+      uint64_t r = d[i] - e->base[sl[i]];
+      if (r < LOGFMT__TIME_DIRECT)
+        *s++ = (uint8_t) r;
+      else if ((r - LOGFMT__TIME_DIRECT) >> 8 < 255 - LOGFMT__TIME_DIRECT)
+        {
+          r -= LOGFMT__TIME_DIRECT;
+          *s++ = (uint8_t) (LOGFMT__TIME_DIRECT + (r >> 8));
+          *x++ = (uint8_t) r;
+        }
+      else
+        {
+          *s++ = 255;
+          x = put_uv (x, r);
+        }
+    }
+  sy->len = (size_t) (s - sy->p);
+  tx->len = (size_t) (x - tx->p);
+  memset (e->base, 0xff, sizeof e->base);
+  return 0;
+}
+
+/* Codec 2 body into o (room for it reserved by the caller): each section
+ * as u32 raw length, u32 stored length, then a zstd frame, or the bytes
+ * themselves when zstd does not shrink them.  Returns the body length or
+ * 0 on a zstd error; *rawlen gets the sum of the raw lengths. */
+static size_t
+pack_split (logfmt_encoder_t *e, const buf_t *const *sec, uint8_t *o,
+            size_t *rawlen)
+{
+  uint8_t *q = o;
+  *rawlen = 0;
+  for (int i = 0; i < LOGFMT__SPLIT_SECTIONS; i++)
+    {
+      size_t n = sec[i]->len, clen = 0;
+      if (n > 0)
+        {
+          clen = ZSTD_compressCCtx (e->cctx, q + 8, ZSTD_compressBound (n),
+                                    sec[i]->p, n, e->opts.zstd_level);
+          if (ZSTD_isError (clen))
+            return 0;
+          if (clen >= n)
+            {
+              memcpy (q + 8, sec[i]->p, n);
+              clen = n;
+            }
+        }
+      st32 (q, (uint32_t) n);
+      st32 (q + 4, (uint32_t) clen);
+      q += 8 + clen;
+      *rawlen += n;
+    }
+  return (size_t) (q - o);
+}
+
+/* Codec 1 (or 0) body into e->joint at offset pre: the format 1.0 raw
+ * area, times as varint deltas, compressed as one frame. */
+static int
+pack_joint (logfmt_encoder_t *e, size_t pre, size_t *body, size_t *rawlen,
+            uint8_t *codec)
+{
+  buf_t *t = &e->sec[1], *raw = &e->sec[2];   /* free again by now */
+  const uint64_t *d = (const uint64_t *) (void *) e->dcol.p;
+  t->len = raw->len = 0;
+  int rc = buf_reserve (t, (size_t) e->count * 10);
+  if (rc)
+    return rc;
+  uint8_t *p = t->p;
+  for (uint32_t i = 0; i < e->count; i++)
+    p = put_uv (p, d[i]);
+  t->len = (size_t) (p - t->p);
+  size_t n = 4 * LOGFMT__RAW_COLS + t->len + e->tycol.len + e->icol.len
+             + e->mcol.len + e->ccol.len;
+  if ((rc = buf_reserve (raw, n)))
+    return rc;
+  uint8_t *r = raw->p;
+  st32 (r, (uint32_t) t->len);
+  st32 (r + 4, (uint32_t) e->icol.len);
+  st32 (r + 8, (uint32_t) e->mcol.len);
+  st32 (r + 12, (uint32_t) e->ccol.len);
+  r += 16;
+  const buf_t *cols[] = { t, &e->tycol, &e->icol, &e->mcol, &e->ccol };
+  for (int i = 0; i < 5; i++)
+    {
+      memcpy (r, cols[i]->p, cols[i]->len);
+      r += cols[i]->len;
+    }
+  size_t bound = ZSTD_compressBound (n);
+  e->joint.len = 0;
+  if ((rc = buf_reserve (&e->joint, pre + bound + LOGFMT__CHUNK_CRC)))
+    return rc;
+  size_t clen = ZSTD_compressCCtx (e->cctx, e->joint.p + pre, bound,
+                                   raw->p, n, e->opts.zstd_level);
+  if (ZSTD_isError (clen))
+    return LOGFMT_EZSTD;
+  *codec = LOGFMT__CODEC_ZSTD;
+  if (clen >= n)
+    {
+      memcpy (e->joint.p + pre, raw->p, n);
+      clen = n;
+      *codec = LOGFMT__CODEC_RAW;
+    }
+  *body = clen;
+  *rawlen = n;
+  return 0;
+}
+
+/* Builds the chunk for the pending records and hands it to the callback:
+ * codec 2, or for a small block whichever of codecs 2 and 1 is smaller
+ * (codec 2's per-section headers and tables cost more than they save on
+ * a few hundred records). */
 static int
 seal (logfmt_encoder_t *e)
 {
   if (e->count == 0)
     return 0;
-  size_t rawlen = 4 * LOGFMT__RAW_COLS + e->tcol.len + e->tycol.len
-                  + e->icol.len + e->mcol.len + e->ccol.len;
-  e->raw.len = 0;
-  int rc = buf_reserve (&e->raw, rawlen);
+  int rc = build_time_sections (e);
   if (rc)
     return rc;
-  uint8_t *r = e->raw.p;
-  st32 (r, (uint32_t) e->tcol.len);
-  st32 (r + 4, (uint32_t) e->icol.len);
-  st32 (r + 8, (uint32_t) e->mcol.len);
-  st32 (r + 12, (uint32_t) e->ccol.len);
-  r += 16;
-  memcpy (r, e->tcol.p, e->tcol.len);
-  r += e->tcol.len;
-  memcpy (r, e->tycol.p, e->tycol.len);
-  r += e->tycol.len;
-  memcpy (r, e->icol.p, e->icol.len);
-  r += e->icol.len;
-  memcpy (r, e->mcol.p, e->mcol.len);
-  r += e->mcol.len;
-  memcpy (r, e->ccol.p, e->ccol.len);
-
-  size_t bound = ZSTD_compressBound (rawlen);
+  const buf_t *sec[LOGFMT__SPLIT_SECTIONS] = {
+    &e->sec[0], &e->sec[1], &e->sec[2], &e->tycol, &e->icol, &e->mcol,
+    &e->ccol,
+  };
+  size_t bound = 0;
+  for (int i = 0; i < LOGFMT__SPLIT_SECTIONS; i++)
+    bound += 8 + ZSTD_compressBound (sec[i]->len);
   size_t pre = LOGFMT__CHUNK_HDR + LOGFMT__BLOCK_HDR;
   e->out.len = 0;
   rc = buf_reserve (&e->out, pre + bound + LOGFMT__CHUNK_CRC);
   if (rc)
     return rc;
-  uint8_t *o = e->out.p;
-  size_t clen = ZSTD_compressCCtx (e->cctx, o + pre, bound, e->raw.p, rawlen,
-                                   e->opts.zstd_level);
-  uint8_t codec = LOGFMT__CODEC_ZSTD;
-  if (ZSTD_isError (clen))
+  size_t rawlen, body = pack_split (e, sec, e->out.p + pre, &rawlen);
+  if (body == 0)
     return LOGFMT_EZSTD;
-  if (clen >= rawlen)
+  uint8_t *o = e->out.p;
+  uint8_t codec = LOGFMT__CODEC_SPLIT;
+  if (e->count < logfmt__split_try_joint)
     {
-      memcpy (o + pre, e->raw.p, rawlen);
-      clen = rawlen;
-      codec = LOGFMT__CODEC_RAW;
+      size_t jbody, jraw;
+      uint8_t jcodec;
+      rc = pack_joint (e, pre, &jbody, &jraw, &jcodec);
+      if (rc)
+        return rc;
+      if (jbody < body)
+        {
+          o = e->joint.p;
+          body = jbody;
+          rawlen = jraw;
+          codec = jcodec;
+        }
     }
-  uint64_t plen = LOGFMT__BLOCK_HDR + clen;
+  uint64_t plen = LOGFMT__BLOCK_HDR + body;
   st32 (o, LOGFMT__CHUNK_BLOCK);
   st32 (o + 4, 0);
   st64 (o + 8, plen);
@@ -167,7 +316,8 @@ seal (logfmt_encoder_t *e)
   size_t total = LOGFMT__CHUNK_HDR + plen + LOGFMT__CHUNK_CRC;
   e->count = 0;
   e->lost = 0;
-  e->tcol.len = e->tycol.len = e->icol.len = e->mcol.len = e->ccol.len = 0;
+  e->dcol.len = e->scol.len = e->tycol.len = e->icol.len = e->mcol.len
+    = e->ccol.len = 0;
   return e->cb (e->user, o, total, &info);
 }
 
@@ -183,13 +333,15 @@ logfmt_encoder_add (logfmt_encoder_t *e, const logfmt_event_t *ev, size_t n)
       size_t room = e->opts.block_events - e->count;
       size_t k = n < room ? n : room;
       int rc;
-      if ((rc = buf_reserve (&e->tcol, k * 10))
+      if ((rc = buf_reserve (&e->dcol, k * sizeof (uint64_t)))
+          || (rc = buf_reserve (&e->scol, k * sizeof (uint16_t)))
           || (rc = buf_reserve (&e->tycol, k))
           || (rc = buf_reserve (&e->icol, k * 5))
           || (rc = buf_reserve (&e->mcol, k * 25))
           || (rc = buf_reserve (&e->ccol, k * LOGFMT_CARGO_SIZE)))
         return rc;
-      uint8_t *tp = e->tcol.p + e->tcol.len;
+      uint64_t *dp = (uint64_t *) (void *) (e->dcol.p + e->dcol.len);
+      uint16_t *sp = (uint16_t *) (void *) (e->scol.p + e->scol.len);
       uint8_t *ty = e->tycol.p + e->tycol.len;
       uint8_t *ip = e->icol.p + e->icol.len;
       uint8_t *mp = e->mcol.p + e->mcol.len;
@@ -212,12 +364,17 @@ logfmt_encoder_add (logfmt_encoder_t *e, const logfmt_event_t *ev, size_t n)
               t = prev;
               e->fixed++;
             }
-          tp = put_uv (tp, t - prev);
+          uint64_t d = t - prev;
           prev = t;
           uint8_t type = x->type;
           if (LOGFMT_UNLIKELY (type < LOGFMT_REC_EVENT
                                || type > LOGFMT_REC_LOSS))
             type = LOGFMT_REC_EVENT;
+          uint32_t slot = time_slot (type, x->id);
+          *dp++ = d;
+          *sp++ = (uint16_t) slot;
+          if (d < e->base[slot])
+            e->base[slot] = d;
           uint8_t tb = type;
           switch (type)
             {
@@ -246,7 +403,8 @@ logfmt_encoder_add (logfmt_encoder_t *e, const logfmt_event_t *ev, size_t n)
         }
       e->t_prev = prev;
       e->have_prev = true;
-      e->tcol.len = (size_t) (tp - e->tcol.p);
+      e->dcol.len += k * sizeof (uint64_t);
+      e->scol.len += k * sizeof (uint16_t);
       e->tycol.len = (size_t) (ty - e->tycol.p);
       e->icol.len = (size_t) (ip - e->icol.p);
       e->mcol.len = (size_t) (mp - e->mcol.p);
@@ -304,15 +462,20 @@ logfmt__block_parse (const uint8_t *p, uint64_t len, logfmt__block_hdr_t *h,
   if (h->count == 0 || h->count > LOGFMT__MAX_BLOCK_EVENTS)
     return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
                         "block event count %u out of range", h->count);
-  if (h->raw_size < 4 * LOGFMT__RAW_COLS + 2 * (uint64_t) h->count
-      || h->raw_size > (uint64_t) h->count * LOGFMT__MAX_REC_RAW
-                         + 4 * LOGFMT__RAW_COLS)
+  if (h->codec != LOGFMT__CODEC_ZSTD && h->codec != LOGFMT__CODEC_RAW
+      && h->codec != LOGFMT__CODEC_SPLIT)
+    return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                        "unknown block codec %u", h->codec);
+  /* Codecs 0 and 1 have four length words in the raw area; codec 2 has
+   * the bases section instead. */
+  uint64_t lo = 4 * LOGFMT__RAW_COLS, hi = 4 * LOGFMT__RAW_COLS;
+  if (h->codec == LOGFMT__CODEC_SPLIT)
+    lo = 0, hi = LOGFMT__MAX_BASES_RAW;
+  if (h->raw_size < lo + 2 * (uint64_t) h->count
+      || h->raw_size > (uint64_t) h->count * LOGFMT__MAX_REC_RAW + hi)
     return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
                         "block raw size %u impossible for %u events",
                         h->raw_size, h->count);
-  if (h->codec != LOGFMT__CODEC_ZSTD && h->codec != LOGFMT__CODEC_RAW)
-    return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
-                        "unknown block codec %u", h->codec);
   if (h->codec == LOGFMT__CODEC_RAW && h->body_len != h->raw_size)
     return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
                         "stored block of %zu bytes, header says %u",
@@ -324,6 +487,56 @@ logfmt__block_parse (const uint8_t *p, uint64_t len, logfmt__block_hdr_t *h,
   return 0;
 }
 
+/* Codec 2: the sections one after the other in *buf, after a word with
+ * each one's length (the raw area logfmt__cols_init reads). */
+static int
+inflate_split (ZSTD_DCtx *dctx, const logfmt__block_hdr_t *h, uint8_t *out,
+               const char *file, uint64_t off, logfmt_error_t *err)
+{
+  const uint8_t *p = h->body, *end = h->body + h->body_len;
+  uint8_t *q = out + 4 * LOGFMT__SPLIT_SECTIONS;
+  uint64_t left = h->raw_size;
+  for (int i = 0; i < LOGFMT__SPLIT_SECTIONS; i++)
+    {
+      if (end - p < 8)
+        return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                            "block section %d header runs past the block",
+                            i);
+      uint32_t n = ld32 (p), clen = ld32 (p + 4);
+      p += 8;
+      if (n > left || clen > (uint64_t) (end - p) || clen > n
+          || (n > 0 && clen == 0))
+        return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                            "block section %d: %u bytes stored as %u, "
+                            "%llu of the raw size and %zu of the block "
+                            "left", i, n, clen, (unsigned long long) left,
+                            (size_t) (end - p));
+      if (clen == n)
+        memcpy (q, p, n);
+      else
+        {
+          size_t got = ZSTD_decompressDCtx (dctx, q, n, p, clen);
+          if (ZSTD_isError (got))
+            return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                                "block section %d does not decompress: %s",
+                                i, ZSTD_getErrorName (got));
+          if (got != n)
+            return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                                "block section %d decompressed to %zu "
+                                "bytes, its header says %u", i, got, n);
+        }
+      st32 (out + 4 * i, n);
+      p += clen;
+      q += n;
+      left -= n;
+    }
+  if (left != 0 || p != end)
+    return logfmt__err (err, LOGFMT_ECORRUPT, file, off,
+                        "block sections do not add up to its raw size and "
+                        "length");
+  return 0;
+}
+
 int
 logfmt__block_inflate (ZSTD_DCtx *dctx, const logfmt__block_hdr_t *h,
                        uint8_t **buf, size_t *cap, const uint8_t **raw,
@@ -331,7 +544,9 @@ logfmt__block_inflate (ZSTD_DCtx *dctx, const logfmt__block_hdr_t *h,
 {
   /* The decoder reads a few bytes past a column without checking, so the
    * columns always sit in our buffer, followed by zeroed slack. */
-  size_t need = (size_t) h->raw_size + LOGFMT__RAW_SLACK;
+  size_t words = h->codec == LOGFMT__CODEC_SPLIT
+                   ? 4 * LOGFMT__SPLIT_SECTIONS : 0;
+  size_t need = words + (size_t) h->raw_size + LOGFMT__RAW_SLACK;
   if (*cap < need)
     {
       uint8_t *p = realloc (*buf, need);
@@ -341,7 +556,13 @@ logfmt__block_inflate (ZSTD_DCtx *dctx, const logfmt__block_hdr_t *h,
       *buf = p;
       *cap = need;
     }
-  if (h->codec == LOGFMT__CODEC_RAW)
+  if (h->codec == LOGFMT__CODEC_SPLIT)
+    {
+      int rc = inflate_split (dctx, h, *buf, file, off, err);
+      if (rc)
+        return rc;
+    }
+  else if (h->codec == LOGFMT__CODEC_RAW)
     memcpy (*buf, h->body, h->raw_size);
   else
     {
@@ -356,15 +577,62 @@ logfmt__block_inflate (ZSTD_DCtx *dctx, const logfmt__block_hdr_t *h,
                             "block decompressed to %zu bytes, header says %u",
                             got, h->raw_size);
     }
-  memset (*buf + h->raw_size, 0, LOGFMT__RAW_SLACK);
+  memset (*buf + words + h->raw_size, 0, LOGFMT__RAW_SLACK);
   *raw = *buf;
+  return 0;
+}
+
+/* Codec 2's raw area: the length words, then bases, tsym, text, types,
+ * ids, msg, cargo. */
+static int
+cols_init_split (logfmt__cols_t *c, const uint8_t *raw, size_t len,
+                 uint32_t count)
+{
+  uint64_t n[LOGFMT__SPLIT_SECTIONS], sum = 0;
+  for (int i = 0; i < LOGFMT__SPLIT_SECTIONS; i++)
+    sum += n[i] = ld32 (raw + 4 * i);
+  if (sum != len || n[1] != count || n[3] != count)
+    return LOGFMT_ECORRUPT;
+  const uint8_t *p = raw + 4 * LOGFMT__SPLIT_SECTIONS;
+  /* Bases: (varint slot, varint base) pairs, slots ascending. */
+  const uint8_t *bend = p + n[0];
+  memset (c->base, 0, sizeof c->base);
+  uint64_t next = 0;
+  while (p < bend)
+    {
+      uint64_t k, v;
+      if (!get_uv (&p, bend, &k) || k < next || k >= LOGFMT__TIME_SLOTS
+          || !get_uv (&p, bend, &v))
+        return LOGFMT_ECORRUPT;
+      c->base[k] = v;
+      next = k + 1;
+    }
+  c->tp = p;
+  c->tend = p += n[1];
+  c->xp = p;
+  c->xend = p += n[2];
+  c->ty = p;
+  c->tyend = p += n[3];
+  c->ip = p;
+  c->iend = p += n[4];
+  c->mp = p;
+  c->mend = p += n[5];
+  c->cp = p;
+  c->cend = p + n[6];
+  c->split = true;
   return 0;
 }
 
 int
 logfmt__cols_init (logfmt__cols_t *c, const uint8_t *raw, size_t len,
-                   uint32_t count, uint64_t t_first)
+                   uint32_t count, uint64_t t_first, uint8_t codec)
 {
+  c->time = t_first;
+  c->left = count;
+  if (codec == LOGFMT__CODEC_SPLIT)
+    return cols_init_split (c, raw, len, count);
+  c->split = false;
+  c->xp = c->xend = NULL;
   if (len < 4 * LOGFMT__RAW_COLS)
     return LOGFMT_ECORRUPT;
   uint64_t lt = ld32 (raw), li = ld32 (raw + 4), lm = ld32 (raw + 8),
@@ -382,8 +650,6 @@ logfmt__cols_init (logfmt__cols_t *c, const uint8_t *raw, size_t len,
   c->mend = p += lm;
   c->cp = p;
   c->cend = p + lc;
-  c->time = t_first;
-  c->left = count;
   return 0;
 }
 
@@ -411,15 +677,47 @@ get_uv_fast (const uint8_t **pp, const uint8_t *end, uint64_t *out)
   return get_uv (pp, end, out);
 }
 
-int
-logfmt__cols_decode (logfmt__cols_t *c, logfmt_event_t *out, uint32_t max,
-                     const logfmt__classify_t *cls)
+/* Codec 2: a record's time residual from the tsym and text sections.  A
+ * symbol below LOGFMT__TIME_DIRECT is the residual, up to 254 takes one
+ * extra byte (without a branch: the two mix unpredictably), 255 a varint.
+ * The extra bytes are checked once per run of records (*xpp > xend): the
+ * types section follows them and is longer than a run, so a bad block
+ * cannot make this read outside the area first. */
+static inline __attribute__ ((always_inline)) uint64_t
+split_residual (const uint8_t **tpp, const uint8_t **xpp,
+                const uint8_t *xend, bool *bad)
+{
+  uint32_t sym = *(*tpp)++;
+  uint64_t r = 0;
+  if (LOGFMT_UNLIKELY (sym == 255))
+    {
+      if (!get_uv (xpp, xend, &r))
+        *bad = true;
+      return r;
+    }
+  /* A mask, not a conditional: compilers turn that into a branch. */
+  const uint8_t *xp = *xpp;
+  uint32_t big = (sym + (256 - LOGFMT__TIME_DIRECT)) >> 8;
+  uint32_t mask = 0u - big;
+  uint32_t wide = LOGFMT__TIME_DIRECT
+                  + (((sym - LOGFMT__TIME_DIRECT) << 8) | xp[0]);
+  *xpp = xp + big;
+  return (wide & mask) | (sym & ~mask);
+}
+
+/* The decoding loop, specialised for codec 2 (split) or not. */
+static inline __attribute__ ((always_inline)) int
+cols_decode (logfmt__cols_t *c, logfmt_event_t *out, uint32_t max,
+             const logfmt__classify_t *cls, const bool split)
 {
   uint32_t n = c->left < max ? c->left : max;
   const uint8_t *tp = c->tp, *ty = c->ty, *ip = c->ip, *mp = c->mp,
-                *cp = c->cp;
+                *cp = c->cp, *xp = c->xp;
+  const uint8_t *const xend = c->xend;
+  bool bad = false;
   const uint8_t *const tend = c->tend, *const iend = c->iend,
                 *const mend = c->mend, *const cend = c->cend;
+  const uint64_t *const base = c->base;
   uint64_t time = c->time;
   /* Locals, so stores to out[] do not force reloads. */
   static const int32_t no_state = -1;
@@ -436,30 +734,34 @@ logfmt__cols_decode (logfmt__cols_t *c, logfmt_event_t *out, uint32_t max,
   for (uint32_t i = 0; i < n; i++)
     {
       logfmt_event_t *ev = &out[i];
-      uint64_t d, v;
+      uint64_t d = 0, v;
       /* Time deltas are one or two bytes in a mix no branch predictor
        * guesses well: decode those two cases without a branch. */
-      {
-        uint32_t b0 = tp[0], b1 = tp[1];
-        uint32_t two = b0 >> 7;
-        if (LOGFMT_UNLIKELY (two & (b1 >> 7)))
-          {
-            if (!get_uv (&tp, tend, &d))
-              return LOGFMT_ECORRUPT;
-          }
-        else
-          {
-            uint32_t hi = two ? b1 : 0;
-            d = (b0 & 0x7f) | (hi << 7);
-            tp += 1 + two;
-          }
-        if (LOGFMT_UNLIKELY (tp > tend))
-          return LOGFMT_ECORRUPT;
-      }
-      time += d;
+      if (!split)
+        {
+          uint32_t b0 = tp[0], b1 = tp[1];
+          uint32_t two = b0 >> 7;
+          if (LOGFMT_UNLIKELY (two & (b1 >> 7)))
+            {
+              if (!get_uv (&tp, tend, &d))
+                return LOGFMT_ECORRUPT;
+            }
+          else
+            {
+              uint32_t hi = two ? b1 : 0;
+              d = (b0 & 0x7f) | (hi << 7);
+              tp += 1 + two;
+            }
+          if (LOGFMT_UNLIKELY (tp > tend))
+            return LOGFMT_ECORRUPT;
+        }
       uint8_t tb = *ty++;
       uint8_t type = tb & 7;
-      ev->time = time;
+      if (!split)
+        {
+          time += d;
+          ev->time = time;
+        }
       ev->type = type;
       ev->flags = 0;
       if (LOGFMT_LIKELY (type == LOGFMT_REC_EVENT))
@@ -467,6 +769,12 @@ logfmt__cols_decode (logfmt__cols_t *c, logfmt_event_t *out, uint32_t max,
           if (LOGFMT_UNLIKELY (!get_uv_fast (&ip, iend, &v) || ip > iend))
             return LOGFMT_ECORRUPT;
           int32_t id = (int32_t) unzz64 (v);
+          if (split)
+            {
+              time += base[(uint32_t) id & 0xffu]
+                      + split_residual (&tp, &xp, xend, &bad);
+              ev->time = time;
+            }
           /* k = state * 2 + end, or -1 (solo); begin and end are
            * interleaved unpredictably, so no branch on them. */
           int32_t k = -1;
@@ -489,6 +797,12 @@ logfmt__cols_decode (logfmt__cols_t *c, logfmt_event_t *out, uint32_t max,
         }
       else if (type == LOGFMT_REC_SEND || type == LOGFMT_REC_RECV)
         {
+          if (split)
+            {
+              time += base[256u + type - LOGFMT_REC_SEND]
+                      + split_residual (&tp, &xp, xend, &bad);
+              ev->time = time;
+            }
           ev->kind = cls ? (type == LOGFMT_REC_SEND ? LOGFMT_KIND_SEND
                                                     : LOGFMT_KIND_RECV) : 0;
           ev->id = 0;
@@ -508,6 +822,12 @@ logfmt__cols_decode (logfmt__cols_t *c, logfmt_event_t *out, uint32_t max,
         }
       else if (type == LOGFMT_REC_LOSS)
         {
+          if (split)
+            {
+              time += base[256u + type - LOGFMT_REC_SEND]
+                      + split_residual (&tp, &xp, xend, &bad);
+              ev->time = time;
+            }
           ev->kind = cls ? LOGFMT_KIND_LOSS : 0;
           ev->id = 0;
           ev->state = -1;
@@ -530,7 +850,12 @@ logfmt__cols_decode (logfmt__cols_t *c, logfmt_event_t *out, uint32_t max,
           ev->flags = LOGFMT_EVF_CARGO;
         }
     }
+  /* Codec 2: the deltas into times, apart from the loop above so that
+   * no step of it waits for the previous record's time. */
+  if (split && (bad || xp > xend))
+    return LOGFMT_ECORRUPT;
   c->tp = tp;
+  c->xp = xp;
   c->ty = ty;
   c->ip = ip;
   c->mp = mp;
@@ -538,9 +863,18 @@ logfmt__cols_decode (logfmt__cols_t *c, logfmt_event_t *out, uint32_t max,
   c->time = time;
   c->left -= n;
   if (c->left == 0
-      && (tp != tend || ip != iend || mp != mend || cp != cend))
+      && (c->tp != tend || ip != iend || mp != mend || cp != cend
+          || c->xp != c->xend))
     return LOGFMT_ECORRUPT;
   return (int) n;
+}
+
+int
+logfmt__cols_decode (logfmt__cols_t *c, logfmt_event_t *out, uint32_t max,
+                     const logfmt__classify_t *cls)
+{
+  return c->split ? cols_decode (c, out, max, cls, true)
+                  : cols_decode (c, out, max, cls, false);
 }
 
 int
@@ -591,7 +925,8 @@ logfmt_block_decode (const void *block, size_t len, logfmt_block_info_t *info,
     }
   logfmt__cols_t c;
   logfmt_event_t *ev = NULL;
-  if (logfmt__cols_init (&c, raw, h.raw_size, h.count, h.t_first))
+  if (logfmt__cols_init (&c, raw, h.raw_size, h.count, h.t_first,
+                         h.codec))
     goto corrupt;
   ev = malloc ((size_t) h.count * sizeof *ev);
   if (!ev)

@@ -1054,9 +1054,10 @@ load_block (logfmt_iter_t *it)
   /* The only field that changes after open: a statistic, shared by the
    * threads that read. */
   __atomic_fetch_add ((uint64_t *) &r->blocks_decoded, 1, __ATOMIC_RELAXED);
-  if (logfmt__cols_init (&it->cols, raw, h.raw_size, h.count, h.t_first))
+  if (logfmt__cols_init (&it->cols, raw, h.raw_size, h.count, h.t_first,
+                         h.codec))
     return E (LOGFMT_ECORRUPT, b->offset, "block column sizes do not add "
-              "up");
+              "up, or its time bases are malformed");
   return 0;
 }
 

@@ -91,6 +91,16 @@ MPE_API int MPE_Metric_find (const char *name, int *cell);
 
 /* Samples the calling thread's changed cells now. */
 MPE_API int MPE_Metric_sample (void);
+/* OS and hardware counters (MPE_COUNTERS=task-clock,context-switches,
+ * cpu-migrations,page-faults,major-faults,minor-faults, PAPI event names,
+ * or a counter plugin's): each logged thread's own counts, recorded as
+ * metrics named after the events at every timer sample (MPE_SAMPLE_HZ)
+ * and at the points the program chooses with MPE_Counters_read (about a
+ * microsecond each: a system call), never per event.  Returns
+ * MPE_LOG_OK (also when no counters are asked for), or
+ * MPE_LOG_NOT_INITIALIZED outside MPE_Init_log .. MPE_Finish_log. */
+MPE_API int MPE_Counters_read (void);
+
 /* Samples the logging thread's changed cells whenever event_id is logged
  * (by MPE_Log_event or the MPI wrappers), right after it.  Up to 64
  * events. */

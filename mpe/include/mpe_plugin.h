@@ -20,8 +20,18 @@
  *    (reason MPE_TRIGGER_CALL, normal context), so counters read there
  *    bound the samples between them.
  *
+ *  - counters (MPE_PLUGIN_COUNTERS): a source of per-thread counts of
+ *    named events (mpe_counter_source_t below).  libmpe asks each source
+ *    for the events of MPE_COUNTERS it knows, counts them in every logged
+ *    thread, reads them at timer samples and at MPE_Counters_read, and
+ *    when a source counts fewer events at once than asked, rotates sets
+ *    of events at random at instrumentation points and scales each count
+ *    by the time its set was active (mpe/src/mpe-counters.c).
+ *
  * The built-in timer sampler is a sampling plugin of this ABI itself
- * ("sampler", mpe/src/mpe-sample.c).  Every hook may be NULL.  init
+ * ("sampler", mpe/src/mpe-sample.c), and the built-in counter sources
+ * (perf software events, PAPI) are counter sources of it.  Every hook
+ * may be NULL.  init
  * returning nonzero disables the plugin (with a message).  The ABI is
  * versioned by MPE_PLUGIN_ABI; a plugin built for another version is
  * refused.  Example: examples/plugin-count.c.
@@ -48,7 +58,8 @@ enum
 enum
 {
   MPE_PLUGIN_INSTRUMENT = 1,
-  MPE_PLUGIN_SAMPLE = 2
+  MPE_PLUGIN_SAMPLE = 2,
+  MPE_PLUGIN_COUNTERS = 4    /* mpe_plugin_t.counters is set */
 };
 
 /* What the host offers a plugin (valid from init to finalize). */
@@ -85,6 +96,28 @@ typedef struct mpe_plugin_trigger
                                 call site (instrumentation point) */
 } mpe_plugin_trigger_t;
 
+/* A counter source.  Counts are per thread (virtualised: only while the
+ * thread runs) and cumulative since the set was opened, over the time it
+ * was started.  `state` is what the plugin's init returned. */
+typedef struct mpe_counter_source
+{
+  uint32_t size;             /* sizeof (mpe_counter_source_t) */
+  /* Events counted at once on one thread (0: no limit). */
+  int  (*slots) (void *state);
+  /* 0 when the source counts `event` (*unit gets its unit: "1", "ns"),
+   * < 0 when not, > 0 when not and the source said why on stderr. */
+  int  (*known) (void *state, const char *event, const char **unit);
+  /* In the thread to count: a stopped set of n known events; 0, or
+   * nonzero (the source is not used on this thread). */
+  int  (*open) (void *state, const char *const *events, int n, void **set);
+  /* Normal context, in the set's thread; 0 or nonzero. */
+  int  (*start) (void *set);
+  int  (*stop) (void *set);
+  /* The n counts so far.  ASYNC-SIGNAL-SAFE: timer samples read. */
+  int  (*read) (void *set, int64_t *values);
+  void (*close) (void *set);
+} mpe_counter_source_t;
+
 typedef struct mpe_plugin
 {
   uint32_t    abi;           /* MPE_PLUGIN_ABI */
@@ -95,6 +128,9 @@ typedef struct mpe_plugin
   void (*post) (void *state, const mpe_plugin_call_t *call);
   void (*trigger) (void *state, const mpe_plugin_trigger_t *t);
   void (*finalize) (void *state);
+  /* Read only when kinds has MPE_PLUGIN_COUNTERS (older plugins end
+   * before it). */
+  const mpe_counter_source_t *counters;
 } mpe_plugin_t;
 
 /* The entry point a plugin exports. */

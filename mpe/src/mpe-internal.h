@@ -268,6 +268,9 @@ MPE_HIDDEN void     mpe__metrics_final (void);
 MPE_HIDDEN void     mpe__metric_due (uint64_t t);
 MPE_HIDDEN void     mpe__metric_on (int32_t id);
 MPE_HIDDEN void     mpe__metric_describe_fn (int fn, const char *name);
+MPE_HIDDEN void     mpe__metric_describe_counter (uint32_t id, uint32_t flags,
+                                                  const char *name,
+                                                  const char *unit);
 MPE_HIDDEN size_t   mpe__metric_defs (logfmt_metric_def_t **out);
 MPE_HIDDEN int      mpe__mguard_open (const mpe_mcells_t *c, int16_t g);
 MPE_HIDDEN int16_t  mpe__mguard_std (int k);

@@ -17,6 +17,7 @@
 #include "mpe-plugin-internal.h"
 #include "mpe-sample.h"
 #include "mpe-sched.h"
+#include "mpe-counters.h"
 #include "mpe_log_thread.h"
 
 CLOG_CommSet_t *CLOG_CommSet;
@@ -300,7 +301,10 @@ MPE_Init_log (void)
   mpe__sched_init ();
   mpe_tbuf_t *b0 = mpe__tbuf_create (1);
   if (b0)
-    mpe__sample_thread_start (b0->thread);
+    {
+      mpe__sample_thread_start (b0->thread);
+      mpe__counters_thread (b0->thread);
+    }
   /* With a ring file the buffer survives a kill anyway. */
   if (b0 && b0->ring && b0->ring_linked)
     mpe__g.save_on_wait = 0;
@@ -373,6 +377,7 @@ MPE_Finish_log (const char *filename)
   mpe_finish_hook hook = atomic_load (&finish_hook);
   if (hook)
     hook ();
+  mpe__counters_final ();
   mpe__metrics_final ();
   const char *prefix = filename && *filename ? filename
                        : mpe__g.default_prefix[0] ? mpe__g.default_prefix

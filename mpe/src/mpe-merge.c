@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "mpe-internal.h"
+#include "mpe-counters.h"
 #include "mpe-monitor.h"
 #include "mpe-resources.h"
 #include "mpe-sample.h"
@@ -681,6 +682,8 @@ typedef struct
   logfmt_encoder_t *enc;
   logfmt_track_encoder_t *te;     /* the stream's extension tracks */
   logfmt_track_rec_t *trecs;      /* a batch's track records */
+  const mpe_ctr_rec_t *ctr;       /* the thread's counter readings */
+  size_t           nctr, ictr;    /* ... and the next one to emit */
 } emit_t;
 
 static void
@@ -753,6 +756,38 @@ track_cb (void *user, const void *chunk, size_t len)
   return 0;
 }
 
+/* The thread's counter readings (mpe-counters.c) up to corrected time
+ * `until`, as metric samples: they join the metric track in time order
+ * with the samples of the thread's buffer. */
+static void
+put_counters (emit_t *e, uint64_t until)
+{
+  logfmt_track_rec_t rec[64];
+  size_t k = 0;
+  for (; e->ictr < e->nctr && !e->err; e->ictr++)
+    {
+      const mpe_ctr_rec_t *c = &e->ctr[e->ictr];
+      int64_t x = correct_time (e, mpe__ticks_to_local (c->t));
+      uint64_t when = x < 0 ? 0 : (uint64_t) x;
+      if (when > until)
+        break;
+      memset (&rec[k], 0, sizeof rec[k]);
+      rec[k].time = when;
+      rec[k].col[LOGFMT_METRIC_COL_ID] = c->id;
+      rec[k].col[LOGFMT_METRIC_COL_OBJECT] = -1;
+      rec[k].col[LOGFMT_METRIC_COL_VALUE] = c->v;
+      if (++k == 64)
+        {
+          emit_fail (e, logfmt_track_encoder_add (e->te, LOGFMT_TRACK_METRIC,
+                                                  rec, k));
+          k = 0;
+        }
+    }
+  if (k)
+    emit_fail (e, logfmt_track_encoder_add (e->te, LOGFMT_TRACK_METRIC,
+                                            rec, k));
+}
+
 /* Records of the kinds that go to extension tracks (metric samples)
  * leave the batch for the stream's track encoder; returns what is left
  * for the block encoder. */
@@ -764,6 +799,15 @@ route_tracks (emit_t *e, logfmt_event_t *ev, size_t n)
     {
       if (MPE_UNLIKELY (ev[i].type == MPE_SPILL_EV_METRIC))
         {
+          if (MPE_UNLIKELY (e->ictr < e->nctr))
+            {
+              /* Counter readings taken before this sample go first. */
+              if (nt)
+                emit_fail (e, logfmt_track_encoder_add
+                                (e->te, LOGFMT_TRACK_METRIC, e->trecs, nt));
+              nt = 0;
+              put_counters (e, ev[i].time);
+            }
           mpe_spill_ev_metric_rec (&ev[i], &e->trecs[nt++]);
           continue;
         }
@@ -1859,6 +1903,8 @@ encode_stream (merge_t *m, int t)
   if (!em->err)
     emit_fail (em, logfmt_summary_builder_new (m->defs.states,
                                                m->defs.nstates, &em->sb));
+  em->ctr = mpe__counters_records (t, &em->nctr);
+  em->ictr = 0;
   if (!em->err)
     {
       int rc = for_each_event (m->tb[t], &m->spilled[t], emit_cb, em,
@@ -1866,6 +1912,10 @@ encode_stream (merge_t *m, int t)
       if (rc)
         emit_fail (em, rc);
     }
+  if (!em->err)
+    put_counters (em, UINT64_MAX);
+  em->ctr = NULL;
+  em->nctr = 0;
   if (!em->err)
     emit_fail (em, logfmt_encoder_flush (em->enc));
   if (!em->err)

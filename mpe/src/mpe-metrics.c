@@ -172,6 +172,13 @@ mpe__metric_describe_fn (int fn, const char *name)
            LOGFMT_METRIC_STANDARD | LOGFMT_METRIC_TIMER, n, "ns");
 }
 
+void
+mpe__metric_describe_counter (uint32_t id, uint32_t flags, const char *name,
+                              const char *unit)
+{
+  add_def (id, flags, name, unit);
+}
+
 size_t
 mpe__metric_ndefs (void)
 {

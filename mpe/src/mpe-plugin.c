@@ -22,6 +22,7 @@
 
 #include "mpe-plugin-internal.h"
 #include "mpe-sample.h"
+#include "mpe-counters.h"
 
 int mpe__callsite_mode;
 int mpe__instr_on;
@@ -76,6 +77,8 @@ add_plugin (const mpe_plugin_t *p, void *dl, const char *from)
       return;
     }
   nplugs++;
+  if ((p->kinds & MPE_PLUGIN_COUNTERS) && p->counters)
+    mpe__counters_add_source (p->counters, l->state, p->name);
   have_pre |= p->pre || p->post;
   have_trigger |= p->trigger != NULL;
 }
@@ -123,8 +126,11 @@ mpe__plugins_init (void)
   size_t n = mpe__config_plugins (&paths);
   for (size_t i = 0; i < n; i++)
     load_shared (paths[i]);
+  mpe__counters_init ();
+  /* Rotated counter sets change at instrumentation points. */
   __atomic_store_n (&mpe__instr_on,
-                    mpe__callsite_mode || have_pre || have_trigger,
+                    mpe__callsite_mode || have_pre || have_trigger
+                    || mpe__ctr_rotating,
                     __ATOMIC_RELEASE);
 }
 
@@ -132,6 +138,7 @@ void
 mpe__plugins_finalize (void)
 {
   __atomic_store_n (&mpe__instr_on, 0, __ATOMIC_RELEASE);
+  mpe__counters_finalize ();
   for (int i = nplugs - 1; i >= 0; i--)
     {
       if (plugs[i].p->finalize)
@@ -237,6 +244,8 @@ mpe__instr_pre (int state, const char *name, const void *site,
     }
   if (have_trigger)
     mpe__plugins_trigger (MPE_TRIGGER_CALL, s ? s->thread : -1, site);
+  if (mpe__ctr_rotating)
+    mpe__counters_point ();
 }
 
 void

@@ -46,6 +46,7 @@
 
 #include "mpe-sample.h"
 #include "mpe-plugin-internal.h"
+#include "mpe-counters.h"
 
 #define MAX_DEPTH 128
 
@@ -463,6 +464,8 @@ on_sample (int sig, siginfo_t *si, void *ucv)
   o->flags = (uint16_t) flags;
   atomic_signal_fence (memory_order_seq_cst);
   s->nsamples++;
+  if (mpe__ctr_on)
+    mpe__counters_sample (o->t);
   mpe__plugins_trigger (MPE_TRIGGER_TIMER, s->thread,
                         (const void *) (uintptr_t) mc->gregs[REG_RIP]);
 out:

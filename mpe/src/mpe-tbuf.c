@@ -13,6 +13,7 @@
 #include "mpe-internal.h"
 #include "mpe-sample.h"
 #include "mpe-sched.h"
+#include "mpe-counters.h"
 
 /* Part p of b (0, or 1 = the half from mid) starts a new round: its
  * records get a new tag, published in the ring header before any of them
@@ -175,6 +176,7 @@ mpe__tbuf_create (int want_thread0)
   mpe__tls = b;
   mpe__sample_thread_start (b->thread);
   mpe__sched_thread (b->thread);
+  mpe__counters_thread (b->thread);
   return b;
 }
 

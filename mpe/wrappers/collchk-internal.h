@@ -41,6 +41,9 @@ typedef struct
   int32_t        inplace;      /* all or none: -1 not applicable */
   int32_t        rootinplace;  /* MPI_IN_PLACE at the root (Gather...) */
   int32_t        aux[2];       /* call-specific values that must agree */
+  int32_t        hasroot;      /* the call has a root argument */
+  int32_t        grp;          /* intercommunicator: 0 or 1, the group */
+  int32_t        lrank;        /* rank in the local group */
   uint64_t       arr;          /* hash of arrays that must agree */
   uint64_t       vec;          /* hash of the receive vector (Allgatherv) */
   mpe__cc_side_t s;            /* what this rank sends (per peer) */
@@ -57,14 +60,21 @@ typedef struct
   MPI_Datatype        type;
 } mpe__cc_vec_t;
 
+typedef struct mpe__cc_pending mpe__cc_pending_t;
+
 typedef struct
 {
   int           active;        /* the check runs (else pass through) */
   int           nested;        /* entered inside another checked call */
-  MPI_Comm      cc;            /* private duplicate to check over */
-  int           np, me;
+  MPI_Comm      cc;            /* private communicator to check over (an
+                                  intercommunicator's: both groups merged) */
+  int           np, me;        /* in cc: records are all[0 .. np-1] */
+  int           inter;         /* the user's communicator is an inter */
+  int           lnp;           /* local group size (arrays over it) */
+  int           pnp;           /* peers: remote size for an inter, else np */
   mpe__cc_rec_t rec;
   mpe__cc_vec_t sv, rv;
+  mpe__cc_pending_t *nb;       /* nonblocking: the check under way */
 } mpe__cc_call_t;
 
 enum
@@ -80,6 +90,23 @@ int  mpe__cc_enter (mpe__cc_call_t *c, MPI_Comm comm, int call)
   MPE__CC_HIDDEN;
 void mpe__cc_leave (mpe__cc_call_t *c) MPE__CC_HIDDEN;
 void mpe__cc_run (mpe__cc_call_t *c, int shape) MPE__CC_HIDDEN;
+
+/* Nonblocking collectives: _start posts the exchange of the records
+   (nonblocking, on cc) before the user's call, _started ties it to the
+   user's request; the check is finished, and a mismatch reported, when
+   that request is completed (the wait and test calls below), before MPI
+   completes it. */
+void mpe__cc_start (mpe__cc_call_t *c, int shape) MPE__CC_HIDDEN;
+void mpe__cc_started (mpe__cc_call_t *c, int rc, const MPI_Request *req)
+  MPE__CC_HIDDEN;
+int  mpe__cc_npending (void) MPE__CC_HIDDEN;
+/* 1 when no request of reqs[0..n-1] has a check left (blocking: waits
+   for them; else tests). */
+int  mpe__cc_settle (int n, const MPI_Request *reqs, int blocking)
+  MPE__CC_HIDDEN;
+int  mpe__cc_anysome (int n, MPI_Request reqs[], int *indx, int *flag,
+                      MPI_Status *status, int *outcount, int indices[],
+                      MPI_Status statuses[], int blocking) MPE__CC_HIDDEN;
 void mpe__cc_side (mpe__cc_side_t *s, int64_t count, MPI_Datatype type)
   MPE__CC_HIDDEN;
 uint64_t mpe__cc_hash_ints (const int *a, int n) MPE__CC_HIDDEN;

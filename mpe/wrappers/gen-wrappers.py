@@ -443,9 +443,10 @@ def gen_tmpe(f):
 # name without MPI_ and without the large-count _c (both forms are
 # checked).  Value: the data-check shape (collchk-core.c) and the C
 # statements that fill the record from the parameters; root, op and the
-# MPI_IN_PLACE flag are filled from parameters of those names.  Blocking
-# calls only: a check is itself blocking, which a nonblocking or
-# persistent collective's caller may not expect.
+# MPI_IN_PLACE flag are filled from parameters of those names.  The
+# nonblocking forms (MPI_I + the name) are checked the same way, with the
+# exchange of records posted nonblocking and finished when the request is
+# completed (CC_COMPLETE); persistent collectives are not checked.
 CC_INPLACE_ALL = {"Allgather", "Allgatherv", "Allreduce", "Alltoall",
                   "Alltoallv", "Alltoallw", "Reduce_scatter",
                   "Reduce_scatter_block"}
@@ -462,7 +463,7 @@ CC_CHECKS = {
         "mpe__cc_side (&c_.rec.s, recvcount, datatype);"]),
     "Reduce_scatter": ("UNIFORM", [
         "mpe__cc_side (&c_.rec.s, 1, datatype);",
-        "c_.rec.arr = MPE__CC_HASH_INTS (recvcounts, c_.np);"]),
+        "c_.rec.arr = MPE__CC_HASH_INTS (recvcounts, c_.lnp);"]),
     "Gather": ("GATHER", [CC_SIDE_S, CC_SIDE_R,
                           "c_.rec.rootinplace = sendbuf == MPI_IN_PLACE;"]),
     "Scatter": ("SCATTER", [CC_SIDE_S, CC_SIDE_R,
@@ -551,6 +552,43 @@ CC_CHECKS = {
 # and windows the checker keeps (filled at open/create, emptied at
 # close/free, which are wrapped for that alone).
 CC_COMM_PARAMS = ["comm", "comm_old", "local_comm"]
+# Nonblocking forms of the collectives above (Ineighbor_* are not).
+CC_NONBLOCKING = ["Ibarrier", "Ibcast", "Ireduce", "Iallreduce", "Iscan",
+                  "Iexscan", "Ireduce_scatter_block", "Ireduce_scatter",
+                  "Igather", "Iscatter", "Iallgather", "Ialltoall",
+                  "Igatherv", "Iscatterv", "Iallgatherv", "Ialltoallv",
+                  "Ialltoallw"]
+# Completion calls: a request's check is finished before MPI completes it.
+CC_COMPLETE = {
+    "Wait": "  mpe__cc_settle (1, request, 1);\n  return %(call)s;\n",
+    "Waitall": "  mpe__cc_settle (count, array_of_requests, 1);\n"
+               "  return %(call)s;\n",
+    "Test": "  if (!mpe__cc_settle (1, request, 0))\n    {\n"
+            "      *flag = 0;\n      return MPI_SUCCESS;\n    }\n"
+            "  return %(call)s;\n",
+    "Testall": "  if (!mpe__cc_settle (count, array_of_requests, 0))\n    {\n"
+               "      *flag = 0;\n      return MPI_SUCCESS;\n    }\n"
+               "  return %(call)s;\n",
+    "Waitany": "  if (!mpe__cc_npending ())\n    return %(call)s;\n"
+               "  return mpe__cc_anysome (count, array_of_requests, indx, "
+               "NULL, status,\n                          NULL, NULL, NULL, 1);\n",
+    "Testany": "  if (!mpe__cc_npending ())\n    return %(call)s;\n"
+               "  return mpe__cc_anysome (count, array_of_requests, indx, "
+               "flag, status,\n                          NULL, NULL, NULL, 0);\n",
+    "Waitsome": "  if (!mpe__cc_npending ())\n    return %(call)s;\n"
+                "  return mpe__cc_anysome (incount, array_of_requests, NULL, "
+                "NULL, NULL,\n                          outcount, "
+                "array_of_indices, array_of_statuses, 1);\n",
+    "Testsome": "  if (!mpe__cc_npending ())\n    return %(call)s;\n"
+                "  return mpe__cc_anysome (incount, array_of_requests, NULL, "
+                "NULL, NULL,\n                          outcount, "
+                "array_of_indices, array_of_statuses, 0);\n",
+}
+for _nb in CC_NONBLOCKING:
+    _b = _nb[1].upper() + _nb[2:]
+    CC_CHECKS[_nb] = CC_CHECKS[_b]
+    if _b in CC_INPLACE_ALL:
+        CC_INPLACE_ALL.add(_nb)
 CC_TRACK = {"File_open": ("file", "fh"), "Win_create": ("win", "win"),
             "Win_allocate": ("win", "win"),
             "Win_allocate_shared": ("win", "win"),
@@ -573,6 +611,8 @@ def gen_collchk(f, idx):
         return (proto(f) + "\n{\n"
                 "  mpe__cc_untrack_%s (*%s);\n"
                 "  return %s;\n}\n" % (kind, h, c))
+    if base in CC_COMPLETE:
+        return proto(f) + "\n{\n" + CC_COMPLETE[base] % {"call": c} + "}\n"
     if base not in CC_CHECKS:
         return None
     shape, stmts = CC_CHECKS[base]
@@ -588,7 +628,8 @@ def gen_collchk(f, idx):
     body = ["  mpe__cc_call_t c_;\n",
             "  if (mpe__cc_enter (&c_, %s, %d))\n    {\n" % (ce, idx)]
     if "root" in pn:
-        body.append("      c_.rec.root = root;\n")
+        body.append("      c_.rec.root = root;\n"
+                    "      c_.rec.hasroot = 1;\n")
     if "op" in pn:
         body.append("      c_.rec.op = PMPI_Op_c2f (op);\n")
     if base in CC_INPLACE_ALL:
@@ -596,9 +637,14 @@ def gen_collchk(f, idx):
         body.append("      c_.rec.inplace = sendbuf == MPI_IN_PLACE;\n")
     for st in stmts:
         body.append("      %s\n" % st)
-    body.append("      mpe__cc_run (&c_, MPE__CC_%s);\n    }\n" % shape)
+    nonblocking = base in CC_NONBLOCKING
+    body.append("      mpe__cc_%s (&c_, MPE__CC_%s);\n    }\n"
+                % ("start" if nonblocking else "run", shape))
     ret = f["ret"]
     body.append("  %s rc = %s;\n" % (ret, c))
+    if nonblocking:
+        need(f, ["request"])
+        body.append("  mpe__cc_started (&c_, rc, request);\n")
     if base in CC_TRACK:
         kind, h = CC_TRACK[base]
         need(f, [h])
@@ -672,7 +718,7 @@ def main():
         fh.write("\n".join(T) + "\n")
 
     listed_bases = {cc_base(r["name"]) for r in rows}
-    for b in list(CC_CHECKS) + list(CC_UNTRACK):
+    for b in list(CC_CHECKS) + list(CC_UNTRACK) + list(CC_COMPLETE):
         if b not in listed_bases:
             die("collchk checks MPI_%s, which the list lacks" % b)
     C = ["/* Generated by gen-wrappers.py from mpi-funcs.def: do not edit. */",

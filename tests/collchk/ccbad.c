@@ -59,6 +59,59 @@ main (int argc, char **argv)
       else
         MPI_Gather (a, 1, MPI_INT, NULL, 0, MPI_BYTE, 0, MPI_COMM_WORLD);
     }
+  /* Nonblocking: the mistake is reported when the request completes. */
+  MPI_Request rq = MPI_REQUEST_NULL;
+  if (!strcmp (what, "nb-root"))
+    MPI_Ibcast (a, 1, MPI_INT, odd ? 1 : 0, MPI_COMM_WORLD, &rq);
+  else if (!strcmp (what, "nb-op"))
+    MPI_Iallreduce (a, b, 1, MPI_INT, odd ? MPI_MAX : MPI_SUM,
+                    MPI_COMM_WORLD, &rq);
+  else if (!strcmp (what, "nb-type"))
+    MPI_Ireduce (a, b, 1, odd ? MPI_FLOAT : MPI_INT, MPI_SUM, 0,
+                 MPI_COMM_WORLD, &rq);
+  else if (!strcmp (what, "nb-inplace"))
+    MPI_Iallreduce (odd ? MPI_IN_PLACE : a, b, 1, MPI_INT, MPI_SUM,
+                    MPI_COMM_WORLD, &rq);
+  else if (!strcmp (what, "nb-scatterv"))
+    {
+      for (int i = 0; i < np && i < 16; i++)
+        {
+          cnt[i] = i + 1;
+          dsp[i] = i * (i + 1) / 2;
+        }
+      MPI_Iscatterv (a, cnt, dsp, MPI_INT, b, me + 1 + odd, MPI_INT, 0,
+                     MPI_COMM_WORLD, &rq);
+    }
+  if (rq != MPI_REQUEST_NULL)
+    MPI_Wait (&rq, MPI_STATUS_IGNORE);
+
+  /* Intercommunicator between the even and the odd ranks (3 ranks:
+     {0, 2} and {1}); rank 0 is the root of the even group. */
+  if (!strncmp (what, "inter-", 6) && np > 1)
+    {
+      MPI_Comm half, ic;
+      int even = me % 2 == 0, lr;
+      MPI_Comm_split (MPI_COMM_WORLD, even, me, &half);
+      MPI_Intercomm_create (half, 0, MPI_COMM_WORLD, even ? 1 : 0, 9, &ic);
+      MPI_Comm_rank (ic, &lr);
+      int root = even ? (lr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+      MPI_Barrier (ic);
+      if (!strcmp (what, "inter-root"))   /* rank 2 names the root */
+        MPI_Bcast (a, 1, MPI_INT, odd ? 0 : root, ic);
+      else if (!strcmp (what, "inter-op"))
+        MPI_Allreduce (a, b, 1, MPI_INT, odd ? MPI_MAX : MPI_SUM, ic);
+      else if (!strcmp (what, "inter-type"))   /* rank 1 receives floats */
+        MPI_Bcast (a, 1, me == 1 ? MPI_FLOAT : MPI_INT, root, ic);
+      else if (!strcmp (what, "inter-inplace"))
+        MPI_Allreduce (odd ? MPI_IN_PLACE : a, b, 1, MPI_INT, MPI_SUM, ic);
+      else if (!strcmp (what, "inter-nb-root"))   /* rank 1 names 1 */
+        {
+          MPI_Ibcast (a, 1, MPI_INT, me == 1 ? 1 : root, ic, &rq);
+          MPI_Wait (&rq, MPI_STATUS_IGNORE);
+        }
+      MPI_Comm_free (&ic);
+      MPI_Comm_free (&half);
+    }
   if (me == 0)
     printf ("not caught: %s\n", what);
   MPI_Finalize ();

@@ -179,6 +179,41 @@ main (int argc, char **argv)
       a[0] = me;
       MPI_Allreduce (a, b, 1, MPI_INT, MPI_SUM, ic);
       add (b, 1);
+      /* Rooted intercommunicator collectives: rank 0 of the even group
+         is the root (MPI_ROOT), the other evens pass MPI_PROC_NULL, the
+         odds name it. */
+      int even = me % 2 == 0, lr, rsize;
+      MPI_Comm_rank (ic, &lr);
+      MPI_Comm_remote_size (ic, &rsize);
+      int iroot = even ? (lr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+      a[0] = 40 + me;
+      MPI_Bcast (a, 1, MPI_INT, iroot, ic);
+      add (a, 1);
+      MPI_Reduce (a, b, 1, MPI_INT, MPI_SUM, iroot, ic);
+      if (iroot == MPI_ROOT)
+        add (b, 1);
+      a[0] = me;
+      MPI_Gather (a, 1, MPI_INT, b, 1, MPI_INT, iroot, ic);
+      if (iroot == MPI_ROOT)
+        add (b, rsize);
+      for (int i = 0; i < rsize; i++)
+        a[i] = 3 * i + me;
+      MPI_Scatter (a, 1, MPI_INT, b, 1, MPI_INT, iroot, ic);
+      if (!even)
+        add (b, 1);
+      a[0] = me;
+      MPI_Allgather (a, 1, MPI_INT, b, 1, MPI_INT, ic);
+      add (b, rsize);
+      MPI_Barrier (ic);
+      MPI_Request ir;
+      a[0] = 50 + me;
+      MPI_Ibcast (a, 1, MPI_INT, iroot, ic, &ir);
+      MPI_Wait (&ir, MPI_STATUS_IGNORE);
+      add (a, 1);
+      a[0] = me;
+      MPI_Iallreduce (a, b, 1, MPI_INT, MPI_MAX, ic, &ir);
+      MPI_Wait (&ir, MPI_STATUS_IGNORE);
+      add (b, 1);
       MPI_Comm_free (&ic);
     }
   MPI_Comm_free (&s);
@@ -212,6 +247,79 @@ main (int argc, char **argv)
           MPI_File_close (&fh);
         }
     }
+
+  /* Nonblocking collectives, completed by each kind of wait and test. */
+  MPI_Request rq[8];
+  MPI_Status sts[8];
+  int done = 0, idx, nout, outs[8];
+  MPI_Ibarrier (w, &rq[0]);
+  MPI_Wait (&rq[0], MPI_STATUS_IGNORE);
+  a[0] = 60 + me;
+  if (me == 0)
+    MPI_Ibcast (a, 2, MPI_INT, 0, w, &rq[0]);
+  else
+    MPI_Ibcast (a, 1, two_ints, 0, w, &rq[0]);
+  while (!done)
+    MPI_Test (&rq[0], &done, MPI_STATUS_IGNORE);
+  add (a, 1);
+  a[0] = me + 1;
+  MPI_Ireduce (a, b, 1, MPI_INT, MPI_SUM, np - 1, w, &rq[0]);
+  MPI_Iallreduce (a, b + 1, 1, MPI_INT, MPI_MAX, w, &rq[1]);
+  MPI_Iscan (a, b + 2, 1, MPI_INT, MPI_SUM, w, &rq[2]);
+  MPI_Iexscan (a, b + 3, 1, MPI_INT, MPI_SUM, w, &rq[3]);
+  MPI_Waitall (4, rq, sts);
+  add (b + 1, 2);
+  if (me == np - 1)
+    add (b, 1);
+  b[8] = me;
+  MPI_Iallreduce (MPI_IN_PLACE, b + 8, 1, MPI_INT, MPI_SUM, w, &rq[0]);
+  MPI_Waitany (1, rq, &idx, MPI_STATUS_IGNORE);
+  add (b + 8, 1);
+  for (int i = 0; i < np; i++)
+    {
+      a[i] = me * 10 + i;
+      cnt[i] = 1;
+      dsp[i] = i;
+      cnt2[i] = i + 1;
+      dsp2[i] = i * (i + 1) / 2;
+    }
+  MPI_Ireduce_scatter_block (a, b, 1, MPI_INT, MPI_SUM, w, &rq[0]);
+  MPI_Ireduce_scatter (a, b + 1, cnt, MPI_INT, MPI_SUM, w, &rq[1]);
+  MPI_Igather (a, 1, MPI_INT, b + 2, 1, MPI_INT, 0, w, &rq[2]);
+  MPI_Iscatter (a, 1, MPI_INT, b + 2 + np, 1, MPI_INT, 0, w, &rq[3]);
+  MPI_Iallgather (a, 1, MPI_INT, b + 3 + np, 1, MPI_INT, w, &rq[4]);
+  MPI_Ialltoall (a, 1, MPI_INT, b + 3 + 2 * np, 1, MPI_INT, w, &rq[5]);
+  nout = 0;
+  for (int left = 6; left > 0; left -= nout)
+    MPI_Waitsome (6, rq, &nout, outs, sts);
+  add (b, 3 + 3 * np);
+  int *big = calloc (np * (np + 1) / 2 + 8, sizeof (int));
+  MPI_Igatherv (a, me + 1, MPI_INT, big, cnt2, dsp2, MPI_INT, 0, w, &rq[0]);
+  MPI_Wait (&rq[0], MPI_STATUS_IGNORE);
+  if (me == 0)
+    add (big, np * (np + 1) / 2);
+  MPI_Iscatterv (a, cnt2, dsp2, MPI_INT, b, me + 1, MPI_INT, 0, w, &rq[0]);
+  MPI_Iallgatherv (a, me + 1, MPI_INT, big, cnt2, dsp2, MPI_INT, w, &rq[1]);
+  MPI_Ialltoallv (a, cnt, dsp, MPI_INT, b + np + 1, cnt, dsp, MPI_INT, w,
+                  &rq[2]);
+  MPI_Datatype *ts = malloc (np * sizeof *ts);
+  int *bd = malloc (np * sizeof (int));
+  for (int i = 0; i < np; i++)
+    {
+      ts[i] = MPI_INT;
+      bd[i] = i * (int) sizeof (int);
+    }
+  MPI_Ialltoallw (a, cnt, bd, ts, b + 2 * np + 2, cnt, bd, ts, w, &rq[3]);
+  done = 0;
+  while (!done)
+    MPI_Testall (4, rq, &done, sts);
+  add (b, me + 1);
+  add (big, np * (np + 1) / 2);
+  add (b + np + 1, np);
+  add (b + 2 * np + 2, np);
+  free (ts);
+  free (bd);
+  free (big);
 
   long *sums = malloc (np * sizeof (long));
   MPI_Gather (&sum, 1, MPI_LONG, sums, 1, MPI_LONG, 0, w);

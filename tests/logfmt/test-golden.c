@@ -1,28 +1,38 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The golden file: tests/logfmt/golden/v1.0.clog was written once by this
- * program (`test-golden --write FILE`) with format 1.0.  Every later
- * reader must read it exactly as below, so that no change to the reader
- * or the writer silently breaks the files users already have.  And the
- * writer must still produce it byte for byte: the content is fixed and the
- * writer is deterministic (no clock, host or pid in the file).  If the
- * format changes on purpose, bump the minor or major version, keep this
- * file and add the new one next to it.
+ * The golden files: tests/logfmt/golden/v1.N.clog were written once by
+ * this program (`test-golden --write FILE`) with format 1.N: the same
+ * content in each, v1.0 with block codec 1, v1.1 with codec 2.  Every
+ * later reader must read all of them exactly as below, so that no change
+ * to the reader or the writer silently breaks the files users already
+ * have.  And the writer must still produce the newest byte for byte: the
+ * content is fixed and the writer is deterministic (no clock, host or pid
+ * in the file).  If the format changes on purpose, bump the minor or major
+ * version, keep these files and add the new one next to them.
  */
 #include "tests/common/tap.h"
 #include "logfmt/logfmt.h"
+#include "logfmt-internal.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#define GOLDEN_MINOR 1   /* the version today's writer writes */
+
 static int
 write_golden (const char *path)
 {
+  char creator[64];
+  snprintf (creator, sizeof creator, "golden file, format 1.%d",
+            GOLDEN_MINOR);
+  /* Codec 2 even on these 16-record blocks (the writer would pick codec 1
+   * for them as the smaller), so that the file pins codec 2's bytes. */
+  logfmt__split_try_joint = 0;
   logfmt_writer_opts_t o = { .size = sizeof o, .block_events = 16,
                              .match_messages = 1,
-                             .creator = "golden file, format 1.0",
+                             .creator = creator,
                              .world_size = 2,
                              .origin_unix_ns = 1763800000000000000LL };
   logfmt_writer_t *w = NULL;
@@ -83,8 +93,39 @@ write_golden (const char *path)
   return logfmt_writer_finish (w, &err);
 }
 
+/* The codec byte of every BLOCK chunk of the file: all equal to codec,
+ * and how many. */
+static int
+blocks_with_codec (const char *path, int codec)
+{
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    return -1;
+  static uint8_t b[1 << 16];
+  size_t len = fread (b, 1, sizeof b, f);
+  fclose (f);
+  if (len < 56 + 40)
+    return -1;
+  uint64_t at = ld32 (b + 12), n = 0;
+  while (at + 16 <= len - 40)
+    {
+      uint32_t type = ld32 (b + at);
+      uint64_t plen = ld64 (b + at + 8);
+      if (at + 16 + plen + 4 > len)
+        return -1;
+      if (type == 1)
+        {
+          if (b[at + 16 + 32] != codec)
+            return -1;
+          n++;
+        }
+      at += 16 + plen + 4;
+    }
+  return (int) n;
+}
+
 static void
-check_contents (const char *path)
+check_contents (const char *path, int minor)
 {
   logfmt_reader_t *r = NULL;
   logfmt_error_t err = { 0 };
@@ -96,8 +137,10 @@ check_contents (const char *path)
   ok (1, "golden file opens");
   const logfmt_info_t *in = logfmt_reader_info (r);
   ASSERT_EQ (in->major, 1, "major 1");
-  ASSERT_EQ (in->minor, 0, "minor 0");
-  ASSERT_STREQ (in->creator, "golden file, format 1.0", "creator");
+  ASSERT_EQ (in->minor, minor, "minor");
+  char creator[64];
+  snprintf (creator, sizeof creator, "golden file, format 1.%d", minor);
+  ASSERT_STREQ (in->creator, creator, "creator");
   ASSERT_EQ (in->origin_unix_ns, 1763800000000000000LL, "origin");
   ASSERT_EQ (in->world_size, 2, "world size");
   ASSERT_EQ (in->nstreams, 2, "streams");
@@ -257,10 +300,17 @@ main (int argc, char **argv)
     return write_golden (argv[2]) ? 1 : 0;
   const char *src = getenv ("top_srcdir");
   char golden[4096];
-  snprintf (golden, sizeof golden, "%s/tests/logfmt/golden/v1.0.clog",
-            src ? src : ".");
-  check_contents (golden);
-  check_threads (golden);
+  for (int minor = 0; minor <= GOLDEN_MINOR; minor++)
+    {
+      snprintf (golden, sizeof golden, "%s/tests/logfmt/golden/v1.%d.clog",
+                src ? src : ".", minor);
+      check_contents (golden, minor);
+      check_threads (golden);
+      /* Format 1.0 has codec 1 blocks, 1.1 codec 2: 18 of <= 16 records. */
+      int n = blocks_with_codec (golden, minor == 0 ? 1 : 2);
+      ok (n == 18, "v1.%d: its 18 blocks all have codec %d (%d)", minor,
+          minor == 0 ? 1 : 2, n);
+    }
 
   /* Today's writer, same content: the same bytes. */
   char path[] = "/tmp/logfmt-golden-XXXXXX";

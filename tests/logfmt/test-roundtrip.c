@@ -137,7 +137,7 @@ main (void)
     }
   const logfmt_info_t *inf = logfmt_reader_info (r);
   ASSERT_EQ (inf->major, 1, "major 1");
-  ASSERT_EQ (inf->minor, 0, "minor 0");
+  ASSERT_EQ (inf->minor, 1, "minor 1");
   ASSERT_STREQ (inf->format_name, "clog3", "format name");
   ASSERT_STREQ (inf->creator, "roundtrip test", "creator");
   ASSERT_EQ (inf->origin_unix_ns, 1700000000123456789LL, "origin");

@@ -15,6 +15,7 @@
 #include "mv-export.h"
 #include "../draw/mv-draw.h"
 #include "../draw/mv-draw-samples.h"
+#include "../model/mv-restracks.h"
 #include "../model/mv-view.h"
 
 #define DEFAULT_W 1600
@@ -158,6 +159,27 @@ mv_export_run (const MvExportOpts *o, GError **error)
       p.metric = logfmt_reader_metric (log->reader, i)->id;
     }
   p.show_sched = o->sched;
+  if (o->track != NULL)
+    {
+      p.restrack = g_str_equal (o->track, "memory") ? MV_RESTRACK_MEMORY
+                   : g_str_equal (o->track, "network") ? MV_RESTRACK_NETWORK
+                   : MV_RESTRACK_NONE;
+      if (p.restrack == MV_RESTRACK_NONE)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "--track: memory or network, not '%s'", o->track);
+          return FALSE;
+        }
+      if (!mv_restrack_log_has (log, p.restrack))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       "--track %s: %s has no %s records (log with %s=1)",
+                       o->track, o->input, o->track,
+                       p.restrack == MV_RESTRACK_MEMORY ? "MPE_MEMORY"
+                       : "MPE_NETWORK");
+          return FALSE;
+        }
+    }
   g_autoptr (MvSampleSource) samples = NULL;
   if (o->samples)
     {

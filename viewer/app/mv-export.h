@@ -22,6 +22,7 @@ typedef struct
                                 NULL */
   gboolean    sched;         /* on/off-CPU shading in thread rows */
   gboolean    cpus;          /* the CPU view instead of the timeline */
+  const char *track;         /* "memory" or "network" counter tracks */
   gboolean    samples;       /* call-path samples in the thread rows */
   int         sample_depth;  /* 0 ticks, k >= 1 a lane of the k-th frame */
   const char *ranks;         /* flame graph: "0,2-3" or NULL (all) */

@@ -53,6 +53,7 @@ main (int argc, char **argv)
   char *detail = NULL, *counter = NULL;
   gboolean bench = FALSE, bench_matrix = FALSE, version = FALSE;
   gboolean sched = FALSE, cpus = FALSE;
+  char *track = NULL;
   int width = 0, height = 0;
 
   setlocale (LC_ALL, "");
@@ -92,6 +93,8 @@ main (int argc, char **argv)
     { "sched", 0, 0, G_OPTION_ARG_NONE, &sched,
       "Export: shade where each thread was off its CPU (MPE_SCHED=1)",
       NULL },
+    { "track", 0, 0, G_OPTION_ARG_STRING, &track,
+      "Export: memory or network (NIC) counter tracks", "WHICH" },
     { "cpus", 0, 0, G_OPTION_ARG_NONE, &cpus,
       "Export the CPU view (a row per CPU, coloured by the thread on it)",
       NULL },
@@ -186,6 +189,7 @@ main (int argc, char **argv)
       eo.flame_select = flame_select;
       eo.sched = sched;
       eo.cpus = cpus;
+      eo.track = track;
       if (detail != NULL && !g_str_equal (detail, "auto"))
         {
           if (!g_str_equal (detail, "summaries")

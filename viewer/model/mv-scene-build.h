@@ -82,6 +82,9 @@ void     mv__scene_arrows (MvScene *s, GCancellable *cancellable);
 void     mv__scene_counters (MvScene *s);
 /* Off-CPU shading of thread lanes when p.show_sched (mv-sched.c). */
 void     mv__scene_sched (MvScene *s);
+/* Memory or NIC tracks when p.restrack, in the lanes' counter bins
+ * (mv-restracks.c). */
+void     mv__scene_restracks (MvScene *s);
 /* Sample ticks or lanes of p.samples (mv-lane-samples.c). */
 void     mv__scene_samples (MvScene *s);
 

@@ -379,6 +379,8 @@ mv_scene_compute (MvCache *cache, const MvSceneParams *p,
     mv__scene_samples (s);
   if (okay)
     mv__scene_sched (s);
+  if (okay)
+    mv__scene_restracks (s);
   for (guint i = 0; i < s->nlanes; i++)
     for (guint k = 0; s->lanes[i].spans && k < s->lanes[i].spans->len; k++)
       s->max_depth = MAX (s->max_depth,

@@ -114,6 +114,8 @@ typedef struct
   gboolean       show_metric;    /* a counter track under each process */
   guint32        metric;         /* its logfmt_metric_def_t.id */
   gboolean       show_sched;     /* off-CPU shading in thread rows */
+  int            restrack;       /* MvResTrack (mv-restracks.h): memory
+                                    or NIC counter tracks, 0 none */
   MvSampleSource *samples;       /* call-path samples drawn in each
                                     thread's row, or NULL (the scene
                                     holds a reference) */

@@ -5,6 +5,7 @@
 #include "mv-cpu-window.h"
 #include "mv-tables-window.h"
 #include "mv-sched-menu.h"
+#include "../model/mv-restracks.h"
 
 typedef struct
 {
@@ -16,6 +17,15 @@ static void
 on_shading (GtkToggleButton *b, Menu *m)
 {
   mv_timeline_set_sched (m->tl, gtk_toggle_button_get_active (b));
+}
+
+static void
+on_track (GtkToggleButton *b, Menu *m)
+{
+  if (gtk_toggle_button_get_active (b))
+    mv_timeline_set_restrack (m->tl, GPOINTER_TO_INT
+                                       (g_object_get_data (G_OBJECT (b),
+                                                           "mv-restrack")));
 }
 
 static void
@@ -70,6 +80,19 @@ mv_sched_menu_new (GtkWindow *parent, MvTimeline *tl)
                                "orange preempted (strip at the row's top)");
   g_signal_connect (shade, "toggled", G_CALLBACK (on_shading), m);
   gtk_box_pack_start (GTK_BOX (box), shade, FALSE, FALSE, 0);
+  /* Memory or NIC tracks, drawn as counter tracks (one at a time, and
+   * not with a metric from the counter picker). */
+  GtkWidget *first = NULL;
+  for (int k = 0; k < 3; k++)
+    {
+      GtkWidget *r = gtk_radio_button_new_with_label_from_widget
+                       (first ? GTK_RADIO_BUTTON (first) : NULL,
+                        k ? mv_restrack_name (k) : "No resource track");
+      first = first ? first : r;
+      g_object_set_data (G_OBJECT (r), "mv-restrack", GINT_TO_POINTER (k));
+      g_signal_connect (r, "toggled", G_CALLBACK (on_track), m);
+      gtk_box_pack_start (GTK_BOX (box), r, FALSE, FALSE, 0);
+    }
   gtk_box_pack_start (GTK_BOX (box),
                       item ("CPU view", "One row per CPU, coloured by the "
                             "rank/thread running on it, for the visible "

@@ -32,6 +32,7 @@ struct _MvTimeline
   gboolean       show_metric;    /* counter tracks of `metric` */
   guint32        metric;
   gboolean       show_sched;     /* off-CPU shading */
+  int            restrack;       /* memory or NIC tracks */
   MvSampleSource *samples;       /* sample strips in the rows, or NULL */
   int            sample_depth;
   GArray        *marks;          /* MvTimeMark drawn over the plot */
@@ -170,7 +171,7 @@ current_params (MvTimeline *tl)
     .y0 = tl->view.y0, .force_lod = -1,
     .show_metric = tl->show_metric, .metric = tl->metric,
     .samples = tl->samples, .sample_depth = tl->sample_depth,
-    .show_sched = tl->show_sched,
+    .show_sched = tl->show_sched, .restrack = tl->restrack,
   };
   return p;
 }
@@ -183,7 +184,7 @@ same_view (const MvSceneParams *p, const MvSceneParams *q)
          && p->height == q->height && p->row_h == q->row_h && p->y0 == q->y0
          && p->show_metric == q->show_metric && p->metric == q->metric
          && p->samples == q->samples && p->sample_depth == q->sample_depth
-         && p->show_sched == q->show_sched;
+         && p->show_sched == q->show_sched && p->restrack == q->restrack;
 }
 
 static gboolean
@@ -808,6 +809,15 @@ void
 mv_timeline_set_sched (MvTimeline *tl, gboolean show)
 {
   tl->show_sched = show;
+  if (tl->busy)
+    tl->pending = TRUE;
+  request_scene (tl);
+}
+
+void
+mv_timeline_set_restrack (MvTimeline *tl, int which)
+{
+  tl->restrack = which;
   if (tl->busy)
     tl->pending = TRUE;
   request_scene (tl);

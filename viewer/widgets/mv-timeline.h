@@ -29,6 +29,9 @@ void        mv_timeline_set_hidden (MvTimeline *tl, const guint8 *states,
 void        mv_timeline_set_highlight (MvTimeline *tl, gint32 state);
 /* Shades where each thread was off its CPU (MPE_SCHED=1 logs). */
 void        mv_timeline_set_sched (MvTimeline *tl, gboolean show);
+/* Draws memory or NIC tracks (MvResTrack, mv-restracks.h; 0 none) as
+ * counter tracks. */
+void        mv_timeline_set_restrack (MvTimeline *tl, int which);
 /* Shows metric `id` as a counter track under each process (a step
  * graph; hover shows the value), or none when show is FALSE. */
 void        mv_timeline_set_metric (MvTimeline *tl, gboolean show,

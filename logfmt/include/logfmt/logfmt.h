@@ -813,6 +813,11 @@ LOGFMT_API int logfmt_track_kind_ncols (uint32_t kind);
                                         hierarchy level: the record's
                                         object is the level's object
                                         (FORMAT.md section 14) */
+#define LOGFMT_METRIC_COUNTER  0x20u /* an OS or hardware counter of the
+                                        thread (libmpe's MPE_COUNTERS);
+                                        with LEVEL: the standard error
+                                        of such a counter's estimate
+                                        (NAME.err, rotated sets) */
 
 typedef struct
 {

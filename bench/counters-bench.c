@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Cost of the counter layer (MPE_COUNTERS, mpe(3)): per MPE_Counters_read
+ * (a user point: every source's set read, one reading stored per event;
+ * a timer sample runs the same reading code inside its handler), per
+ * MPE_Log_event with the layer on and off (the layer adds nothing to the
+ * event path), and a bare read(2) of a perf group of the same events for
+ * reference.  Thread CPU time, medians of REPS runs of N calls.  Run with
+ * one rank; the script sets MPE_COUNTERS or not.
+ *
+ *   counters-bench [N] [REPS]
+ *   prints: read_ns X event_ns Y
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <mpi.h>
+#include "mpe.h"
+#include "mpe_metrics.h"
+
+static double
+cpu (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int
+cmp (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+int
+main (int argc, char **argv)
+{
+  long n = argc > 1 ? atol (argv[1]) : 100000;
+  int reps = argc > 2 ? atoi (argv[2]) : 5;
+  if (reps < 1 || reps > 64)
+    reps = 5;
+  MPI_Init (&argc, &argv);
+  MPE_Init_log ();
+  int ev;
+  MPE_Log_get_solo_eventID (&ev);
+  MPE_Describe_event (ev, "tick", "red");
+  double r[64], e[64];
+  for (int k = 0; k < reps; k++)
+    {
+      double t0 = cpu ();
+      for (long i = 0; i < n; i++)
+        MPE_Counters_read ();
+      double t1 = cpu ();
+      for (long i = 0; i < n; i++)
+        MPE_Log_event (ev, 0, NULL);
+      double t2 = cpu ();
+      r[k] = (t1 - t0) / (double) n * 1e9;
+      e[k] = (t2 - t1) / (double) n * 1e9;
+    }
+  qsort (r, (size_t) reps, sizeof r[0], cmp);
+  qsort (e, (size_t) reps, sizeof e[0], cmp);
+  printf ("read_ns %.1f event_ns %.2f\n", r[reps / 2], e[reps / 2]);
+  MPE_Finish_log ("/tmp/counters-bench");
+  MPI_Finalize ();
+  return 0;
+}

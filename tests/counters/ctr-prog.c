@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The counter layer's test program (tests/counters: perf.sh, rotate.sh), with
+ * MPE_COUNTERS set by the script.
+ *   ctr-prog states N: per rank, states with known counts, each opened
+ *       and closed next to an MPE_Counters_read: "Sleep" (N nanosleeps of
+ *       2 ms: N voluntary context switches), "Touch" (N * 64 fresh pages
+ *       written once: at least that many minor faults) and "Spin"
+ *       (N * 2 ms of busy looping: that much task clock);
+ *   ctr-prog barriers N MS: N rounds of MS ms of busy looping in state
+ *       "Spin" then an MPI_Barrier (an instrumentation point: rotation
+ *       periods end there), then MPE_Counters_read.
+ */
+#define _GNU_SOURCE 1
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mpe.h"
+#include "mpe_metrics.h"
+
+static double
+cpu_now (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* s seconds of this thread's CPU time (a frame of its own in the
+ * samples' call paths). */
+static void __attribute__ ((noinline))
+spin (double s)
+{
+  double end = cpu_now () + s;
+  volatile double x = 0;
+  while (cpu_now () < end)
+    for (int i = 0; i < 1000; i++)
+      x += i;
+}
+
+static void
+state (int id[2], int open)
+{
+  if (open)
+    {
+      MPE_Log_event (id[0], 0, NULL);
+      MPE_Counters_read ();
+    }
+  else
+    {
+      MPE_Counters_read ();
+      MPE_Log_event (id[1], 0, NULL);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  MPI_Init (&argc, &argv);
+  if (argc < 3)
+    {
+      fprintf (stderr, "usage: ctr-prog states N | barriers N MS\n");
+      MPI_Abort (MPI_COMM_WORLD, 2);
+    }
+  int n = atoi (argv[2]);
+  int s_sleep[2], s_touch[2], s_spin[2];
+  MPE_Log_get_state_eventIDs (&s_sleep[0], &s_sleep[1]);
+  MPE_Log_get_state_eventIDs (&s_touch[0], &s_touch[1]);
+  MPE_Log_get_state_eventIDs (&s_spin[0], &s_spin[1]);
+  MPE_Describe_state (s_sleep[0], s_sleep[1], "Sleep", "blue");
+  MPE_Describe_state (s_touch[0], s_touch[1], "Touch", "green");
+  MPE_Describe_state (s_spin[0], s_spin[1], "Spin", "red");
+  if (MPE_Counters_read () != MPE_LOG_OK)
+    fprintf (stderr, "ctr-prog: MPE_Counters_read failed\n");
+  if (!strcmp (argv[1], "states"))
+    {
+      state (s_sleep, 1);
+      for (int i = 0; i < n; i++)
+        {
+          struct timespec ts = { 0, 2000000 };
+          nanosleep (&ts, NULL);
+        }
+      state (s_sleep, 0);
+      size_t len = (size_t) n * 64 * 4096;
+      char *p = mmap (NULL, len, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      madvise (p, len, MADV_NOHUGEPAGE);
+      state (s_touch, 1);
+      for (size_t o = 0; o < len; o += 4096)
+        p[o] = 1;
+      state (s_touch, 0);
+      munmap (p, len);
+      state (s_spin, 1);
+      spin (n * 0.002);
+      state (s_spin, 0);
+    }
+  else if (!strcmp (argv[1], "barriers") && argc > 3)
+    {
+      double ms = atof (argv[3]);
+      for (int i = 0; i < n; i++)
+        {
+          MPE_Log_event (s_spin[0], 0, NULL);
+          spin (ms * 1e-3);
+          MPE_Log_event (s_spin[1], 0, NULL);
+          MPI_Barrier (MPI_COMM_WORLD);
+        }
+      MPE_Counters_read ();
+    }
+  MPI_Finalize ();
+  return 0;
+}

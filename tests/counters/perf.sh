@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# OS counters (perf software events) per thread: a program whose states
+# have known counts (ctr-prog states N) gives at least those counts, and
+# no more than a little noise above them; reads happen at the program's
+# MPE_Counters_read and at timer samples only.
+. "$top_srcdir/tests/common/tap.sh"
+. "$top_srcdir/tests/mpe/common.sh"
+. "$top_srcdir/tests/counters/common.sh"
+N=20
+export MPE_COUNTERS=task-clock,context-switches,cpu-migrations,page-faults,minor-faults,major-faults
+
+run 2 "$PROG" states $N; r=$?
+ok $r "states: the job ran (rc $r)"
+[ $r -eq 0 ] || diag "$(cat err.txt)"
+for rk in 0 1; do
+  cs=$(mval ctr.clog context-switches $rk)
+  [ "$cs" != none ] && [ "$cs" -ge $N ] && [ "$cs" -le $((N * 4)) ]
+  ok $? "rank $rk: context switches $cs: one per sleep ($N) and some"
+  mf=$(mval ctr.clog minor-faults $rk)
+  [ "$mf" != none ] && [ "$mf" -ge $((N * 64)) ]
+  ok $? "rank $rk: minor faults $mf >= the $((N * 64)) pages touched"
+  pf=$(mval ctr.clog page-faults $rk)
+  [ "$pf" != none ] && [ "$pf" -ge "$mf" ]
+  ok $? "rank $rk: page faults $pf >= minor faults"
+  tc=$(mval ctr.clog task-clock $rk)
+  [ "$tc" != none ] && [ "$tc" -ge $((N * 2000000)) ]
+  ok $? "rank $rk: task clock $tc ns >= the $((N * 2)) ms spun"
+  is "rank $rk: no major faults" "$(mval ctr.clog major-faults $rk)" 0
+done
+$CLOGTOOL metrics --csv --level thread ctr.clog | grep -q '\.err"'
+ok $((!$?)) "perf events never rotate: no .err companions"
+$CLOGTOOL verify ctr.clog > /dev/null; ok $? "the log verifies"
+
+# Reads at the program's points only: 1 + 6 around the states + the
+# finish; with the sampler on, also at its samples (100 ms of CPU spun
+# at 200 Hz: about 20 more).
+count () {
+  $CLOGTOOL query ctr.clog "SELECT count(*) FROM metrics WHERE name='task-clock' AND rank=0" | tail -1
+}
+run 1 "$PROG" states 50; r=$?
+is "no sampler: a reading at each MPE_Counters_read and the finish" \
+  "$(count)" 8
+MPE_SAMPLE_HZ=200 run 1 "$PROG" states 50; r=$?
+n=$(count)
+[ "$n" -ge 18 ]; ok $? "sampler at 200 Hz: readings at samples too ($n)"
+
+# Off by default: no counter metric, nothing said.
+unset MPE_COUNTERS
+run 1 "$PROG" states 2; r=$?
+ok $r "without MPE_COUNTERS the job runs"
+is "... and records no counter" "$(mval ctr.clog task-clock 0)" none
+is "... and says nothing" "$(grep -c 'counter' err.txt)" 0
+
+# The configuration file's key does what the variable does.
+printf 'counters = context-switches, minor-faults\n' > ctr.conf
+MPE_CONFIG=$PWD/ctr.conf run 1 "$PROG" states 4; r=$?
+ok $r "counters from MPE_CONFIG's file (rc $r)"
+cs=$(mval ctr.clog context-switches 0)
+[ "$cs" != none ] && [ "$cs" -ge 4 ]
+ok $? "... are counted ($cs context switches for 4 sleeps)"
+is "... and only those" "$(mval ctr.clog task-clock 0)" none
+
+# A name no source knows is named once and the rest are counted.
+MPE_COUNTERS=task-clock,no-such-event run 2 "$PROG" states 2; r=$?
+ok $r "an unknown event does not stop the job"
+is "it is named once" \
+  "$(grep -c 'no counter source counts "no-such-event"' err.txt)" 1
+[ "$(mval ctr.clog task-clock 1)" != none ]
+ok $? "the known events are still counted"
+finish

@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Rotation of counter sets through the plugin ABI: a fake source
+# (fake-counters.so: event fakeK counts K * 1000 per ms of the thread's
+# CPU time, 2 slots) asked for 5 events rotates 3 sets at the
+# instrumentation points.  The scaled estimates must give the known
+# rates: fakeK = K x fake1, and fake1 = task-clock (perf, never rotated,
+# read at the same points) / 1000 ns; their standard errors are
+# recorded as fakeK.err.  (The rotation logic's accuracy and shrinking
+# error against an exact truth: tests/counters/test-rotate.)
+. "$top_srcdir/tests/common/tap.sh"
+. "$top_srcdir/tests/mpe/common.sh"
+. "$top_srcdir/tests/counters/common.sh"
+export MPE_PLUGINS=$FAKE
+export MPE_COUNTERS=task-clock,fake1,fake2,fake3,fake4,fake5
+export MPE_COUNTERS_ROTATE=2ms
+
+run 2 "$PROG" barriers 100 3; r=$?
+ok $r "barriers: the job ran with the fake source (rc $r)"
+[ $r -eq 0 ] || diag "$(cat err.txt)"
+for rk in 0 1; do
+  line=$(grep "^fake-counters: rank $rk:" err.txt)
+  opened=$(echo "$line" | sed 's/.* opened \([0-9]*\).*/\1/')
+  started=$(echo "$line" | sed 's/.* started \([0-9]*\).*/\1/')
+  is "rank $rk: 5 events in 2 slots: 3 sets" "$opened" 3
+  [ "$started" -ge 20 ] 2>/dev/null
+  ok $? "rank $rk: the sets rotated ($started starts)"
+  tc=$(mval ctr.clog task-clock $rk)
+  f1=$(mval ctr.clog fake1 $rk)
+  within "$f1" "$(($tc / 1000))" 2
+  ok $? "rank $rk: fake1 $f1 = task clock / 1 us ($tc ns) within 2%"
+  for k in 2 3 4 5; do
+    fk=$(mval ctr.clog fake$k $rk)
+    within "$fk" "$(($f1 * $k))" 2
+    ok $? "rank $rk: fake$k $fk = $k x fake1 within 2%"
+    err=$(mval ctr.clog fake$k.err $rk)
+    [ "$err" != none ] && [ "$err" -ge 0 ] && [ $((err * 100)) -le "$fk" ]
+    ok $? "rank $rk: fake$k.err $err recorded, under 1% at constant rates"
+  done
+done
+$CLOGTOOL verify ctr.clog > /dev/null; ok $? "the log verifies"
+
+# Enough slots: nothing rotates, no .err, the same rates.
+MPE_FAKE_SLOTS=0 run 1 "$PROG" barriers 60 3; r=$?
+ok $r "barriers with unlimited slots (rc $r)"
+is "one set opened" \
+  "$(grep '^fake-counters: rank 0:' err.txt | sed 's/.* opened \([0-9]*\).*/\1/')" 1
+is "no .err companion" "$(mval ctr.clog fake1.err 0)" none
+within "$(mval ctr.clog fake3 0)" "$(($(mval ctr.clog task-clock 0) * 3 / 1000))" 2
+ok $? "fake3 = 3 x task clock / 1 us within 2%"
+finish
