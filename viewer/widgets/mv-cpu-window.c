@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "mv-cpu-window.h"
+#include "mv-child-window.h"
 #include "../draw/mv-draw-cpus.h"
 
 #define WINDOW_KEY "mv-cpu-window"
@@ -69,12 +70,6 @@ on_timeline_changed (MvTimeline *tl, GtkWidget *area)
   gtk_widget_queue_draw (area);
 }
 
-static void
-on_destroy (GtkWidget *win, GtkWindow *parent)
-{
-  if (g_object_get_data (G_OBJECT (parent), WINDOW_KEY) == win)
-    g_object_set_data (G_OBJECT (parent), WINDOW_KEY, NULL);
-}
 
 void
 mv_cpu_window_show (GtkWindow *parent, MvTimeline *tl)
@@ -82,15 +77,8 @@ mv_cpu_window_show (GtkWindow *parent, MvTimeline *tl)
   MvLog *log = mv_timeline_get_log (tl);
   if (log == NULL)
     return;
-  GtkWidget *old = g_object_get_data (G_OBJECT (parent), WINDOW_KEY);
-  Cw *oc = old ? g_object_get_data (G_OBJECT (old), "cw") : NULL;
-  if (oc && oc->cv->log == log)
-    {
-      gtk_window_present (GTK_WINDOW (old));
-      return;
-    }
-  if (old)
-    gtk_widget_destroy (old);
+  if (mv_child_window_reuse (parent, WINDOW_KEY, log))
+    return;
   GError *error = NULL;
   MvCpuView *cv = mv_cpuview_new (log, &error);
   if (cv == NULL)
@@ -115,9 +103,7 @@ mv_cpu_window_show (GtkWindow *parent, MvTimeline *tl)
                                (int) MIN (700, 30 + 28 + 8
                                           + cv->nrows * MV_CPU_ROW_H));
   g_object_set_data_full (G_OBJECT (win), "cw", c, (GDestroyNotify) cw_free);
-  g_object_set_data (G_OBJECT (parent), WINDOW_KEY, win);
-  g_signal_connect_object (win, "destroy", G_CALLBACK (on_destroy), parent,
-                           0);
+  mv_child_window_register (parent, WINDOW_KEY, win, log);
   c->area = gtk_drawing_area_new ();
   gtk_widget_set_has_tooltip (c->area, TRUE);
   g_signal_connect (c->area, "draw", G_CALLBACK (on_draw), c);

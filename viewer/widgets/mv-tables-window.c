@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "mv-tables-window.h"
+#include "mv-child-window.h"
 #include "../model/mv-sched-tables.h"
 
 #define WINDOW_KEY "mv-tables-window"
@@ -19,22 +20,6 @@ seconds_cell (GtkTreeViewColumn *col, GtkCellRenderer *cell,
   g_object_set (cell, "text", buf, NULL);
 }
 
-static void
-add_column (GtkWidget *view, const char *title, int col, gboolean secs)
-{
-  GtkCellRenderer *r = gtk_cell_renderer_text_new ();
-  GtkTreeViewColumn *c = gtk_tree_view_column_new ();
-  gtk_tree_view_column_set_title (c, title);
-  gtk_tree_view_column_pack_start (c, r, TRUE);
-  if (secs)
-    gtk_tree_view_column_set_cell_data_func (c, r, seconds_cell,
-                                             GINT_TO_POINTER (col), NULL);
-  else
-    gtk_tree_view_column_add_attribute (c, r, "text", col);
-  gtk_tree_view_column_set_sort_column_id (c, col);
-  gtk_tree_view_column_set_resizable (c, TRUE);
-  gtk_tree_view_append_column (GTK_TREE_VIEW (view), c);
-}
 
 static GtkWidget *
 scrolled (GtkWidget *view)
@@ -70,15 +55,15 @@ threads_view (const MvSchedTables *t)
     }
   GtkWidget *v = gtk_tree_view_new_with_model (GTK_TREE_MODEL (st));
   g_object_unref (st);
-  add_column (v, "Rank", T_RANK, FALSE);
-  add_column (v, "Thread", T_THREAD, FALSE);
-  add_column (v, "On-CPU s", T_ON, TRUE);
-  add_column (v, "Off-CPU s", T_OFF, TRUE);
-  add_column (v, "Blocked s", T_BLOCKED, TRUE);
-  add_column (v, "Preempted s", T_PREEMPTED, TRUE);
-  add_column (v, "Switches", T_SWITCHES, FALSE);
-  add_column (v, "Migrations", T_MIGRATIONS, FALSE);
-  add_column (v, "CPUs", T_CPUS, FALSE);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Rank", T_RANK, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Thread", T_THREAD, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "On-CPU s", T_ON, seconds_cell);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Off-CPU s", T_OFF, seconds_cell);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Blocked s", T_BLOCKED, seconds_cell);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Preempted s", T_PREEMPTED, seconds_cell);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Switches", T_SWITCHES, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Migrations", T_MIGRATIONS, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "CPUs", T_CPUS, NULL);
   return scrolled (v);
 }
 
@@ -110,23 +95,17 @@ cpus_view (const MvSchedTables *t)
     }
   GtkWidget *v = gtk_tree_view_new_with_model (GTK_TREE_MODEL (st));
   g_object_unref (st);
-  add_column (v, "Host", C_HOST, FALSE);
-  add_column (v, "CPU", C_CPU, FALSE);
-  add_column (v, "Core", C_CORE, FALSE);
-  add_column (v, "Socket", C_SOCKET, FALSE);
-  add_column (v, "NUMA", C_NUMA, FALSE);
-  add_column (v, "SMT", C_SMT, FALSE);
-  add_column (v, "On-CPU s", C_ON, TRUE);
-  add_column (v, "Threads (rank:thread on-CPU)", C_THREADS, FALSE);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Host", C_HOST, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "CPU", C_CPU, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Core", C_CORE, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Socket", C_SOCKET, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "NUMA", C_NUMA, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "SMT", C_SMT, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "On-CPU s", C_ON, seconds_cell);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Threads (rank:thread on-CPU)", C_THREADS, NULL);
   return scrolled (v);
 }
 
-static void
-on_destroy (GtkWidget *win, GtkWindow *parent)
-{
-  if (g_object_get_data (G_OBJECT (parent), WINDOW_KEY) == win)
-    g_object_set_data (G_OBJECT (parent), WINDOW_KEY, NULL);
-}
 
 void
 mv_tables_window_show (GtkWindow *parent, MvTimeline *tl)
@@ -134,14 +113,8 @@ mv_tables_window_show (GtkWindow *parent, MvTimeline *tl)
   MvLog *log = mv_timeline_get_log (tl);
   if (log == NULL)
     return;
-  GtkWidget *old = g_object_get_data (G_OBJECT (parent), WINDOW_KEY);
-  if (old && g_object_get_data (G_OBJECT (old), "mv-log") == log)
-    {
-      gtk_window_present (GTK_WINDOW (old));
-      return;
-    }
-  if (old)
-    gtk_widget_destroy (old);
+  if (mv_child_window_reuse (parent, WINDOW_KEY, log))
+    return;
   GError *error = NULL;
   g_autoptr (MvSchedTables) t = mv_sched_tables_new (log, &error);
   if (t == NULL)
@@ -162,9 +135,7 @@ mv_tables_window_show (GtkWindow *parent, MvTimeline *tl)
   gtk_window_set_default_size (GTK_WINDOW (win), 900, 480);
   g_object_set_data_full (G_OBJECT (win), "mv-log", mv_log_ref (log),
                           (GDestroyNotify) mv_log_unref);
-  g_object_set_data (G_OBJECT (parent), WINDOW_KEY, win);
-  g_signal_connect_object (win, "destroy", G_CALLBACK (on_destroy), parent,
-                           0);
+  mv_child_window_register (parent, WINDOW_KEY, win, log);
   GtkWidget *nb = gtk_notebook_new ();
   gtk_notebook_append_page (GTK_NOTEBOOK (nb), threads_view (t),
                             gtk_label_new ("Threads"));
