@@ -8,7 +8,7 @@
 
 #include <gtk/gtk.h>
 
-#include "mv-log.h"
+#include "../model/mv-log.h"
 
 G_BEGIN_DECLS
 
