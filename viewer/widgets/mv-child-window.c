@@ -42,6 +42,17 @@ mv_child_window_register (GtkWindow *parent, const char *key, GtkWidget *win,
                            parent, 0);
 }
 
+void
+mv_child_window_error (GtkWindow *parent, GError *error)
+{
+  GtkWidget *d = gtk_message_dialog_new (parent, GTK_DIALOG_MODAL,
+                                         GTK_MESSAGE_INFO, GTK_BUTTONS_CLOSE,
+                                         "%s", error->message);
+  g_error_free (error);
+  gtk_dialog_run (GTK_DIALOG (d));
+  gtk_widget_destroy (d);
+}
+
 GtkTreeViewColumn *
 mv_tree_add_column (GtkTreeView *tree, const char *title, int col,
                     GtkTreeCellDataFunc fmt)

@@ -22,6 +22,10 @@ GtkWidget *mv_child_window_reuse (GtkWindow *parent, const char *key,
 void mv_child_window_register (GtkWindow *parent, const char *key,
                                GtkWidget *win, MvLog *log);
 
+/* Tells in a modal dialog over PARENT why a window cannot open; frees
+ * ERROR. */
+void mv_child_window_error (GtkWindow *parent, GError *error);
+
 /* Appends a sortable, resizable column showing model column COL: as
  * text, or right-aligned through FMT (called with COL as its data). */
 GtkTreeViewColumn *mv_tree_add_column (GtkTreeView *tree, const char *title,

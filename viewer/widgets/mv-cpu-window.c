@@ -83,13 +83,7 @@ mv_cpu_window_show (GtkWindow *parent, MvTimeline *tl)
   MvCpuView *cv = mv_cpuview_new (log, &error);
   if (cv == NULL)
     {
-      GtkWidget *d = gtk_message_dialog_new (parent, GTK_DIALOG_MODAL,
-                                             GTK_MESSAGE_INFO,
-                                             GTK_BUTTONS_CLOSE, "%s",
-                                             error->message);
-      g_error_free (error);
-      gtk_dialog_run (GTK_DIALOG (d));
-      gtk_widget_destroy (d);
+      mv_child_window_error (parent, error);
       return;
     }
   Cw *c = g_new0 (Cw, 1);

@@ -119,13 +119,7 @@ mv_tables_window_show (GtkWindow *parent, MvTimeline *tl)
   g_autoptr (MvSchedTables) t = mv_sched_tables_new (log, &error);
   if (t == NULL)
     {
-      GtkWidget *d = gtk_message_dialog_new (parent, GTK_DIALOG_MODAL,
-                                             GTK_MESSAGE_INFO,
-                                             GTK_BUTTONS_CLOSE, "%s",
-                                             error->message);
-      g_error_free (error);
-      gtk_dialog_run (GTK_DIALOG (d));
-      gtk_widget_destroy (d);
+      mv_child_window_error (parent, error);
       return;
     }
   GtkWidget *win = gtk_window_new (GTK_WINDOW_TOPLEVEL);
