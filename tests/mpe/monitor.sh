@@ -134,7 +134,9 @@ test "${good:-0}" -ge 3; ok $? "job level: enough samples checked ($good)"
 
 # Node level: all ranks are on this host: one node, NP parts.
 watch node; ok $? "node level: job and mpetop run"
-awk -v np=$NP '/^sample / { if ($9 != 1) bad++; split($10, f, ":"); if (f[1] != 0 || f[7] != np) bad++; n++ }
+awk -v np=$NP '/^sample / { split($10, f, ":")
+       if ($9 != 1 || f[1] != 0 || f[7] != np) { bad++; print "# " $0 > "/dev/stderr" }
+       n++ }
      END { print (bad || !n ? "bad" : "good") }' rec.txt > chk.txt
 is "node level: one value per node, from $NP ranks" "$(cat chk.txt)" good
 
@@ -142,7 +144,8 @@ is "node level: one value per node, from $NP ranks" "$(cat chk.txt)" good
 # in the tree they answer with the header alone).
 watch process --object $last; ok $? "one object: job and mpetop run"
 awk -v np=$NP -v o=$last '/^sample / { split($10, f, ":")
-       if ($5 != 1 || $6 != o || $8 != np || $9 != 1 || f[1] != o || f[7] != 1) bad++
+       if ($5 != 1 || $6 != o || $8 != np || $9 != 1 || f[1] != o || f[7] != 1) {
+         bad++; print "# " $0 > "/dev/stderr" }
        n++ }
      END { print (bad || !n ? "bad" : "good") " " n }' rec.txt > chk.txt
 read verdict n < chk.txt
