@@ -123,11 +123,17 @@ grep -q 'round trip' top.txt; ok $? "process level: mpetop shows the round trip"
 # steps apart (in the tree, a deeper rank later than a higher one), which
 # can swap neighbours early on.
 watch job; ok $? "job level: job and mpetop run"
-awk -v np=$NP '/^sample / { if ($9 != 1) { bad++; next }
+# The shape is exact; the holders may swap in 5% of the samples when a
+# rank is descheduled for long (as at the process level: seen under the
+# parallel CI).
+awk -v np=$NP '/^sample / { if ($9 != 1) { bad++; print "# " $0 > "/dev/stderr"; next }
        split($10, f, ":")
-       if (f[7] != np) bad++
-       else if (f[2] > 50 * np * (np + 5) / 2) { if (f[5] != 0 || f[6] != np - 1) bad++; good++ } }
-     END { print (bad ? "bad" : "good") " " good }' rec.txt > chk.txt
+       if (f[7] != np) { bad++; print "# " $0 > "/dev/stderr" }
+       else if (f[2] > 50 * np * (np + 5) / 2) {
+         if (f[5] != 0 || f[6] != np - 1) { off++; print "# " $0 > "/dev/stderr" }
+         good++ } }
+     END { print (bad || off > good / 20 ? "bad" : "good") " " good }' \
+  rec.txt > chk.txt
 read verdict good < chk.txt
 is "job level: one value, min on rank 0, max on rank $last" "$verdict" good
 test "${good:-0}" -ge 3; ok $? "job level: enough samples checked ($good)"
