@@ -63,13 +63,8 @@ mv_export_flame_run (const MvExportOpts *o, GError **error)
                    o->output);
       return FALSE;
     }
-  if (o->width < 0 || o->height < 0 || o->width > 32767
-      || o->height > 32767)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "--width/--height must be between 1 and 32767");
-      return FALSE;
-    }
+  if (!mv_export_check_size (o, error))
+    return FALSE;
   g_autoptr (MvLog) log = mv_export_open_log (o->input, error);
   if (log == NULL)
     return FALSE;

@@ -33,6 +33,8 @@ typedef struct
 /* Opens INPUT headless (no progress) and prints its load warning, if
  * any; NULL and ERROR set on failure. */
 MvLog   *mv_export_open_log (const char *input, GError **error);
+/* FALSE (with the error set) when --width/--height are out of range. */
+gboolean mv_export_check_size (const MvExportOpts *o, GError **error);
 gboolean mv_export_run (const MvExportOpts *o, GError **error);
 /* The statistics table of instances beginning in [from, to] (default
  * the whole run) as CSV (mv_stats_to_csv). */
