@@ -5,9 +5,12 @@
  * pairs (r, r + 2^k) for r a multiple of 2^(k+1) in rounds k = 0, 1, ...,
  * offsets composed along the binomial tree; ALTNGBR, neighbours (r, r+1)
  * in two rounds (even r, then odd r), offsets composed along the chain.
- * A measurement is MPE_SYNC_FREQUENCY ping-pongs from parent to child,
- * keeping the one with the smallest round trip; offset = midpoint of the
- * parent's send and receive times minus the child's reading.  Each call
+ * A measurement is at least MPE_SYNC_FREQUENCY ping-pongs from parent to
+ * child, keeping the one with the smallest round trip; offset = midpoint
+ * of the parent's send and receive times minus the child's reading.  The
+ * error is at most half that round trip, so on a loaded node, where a
+ * descheduled peer makes every round trip milliseconds long, the parent
+ * goes on pinging (within a small budget) until one is short.  Each call
  * adds a sync point (local time, offset to rank 0's clock); the merge
  * interpolates linearly between them.  PMPI only, on a private
  * communicator so user traffic with the same tags cannot interfere.
@@ -22,6 +25,11 @@
 
 
 enum { TAG_PING = 801, TAG_PONG = 802, TAG_RESULT = 803 };
+
+/* A round trip this short bounds the error well below any state's
+ * duration; past the budget a pair keeps the best it found. */
+enum { SYNC_GOOD_RTT_NS = 50000, SYNC_EXTRA_PINGS = 200 };
+static const int64_t SYNC_BUDGET_NS = 100000000;
 
 static int64_t
 local_now (void)
@@ -74,8 +82,13 @@ static void
 measure_child (int child, int freq)
 {
   int64_t best_rtt = INT64_MAX, res[2] = { 0, 0 };
-  for (int f = 0; f < freq; f++)
+  int64_t t0 = local_now ();
+  for (int f = 0;; f++)
     {
+      if (f >= freq
+          && (best_rtt <= SYNC_GOOD_RTT_NS || f >= freq + SYNC_EXTRA_PINGS
+              || local_now () - t0 >= SYNC_BUDGET_NS))
+        break;
       int64_t tr = 0;
       int64_t ta = mpe__g.mono0 + local_now ();
       PMPI_Send (NULL, 0, MPI_BYTE, child, TAG_PING, mpe__comm);
@@ -92,19 +105,25 @@ measure_child (int child, int freq)
   PMPI_Send (res, 2, MPI_INT64_T, child, TAG_RESULT, mpe__comm);
 }
 
-/* The measured side: res = { offset to the parent's clock, reading }. */
+/* The measured side: res = { offset to the parent's clock, reading }.
+ * It answers pings until the result comes (the parent decides how many). */
 static void
-measured_by (int parent, int freq, int64_t res[2])
+measured_by (int parent, int64_t res[2])
 {
-  for (int f = 0; f < freq; f++)
+  for (;;)
     {
-      PMPI_Recv (NULL, 0, MPI_BYTE, parent, TAG_PING, mpe__comm,
-                 MPI_STATUS_IGNORE);
+      int64_t in[2];
+      MPI_Status st;
+      PMPI_Recv (in, 2, MPI_INT64_T, parent, MPI_ANY_TAG, mpe__comm, &st);
+      if (st.MPI_TAG == TAG_RESULT)
+        {
+          res[0] = in[0];
+          res[1] = in[1];
+          return;
+        }
       int64_t tr = mpe__g.mono0 + local_now ();
       PMPI_Send (&tr, 1, MPI_INT64_T, parent, TAG_PONG, mpe__comm);
     }
-  PMPI_Recv (res, 2, MPI_INT64_T, parent, TAG_RESULT, mpe__comm,
-             MPI_STATUS_IGNORE);
 }
 
 /* Parent of r in the BITREE / ALTNGBR spanning tree (always < r). */
@@ -152,7 +171,7 @@ tree_sync (int algo, int freq)
       if (rank == parent)
         measure_child (child, freq);
       else
-        measured_by (parent, freq, mine);
+        measured_by (parent, mine);
     }
   int64_t *all = rank == 0 ? malloc ((size_t) size * 2 * sizeof *all) : NULL;
   int ok = rank != 0 || all != NULL;
@@ -203,7 +222,7 @@ mpe__sync_run (void)
   else
     {
       int64_t res[2];
-      measured_by (0, freq, res);
+      measured_by (0, res);
       add_point (res[1] - mpe__g.mono0, res[0]);
     }
   return 0;
