@@ -24,11 +24,28 @@ start () {
   env "$@" "$b/mpeview" "$tap_tmp/cpilog.clog2" 2>>"$tap_tmp/err" &
   pid=$!
 }
-# answer KEY: waits for the offer and presses KEY in it.
+# answer KEY: waits for the offer and presses KEY in it, again if the
+# offer is still up 10 s later (a focus change lost on a loaded X
+# server).  Says why when there is no offer.
 answer () {
   d=$(find_window '^Convert MPE2 log$')
-  [ -n "$d" ] || return 1
-  xdotool windowfocus --sync "$d" key "$1"
+  if [ -z "$d" ]; then
+    kill -0 "$pid" 2>/dev/null && echo "# viewer running, no offer" \
+      || echo "# viewer exited"
+    sed 's/^/# stderr: /' "$tap_tmp/err"
+    return 1
+  fi
+  for try in 1 2 3; do
+    xdotool windowfocus --sync "$d" key "$1" 2>/dev/null
+    i=0
+    while [ $i -lt 50 ]; do
+      xdotool search --onlyvisible --name '^Convert MPE2 log$' \
+        > /dev/null 2>&1 || return 0
+      sleep 0.2; i=$((i + 1))
+    done
+    echo "# offer still shown after key $1 (try $try)"
+  done
+  return 1
 }
 # titled NAME: the main window's title becomes NAME.
 titled () {
