@@ -3,7 +3,8 @@
  * and libmpe_memory: per rank the peak, and per call site (the function
  * that called the allocator, symbolised now from the module and offset
  * the log stores) its calls, peak and the bytes still live at the end
- * (leaks); exports the live bytes over time as massif output (ms_print,
+ * (leaks), from analysis/an-memory.c (the viewer's memory table uses it
+ * too); exports the live bytes over time as massif output (ms_print,
  * massif-visualizer) or as a heap profile for hp2ps. */
 #include "config.h"
 
@@ -14,7 +15,7 @@
 
 #include "clogtool.h"
 #include "clogtool-internal.h"
-#include "symbolize.h"
+#include "analysis/an-memory.h"
 
 static void
 memory_help (void)
@@ -50,52 +51,6 @@ memory_help (void)
 
 typedef struct
 {
-  int32_t  rank;
-  uint32_t stream;
-  int64_t  cell;
-  int      kind;
-  clogtool_symbol_t sym;
-  int64_t  calls, peak, live_end;
-  int      site;      /* index of its aggregated site */
-} cell_t;
-
-typedef struct
-{
-  int32_t  rank;
-  int      kind;
-  const clogtool_symbol_t *sym;
-  int64_t  calls, peak, live_end;
-} site_t;
-
-typedef struct
-{
-  int32_t rank;
-  int64_t peak, live_end;
-} total_t;
-
-static int
-site_cmp (const void *a, const void *b)
-{
-  const site_t *x = a, *y = b;
-  if (x->rank != y->rank)
-    return x->rank < y->rank ? -1 : 1;
-  if (x->peak != y->peak)
-    return x->peak > y->peak ? -1 : 1;
-  int c = strcmp (x->sym->function, y->sym->function);
-  return c ? c : x->sym->line - y->sym->line;
-}
-
-static int
-same_site (const site_t *s, const cell_t *c)
-{
-  return s->rank == c->rank && s->kind == c->kind
-         && strcmp (s->sym->function, c->sym.function) == 0
-         && strcmp (s->sym->file, c->sym.file) == 0
-         && s->sym->line == c->sym.line;
-}
-
-typedef struct
-{
   uint64_t t;
   uint32_t cell;   /* index into the cells array */
   int64_t  live;
@@ -109,21 +64,21 @@ sample_cmp (const void *a, const void *b)
 }
 
 static const char *
-site_label (const site_t *s, char *buf, size_t len)
+site_label (const an_mem_site_t *s, char *buf, size_t len)
 {
-  if (s->sym->file[0])
-    snprintf (buf, len, "%s (%s:%d)", s->sym->function, s->sym->file,
-              s->sym->line);
+  if (s->file[0])
+    snprintf (buf, len, "%s (%s:%d)", s->function, s->file, s->line);
   else
-    snprintf (buf, len, "%s", s->sym->function);
+    snprintf (buf, len, "%s", s->function);
   return buf;
 }
 
 /* Rank `rank`'s samples (all its streams' memory tracks) in time order;
  * *n 0 when none. */
 static int
-load_samples (const logfmt_reader_t *r, int32_t rank, const cell_t *cells,
-              size_t ncells, sample_t **out, size_t *n)
+load_samples (const logfmt_reader_t *r, int32_t rank,
+              const an_mem_cell_t *cells, size_t ncells, sample_t **out,
+              size_t *n)
 {
   *out = NULL;
   *n = 0;
@@ -145,7 +100,7 @@ load_samples (const logfmt_reader_t *r, int32_t rank, const cell_t *cells,
           int64_t cell = rec.col[LOGFMT_MEMORY_COL_CELL];
           size_t k;
           for (k = 0; k < ncells; k++)
-            if (cells[k].stream == s && cells[k].cell == cell)
+            if (cells[k].stream == s && cells[k].id == cell)
               break;
           if (k == ncells)
             continue;  /* the process total, or a cell without a site */
@@ -179,10 +134,12 @@ load_samples (const logfmt_reader_t *r, int32_t rank, const cell_t *cells,
 #define MAX_SNAPSHOTS 100
 
 static int
-export (const logfmt_reader_t *r, int32_t rank, const cell_t *cells,
-        size_t ncells, const site_t *sites, size_t nsites, const char *path,
-        int massif, const char *file)
+export (const logfmt_reader_t *r, int32_t rank, const an_memory_t *m,
+        const char *path, int massif, const char *file)
 {
+  const an_mem_cell_t *cells = m->cells;
+  const an_mem_site_t *sites = m->sites;
+  size_t ncells = m->ncells, nsites = m->nsites;
   sample_t *sm;
   size_t n;
   int rc = load_samples (r, rank, cells, ncells, &sm, &n);
@@ -348,108 +305,61 @@ clogtool_memory_main (int argc, char **argv)
   logfmt_reader_t *r = clogtool__open (file);
   if (!r)
     return CLOGTOOL_EXIT_PROBLEM;
-  size_t nres = logfmt_reader_n_resources (r), ncells = 0, nsites = 0,
-         ntot = 0;
-  cell_t *cells = calloc (nres + 1, sizeof *cells);
-  site_t *sites = calloc (nres + 1, sizeof *sites);
-  total_t *tot = calloc (nres + 1, sizeof *tot);
-  clogtool_symbols_t *syms = clogtool__symbols_new ();
+  cp_symbols_t *syms = cp_symbols_new ();
+  an_memory_t *m = NULL;
   int status = CLOGTOOL_EXIT_OK;
-  if (!cells || !sites || !tot || !syms)
+  logfmt_error_t err = { 0 };
+  int rc = syms ? an_memory_load (r, syms, &m, &err) : LOGFMT_ENOMEM;
+  if (rc)
     {
-      clogtool__error ("out of memory");
+      clogtool__lib_error ("cannot read the memory profile", rc, &err);
       status = CLOGTOOL_EXIT_PROBLEM;
       goto out;
     }
-  for (size_t i = 0; i < nres; i++)
-    {
-      const logfmt_resource_def_t *d = logfmt_reader_resource (r, i);
-      const logfmt_stream_def_t *sd = logfmt_reader_stream (r, d->stream);
-      if (d->kind == LOGFMT_RES_MEMTOTAL && sd)
-        tot[ntot++] = (total_t) { sd->rank, d->v[LOGFMT_MEMT_PEAK],
-                                  d->v[LOGFMT_MEMT_LIVE_END] };
-      if (d->kind != LOGFMT_RES_MEMSITE || !sd)
-        continue;
-      cell_t *x = &cells[ncells++];
-      x->rank = sd->rank;
-      x->stream = d->stream;
-      x->cell = d->v[LOGFMT_MEM_ID];
-      x->kind = (int) d->v[LOGFMT_MEM_KIND];
-      x->calls = d->v[LOGFMT_MEM_CALLS];
-      x->peak = d->v[LOGFMT_MEM_PEAK];
-      x->live_end = d->v[LOGFMT_MEM_LIVE_END];
-      if (d->v[LOGFMT_MEM_ADDRESS] == 0)
-        {
-          snprintf (x->sym.function, sizeof x->sym.function,
-                    "(sites beyond the table)");
-          x->sym.file[0] = '\0';
-          x->sym.line = 0;
-        }
-      else  /* a return address: the call is the byte before */
-        clogtool__symbolize (syms, d->s[0],
-                             (uint64_t) d->v[LOGFMT_MEM_OFFSET] - 1,
-                             &x->sym);
-      size_t k;
-      for (k = 0; k < nsites; k++)
-        if (same_site (&sites[k], x))
-          break;
-      if (k == nsites)
-        sites[nsites++] = (site_t) { x->rank, x->kind, &x->sym, 0, 0, 0 };
-      sites[k].calls += x->calls;
-      sites[k].peak += x->peak;
-      sites[k].live_end += x->live_end;
-    }
-  if (ntot == 0)
+  if (m->nranks == 0)
     {
       clogtool__error ("%s has no memory records (log with MPE_MEMORY=1 "
                        "and LD_PRELOAD=libmpe_memory.so)", file);
       status = CLOGTOOL_EXIT_PROBLEM;
       goto out;
     }
-  qsort (sites, nsites, sizeof *sites, site_cmp);
-  /* The cells' site indices after sorting. */
-  for (size_t i = 0; i < ncells; i++)
-    for (size_t k = 0; k < nsites; k++)
-      if (same_site (&sites[k], &cells[i]))
-        {
-          cells[i].site = (int) k;
-          break;
-        }
+  const char *const *notes;
+  size_t nnotes = cp_symbols_notes (syms, &notes);
+  for (size_t i = 0; i < nnotes; i++)
+    fprintf (stderr, "clogtool memory: %s: note: %s\n", file, notes[i]);
   if (massif || hp)
     {
-      if (export (r, (int32_t) rank, cells, ncells, sites, nsites,
-                  massif ? massif : hp, massif != NULL, file) != 0)
+      if (export (r, (int32_t) rank, m, massif ? massif : hp,
+                  massif != NULL, file) != 0)
         status = CLOGTOOL_EXIT_PROBLEM;
       goto out;
     }
   if (json)
     printf ("{\"per_rank\": [");
-  for (size_t t = 0; t < ntot; t++)
+  for (size_t t = 0; t < m->nranks; t++)
     {
+      const an_mem_rank_t *rk = &m->ranks[t];
       if (json)
         printf ("%s\n  {\"rank\": %d, \"peak_bytes\": %" PRId64 ", "
                 "\"live_bytes_at_end\": %" PRId64 ", \"sites\": [",
-                t ? "," : "", tot[t].rank, tot[t].peak, tot[t].live_end);
+                t ? "," : "", rk->rank, rk->peak, rk->live_end);
       else
         printf ("rank %d: peak %" PRId64 " bytes, %" PRId64 " bytes live at "
-                "the end\n%14s %14s %14s %8s  %s\n", tot[t].rank,
-                tot[t].peak, tot[t].live_end, "peak B", "live at end B",
-                "calls", "kind", "site");
-      int n = 0;
-      for (size_t k = 0; k < nsites; k++)
+                "the end\n%14s %14s %14s %8s  %s\n", rk->rank, rk->peak,
+                rk->live_end, "peak B", "live at end B", "calls", "kind",
+                "site");
+      for (size_t k = 0; k < rk->nsites; k++)
         {
-          const site_t *s = &sites[k];
-          if (s->rank != tot[t].rank)
-            continue;
+          const an_mem_site_t *s = &m->sites[rk->first + k];
           if (json)
             {
-              printf ("%s\n    {\"function\": ", n++ ? "," : "");
-              clogtool__json_string (stdout, s->sym->function);
+              printf ("%s\n    {\"function\": ", k ? "," : "");
+              clogtool__json_string (stdout, s->function);
               printf (", \"file\": ");
-              clogtool__json_string (stdout, s->sym->file);
+              clogtool__json_string (stdout, s->file);
               printf (", \"line\": %d, \"kind\": \"%s\", \"calls\": %" PRId64
                       ", \"peak_bytes\": %" PRId64 ", \"live_bytes_at_end\": %"
-                      PRId64 "}", s->sym->line, s->kind ? "mmap" : "heap",
+                      PRId64 "}", s->line, s->kind ? "mmap" : "heap",
                       s->calls, s->peak, s->live_end);
             }
           else
@@ -468,10 +378,8 @@ clogtool_memory_main (int argc, char **argv)
   if (json)
     printf ("\n]}\n");
 out:
-  clogtool__symbols_free (syms);
-  free (cells);
-  free (sites);
-  free (tot);
+  an_memory_free (m);
+  cp_symbols_free (syms);
   logfmt_reader_close (r);
   if (status != CLOGTOOL_EXIT_OK)
     return status;
