@@ -32,8 +32,8 @@ same_site (const an_mem_site_t *s, int32_t rank, int kind,
 /* The site of one cell (a return address: the call is the byte
  * before). */
 static void
-name_site (const logfmt_resource_def_t *d, cp_symbols_t *sy,
-           an_mem_site_t *s)
+name_site (const logfmt_resource_def_t *d, an_mem_namer_fn name,
+           void *user, an_mem_site_t *s)
 {
   s->file = "";
   s->line = 0;
@@ -42,20 +42,17 @@ name_site (const logfmt_resource_def_t *d, cp_symbols_t *sy,
       s->function = "(sites beyond the table)";
       return;
     }
-  cp_frame_t f;
-  cp_symbols_address (sy, d->s[0], (uint64_t) d->v[LOGFMT_MEM_OFFSET] - 1,
-                      &f);
-  s->function = f.func;
-  if (f.file)
-    {
-      s->file = f.file;
-      s->line = f.line;
-    }
+  name (user, d->s[0], (uint64_t) d->v[LOGFMT_MEM_OFFSET] - 1, &s->function,
+        &s->file, &s->line);
+  if (!s->function)
+    s->function = "?";
+  if (!s->file)
+    s->file = "";
 }
 
 int
-an_memory_load (const logfmt_reader_t *r, cp_symbols_t *sy,
-                an_memory_t **out, logfmt_error_t *err)
+an_memory_load (const logfmt_reader_t *r, an_mem_namer_fn name,
+                void *user, an_memory_t **out, logfmt_error_t *err)
 {
   *out = NULL;
   size_t nres = logfmt_reader_n_resources (r);
@@ -98,7 +95,7 @@ an_memory_load (const logfmt_reader_t *r, cp_symbols_t *sy,
       k->calls = d->v[LOGFMT_MEM_CALLS];
       k->peak = d->v[LOGFMT_MEM_PEAK];
       k->live_end = d->v[LOGFMT_MEM_LIVE_END];
-      name_site (d, sy, k);
+      name_site (d, name, user, k);
       m->cells[m->ncells++] = (an_mem_cell_t) { d->stream,
                                                 d->v[LOGFMT_MEM_ID],
                                                 sd->rank, 0 };

@@ -4,7 +4,9 @@
  * peak and the bytes live at the end, and per call site (the function
  * that called the allocator, symbolised with callpath/ from the module
  * and offset the log stores) its calls, peak and bytes still live at the
- * end.  Written once for clogtool memory and the viewer's memory table. */
+ * end.  Written once for clogtool memory and the viewer's memory table;
+ * the caller names the sites (cp_symbols_site_name of callpath/, so the
+ * analysis needs no symbols of its own). */
 #ifndef MPE_AN_MEMORY_H
 #define MPE_AN_MEMORY_H
 
@@ -13,15 +15,13 @@
 
 #include <logfmt/logfmt.h>
 
-#include "callpath/callpath.h"
-
 /* A call site of one rank: the sum of its (thread : site) cells, so a
  * site used by several threads sums their peaks. */
 typedef struct
 {
   int32_t     rank;
   int         kind;       /* LOGFMT_MEM_KIND: 0 heap, 1 mmap */
-  const char *function;   /* strings live as long as the cp_symbols_t */
+  const char *function;   /* strings from the namer */
   const char *file;       /* "" when unknown */
   int         line;       /* 0 when unknown */
   int64_t     calls, peak, live_end;
@@ -54,10 +54,17 @@ typedef struct
   size_t         ncells;
 } an_memory_t;
 
-/* Reads the memory definitions of r, naming the sites through sy.  0, or
- * a negative logfmt code (and *err, which may be NULL, says why). */
-int  an_memory_load (const logfmt_reader_t *r, cp_symbols_t *sy,
-                     an_memory_t **out, logfmt_error_t *err);
+/* Names the code at `offset` from the load base of module file `module`
+ * (an address inside the call instruction): *function, *file ("" when
+ * unknown), *line (0); the strings must outlive the an_memory_t. */
+typedef void (*an_mem_namer_fn) (void *user, const char *module,
+                                 uint64_t offset, const char **function,
+                                 const char **file, int *line);
+
+/* Reads the memory definitions of r, naming the sites through name.  0,
+ * or a negative logfmt code (and *err, which may be NULL, says why). */
+int  an_memory_load (const logfmt_reader_t *r, an_mem_namer_fn name,
+                     void *user, an_memory_t **out, logfmt_error_t *err);
 void an_memory_free (an_memory_t *m);
 
 #endif

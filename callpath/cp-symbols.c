@@ -402,6 +402,17 @@ cp_symbols_address (cp_symbols_t *sy, const char *path, uint64_t offset,
     lookup (sy, bin, sy->bins[bin].start + offset, out);
 }
 
+void
+cp_symbols_site_name (void *user, const char *path, uint64_t offset,
+                      const char **function, const char **file, int *line)
+{
+  cp_frame_t f;
+  cp_symbols_address (user, path, offset, &f);
+  *function = f.func;
+  *file = f.file ? f.file : "";
+  *line = f.file ? f.line : 0;
+}
+
 size_t
 cp_symbols_notes (const cp_symbols_t *sy, const char *const **notes)
 {

@@ -16,6 +16,7 @@
 #include "clogtool.h"
 #include "clogtool-internal.h"
 #include "analysis/an-memory.h"
+#include "callpath/callpath.h"
 
 static void
 memory_help (void)
@@ -309,7 +310,8 @@ clogtool_memory_main (int argc, char **argv)
   an_memory_t *m = NULL;
   int status = CLOGTOOL_EXIT_OK;
   logfmt_error_t err = { 0 };
-  int rc = syms ? an_memory_load (r, syms, &m, &err) : LOGFMT_ENOMEM;
+  int rc = syms ? an_memory_load (r, cp_symbols_site_name, syms, &m, &err)
+                : LOGFMT_ENOMEM;
   if (rc)
     {
       clogtool__lib_error ("cannot read the memory profile", rc, &err);

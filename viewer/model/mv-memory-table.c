@@ -22,7 +22,8 @@ mv_memory_table_new (MvLog *log, GError **error)
   MvMemoryTable *t = g_new0 (MvMemoryTable, 1);
   t->sym = cp_symbols_new ();
   logfmt_error_t err = { 0 };
-  int rc = t->sym ? an_memory_load (log->reader, t->sym, &t->mem, &err)
+  int rc = t->sym ? an_memory_load (log->reader, cp_symbols_site_name,
+                                       t->sym, &t->mem, &err)
                   : LOGFMT_ENOMEM;
   if (rc)
     g_set_error (error, MV_LOG_ERROR, 1, "%s: %s", log->path,

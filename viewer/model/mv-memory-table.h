@@ -12,6 +12,7 @@
 
 #include "mv-log.h"
 #include "analysis/an-memory.h"
+#include "callpath/callpath.h"
 
 G_BEGIN_DECLS
 
