@@ -29,15 +29,17 @@ int
 main (int argc, char **argv)
 {
   int provided;
-  /* "compute-mt": MPI_THREAD_MULTIPLE, for the monitor's helper thread. */
-  if (argc == 3 && strcmp (argv[1], "compute-mt") == 0)
+  /* "compute-mt" and "still": MPI_THREAD_MULTIPLE, for the monitor's
+     helper thread. */
+  if (argc == 3 && (strcmp (argv[1], "compute-mt") == 0
+                    || strcmp (argv[1], "still") == 0))
     MPI_Init_thread (&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   else
     MPI_Init (&argc, &argv);
   if (argc != 3)
     {
       fprintf (stderr, "usage: monitor-prog steady|compute|compute-mt "
-               "STEPS\n");
+               "STEPS | still MS\n");
       MPI_Abort (MPI_COMM_WORLD, 2);
     }
   int compute = strncmp (argv[1], "compute", 7) == 0;
@@ -46,6 +48,19 @@ main (int argc, char **argv)
   int ev;
   MPE_Log_get_solo_eventID (&ev);
   MPE_Describe_event (ev, "tick", "yellow");
+  if (strcmp (argv[1], "still") == 0)
+    {
+      /* Rank r logs 10 (r + 1) events more than rank 0, then every rank
+         sleeps MS ms outside MPI: the helper threads answer with values
+         that no longer change, so aggregates can be checked exactly. */
+      for (int k = 0; k < 10 * (rank + 1); k++)
+        MPE_Log_event (ev, k, NULL);
+      MPI_Barrier (MPI_COMM_WORLD);
+      usleep ((useconds_t) steps * 1000);
+      MPI_Barrier (MPI_COMM_WORLD);
+      MPI_Finalize ();
+      return 0;
+    }
   for (int i = 0; i < steps; i++)
     {
       for (int k = 0; k <= rank; k++)
