@@ -117,7 +117,8 @@ stage (MvCache *cache, const MvLayout *l, const MvSceneParams *p, cairo_t *cr,
  * *scene_ms, *paint_ms and *summary are the first image's; *full_ms is
  * the time until the full one (the same when there is one stage). */
 static gboolean
-frame (MvCache *cache, const MvLayout *l, const MvView *v, cairo_t *cr,
+frame (MvCache *cache, GArray *slots, const MvLayout *l, const MvView *v,
+       cairo_t *cr,
        cairo_surface_t **plot, double *scene_ms, double *paint_ms,
        double *full_ms, double *cpu, double *cpu1, gboolean *summary,
        gboolean *staged)
@@ -125,6 +126,7 @@ frame (MvCache *cache, const MvLayout *l, const MvView *v, cairo_t *cr,
   MvSceneParams p = {
     .t0 = v->t0, .t1 = v->t1, .width = (int) l->plot_w,
     .height = l->plot_h, .row_h = v->row_h, .y0 = v->y0, .force_lod = -1,
+    .slots = slots,
   };
   double ca = cpu_ms ();
   MvSceneParams coarse;
@@ -147,7 +149,8 @@ frame (MvCache *cache, const MvLayout *l, const MvView *v, cairo_t *cr,
 }
 
 int
-mv_bench_run (const char *input, int width, int height)
+mv_bench_run (const char *input, int width, int height, MvGroupMode group,
+              int fold)
 {
   double t_start = now_ms (), c_start = cpu_ms ();
   GError *error = NULL;
@@ -167,12 +170,16 @@ mv_bench_run (const char *input, int width, int height)
   mv_layout_compute (&l, log, width, height, FALSE);
   MvView v;
   mv_view_init (&v, mv_log_t_first (log), mv_log_t_last (log), l.plot_w);
-  v.row_h = mv_layout_fit_row_h (&l, log);
+  /* Rows grouped as the window groups them (100,000 processes: a few
+   * hundred collapsed rank-range rows). */
+  MvGroups *groups = mv_export_groups (log, group, fold);
+  GArray *slots = mv_groups_slots (groups);
+  v.row_h = mv_layout_fit_row_h_slots (l.plot_h, mv_slots_count (log, slots));
   double sm, pm, fm, cm, cm1;
   gboolean summary, staged;
   cairo_surface_t *plot = NULL;
   double t_scene = now_ms (), c_scene = cpu_ms ();
-  if (!frame (cache, &l, &v, cr, &plot, &sm, &pm, &fm, &cm, &cm1, &summary,
+  if (!frame (cache, slots, &l, &v, cr, &plot, &sm, &pm, &fm, &cm, &cm1, &summary,
               &staged))
     return 1;
   double t_first = t_scene + sm + pm;
@@ -180,6 +187,8 @@ mv_bench_run (const char *input, int width, int height)
   g_print ("file: %s\nevents: %" G_GUINT64_FORMAT ", streams: %u, "
            "messages: %" G_GUINT64_FORMAT "\n", input, log->info->nevents,
            log->nrows, log->info->nmessages);
+  g_print ("rows: %u shown (grouped by %s)\n", mv_slots_count (log, slots),
+           mv_groups_mode_name (groups->mode));
   g_print ("open: %.1f ms; first frame (open + scene + paint): %.1f ms "
            "wall, %.1f ms CPU (%s)\n", t_open - t_start, t_first - t_start,
            c_first, summary ? "summaries" : "decoded");
@@ -220,7 +229,7 @@ mv_bench_run (const char *input, int width, int height)
           {
             if (pan > 0)
               mv_view_pan (&v, l.plot_w * 0.25);
-            if (!frame (cache, &l, &v, cr, &plot, &sm, &pm, &fm, &cm, &cm1,
+            if (!frame (cache, slots, &l, &v, cr, &plot, &sm, &pm, &fm, &cm, &cm1,
                         &summary, &staged))
               return 1;
             if (verbose)
@@ -277,6 +286,7 @@ mv_bench_run (const char *input, int width, int height)
     cairo_surface_destroy (plot);
   mv_view_clear (&v);
   mv_cache_unref (cache);
+  mv_groups_free (groups);
   mv_log_unref (log);
   return 0;
 }

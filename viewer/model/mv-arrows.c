@@ -17,7 +17,10 @@
 static double
 row_center (const MvScene *s, guint row)
 {
-  return ((double) row + 0.5) * s->p.row_h - s->p.y0;
+  /* The slot showing the row: a collapsed group's header holds both
+   * ends of the messages inside it. */
+  guint slot = mv_slots_find_row (s->p.slots, row);
+  return ((double) slot + 0.5) * s->p.row_h - s->p.y0;
 }
 
 static gpointer

@@ -58,8 +58,8 @@ mv__summary_frame_init (MvScene *s, MvSummaryFrame *f)
   /* A memo this frame cannot use is dropped first, so its block can
    * serve this frame (mv_cache_block_new).  Fine lanes neither use nor
    * replace it: the coarse stage before them made it, for the next
-   * coarse stage (a pan). */
-  if (!s->fine)
+   * coarse stage (a pan); nor do group headers among decoded rows. */
+  if (!s->fine && s->summary)
     {
       f->memo = mv_cache_memo_get (cache);
       if (f->memo && !memo_shift (f->memo, s, &f->geom, f->hid, &f->shift))
