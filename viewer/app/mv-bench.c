@@ -10,6 +10,8 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -18,6 +20,24 @@
 #include "mv-export.h"
 #include "../draw/mv-draw.h"
 #include "../model/mv-view.h"
+
+/* Resident memory now, kB from /proc/self/status (0 where there is
+ * none): anonymous (heap) and file pages (the log is mapped, so pages
+ * read from it count while the kernel keeps them mapped). */
+static void
+rss_now (long *anon, long *file)
+{
+  *anon = *file = 0;
+  char *text = NULL;
+  if (!g_file_get_contents ("/proc/self/status", &text, NULL, NULL))
+    return;
+  const char *a = strstr (text, "RssAnon:"), *f = strstr (text, "RssFile:");
+  if (a)
+    *anon = strtol (a + 8, NULL, 10);
+  if (f)
+    *file = strtol (f + 8, NULL, 10);
+  g_free (text);
+}
 
 static double
 now_ms (void)
@@ -162,6 +182,10 @@ mv_bench_run (const char *input, int width, int height, MvGroupMode group,
       return 1;
     }
   double t_open = now_ms ();
+  long anon0, file0;
+  rss_now (&anon0, &file0);
+  struct rusage ru0;
+  getrusage (RUSAGE_SELF, &ru0);
   MvCache *cache = mv_cache_new (log);
   cairo_surface_t *surf = cairo_image_surface_create (CAIRO_FORMAT_RGB24,
                                                       width, height);
@@ -195,6 +219,12 @@ mv_bench_run (const char *input, int width, int height, MvGroupMode group,
   if (staged)
     g_print ("first frame in full detail: %.1f ms\n",
              t_scene + fm - t_start);
+  long anon1, file1;
+  rss_now (&anon1, &file1);
+  g_print ("RSS after open: %.1f + %.1f MB (anonymous + mapped file; "
+           "peak %.1f MB), after the first frame: %.1f + %.1f MB\n",
+           anon0 / 1024.0, file0 / 1024.0, ru0.ru_maxrss / 1024.0,
+           anon1 / 1024.0, file1 / 1024.0);
 
   GArray *scene_s = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *scene_d = g_array_new (FALSE, FALSE, sizeof (double));
@@ -271,6 +301,10 @@ mv_bench_run (const char *input, int width, int height, MvGroupMode group,
   struct rusage ru;
   getrusage (RUSAGE_SELF, &ru);
   g_print ("peak RSS: %.1f MB\n", ru.ru_maxrss / 1024.0);
+  long anon, file;
+  rss_now (&anon, &file);
+  g_print ("RSS at the end: %.1f MB anonymous, %.1f MB of the mapped file\n",
+           anon / 1024.0, file / 1024.0);
   g_array_unref (scene_s);
   g_array_unref (scene_d);
   g_array_unref (paint);

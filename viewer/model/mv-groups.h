@@ -39,7 +39,7 @@ typedef enum
  * when there are several) and every group starts collapsed. */
 #define MV_GROUPS_HUGE   1024u
 /* Range levels are added until at most this many groups are on top. */
-#define MV_GROUPS_TOP    256u
+#define MV_GROUPS_TOP    512u
 #define MV_GROUPS_FANOUT 16u
 
 typedef enum { MV_SLOT_ROW, MV_SLOT_NODE, MV_SLOT_RANGE } MvSlotKind;
