@@ -28,6 +28,7 @@ SQLITE_EXTENSION_INIT1
 #endif
 
 #include "clogsql.h"
+#include "ivahead.h"
 #include "otf2in.h"
 
 /* ---- shared readers --------------------------------------------------- */
@@ -175,6 +176,11 @@ typedef struct
   uint64_t t0, t1;
   logfmt_interval_iter_t *ivit;
   logfmt_interval_t iv;
+  const logfmt_interval_t *ivp;   /* the states row: &iv or in abuf */
+  /* states read ahead in a worker thread (ivahead.h), or NULL. */
+  ivahead_t *ahead;
+  const logfmt_interval_t *abuf;
+  long an, apos;
   logfmt_iter_t *evit;
   logfmt_event_t *evbuf;
   long evn, evpos;
@@ -786,6 +792,7 @@ cur_open (sqlite3_vtab *base, sqlite3_vtab_cursor **out)
   memset (c, 0, sizeof *c);
   c->vt = vt;
   c->r = vt->sh->r;
+  c->ivp = &c->iv;
   c->eof = 1;
   *out = &c->base;
   return SQLITE_OK;
@@ -794,6 +801,9 @@ cur_open (sqlite3_vtab *base, sqlite3_vtab_cursor **out)
 static void
 cur_reset (cursor_t *c)
 {
+  ivahead_stop (c->ahead);
+  c->ahead = NULL;
+  c->an = c->apos = 0;
   logfmt_interval_iter_free (c->ivit);
   logfmt_iter_free (c->evit);
   logfmt_msg_iter_free (c->mit);
@@ -839,9 +849,29 @@ next_stream_row (cursor_t *c)
 {
   for (;;)
     {
+      if (c->vt->kind == K_STATES && c->ahead)
+        {
+          if (++c->apos < c->an)
+            {
+              c->ivp = &c->abuf[c->apos];
+              return SQLITE_OK;
+            }
+          c->an = ivahead_next (c->ahead, &c->abuf);
+          c->apos = 0;
+          if (c->an > 0)
+            {
+              c->ivp = c->abuf;
+              return SQLITE_OK;
+            }
+          if (c->an < 0)
+            return lib_error (c, (int) c->an, ivahead_error (c->ahead));
+          c->eof = 1;
+          return SQLITE_OK;
+        }
       if (c->vt->kind == K_STATES && c->ivit)
         {
           int rc = logfmt_interval_iter_next (c->ivit, &c->iv);
+          c->ivp = &c->iv;
           if (rc == 1)
             return SQLITE_OK;
           if (rc < 0)
@@ -947,7 +977,7 @@ group_next (cursor_t *c)
           c->eof = 0;
           break;
         }
-      uint32_t g = grouped_group (gp, &c->iv);
+      uint32_t g = grouped_group (gp, c->ivp);
       if (gp->live == UINT32_MAX)
         gp->live = g;
       if (g == gp->live)
@@ -955,10 +985,11 @@ group_next (cursor_t *c)
           gp->g = g;
           return SQLITE_OK;
         }
-      if ((rc = grouped_add (gp, g, &c->iv)) != SQLITE_OK)
+      if ((rc = grouped_add (gp, g, c->ivp)) != SQLITE_OK)
         return rc;
     }
   int rc = grouped_next (gp, &c->iv);
+  c->ivp = &c->iv;
   c->eof = rc <= 0;
   return rc < 0 ? -rc : SQLITE_OK;
 }
@@ -1082,6 +1113,17 @@ cur_filter (sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
     return SQLITE_NOMEM;
   c->evpos = 0;
   c->evn = 0;
+  if (vt->kind == K_STATES)
+    {
+      /* A large scan decodes in a worker while SQLite works on the rows
+       * (ivahead.h); if no thread can be had, it runs here. */
+      uint64_t events = 0;
+      for (size_t i = 0; i < c->nstreams; i++)
+        events += logfmt_reader_stream_events (c->r, c->streams[i]);
+      if (ivahead_wanted (events))
+        ivahead_start (c->r, c->streams, c->nstreams, c->t0, c->t1,
+                       &c->ahead);
+    }
   if (vt->kind == K_STATES && (idxNum & IDX_GROUPED))
     return group_states (c, ((unsigned) idxNum >> 1) & 0xff,
                          (idxNum & IDX_SORTED) != 0);
@@ -1192,7 +1234,7 @@ comm_name (const logfmt_reader_t *r, uint32_t id)
 static int
 column_states (cursor_t *c, sqlite3_context *ctx, int col)
 {
-  const logfmt_interval_t *iv = &c->iv;
+  const logfmt_interval_t *iv = c->ivp;
   if (col == S_DURATION)   /* the usual columns first, without look-ups */
     {
       result_u64 (ctx, iv->inclusive);

@@ -25,7 +25,9 @@ ok $? "test logs written"
 for L in "$T/sr.clog" "$T/gen.clog"; do
   "$CLOGTOOL" stats --json "$L" > "$T/stats.json"
   "$PY" "$top_srcdir/tests/sql/check.py" python "$T/stats.json" "$EXT" "$L"
-  ok $? "$(basename "$L"): Python + extension equal clogtool stats"
+  ok $? "$(basename "$L"): Python + extension equal clogtool stats, also after an interrupted scan"
+  CLOGSQL_AHEAD=1 "$PY" "$top_srcdir/tests/sql/check.py" python "$T/stats.json" "$EXT" "$L"
+  ok $? "$(basename "$L"): the same with the read-ahead worker"
 done
 # The sqlite3 shell loads it too (scripts/setup installs it).
 n=$(printf ".load %s\nCREATE VIRTUAL TABLE temp.threads USING clog('%s');\nSELECT count(*) FROM threads;\n" \
