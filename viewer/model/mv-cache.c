@@ -8,9 +8,11 @@
 
 /* Lane pyramids kept, at most (pixel rows of aggregated lanes). */
 #define LANE_PYR_MAX_BYTES   (32u << 20)
-/* Streams read without keeping their pyramids between two drops of the
- * file's mapped pages. */
-#define SCRATCH_DROP_EVERY   2048u
+/* Many-stream logs (mv_cache_pyramid_scratch's): streams whose summary
+ * is read between two drops of the file's mapped pages.  Each read maps
+ * up to 64 KB around it (the kernel's fault-around), 16 MB per 256. */
+#define DROP_EVERY           256u
+#define DROP_MIN_STREAMS     10000u
 /* Decoded events kept across frames, at most this many in all. */
 #define DEC_MAX_EVENTS       3000000u
 
@@ -23,7 +25,7 @@ struct MvCache
   guint8       *pyr_quality;      /* [stream], MvPyrQuality */
   guint8       *pyr_seen;         /* [stream]: read, maybe not kept
                                      (mv_cache_pyramid_scratch) */
-  gint          scratch_reads;    /* atomic: since the last page drop */
+  gint          reads;            /* atomic: since the last page drop */
   guint         pyr_filled;       /* streams with a pyramid */
   GHashTable   *lane_pyr;         /* guint64 key -> GBytes */
   gsize         lane_pyr_bytes;
@@ -144,6 +146,14 @@ mv_cache_levels (const MvCache *c)
 static MvPyrQuality
 pyr_read (MvCache *c, guint32 stream, guint8 *q)
 {
+  /* Reading every stream once touches most of a file of many small
+   * streams: its pages need not stay mapped (resident). */
+  if (c->log->nrows >= DROP_MIN_STREAMS
+      && (guint) g_atomic_int_add (&c->reads, 1) + 1 >= DROP_EVERY)
+    {
+      g_atomic_int_set (&c->reads, 0);
+      logfmt_reader_drop_pages (c->log->reader);
+    }
   MvLog *log = c->log;
   guint nb = c->bins, ns = log->nstates;
   gsize bytes = mv_pyr_offset (nb, c->levels);
@@ -214,14 +224,6 @@ mv_cache_pyramid_scratch (MvCache *c, guint32 stream, guint8 *scratch,
     {
       qual = pyr_read (c, stream, scratch);
       p = scratch;
-      /* Reading every stream once touches most of a file of many small
-       * streams: its pages need not stay mapped (resident). */
-      if ((guint) g_atomic_int_add (&c->scratch_reads, 1) + 1
-          >= SCRATCH_DROP_EVERY)
-        {
-          g_atomic_int_set (&c->scratch_reads, 0);
-          logfmt_reader_drop_pages (c->log->reader);
-        }
       g_mutex_lock (&c->lock);
       if (c->pyr[stream] == NULL)
         {
