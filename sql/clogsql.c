@@ -28,6 +28,7 @@ SQLITE_EXTENSION_INIT1
 #endif
 
 #include "clogsql.h"
+#include "grouped.h"
 #include "ivahead.h"
 #include "otf2in.h"
 
@@ -188,8 +189,9 @@ typedef struct
   logfmt_message_t m;
   logfmt_track_iter_t *trit;
   logfmt_track_rec_t trec;
-  /* states delivered grouped by name (grouped_t below), or NULL. */
-  struct grouped *grp;
+  /* states delivered grouped by name (grouped.h), or NULL; with a
+   * worker, the worker groups them. */
+  grouped_t *grp;
   /* processes: per rank threads and events, filled once. */
   uint64_t *p_events;
   uint32_t *p_threads;
@@ -291,366 +293,10 @@ vt_disconnect (sqlite3_vtab *base)
   return SQLITE_OK;
 }
 
-/* ---- states grouped by name ------------------------------------------ */
+/* ---- states grouped by name (grouped.h) ---------------------------- */
 
-/* SQLite groups rows (GROUP BY, DISTINCT) by sorting all of them: for
- * `SELECT name, count(*), sum(duration) FROM states GROUP BY name` that
- * sort is most of the cost.  When the planner says grouped rows are
- * enough (sqlite3_vtab_distinct) and the grouping is on name, the states
- * cursor claims the order and groups itself, in linear time: one pass
- * over the streams hands the first name's instances to SQLite as they
- * come and appends every other instance, encoded with only the columns
- * the query uses (colUsed), to its name's bucket; the buckets are then
- * replayed in name order (byte order, NULL first; with ORDER BY name as
- * well no name is live, so the rows come sorted).  Buckets are chunk
- * lists; past GROUP_MEM bytes the full chunks go to a temporary file. */
-#define GROUP_CHUNK 65536u
-#define GROUP_MEM   (64u << 20)   /* CLOGSQL_GROUP_MEM (bytes) overrides */
-
-/* Fields an encoded row keeps (idxNum bits 1..), from colUsed. */
-#define G_STREAM 0x01u   /* rank, thread, stream */
-#define G_START  0x02u   /* start, end */
-#define G_INCL   0x04u   /* duration, end */
-#define G_EXCL   0x08u   /* exclusive */
-#define G_DEPTH  0x10u   /* depth */
-#define G_FLAGS  0x20u   /* open, cargo, info */
-#define G_CARGO  0x40u   /* cargo, info */
-#define G_STATE  0x80u   /* state, info (a name may have several states) */
 #define IDX_GROUPED 0x1
 #define IDX_SORTED  0x200   /* the groups must come in name order */
-
-typedef struct gchunk
-{
-  struct gchunk *next;
-  uint8_t *mem;          /* the bytes, or NULL once spilled */
-  int64_t off;           /* where in the spill file */
-  uint32_t len;
-} gchunk_t;
-
-typedef struct
-{
-  gchunk_t *head, *tail;
-  uint64_t last_start;   /* starts are coded as differences */
-  int32_t state;         /* a state of this name (-1: unknown states) */
-  const char *name;      /* its name (NULL for unknown states) */
-  int name_len;
-} gbucket_t;
-
-typedef struct grouped
-{
-  unsigned fields;
-  size_t nstates;
-  uint32_t ngroups;      /* group 0: states without a definition */
-  uint32_t *group_of;    /* state index -> group */
-  gbucket_t *b;
-  size_t mem;            /* bytes of chunks in memory */
-  size_t mem_max;
-  FILE *spill;
-  int64_t spill_end;
-  /* While the pass runs, the instances of one group (the first one
-   * met) go to SQLite as they come and only the others are kept; when
-   * the order matters (ORDER BY name too) none is live. */
-  int passing;
-  uint32_t live;         /* UINT32_MAX: the first one met; sorted: 0,
-                          * the NULL group, which comes first anyway */
-  /* replay */
-  uint32_t g;            /* bucket being delivered */
-  gchunk_t *ch;
-  uint8_t *buf;          /* a spilled chunk read back */
-  const uint8_t *p, *end;
-  uint64_t last_start;
-} grouped_t;
-
-static void
-grouped_free (grouped_t *gp)
-{
-  if (!gp)
-    return;
-  for (uint32_t g = 0; gp->b && g < gp->ngroups; g++)
-    for (gchunk_t *ch = gp->b[g].head, *nx; ch; ch = nx)
-      {
-        nx = ch->next;
-        sqlite3_free (ch->mem);
-        sqlite3_free (ch);
-      }
-  if (gp->spill)
-    fclose (gp->spill);
-  sqlite3_free (gp->b);
-  sqlite3_free (gp->group_of);
-  sqlite3_free (gp->buf);
-  sqlite3_free (gp);
-}
-
-typedef struct
-{
-  const char *name;
-  uint32_t state;
-} name_slot_t;
-
-static int
-name_cmp (const void *a, const void *b)
-{
-  const char *x = ((const name_slot_t *) a)->name;
-  const char *y = ((const name_slot_t *) b)->name;
-  size_t nx = strlen (x), ny = strlen (y);
-  int d = memcmp (x, y, nx < ny ? nx : ny);
-  return d ? d : nx < ny ? -1 : nx > ny;
-}
-
-/* The groups: one per distinct state name, in byte order after the
- * group of states without a definition. */
-static grouped_t *
-grouped_new (const logfmt_reader_t *r, unsigned fields)
-{
-  size_t n = logfmt_reader_n_states (r);
-  grouped_t *gp = sqlite3_malloc (sizeof *gp);
-  name_slot_t *slots = sqlite3_malloc64 ((n + 1) * sizeof *slots);
-  if (!gp || !slots)
-    goto fail;
-  memset (gp, 0, sizeof *gp);
-  gp->fields = fields;
-  gp->nstates = n;
-  const char *env = getenv ("CLOGSQL_GROUP_MEM");
-  gp->mem_max = env && *env ? strtoull (env, NULL, 10) : GROUP_MEM;
-  gp->group_of = sqlite3_malloc64 ((n + 1) * sizeof *gp->group_of);
-  gp->b = sqlite3_malloc64 ((n + 1) * sizeof *gp->b);
-  if (!gp->group_of || !gp->b)
-    goto fail;
-  memset (gp->b, 0, (n + 1) * sizeof *gp->b);
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    {
-      const logfmt_state_def_t *st = logfmt_reader_state (r, i);
-      gp->group_of[i] = 0;
-      if (st && st->name)
-        slots[k++] = (name_slot_t) { st->name, (uint32_t) i };
-    }
-  qsort (slots, k, sizeof *slots, name_cmp);
-  gp->b[0].state = -1;
-  gp->ngroups = 1;
-  for (size_t i = 0; i < k; i++)
-    {
-      if (i == 0 || name_cmp (&slots[i - 1], &slots[i]) != 0)
-        {
-          gbucket_t *b = &gp->b[gp->ngroups++];
-          b->state = (int32_t) slots[i].state;
-          b->name = slots[i].name;
-          b->name_len = (int) strlen (b->name);
-        }
-      gp->group_of[slots[i].state] = gp->ngroups - 1;
-    }
-  sqlite3_free (slots);
-  return gp;
-fail:
-  sqlite3_free (slots);
-  grouped_free (gp);
-  return NULL;
-}
-
-static uint8_t *
-put_varint (uint8_t *p, uint64_t v)
-{
-  while (v >= 0x80)
-    {
-      *p++ = (uint8_t) (v | 0x80);
-      v >>= 7;
-    }
-  *p++ = (uint8_t) v;
-  return p;
-}
-
-static const uint8_t *
-get_varint (const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-  uint64_t x = 0;
-  for (unsigned sh = 0; p < end && sh < 64; sh += 7)
-    {
-      uint8_t b = *p++;
-      x |= (uint64_t) (b & 0x7f) << sh;
-      if (!(b & 0x80))
-        break;
-    }
-  *v = x;
-  return p;
-}
-
-/* Writes the chunks in memory to the spill file (made on first use). */
-static int
-grouped_spill (grouped_t *gp)
-{
-  if (!gp->spill && !(gp->spill = tmpfile ()))
-    return SQLITE_IOERR;
-  for (uint32_t g = 0; g < gp->ngroups; g++)
-    for (gchunk_t *ch = gp->b[g].head; ch; ch = ch->next)
-      {
-        if (!ch->mem || ch == gp->b[g].tail)
-          continue;   /* spilled already, or still filling */
-        if (fwrite (ch->mem, 1, ch->len, gp->spill) != ch->len)
-          return SQLITE_IOERR;
-        ch->off = gp->spill_end;
-        gp->spill_end += ch->len;
-        sqlite3_free (ch->mem);
-        ch->mem = NULL;
-        gp->mem -= GROUP_CHUNK;
-      }
-  return fflush (gp->spill) == 0 ? SQLITE_OK : SQLITE_IOERR;
-}
-
-#define GROUP_ROW_MAX (8 * 10 + 1 + LOGFMT_CARGO_SIZE)
-
-/* The group of an instance. */
-static uint32_t
-grouped_group (const grouped_t *gp, const logfmt_interval_t *iv)
-{
-  return iv->state >= 0 && (size_t) iv->state < gp->nstates
-         ? gp->group_of[iv->state] : 0;
-}
-
-/* Appends one instance to bucket g, encoded in place. */
-static int
-grouped_add (grouped_t *gp, uint32_t g, const logfmt_interval_t *iv)
-{
-  gbucket_t *b = &gp->b[g];
-  if (!b->tail || b->tail->len + GROUP_ROW_MAX > GROUP_CHUNK)
-    {
-      if (gp->mem + GROUP_CHUNK > gp->mem_max)
-        {
-          int rc = grouped_spill (gp);
-          if (rc != SQLITE_OK)
-            return rc;
-        }
-      gchunk_t *ch = sqlite3_malloc (sizeof *ch);
-      uint8_t *mem = sqlite3_malloc (GROUP_CHUNK);
-      if (!ch || !mem)
-        {
-          sqlite3_free (ch);
-          sqlite3_free (mem);
-          return SQLITE_NOMEM;
-        }
-      *ch = (gchunk_t) { NULL, mem, 0, 0 };
-      if (b->tail)
-        b->tail->next = ch;
-      else
-        b->head = ch;
-      b->tail = ch;
-      gp->mem += GROUP_CHUNK;
-    }
-  uint8_t *const row = b->tail->mem + b->tail->len;
-  uint8_t *p = row;
-  unsigned f = gp->fields;
-  if (f & G_STREAM)
-    p = put_varint (p, iv->stream);
-  if (f & G_STATE)
-    p = put_varint (p, (uint32_t) iv->state);
-  if (f & G_START)
-    {
-      /* zigzag difference to the bucket's previous start */
-      int64_t d = (int64_t) (iv->start - b->last_start);
-      p = put_varint (p, ((uint64_t) d << 1) ^ (uint64_t) (d >> 63));
-      b->last_start = iv->start;
-    }
-  if (f & G_INCL)
-    p = put_varint (p, iv->inclusive);
-  if (f & G_EXCL)
-    p = put_varint (p, iv->exclusive);
-  if (f & G_DEPTH)
-    p = put_varint (p, iv->depth);
-  if (f & G_FLAGS)
-    *p++ = (uint8_t) iv->flags;
-  if ((f & G_CARGO)
-      && (iv->flags & (LOGFMT_IV_END_CARGO | LOGFMT_IV_BEGIN_CARGO)))
-    {
-      memcpy (p, iv->flags & LOGFMT_IV_END_CARGO ? iv->end_cargo
-                                                 : iv->begin_cargo,
-              LOGFMT_CARGO_SIZE);
-      p += LOGFMT_CARGO_SIZE;
-    }
-  if (p == row)
-    *p++ = 0;   /* no column kept: one byte per row to count */
-  b->tail->len += (uint32_t) (p - row);
-  return SQLITE_OK;
-}
-
-/* Moves the replay to the next row: decodes it into *iv.  1, 0 at the
- * end, or an SQLite error code (negated). */
-static int
-grouped_next (grouped_t *gp, logfmt_interval_t *iv)
-{
-  while (gp->p >= gp->end)
-    {
-      /* p == NULL: at the start of bucket g */
-      gp->ch = gp->p ? gp->ch->next : gp->b[gp->g].head;
-      while (!gp->ch)
-        {
-          if (gp->g + 1 >= gp->ngroups)
-            return 0;
-          gp->g++;
-          gp->ch = gp->b[gp->g].head;
-          gp->last_start = 0;
-        }
-      if (gp->ch->mem)
-        gp->p = gp->ch->mem;
-      else
-        {
-          if (!gp->buf && !(gp->buf = sqlite3_malloc (GROUP_CHUNK)))
-            return -SQLITE_NOMEM;
-          if (fseeko (gp->spill, gp->ch->off, SEEK_SET) != 0
-              || fread (gp->buf, 1, gp->ch->len, gp->spill) != gp->ch->len)
-            return -SQLITE_IOERR;
-          gp->p = gp->buf;
-        }
-      gp->end = gp->p + gp->ch->len;
-    }
-  unsigned f = gp->fields;
-  const uint8_t *p = gp->p, *end = gp->end;
-  uint64_t v = 0;
-  iv->state = gp->b[gp->g].state;
-  iv->flags = 0;
-  if (f & G_STREAM)
-    {
-      p = get_varint (p, end, &v);
-      iv->stream = (uint32_t) v;
-    }
-  if (f & G_STATE)
-    {
-      p = get_varint (p, end, &v);
-      iv->state = (int32_t) (uint32_t) v;
-    }
-  if (f & G_START)
-    {
-      p = get_varint (p, end, &v);
-      gp->last_start += (uint64_t) ((int64_t) (v >> 1) ^ -(int64_t) (v & 1));
-      iv->start = gp->last_start;
-    }
-  if (f & G_INCL)
-    {
-      p = get_varint (p, end, &v);
-      iv->inclusive = v;
-      iv->end = iv->start + v;
-    }
-  if (f & G_EXCL)
-    p = get_varint (p, end, &iv->exclusive);
-  if (f & G_DEPTH)
-    {
-      p = get_varint (p, end, &v);
-      iv->depth = (uint32_t) v;
-    }
-  if ((f & G_FLAGS) && p < end)
-    iv->flags = *p++;
-  if ((f & G_CARGO)
-      && (iv->flags & (LOGFMT_IV_END_CARGO | LOGFMT_IV_BEGIN_CARGO))
-      && end - p >= LOGFMT_CARGO_SIZE)
-    {
-      memcpy (iv->flags & LOGFMT_IV_END_CARGO ? iv->end_cargo
-                                              : iv->begin_cargo,
-              p, LOGFMT_CARGO_SIZE);
-      p += LOGFMT_CARGO_SIZE;
-    }
-  if (p == gp->p)
-    p++;   /* the one byte of a row without columns */
-  gp->p = p;
-  return 1;
-}
 
 /* The fields a query's columns need (colUsed: bit i = column i). */
 static unsigned
@@ -851,11 +497,7 @@ next_stream_row (cursor_t *c)
     {
       if (c->vt->kind == K_STATES && c->ahead)
         {
-          if (++c->apos < c->an)
-            {
-              c->ivp = &c->abuf[c->apos];
-              return SQLITE_OK;
-            }
+          /* (cur_next moves within a batch itself) */
           c->an = ivahead_next (c->ahead, &c->abuf);
           c->apos = 0;
           if (c->an > 0)
@@ -955,9 +597,9 @@ fill_processes (cursor_t *c)
   return SQLITE_OK;
 }
 
-/* Next row of a grouped states cursor: during the pass, the next
- * instance of the live group (the others are kept); after it, the kept
- * buckets in name order. */
+/* Next row of a grouped states cursor on SQLite's thread: during the
+ * pass, the next instance of the live group (the others are kept);
+ * after it, the kept buckets in name order. */
 static int
 group_next (cursor_t *c)
 {
@@ -969,41 +611,19 @@ group_next (cursor_t *c)
         return rc;
       if (c->eof)
         {
-          gp->passing = 0;
-          gp->g = 0;
-          gp->ch = NULL;
-          gp->p = gp->end = NULL;
-          gp->last_start = 0;
           c->eof = 0;
           break;
         }
-      uint32_t g = grouped_group (gp, c->ivp);
-      if (gp->live == UINT32_MAX)
-        gp->live = g;
-      if (g == gp->live)
-        {
-          gp->g = g;
-          return SQLITE_OK;
-        }
-      if ((rc = grouped_add (gp, g, c->ivp)) != SQLITE_OK)
-        return rc;
+      int k = grouped_take (gp, c->ivp);
+      if (k < 0)
+        return lib_error (c, k, NULL);
+      if (k)
+        return SQLITE_OK;
     }
   int rc = grouped_next (gp, &c->iv);
   c->ivp = &c->iv;
   c->eof = rc <= 0;
-  return rc < 0 ? -rc : SQLITE_OK;
-}
-
-/* The grouped states cursor: starts the pass, to the first row. */
-static int
-group_states (cursor_t *c, unsigned fields, int sorted)
-{
-  if (!(c->grp = grouped_new (c->r, fields)))
-    return SQLITE_NOMEM;
-  c->grp->passing = 1;
-  c->grp->live = sorted ? 0 : UINT32_MAX;   /* 0: NULL comes first */
-  c->si = 0;
-  return group_next (c);
+  return rc < 0 ? lib_error (c, rc, NULL) : SQLITE_OK;
 }
 
 static int
@@ -1113,21 +733,21 @@ cur_filter (sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
     return SQLITE_NOMEM;
   c->evpos = 0;
   c->evn = 0;
-  if (vt->kind == K_STATES)
-    {
-      /* A large scan decodes in a worker while SQLite works on the rows
-       * (ivahead.h); if no thread can be had, it runs here. */
-      uint64_t events = 0;
-      for (size_t i = 0; i < c->nstreams; i++)
-        events += logfmt_reader_stream_events (c->r, c->streams[i]);
-      if (ivahead_wanted (events))
-        ivahead_start (c->r, c->streams, c->nstreams, c->t0, c->t1,
-                       &c->ahead);
-    }
-  if (vt->kind == K_STATES && (idxNum & IDX_GROUPED))
-    return group_states (c, ((unsigned) idxNum >> 1) & 0xff,
-                         (idxNum & IDX_SORTED) != 0);
-  return next_stream_row (c);
+  if (vt->kind != K_STATES)
+    return next_stream_row (c);
+  if ((idxNum & IDX_GROUPED)
+      && !(c->grp = grouped_new (c->r, ((unsigned) idxNum >> 1) & 0xff,
+                                 (idxNum & IDX_SORTED) != 0)))
+    return SQLITE_NOMEM;
+  /* A large scan decodes (and groups) in a worker while SQLite works on
+   * the rows (ivahead.h); if no thread can be had, it runs here. */
+  uint64_t events = 0;
+  for (size_t i = 0; i < c->nstreams; i++)
+    events += logfmt_reader_stream_events (c->r, c->streams[i]);
+  if (ivahead_wanted (events))
+    ivahead_start (c->r, c->streams, c->nstreams, c->t0, c->t1, c->grp,
+                   &c->ahead);
+  return c->grp && !c->ahead ? group_next (c) : next_stream_row (c);
 }
 
 static int
@@ -1135,6 +755,13 @@ cur_next (sqlite3_vtab_cursor *base)
 {
   cursor_t *c = (cursor_t *) base;
   c->rowid++;
+  if (c->ahead && ++c->apos < c->an)
+    {
+      /* the next row of the worker's batch: SQLite's thread does no more
+       * than this per row */
+      c->ivp = &c->abuf[c->apos];
+      return SQLITE_OK;
+    }
   switch (c->vt->kind)
     {
     case K_PROCESSES:
@@ -1152,7 +779,7 @@ cur_next (sqlite3_vtab_cursor *base)
         return SQLITE_OK;
       }
     case K_STATES:
-      return c->grp ? group_next (c) : next_stream_row (c);
+      return c->grp && !c->ahead ? group_next (c) : next_stream_row (c);
     default:
       return next_stream_row (c);
     }
@@ -1242,7 +869,7 @@ column_states (cursor_t *c, sqlite3_context *ctx, int col)
     }
   if (col == S_NAME && c->grp)
     {
-      const gbucket_t *b = &c->grp->b[c->grp->g];
+      const gbucket_t *b = &c->grp->b[grouped_group (c->grp, iv)];
       if (b->name)
         sqlite3_result_text (ctx, b->name, b->name_len, SQLITE_STATIC);
       else

@@ -16,9 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grouped.h"
 #include "ivahead.h"
 
-#define AHEAD_BATCH 2048
+#define AHEAD_BATCH 8192
 #define AHEAD_SLOTS 4
 /* Below this many events a scan takes under a few ms: not worth a
  * thread (a join over many streams filters the table once per stream). */
@@ -33,6 +34,7 @@ struct ivahead
   uint32_t *streams;
   size_t nstreams;
   uint64_t t0, t1;
+  grouped_t *gp;                    /* grouped by name: the pass's */
   logfmt_interval_t *rows;          /* AHEAD_SLOTS x AHEAD_BATCH */
   long count[AHEAD_SLOTS];
   uint64_t head, tail;              /* batches filled, given back */
@@ -42,47 +44,82 @@ struct ivahead
   logfmt_error_t err;
 };
 
-/* Fills one batch from the pass over the streams: the number of rows;
- * *end set at the end of the scan or on an error (*rc, *err). */
+/* Where the worker is: its iterator and the stream it is on. */
+typedef struct
+{
+  logfmt_interval_iter_t *it;
+  size_t si;          /* next stream */
+  int have;           /* it is on a stream */
+  int replay;         /* grouped: the pass is over, the buckets follow */
+} pass_t;
+
+/* Fills one batch: the scan's next rows (grouped: the live group's
+ * during the pass, then the kept ones).  Their number; *end set at the
+ * end of the scan or on an error (*rc, *err). */
 static long
-fill (ivahead_t *a, logfmt_interval_iter_t **it, size_t *si, int *have,
-      logfmt_interval_t *buf, int *end, int *rc, logfmt_error_t *err)
+fill (ivahead_t *a, pass_t *ps, logfmt_interval_t *buf, int *end, int *rc,
+      logfmt_error_t *err)
 {
   long n = 0;
   while (n < AHEAD_BATCH)
     {
-      if (*have)
+      if (ps->replay)
         {
-          int k = logfmt_interval_iter_next (*it, &buf[n]);
+          int k = grouped_next (a->gp, &buf[n]);
           if (k == 1)
             {
               n++;
               continue;
             }
-          if (k < 0)
-            {
-              *rc = k;
-              *err = *logfmt_interval_iter_error (*it);
-              *end = 1;
-              return n;
-            }
-          *have = 0;
-        }
-      if (*si >= a->nstreams)
-        {
+          *rc = k;
           *end = 1;
           return n;
         }
-      uint32_t s = a->streams[(*si)++];
-      int k = *it ? logfmt_interval_iter_reset (*it, s, a->t0, a->t1)
-                  : logfmt_interval_iter_new (a->r, s, a->t0, a->t1, it);
+      if (ps->have)
+        {
+          int k = logfmt_interval_iter_next (ps->it, &buf[n]);
+          if (k == 1)
+            {
+              k = a->gp ? grouped_take (a->gp, &buf[n]) : 1;
+              if (k < 0)
+                {
+                  *rc = k;
+                  *end = 1;
+                  return n;
+                }
+              n += k;   /* 0: kept for later */
+              continue;
+            }
+          if (k < 0)
+            {
+              *rc = k;
+              *err = *logfmt_interval_iter_error (ps->it);
+              *end = 1;
+              return n;
+            }
+          ps->have = 0;
+        }
+      if (ps->si >= a->nstreams)
+        {
+          if (a->gp)
+            {
+              ps->replay = 1;
+              continue;
+            }
+          *end = 1;
+          return n;
+        }
+      uint32_t s = a->streams[ps->si++];
+      int k = ps->it ? logfmt_interval_iter_reset (ps->it, s, a->t0, a->t1)
+                     : logfmt_interval_iter_new (a->r, s, a->t0, a->t1,
+                                                 &ps->it);
       if (k)
         {
           *rc = k;   /* no message: as the plain scan reports it */
           *end = 1;
           return n;
         }
-      *have = 1;
+      ps->have = 1;
     }
   return n;
 }
@@ -92,9 +129,8 @@ worker (void *arg)
 {
   ivahead_t *a = arg;
   pthread_setname_np (pthread_self (), "clogsql-ahead");
-  logfmt_interval_iter_t *it = NULL;
-  size_t si = 0;
-  int have = 0, end = 0, rc = 0;
+  pass_t ps = { NULL, 0, 0, 0 };
+  int end = 0, rc = 0;
   logfmt_error_t err;
   memset (&err, 0, sizeof err);
   while (!end)
@@ -108,9 +144,8 @@ worker (void *arg)
       if (stop)
         break;
       /* Slot h is neither the reader's nor to be read before head moves. */
-      long n = fill (a, &it, &si, &have,
-                     a->rows + (h % AHEAD_SLOTS) * AHEAD_BATCH, &end, &rc,
-                     &err);
+      long n = fill (a, &ps, a->rows + (h % AHEAD_SLOTS) * AHEAD_BATCH,
+                     &end, &rc, &err);
       pthread_mutex_lock (&a->lock);
       if (n > 0)
         {
@@ -126,13 +161,13 @@ worker (void *arg)
       pthread_cond_signal (&a->cond);
       pthread_mutex_unlock (&a->lock);
     }
-  logfmt_interval_iter_free (it);
+  logfmt_interval_iter_free (ps.it);
   return NULL;
 }
 
 int
 ivahead_start (const logfmt_reader_t *r, const uint32_t *streams, size_t n,
-               uint64_t t0, uint64_t t1, ivahead_t **out)
+               uint64_t t0, uint64_t t1, grouped_t *gp, ivahead_t **out)
 {
   *out = NULL;
   ivahead_t *a = calloc (1, sizeof *a);
@@ -141,6 +176,7 @@ ivahead_start (const logfmt_reader_t *r, const uint32_t *streams, size_t n,
   a->r = r;
   a->t0 = t0;
   a->t1 = t1;
+  a->gp = gp;
   a->nstreams = n;
   a->streams = malloc ((n ? n : 1) * sizeof *a->streams);
   a->rows = malloc ((size_t) AHEAD_SLOTS * AHEAD_BATCH * sizeof *a->rows);

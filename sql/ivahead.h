@@ -15,13 +15,18 @@
 
 #include <logfmt/logfmt.h>
 
+#include "grouped.h"
+
 typedef struct ivahead ivahead_t;
 
-/* Starts the worker over streams[0..n) (copied), window [t0, t1].  0, or
- * LOGFMT_ENOMEM when the thread or its buffers cannot be had (the caller
- * then scans on its own thread). */
+/* Starts the worker over streams[0..n) (copied), window [t0, t1]; with
+ * gp, the worker runs the grouped pass (grouped.h) and delivers its rows:
+ * gp is the worker's until ivahead_stop, except for grouped_group.  0,
+ * or LOGFMT_ENOMEM when the thread or its buffers cannot be had (the
+ * caller then scans on its own thread). */
 int ivahead_start (const logfmt_reader_t *r, const uint32_t *streams,
-                   size_t n, uint64_t t0, uint64_t t1, ivahead_t **out);
+                   size_t n, uint64_t t0, uint64_t t1, grouped_t *gp,
+                   ivahead_t **out);
 
 /* The next batch (the previous one is given back): its count with *rows
  * set, 0 at the end, or a negative LOGFMT_E* code after the rows read
