@@ -767,6 +767,12 @@ test_groups (const char *path)
             count[0], count[1], n, s->lanes[i].dominant[x], dom,
             s->lanes[i].dom_pct[x], pct);
       }
+  MvHit hit;
+  char *tip = s && mv_scene_hit (s, 250, 10, &hit)
+              ? mv_scene_describe (s, &hit) : NULL;
+  ok (tip && strstr (tip, "mostly B") && strstr (tip, "nodeE (4)"),
+      "a header's tooltip names its node: %s", tip ? tip : "(none)");
+  g_free (tip);
   mv_scene_free (s);
   /* Expanded, tall rows: the rows decoded, the headers still
    * aggregates. */
