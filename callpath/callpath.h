@@ -32,6 +32,17 @@ cp_symbols_t *cp_symbols_new (void);
  * (path and build-id) and address, strings live as long as sy. */
 void cp_symbols_frame (cp_symbols_t *sy, const logfmt_callpaths_t *cp,
                        uint32_t node, cp_frame_t *out);
+/* The frame of an address given as a module file and an offset from the
+ * address the module was loaded at (dladdr's dli_fbase: what libmpe's
+ * memory sites store), without a build-id check; cached like the
+ * above. */
+void cp_symbols_address (cp_symbols_t *sy, const char *path,
+                         uint64_t offset, cp_frame_t *out);
+/* The same, shaped as analysis's an_mem_namer_fn (an-memory.h): user is
+ * the cp_symbols_t; *file "" when unknown. */
+void cp_symbols_site_name (void *user, const char *path, uint64_t offset,
+                           const char **function, const char **file,
+                           int *line);
 /* Notes about binaries that could not be used (missing, stripped, built
  * again since the run), one line each, in the order met. */
 size_t cp_symbols_notes (const cp_symbols_t *sy, const char *const **notes);

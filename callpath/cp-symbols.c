@@ -32,6 +32,7 @@ typedef struct
   int      usable;       /* symbols can be trusted */
   int      has_lines;
   int      stripped;     /* only sized dynamic symbols are trusted */
+  uint64_t start;        /* the lowest address loaded (0 in a PIE) */
 #ifdef HAVE_LIBDW
   Dwfl    *dwfl;
   Dwfl_Module *mod;
@@ -226,6 +227,9 @@ open_binary (cp_symbols_t *sy, binary_t *b, const logfmt_module_t *m)
       note (sy, "%s: stripped (no symbol table, no debug information): "
             "exported functions only, else module+offset", m->path);
     }
+  Dwarf_Addr start;
+  if (dwfl_module_info (b->mod, NULL, &start, NULL, NULL, NULL, NULL, NULL))
+    b->start = start;
   load_syms (b);
 }
 #endif
@@ -309,6 +313,57 @@ pseudo_frame (cp_symbols_t *sy, uint64_t a, cp_frame_t *f)
   f->offset = a;
 }
 
+/* The frame of address addr of binary bin (its ELF address). */
+static void
+lookup (cp_symbols_t *sy, uint32_t bin, uint64_t addr, cp_frame_t *out)
+{
+  if ((sy->ntab + 1) * 2 > sy->cap && grow (sy))
+    {
+      pseudo_frame (sy, addr, out);
+      return;
+    }
+  size_t k = slot (sy, bin, addr);
+  for (; sy->tab[k].used; k = (k + 1) & (sy->cap - 1))
+    if (sy->tab[k].bin == bin && sy->tab[k].addr == addr)
+      {
+        *out = sy->tab[k].f;
+        return;
+      }
+  binary_t *b = &sy->bins[bin];
+  cp_frame_t f = { NULL, NULL, 0, b->base, addr, 0 };
+#ifdef HAVE_LIBDW
+  if (b->usable)
+    {
+      const char *file;
+      int line;
+      const char *fn = find_sym (b, addr);
+      cp_dwfl_line (b->mod, addr, &file, &line);
+      if (fn)
+        {
+          f.func = keep (sy, strdup (fn));
+          f.resolved = 1;
+        }
+      if (file)
+        {
+          f.file = keep (sy, strdup (file));
+          f.line = line;
+        }
+    }
+#endif
+  if (!f.func)
+    {
+      char buf[512];
+      snprintf (buf, sizeof buf, "%s+0x%" PRIx64, b->base, addr);
+      f.func = keep (sy, strdup (buf));
+    }
+  sy->tab[k].used = 1;
+  sy->tab[k].bin = bin;
+  sy->tab[k].addr = addr;
+  sy->tab[k].f = f;
+  sy->ntab++;
+  *out = f;
+}
+
 void
 cp_symbols_frame (cp_symbols_t *sy, const logfmt_callpaths_t *cp,
                   uint32_t node, cp_frame_t *out)
@@ -328,55 +383,34 @@ cp_symbols_frame (cp_symbols_t *sy, const logfmt_callpaths_t *cp,
     }
   uint32_t bin = binary_of (sy, &cp->modules[n->module]);
   if (bin == UINT32_MAX)
-    {
-      pseudo_frame (sy, n->addr, out);
-      return;
-    }
-  if ((sy->ntab + 1) * 2 > sy->cap && grow (sy))
-    {
-      pseudo_frame (sy, n->addr, out);
-      return;
-    }
-  size_t k = slot (sy, bin, n->addr);
-  for (; sy->tab[k].used; k = (k + 1) & (sy->cap - 1))
-    if (sy->tab[k].bin == bin && sy->tab[k].addr == n->addr)
-      {
-        *out = sy->tab[k].f;
-        return;
-      }
-  binary_t *b = &sy->bins[bin];
-  cp_frame_t f = { NULL, NULL, 0, b->base, n->addr, 0 };
-#ifdef HAVE_LIBDW
-  if (b->usable)
-    {
-      const char *file;
-      int line;
-      const char *fn = find_sym (b, n->addr);
-      cp_dwfl_line (b->mod, n->addr, &file, &line);
-      if (fn)
-        {
-          f.func = keep (sy, strdup (fn));
-          f.resolved = 1;
-        }
-      if (file)
-        {
-          f.file = keep (sy, strdup (file));
-          f.line = line;
-        }
-    }
-#endif
-  if (!f.func)
-    {
-      char buf[512];
-      snprintf (buf, sizeof buf, "%s+0x%" PRIx64, b->base, n->addr);
-      f.func = keep (sy, strdup (buf));
-    }
-  sy->tab[k].used = 1;
-  sy->tab[k].bin = bin;
-  sy->tab[k].addr = n->addr;
-  sy->tab[k].f = f;
-  sy->ntab++;
-  *out = f;
+    pseudo_frame (sy, n->addr, out);
+  else
+    lookup (sy, bin, n->addr, out);
+}
+
+void
+cp_symbols_address (cp_symbols_t *sy, const char *path, uint64_t offset,
+                    cp_frame_t *out)
+{
+  memset (out, 0, sizeof *out);
+  logfmt_module_t m = { 0 };
+  m.path = path ? path : "";
+  uint32_t bin = *m.path ? binary_of (sy, &m) : UINT32_MAX;
+  if (bin == UINT32_MAX)
+    pseudo_frame (sy, offset, out);
+  else
+    lookup (sy, bin, sy->bins[bin].start + offset, out);
+}
+
+void
+cp_symbols_site_name (void *user, const char *path, uint64_t offset,
+                      const char **function, const char **file, int *line)
+{
+  cp_frame_t f;
+  cp_symbols_address (user, path, offset, &f);
+  *function = f.func;
+  *file = f.file ? f.file : "";
+  *line = f.file ? f.line : 0;
 }
 
 size_t

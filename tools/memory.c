@@ -3,10 +3,13 @@
  * and libmpe_memory: per rank the peak, and per call site (the function
  * that called the allocator, symbolised now from the module and offset
  * the log stores) its calls, peak and the bytes still live at the end
- * (leaks); exports the live bytes over time as massif output (ms_print,
+ * (leaks), from analysis/an-memory.c (the viewer's memory table uses it
+ * too); exports the live bytes over time, or the bytes a host's NICs
+ * carried (MPE_NETWORK=1), as massif output (ms_print,
  * massif-visualizer) or as a heap profile for hp2ps. */
 #include "config.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -14,14 +17,15 @@
 
 #include "clogtool.h"
 #include "clogtool-internal.h"
-#include "symbolize.h"
+#include "analysis/an-memory.h"
+#include "callpath/callpath.h"
 
 static void
 memory_help (void)
 {
   fputs (
     "Usage: clogtool memory [--json] [--massif OUT | --hp OUT] [--rank R]\n"
-    "                       FILE\n"
+    "                       [--network] FILE\n"
     "\n"
     "Prints the memory profile of a log written with MPE_MEMORY=1 and the\n"
     "allocator wrappers (LD_PRELOAD=libmpe_memory.so, or -lmpe_memory):\n"
@@ -38,6 +42,10 @@ memory_help (void)
     "                    output (read by ms_print, massif-visualizer)\n"
     "  -p, --hp OUT      the same as a heap profile (.hp) for hp2ps\n"
     "  -r, --rank R      the rank exported (default 0)\n"
+    "  -n, --network     export instead the bytes rank R's host's network\n"
+    "                    interfaces received and sent since the first\n"
+    "                    sample (MPE_NETWORK=1; the lowest rank of each\n"
+    "                    host records them), one band per NIC direction\n"
     "  -h, --help        show this help\n"
     "\n"
     "JSON: {per_rank: [{rank, peak_bytes, live_bytes_at_end, sites:\n"
@@ -48,58 +56,50 @@ memory_help (void)
     stdout);
 }
 
-typedef struct
-{
-  int32_t  rank;
-  uint32_t stream;
-  int64_t  cell;
-  int      kind;
-  clogtool_symbol_t sym;
-  int64_t  calls, peak, live_end;
-  int      site;      /* index of its aggregated site */
-} cell_t;
-
-typedef struct
-{
-  int32_t  rank;
-  int      kind;
-  const clogtool_symbol_t *sym;
-  int64_t  calls, peak, live_end;
-} site_t;
-
-typedef struct
-{
-  int32_t rank;
-  int64_t peak, live_end;
-} total_t;
-
-static int
-site_cmp (const void *a, const void *b)
-{
-  const site_t *x = a, *y = b;
-  if (x->rank != y->rank)
-    return x->rank < y->rank ? -1 : 1;
-  if (x->peak != y->peak)
-    return x->peak > y->peak ? -1 : 1;
-  int c = strcmp (x->sym->function, y->sym->function);
-  return c ? c : x->sym->line - y->sym->line;
-}
-
-static int
-same_site (const site_t *s, const cell_t *c)
-{
-  return s->rank == c->rank && s->kind == c->kind
-         && strcmp (s->sym->function, c->sym.function) == 0
-         && strcmp (s->sym->file, c->sym.file) == 0
-         && s->sym->line == c->sym.line;
-}
-
+/* A series exported: values of cells over time, each cell adding to
+ * one band (a call site; a NIC's direction). */
 typedef struct
 {
   uint64_t t;
-  uint32_t cell;   /* index into the cells array */
-  int64_t  live;
+  uint32_t cell;
+  int64_t  live;   /* the cell's value from t on */
 } sample_t;
+
+typedef struct
+{
+  sample_t *sm;       /* in time order */
+  size_t    n, cap;
+  size_t    ncells;
+  size_t   *band;     /* per cell */
+  char    **label;    /* per band */
+  size_t    nbands;
+} series_t;
+
+static void
+series_free (series_t *s)
+{
+  free (s->sm);
+  free (s->band);
+  for (size_t i = 0; i < s->nbands; i++)
+    free (s->label[i]);
+  free (s->label);
+}
+
+static int
+series_put (series_t *s, uint64_t t, size_t cell, int64_t v)
+{
+  if (s->n == s->cap)
+    {
+      size_t cap = s->cap ? s->cap * 2 : 1024;
+      sample_t *x = realloc (s->sm, cap * sizeof *x);
+      if (!x)
+        return LOGFMT_ENOMEM;
+      s->sm = x;
+      s->cap = cap;
+    }
+  s->sm[s->n++] = (sample_t) { t, (uint32_t) cell, v };
+  return 0;
+}
 
 static int
 sample_cmp (const void *a, const void *b)
@@ -109,85 +109,181 @@ sample_cmp (const void *a, const void *b)
 }
 
 static const char *
-site_label (const site_t *s, char *buf, size_t len)
+site_label (const an_mem_site_t *s, char *buf, size_t len)
 {
-  if (s->sym->file[0])
-    snprintf (buf, len, "%s (%s:%d)", s->sym->function, s->sym->file,
-              s->sym->line);
+  if (s->file[0])
+    snprintf (buf, len, "%s (%s:%d)", s->function, s->file, s->line);
   else
-    snprintf (buf, len, "%s", s->sym->function);
+    snprintf (buf, len, "%s", s->function);
   return buf;
 }
 
-/* Rank `rank`'s samples (all its streams' memory tracks) in time order;
- * *n 0 when none. */
+/* Calls fn for every record of track `kind` of rank `rank`'s streams. */
+typedef int (*track_fn) (void *user, uint32_t stream,
+                         const logfmt_track_rec_t *rec);
 static int
-load_samples (const logfmt_reader_t *r, int32_t rank, const cell_t *cells,
-              size_t ncells, sample_t **out, size_t *n)
+rank_tracks (const logfmt_reader_t *r, int32_t rank, uint32_t kind,
+             track_fn fn, void *user)
 {
-  *out = NULL;
-  *n = 0;
-  size_t cap = 0;
   const logfmt_info_t *info = logfmt_reader_info (r);
   for (uint32_t s = 0; s < info->nstreams; s++)
     {
       const logfmt_stream_def_t *sd = logfmt_reader_stream (r, s);
-      if (!sd || sd->rank != rank)
+      logfmt_track_info_t ti;
+      if (!sd || sd->rank != rank
+          || logfmt_reader_track_info (r, s, kind, &ti) != 0)
         continue;
       logfmt_track_iter_t *it;
-      int rc = logfmt_track_iter_new (r, s, LOGFMT_TRACK_MEMORY, 0,
-                                      UINT64_MAX, &it);
+      int rc = logfmt_track_iter_new (r, s, kind, 0, UINT64_MAX, &it);
       if (rc)
-        return rc;
+        {
+          clogtool__lib_error ("cannot read a track", rc, NULL);
+          return rc;
+        }
       logfmt_track_rec_t rec;
       while ((rc = logfmt_track_iter_next (it, &rec)) == 1)
-        {
-          int64_t cell = rec.col[LOGFMT_MEMORY_COL_CELL];
-          size_t k;
-          for (k = 0; k < ncells; k++)
-            if (cells[k].stream == s && cells[k].cell == cell)
-              break;
-          if (k == ncells)
-            continue;  /* the process total, or a cell without a site */
-          if (*n == cap)
-            {
-              cap = cap ? cap * 2 : 1024;
-              sample_t *v = realloc (*out, cap * sizeof *v);
-              if (!v)
-                {
-                  logfmt_track_iter_free (it);
-                  return LOGFMT_ENOMEM;
-                }
-              *out = v;
-            }
-          (*out)[(*n)++] = (sample_t) { rec.time, (uint32_t) k,
-                                        rec.col[LOGFMT_MEMORY_COL_LIVE] };
-        }
+        if ((rc = fn (user, s, &rec)) != 0)
+          break;
       if (rc < 0)
-        clogtool__lib_error ("cannot read the memory track", rc,
+        clogtool__lib_error ("cannot read a track", rc,
                              logfmt_track_iter_error (it));
       logfmt_track_iter_free (it);
       if (rc < 0)
         return rc;
     }
-  qsort (*out, *n, sizeof **out, sample_cmp);
   return 0;
+}
+
+typedef struct
+{
+  const an_memory_t *m;
+  series_t *s;
+} mem_ctx_t;
+
+static int
+memory_rec (void *user, uint32_t stream, const logfmt_track_rec_t *rec)
+{
+  mem_ctx_t *c = user;
+  int64_t cell = rec->col[LOGFMT_MEMORY_COL_CELL];
+  for (size_t k = 0; k < c->m->ncells; k++)
+    if (c->m->cells[k].stream == stream && c->m->cells[k].id == cell)
+      return series_put (c->s, rec->time, k,
+                         rec->col[LOGFMT_MEMORY_COL_LIVE]);
+  return 0;  /* the process total, or a cell without a site */
+}
+
+/* Rank `rank`'s live bytes per call site. */
+static int
+memory_series (const logfmt_reader_t *r, int32_t rank, const an_memory_t *m,
+               series_t *s)
+{
+  s->ncells = m->ncells;
+  s->nbands = m->nsites;
+  s->band = calloc (m->ncells + 1, sizeof *s->band);
+  s->label = calloc (m->nsites + 1, sizeof *s->label);
+  if (!s->band || !s->label)
+    return LOGFMT_ENOMEM;
+  for (size_t k = 0; k < m->ncells; k++)
+    s->band[k] = m->cells[k].site;
+  char buf[1024];
+  for (size_t k = 0; k < m->nsites; k++)
+    if (!(s->label[k] = strdup (site_label (&m->sites[k], buf, sizeof buf))))
+      return LOGFMT_ENOMEM;
+  mem_ctx_t c = { m, s };
+  return rank_tracks (r, rank, LOGFMT_TRACK_MEMORY, memory_rec, &c);
+}
+
+/* The NICs of the network series: one cell per (stream, NIC, direction)
+ * met, its counter's first value subtracted (bytes since the start). */
+typedef struct
+{
+  const logfmt_reader_t *r;
+  series_t *s;
+  struct nic_cell { uint32_t stream; int64_t id; int dir; int64_t first; }
+    *cells;
+} net_ctx_t;
+
+static const char *
+nic_name (const logfmt_reader_t *r, uint32_t stream, int64_t id)
+{
+  const logfmt_stream_def_t *sd = logfmt_reader_stream (r, stream);
+  for (size_t i = 0; i < logfmt_reader_n_resources (r); i++)
+    {
+      const logfmt_resource_def_t *d = logfmt_reader_resource (r, i);
+      if (d->kind == LOGFMT_RES_NIC && d->v[LOGFMT_NIC_ID] == id && d->s[1]
+          && (!sd || !sd->host || !d->s[0] || !strcmp (d->s[0], sd->host)))
+        return d->s[1];
+    }
+  return "?";
+}
+
+static int
+network_rec (void *user, uint32_t stream, const logfmt_track_rec_t *rec)
+{
+  net_ctx_t *c = user;
+  series_t *s = c->s;
+  int64_t id = rec->col[LOGFMT_NETWORK_COL_NIC];
+  for (int dir = 0; dir < 2; dir++)
+    {
+      int64_t v = rec->col[dir ? LOGFMT_NETWORK_COL_TXB
+                               : LOGFMT_NETWORK_COL_RXB];
+      size_t k;
+      for (k = 0; k < s->ncells; k++)
+        if (c->cells[k].stream == stream && c->cells[k].id == id
+            && c->cells[k].dir == dir)
+          break;
+      if (k == s->ncells)
+        {
+          struct nic_cell *x = realloc (c->cells, (k + 1) * sizeof *x);
+          size_t *b = realloc (s->band, (k + 1) * sizeof *b);
+          char **l = realloc (s->label, (k + 1) * sizeof *l);
+          if (x)
+            c->cells = x;
+          if (b)
+            s->band = b;
+          if (l)
+            s->label = l;
+          if (!x || !b || !l)
+            return LOGFMT_ENOMEM;
+          char buf[300];
+          snprintf (buf, sizeof buf, "%s %s bytes",
+                    nic_name (c->r, stream, id), dir ? "sent" : "received");
+          if (!(s->label[k] = strdup (buf)))
+            return LOGFMT_ENOMEM;
+          c->cells[k] = (struct nic_cell) { stream, id, dir, v };
+          s->band[k] = k;
+          s->ncells = s->nbands = k + 1;
+        }
+      int rc = series_put (s, rec->time, k, v - c->cells[k].first);
+      if (rc)
+        return rc;
+    }
+  return 0;
+}
+
+/* The bytes rank `rank`'s host's NICs carried since the first sample. */
+static int
+network_series (const logfmt_reader_t *r, int32_t rank, series_t *s)
+{
+  net_ctx_t c = { r, s, NULL };
+  int rc = rank_tracks (r, rank, LOGFMT_TRACK_NETWORK, network_rec, &c);
+  free (c.cells);
+  return rc;
 }
 
 /* The snapshots exported: at most MAX_SNAPSHOTS distinct times, evenly
  * spread, always with the peak. */
 #define MAX_SNAPSHOTS 100
 
+/* Writes s as massif output or a heap profile; what names the series in
+ * the header. */
 static int
-export (const logfmt_reader_t *r, int32_t rank, const cell_t *cells,
-        size_t ncells, const site_t *sites, size_t nsites, const char *path,
-        int massif, const char *file)
+export (series_t *s, const char *path, int massif, const char *what,
+        const char *file)
 {
-  sample_t *sm;
-  size_t n;
-  int rc = load_samples (r, rank, cells, ncells, &sm, &n);
-  if (rc)
-    return rc;
+  qsort (s->sm, s->n, sizeof *s->sm, sample_cmp);
+  const sample_t *sm = s->sm;
+  size_t n = s->n, ncells = s->ncells, nsites = s->nbands;
   int64_t *live = calloc (ncells + 1, sizeof *live);
   int64_t *per_site = calloc (nsites + 1, sizeof *per_site);
   /* Pass 1: the distinct times and the total at each. */
@@ -210,19 +306,18 @@ export (const logfmt_reader_t *r, int32_t rank, const cell_t *cells,
   FILE *f = live && per_site ? fopen (path, "w") : NULL;
   if (!f)
     {
-      free (sm);
       free (live);
       free (per_site);
       clogtool__error ("cannot write %s", path);
       return LOGFMT_EIO;
     }
   if (massif)
-    fprintf (f, "desc: clogtool memory --massif (rank %d)\ncmd: %s\n"
-             "time_unit: ms\n", rank, file);
+    fprintf (f, "desc: clogtool memory --massif (%s)\ncmd: %s\n"
+             "time_unit: ms\n", what, file);
   else
-    fprintf (f, "JOB \"%s (rank %d)\"\nDATE \"\"\nSAMPLE_UNIT \"seconds\"\n"
+    fprintf (f, "JOB \"%s (%s)\"\nDATE \"\"\nSAMPLE_UNIT \"seconds\"\n"
              "VALUE_UNIT \"bytes\"\nBEGIN_SAMPLE 0.00\nEND_SAMPLE 0.00\n",
-             file, rank);
+             file, what);
   memset (live, 0, (ncells + 1) * sizeof *live);
   size_t step = nt > MAX_SNAPSHOTS ? (nt + MAX_SNAPSHOTS - 2)
                                      / (MAX_SNAPSHOTS - 1) : 1;
@@ -240,8 +335,8 @@ export (const logfmt_reader_t *r, int32_t rank, const cell_t *cells,
         {
           memset (per_site, 0, (nsites + 1) * sizeof *per_site);
           for (size_t k = 0; k < ncells; k++)
-            if (cells[k].rank == rank && live[k] > 0)
-              per_site[cells[k].site] += live[k];
+            if (live[k] > 0)
+              per_site[s->band[k]] += live[k];
           size_t nz = 0;
           for (size_t k = 0; k < nsites; k++)
             nz += per_site[k] > 0;
@@ -264,7 +359,7 @@ export (const logfmt_reader_t *r, int32_t rank, const cell_t *cells,
                         && (best == nsites || per_site[k] > per_site[best]))
                       best = k;
                   fprintf (f, " n0: %" PRId64 " 0x0: %s\n", per_site[best],
-                           site_label (&sites[best], label, sizeof label));
+                           s->label[best]);
                   per_site[best] = -per_site[best];
                 }
             }
@@ -274,12 +369,12 @@ export (const logfmt_reader_t *r, int32_t rank, const cell_t *cells,
               for (size_t k = 0; k < nsites; k++)
                 if (per_site[k] > 0)
                   {
-                    /* hp2ps: one "name<TAB>bytes" line per band; names
-                     * without tabs or newlines. */
-                    site_label (&sites[k], label, sizeof label);
+                    /* hp2ps: one "name<TAB>bytes" line per band; its
+                     * lexer ends a name at any white space. */
+                    snprintf (label, sizeof label, "%s", s->label[k]);
                     for (char *c = label; *c; c++)
-                      if (*c == '\t' || *c == '\n')
-                        *c = ' ';
+                      if (isspace ((unsigned char) *c))
+                        *c = '_';
                     fprintf (f, "%s\t%" PRId64 "\n", label, per_site[k]);
                   }
               fprintf (f, "END_SAMPLE %.6f\n", sm[i].t / 1e9);
@@ -290,7 +385,6 @@ export (const logfmt_reader_t *r, int32_t rank, const cell_t *cells,
     }
   int bad = ferror (f);
   bad |= fclose (f) != 0;
-  free (sm);
   free (live);
   free (per_site);
   if (bad)
@@ -309,15 +403,16 @@ clogtool_memory_main (int argc, char **argv)
     { "massif", required_argument, NULL, 'm' },
     { "hp", required_argument, NULL, 'p' },
     { "rank", required_argument, NULL, 'r' },
+    { "network", no_argument, NULL, 'n' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
-  int json = 0, c;
+  int json = 0, network = 0, c;
   const char *massif = NULL, *hp = NULL;
   long long rank = 0;
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long (argc, argv, ":jm:p:r:h", longopts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, ":jm:p:r:nh", longopts, NULL)) != -1)
     switch (c)
       {
       case 'j':
@@ -333,6 +428,9 @@ clogtool_memory_main (int argc, char **argv)
         if (clogtool__parse_int (optarg, 0, INT32_MAX, &rank) != 0)
           return clogtool__usage_error ("memory", "bad rank '%s'", optarg);
         break;
+      case 'n':
+        network = 1;
+        break;
       case 'h':
         memory_help ();
         return clogtool__exit_after_output ();
@@ -342,114 +440,100 @@ clogtool_memory_main (int argc, char **argv)
   if (massif && hp)
     return clogtool__usage_error ("memory", "--massif and --hp exclude "
                                   "each other");
+  if (network && !massif && !hp)
+    return clogtool__usage_error ("memory", "--network goes with --massif "
+                                  "or --hp");
   if (clogtool__one_file ("memory", argc) != 0)
     return CLOGTOOL_EXIT_USAGE;
   const char *file = argv[optind];
   logfmt_reader_t *r = clogtool__open (file);
   if (!r)
     return CLOGTOOL_EXIT_PROBLEM;
-  size_t nres = logfmt_reader_n_resources (r), ncells = 0, nsites = 0,
-         ntot = 0;
-  cell_t *cells = calloc (nres + 1, sizeof *cells);
-  site_t *sites = calloc (nres + 1, sizeof *sites);
-  total_t *tot = calloc (nres + 1, sizeof *tot);
-  clogtool_symbols_t *syms = clogtool__symbols_new ();
+  cp_symbols_t *syms = NULL;
+  an_memory_t *m = NULL;
   int status = CLOGTOOL_EXIT_OK;
-  if (!cells || !sites || !tot || !syms)
+  char what[64];
+  if (network)
     {
-      clogtool__error ("out of memory");
+      series_t s = { 0 };
+      int rc = network_series (r, (int32_t) rank, &s);
+      snprintf (what, sizeof what, "rank %lld's host's NICs", rank);
+      if (rc == 0 && s.n == 0)
+        clogtool__error ("%s: rank %lld has no NIC counters (log with "
+                         "MPE_NETWORK=1; the lowest rank of each host "
+                         "records them)", file, rank);
+      if (rc != 0 || s.n == 0
+          || export (&s, massif ? massif : hp, massif != NULL, what,
+                     file) != 0)
+        status = CLOGTOOL_EXIT_PROBLEM;
+      series_free (&s);
+      goto out;
+    }
+  syms = cp_symbols_new ();
+  logfmt_error_t err = { 0 };
+  int rc = syms ? an_memory_load (r, cp_symbols_site_name, syms, &m, &err)
+                : LOGFMT_ENOMEM;
+  if (rc)
+    {
+      clogtool__lib_error ("cannot read the memory profile", rc, &err);
       status = CLOGTOOL_EXIT_PROBLEM;
       goto out;
     }
-  for (size_t i = 0; i < nres; i++)
-    {
-      const logfmt_resource_def_t *d = logfmt_reader_resource (r, i);
-      const logfmt_stream_def_t *sd = logfmt_reader_stream (r, d->stream);
-      if (d->kind == LOGFMT_RES_MEMTOTAL && sd)
-        tot[ntot++] = (total_t) { sd->rank, d->v[LOGFMT_MEMT_PEAK],
-                                  d->v[LOGFMT_MEMT_LIVE_END] };
-      if (d->kind != LOGFMT_RES_MEMSITE || !sd)
-        continue;
-      cell_t *x = &cells[ncells++];
-      x->rank = sd->rank;
-      x->stream = d->stream;
-      x->cell = d->v[LOGFMT_MEM_ID];
-      x->kind = (int) d->v[LOGFMT_MEM_KIND];
-      x->calls = d->v[LOGFMT_MEM_CALLS];
-      x->peak = d->v[LOGFMT_MEM_PEAK];
-      x->live_end = d->v[LOGFMT_MEM_LIVE_END];
-      if (d->v[LOGFMT_MEM_ADDRESS] == 0)
-        {
-          snprintf (x->sym.function, sizeof x->sym.function,
-                    "(sites beyond the table)");
-          x->sym.file[0] = '\0';
-          x->sym.line = 0;
-        }
-      else  /* a return address: the call is the byte before */
-        clogtool__symbolize (syms, d->s[0],
-                             (uint64_t) d->v[LOGFMT_MEM_OFFSET] - 1,
-                             &x->sym);
-      size_t k;
-      for (k = 0; k < nsites; k++)
-        if (same_site (&sites[k], x))
-          break;
-      if (k == nsites)
-        sites[nsites++] = (site_t) { x->rank, x->kind, &x->sym, 0, 0, 0 };
-      sites[k].calls += x->calls;
-      sites[k].peak += x->peak;
-      sites[k].live_end += x->live_end;
-    }
-  if (ntot == 0)
+  if (m->nranks == 0)
     {
       clogtool__error ("%s has no memory records (log with MPE_MEMORY=1 "
                        "and LD_PRELOAD=libmpe_memory.so)", file);
       status = CLOGTOOL_EXIT_PROBLEM;
       goto out;
     }
-  qsort (sites, nsites, sizeof *sites, site_cmp);
-  /* The cells' site indices after sorting. */
-  for (size_t i = 0; i < ncells; i++)
-    for (size_t k = 0; k < nsites; k++)
-      if (same_site (&sites[k], &cells[i]))
-        {
-          cells[i].site = (int) k;
-          break;
-        }
+  /* System libraries are often stripped: one line, not one per binary
+   * (clogtool cct lists them). */
+  const char *const *notes;
+  size_t nnotes = cp_symbols_notes (syms, &notes);
+  if (nnotes == 1)
+    fprintf (stderr, "clogtool memory: %s: note: %s\n", file, notes[0]);
+  else if (nnotes > 1)
+    fprintf (stderr, "clogtool memory: %s: note: %s (and %zu more binaries "
+             "with notes)\n", file, notes[0], nnotes - 1);
   if (massif || hp)
     {
-      if (export (r, (int32_t) rank, cells, ncells, sites, nsites,
-                  massif ? massif : hp, massif != NULL, file) != 0)
+      series_t s = { 0 };
+      snprintf (what, sizeof what, "rank %lld", rank);
+      rc = memory_series (r, (int32_t) rank, m, &s);
+      if (rc == LOGFMT_ENOMEM)
+        clogtool__error ("out of memory");
+      if (rc != 0 || export (&s, massif ? massif : hp, massif != NULL, what,
+                             file) != 0)
         status = CLOGTOOL_EXIT_PROBLEM;
+      series_free (&s);
       goto out;
     }
   if (json)
     printf ("{\"per_rank\": [");
-  for (size_t t = 0; t < ntot; t++)
+  for (size_t t = 0; t < m->nranks; t++)
     {
+      const an_mem_rank_t *rk = &m->ranks[t];
       if (json)
         printf ("%s\n  {\"rank\": %d, \"peak_bytes\": %" PRId64 ", "
                 "\"live_bytes_at_end\": %" PRId64 ", \"sites\": [",
-                t ? "," : "", tot[t].rank, tot[t].peak, tot[t].live_end);
+                t ? "," : "", rk->rank, rk->peak, rk->live_end);
       else
         printf ("rank %d: peak %" PRId64 " bytes, %" PRId64 " bytes live at "
-                "the end\n%14s %14s %14s %8s  %s\n", tot[t].rank,
-                tot[t].peak, tot[t].live_end, "peak B", "live at end B",
-                "calls", "kind", "site");
-      int n = 0;
-      for (size_t k = 0; k < nsites; k++)
+                "the end\n%14s %14s %14s %8s  %s\n", rk->rank, rk->peak,
+                rk->live_end, "peak B", "live at end B", "calls", "kind",
+                "site");
+      for (size_t k = 0; k < rk->nsites; k++)
         {
-          const site_t *s = &sites[k];
-          if (s->rank != tot[t].rank)
-            continue;
+          const an_mem_site_t *s = &m->sites[rk->first + k];
           if (json)
             {
-              printf ("%s\n    {\"function\": ", n++ ? "," : "");
-              clogtool__json_string (stdout, s->sym->function);
+              printf ("%s\n    {\"function\": ", k ? "," : "");
+              clogtool__json_string (stdout, s->function);
               printf (", \"file\": ");
-              clogtool__json_string (stdout, s->sym->file);
+              clogtool__json_string (stdout, s->file);
               printf (", \"line\": %d, \"kind\": \"%s\", \"calls\": %" PRId64
                       ", \"peak_bytes\": %" PRId64 ", \"live_bytes_at_end\": %"
-                      PRId64 "}", s->sym->line, s->kind ? "mmap" : "heap",
+                      PRId64 "}", s->line, s->kind ? "mmap" : "heap",
                       s->calls, s->peak, s->live_end);
             }
           else
@@ -468,10 +552,8 @@ clogtool_memory_main (int argc, char **argv)
   if (json)
     printf ("\n]}\n");
 out:
-  clogtool__symbols_free (syms);
-  free (cells);
-  free (sites);
-  free (tot);
+  an_memory_free (m);
+  cp_symbols_free (syms);
   logfmt_reader_close (r);
   if (status != CLOGTOOL_EXIT_OK)
     return status;

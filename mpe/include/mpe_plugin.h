@@ -25,8 +25,11 @@
  *    for the events of MPE_COUNTERS it knows, counts them in every logged
  *    thread, reads them at timer samples and at MPE_Counters_read, and
  *    when a source counts fewer events at once than asked, rotates sets
- *    of events at random at instrumentation points and scales each count
- *    by the time its set was active (mpe/src/mpe-counters.c).
+ *    of events at random (the next set drawn at random when a period of
+ *    MPE_COUNTERS_ROTATE ends: at the first instrumentation point, or
+ *    timer sample when the source says MPE_COUNTER_SIGNAL_SAFE, after
+ *    it) and scales each count by the time its set was active
+ *    (mpe/src/mpe-counters.c).
  *
  * The built-in timer sampler is a sampling plugin of this ABI itself
  * ("sampler", mpe/src/mpe-sample.c), and the built-in counter sources
@@ -96,6 +99,15 @@ typedef struct mpe_plugin_trigger
                                 call site (instrumentation point) */
 } mpe_plugin_trigger_t;
 
+/* Bits of mpe_counter_source_t.flags. */
+enum
+{
+  /* start and stop are async-signal-safe too: a rotating source's sets
+   * also change at timer samples, so a thread that reaches no
+   * instrumentation point for a long time still rotates. */
+  MPE_COUNTER_SIGNAL_SAFE = 1
+};
+
 /* A counter source.  Counts are per thread (virtualised: only while the
  * thread runs) and cumulative since the set was opened, over the time it
  * was started.  `state` is what the plugin's init returned. */
@@ -116,6 +128,9 @@ typedef struct mpe_counter_source
   /* The n counts so far.  ASYNC-SIGNAL-SAFE: timer samples read. */
   int  (*read) (void *set, int64_t *values);
   void (*close) (void *set);
+  /* MPE_COUNTER_* bits.  Added after the first release: a source whose
+   * size ends before it has none. */
+  uint32_t flags;
 } mpe_counter_source_t;
 
 typedef struct mpe_plugin

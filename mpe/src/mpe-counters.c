@@ -19,8 +19,14 @@
  * A source with fewer slots than events rotates sets of events
  * (mpe-rotate.c): a period ends at the first instrumentation point (a
  * wrapped MPI call, MPE_Counters_read) after MPE_COUNTERS_ROTATE (10ms by
- * default) and the next set is drawn at random; periods are measured in
- * the thread's CPU time, the time its counts were gathered in.  Each
+ * default), or at the first timer sample after it when the source's
+ * start and stop are async-signal-safe (MPE_COUNTER_SIGNAL_SAFE: perf,
+ * not PAPI), and the next set is drawn at random; periods are measured
+ * in the thread's CPU time, the time its counts were gathered in.  So
+ * with sampling on, a thread in a long stretch without MPI calls keeps
+ * rotating at its samples, whose times owe nothing to the program's
+ * phases, and every reading (sample or point) is of the set then
+ * counting, scaled.  Each
  * rotated event's value is the scaled estimate and its companion metric
  * NAME.err the estimate's standard error.
  */
@@ -31,6 +37,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +65,7 @@ typedef struct
   int         ev[MAX_EVENTS];       /* the log's event index */
   const char *names[MAX_EVENTS];
   int         warned;
+  int         signal_rotate;        /* rotates at timer samples too */
 } source_t;
 
 /* One source on one thread. */
@@ -69,6 +77,7 @@ typedef struct
   int64_t   base[MAX_EVENTS];       /* the current set's counts when its
                                        period began */
   uint64_t  cpu0;                   /* thread CPU ns then */
+  uint64_t  next_rot;               /* ticks: its period may end */
 } tsrc_t;
 
 typedef struct cthread
@@ -76,7 +85,9 @@ typedef struct cthread
   int            thread, gen;
   volatile sig_atomic_t busy;       /* changing outside the handler */
   tsrc_t         s[MAX_SOURCES];
-  uint64_t       next_rot;          /* ticks: the next period may end */
+  uint64_t       next_rot;          /* ticks: the first source's period
+                                       may end (relaxed atomic: the
+                                       handler changes it) */
   mpe_ctr_rec_t *recs;
   size_t         n, cap;
   uint64_t       lost;
@@ -234,6 +245,10 @@ mpe__counters_init (void)
         continue;
       so->slots = so->src->slots ? so->src->slots (so->state) : 0;
       int rotated = so->slots > 0 && so->slots < so->nev;
+      so->signal_rotate = so->src->size >= offsetof (mpe_counter_source_t,
+                                                     flags)
+                                           + sizeof so->src->flags
+                          && (so->src->flags & MPE_COUNTER_SIGNAL_SAFE);
       mpe__ctr_rotating |= rotated;
       for (int k = 0; k < so->nev; k++)
         {
@@ -268,8 +283,10 @@ put (cthread_t *c, uint64_t t, uint32_t id, int64_t v)
   c->n++;
 }
 
-/* Reads source i's current set and stores every event's estimate; at a
- * point where a period may end (rotate), ends it and draws the next. */
+/* Reads source i's current set and stores every event's estimate; where
+ * a period may end (rotate) and its period is due, ends it and draws the
+ * next.  In the thread's normal context, or in its timer's handler when
+ * the source is signal-safe. */
 static void
 read_source (cthread_t *c, int i, uint64_t t, int rotate)
 {
@@ -296,8 +313,9 @@ read_source (cthread_t *c, int i, uint64_t t, int rotate)
         put (c, t, MPE_MID_CTR + 2 * (uint32_t) so->ev[e] + 1,
              llround (err));
     }
-  if (!rotate || !rotated)
+  if (!rotate || !rotated || t < ts->next_rot)
     return;
+  ts->next_rot = t + C.rotate_ticks;
   int next = mpe__rot_commit (&ts->rot, d, part);
   if (next == g)
     {
@@ -314,22 +332,33 @@ read_source (cthread_t *c, int i, uint64_t t, int rotate)
   mpe__rot_gap (&ts->rot, ts->cpu0 > cpu ? (double) (ts->cpu0 - cpu) : 0);
 }
 
+/* The earliest time a period of c's sources may end. */
+static void
+update_next_rot (cthread_t *c)
+{
+  uint64_t m = UINT64_MAX;
+  for (int i = 0; i < C.nsrc; i++)
+    if (c->s[i].ok && c->s[i].rot.ngroups > 1 && c->s[i].next_rot < m)
+      m = c->s[i].next_rot;
+  __atomic_store_n (&c->next_rot, m, __ATOMIC_RELAXED);
+}
+
 /* Normal context: every source read, periods ended when due. */
 static void
 read_point (cthread_t *c, int force)
 {
-  if (!force && (!mpe__ctr_rotating || mpe__ticks () < c->next_rot))
+  if (!force && (!mpe__ctr_rotating
+                 || mpe__ticks () < __atomic_load_n (&c->next_rot,
+                                                     __ATOMIC_RELAXED)))
     return;
   /* Busy before the time is taken: a sample between the two would store
    * a later reading first. */
   c->busy = 1;
   atomic_signal_fence (memory_order_seq_cst);
   uint64_t t = mpe__ticks ();
-  int rotate = mpe__ctr_rotating && t >= c->next_rot;
   for (int i = 0; i < C.nsrc; i++)
-    read_source (c, i, t, rotate);
-  if (rotate)
-    c->next_rot = t + C.rotate_ticks;
+    read_source (c, i, t, mpe__ctr_rotating);
+  update_next_rot (c);
   atomic_signal_fence (memory_order_seq_cst);
   c->busy = 0;
 }
@@ -348,8 +377,12 @@ mpe__counters_sample (uint64_t t)
   cthread_t *c = ctls;
   if (!c || c->busy || c->gen != C.gen)
     return;
+  int due = mpe__ctr_rotating
+            && t >= __atomic_load_n (&c->next_rot, __ATOMIC_RELAXED);
   for (int i = 0; i < C.nsrc; i++)
-    read_source (c, i, t, 0);
+    read_source (c, i, t, due && C.src[i].signal_rotate);
+  if (due)
+    update_next_rot (c);
 }
 
 void
@@ -418,6 +451,7 @@ open_source (cthread_t *c, int i)
       && so->src->start (ts->set[cur]) == 0)
     {
       ts->cpu0 = thread_cpu_ns ();
+      ts->next_rot = mpe__ticks () + C.rotate_ticks;
       ts->ok = 1;
       return;
     }
@@ -464,7 +498,7 @@ mpe__counters_thread (int thread)
   c->lost = 0;
   for (int i = 0; i < C.nsrc; i++)
     open_source (c, i);
-  c->next_rot = mpe__ticks () + C.rotate_ticks;
+  update_next_rot (c);
   c->gen = C.gen;
   ctls = c;
   atomic_signal_fence (memory_order_seq_cst);

@@ -166,7 +166,8 @@ perf_read (void *set, int64_t *values)
 
 static const mpe_counter_source_t perf_source = {
   sizeof (mpe_counter_source_t), perf_slots, perf_known, perf_open,
-  perf_start, perf_stop, perf_read, perf_close
+  perf_start, perf_stop, perf_read, perf_close,
+  MPE_COUNTER_SIGNAL_SAFE   /* ioctl and read */
 };
 
 const mpe_counter_source_t *

@@ -9,7 +9,10 @@
  *       (N * 2 ms of busy looping: that much task clock);
  *   ctr-prog barriers N MS: N rounds of MS ms of busy looping in state
  *       "Spin" then an MPI_Barrier (an instrumentation point: rotation
- *       periods end there), then MPE_Counters_read.
+ *       periods end there), then MPE_Counters_read;
+ *   ctr-prog compute N: N ms of busy looping in state "Spin" with no
+ *       instrumentation point in it (rotation then happens at timer
+ *       samples only), then MPE_Counters_read.
  */
 #define _GNU_SOURCE 1
 #include <mpi.h>
@@ -65,7 +68,8 @@ main (int argc, char **argv)
   MPI_Init (&argc, &argv);
   if (argc < 3)
     {
-      fprintf (stderr, "usage: ctr-prog states N | barriers N MS\n");
+      fprintf (stderr, "usage: ctr-prog states N | barriers N MS | compute "
+               "N\n");
       MPI_Abort (MPI_COMM_WORLD, 2);
     }
   int n = atoi (argv[2]);
@@ -110,6 +114,13 @@ main (int argc, char **argv)
           MPE_Log_event (s_spin[1], 0, NULL);
           MPI_Barrier (MPI_COMM_WORLD);
         }
+      MPE_Counters_read ();
+    }
+  else if (!strcmp (argv[1], "compute"))
+    {
+      MPE_Log_event (s_spin[0], 0, NULL);
+      spin (n * 1e-3);
+      MPE_Log_event (s_spin[1], 0, NULL);
       MPE_Counters_read ();
     }
   MPI_Finalize ();

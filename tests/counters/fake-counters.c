@@ -4,7 +4,9 @@
  * known rates, for testing the rotation without a PMU: event "fakeK"
  * (K = 1..9) counts K * 1000 per ms of the thread's CPU time while its
  * set is started, and only `fake_slots` (setting MPE_FAKE_SLOTS, default
- * 2) events count at once.  At the finish it prints per rank how many
+ * 2) events count at once.  Its start and stop are async-signal-safe
+ * (MPE_COUNTER_SIGNAL_SAFE) unless the environment has
+ * MPE_FAKE_SIGNAL_SAFE=0.  At the finish it prints per rank how many
  * sets it opened and started:
  *   fake-counters: rank R: opened O started S
  */
@@ -94,7 +96,8 @@ fake_open (void *state, const char *const *events, int n, void **out)
 }
 
 /* Counts are attributed to the fake's state only through these: no
- * lock, the host calls them from the set's own thread. */
+ * lock, the host calls them from the set's own thread (in its timer's
+ * handler too: start and stop only read a clock and add). */
 static fake_t *the_fake;
 
 static int
@@ -135,9 +138,9 @@ fake_close (void *set)
   free (set);
 }
 
-static const mpe_counter_source_t fake_source = {
+static mpe_counter_source_t fake_source = {
   sizeof (mpe_counter_source_t), fake_slots, fake_known, fake_open,
-  fake_start, fake_stop, fake_read, fake_close
+  fake_start, fake_stop, fake_read, fake_close, MPE_COUNTER_SIGNAL_SAFE
 };
 
 static int
@@ -159,5 +162,8 @@ const mpe_plugin_t *mpe_plugin_entry (void);
 const mpe_plugin_t *
 mpe_plugin_entry (void)
 {
+  const char *safe = getenv ("MPE_FAKE_SIGNAL_SAFE");
+  if (safe && !strcmp (safe, "0"))
+    fake_source.flags = 0;
   return &fake_plugin;
 }

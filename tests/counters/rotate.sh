@@ -6,8 +6,11 @@
 # instrumentation points.  The scaled estimates must give the known
 # rates: fakeK = K x fake1, and fake1 = task-clock (perf, never rotated,
 # read at the same points) / 1000 ns; their standard errors are
-# recorded as fakeK.err.  (The rotation logic's accuracy and shrinking
-# error against an exact truth: tests/counters/test-rotate.)
+# recorded as fakeK.err.  With sampling on, a computation without any
+# MPI call rotates at the timer samples (the fake's start and stop are
+# signal-safe) with the same accuracy, and does not when the source is
+# not signal-safe.  (The rotation logic's accuracy and shrinking error
+# against an exact truth: tests/counters/test-rotate.)
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/mpe/common.sh"
 . "$top_srcdir/tests/counters/common.sh"
@@ -39,6 +42,34 @@ for rk in 0 1; do
   done
 done
 $CLOGTOOL verify ctr.clog > /dev/null; ok $? "the log verifies"
+
+# Rotation at timer samples: 600 ms of computation, no MPI call in it.
+fake_starts () {
+  grep '^fake-counters: rank 0:' err.txt | sed 's/.* started \([0-9]*\).*/\1/'
+}
+MPE_SAMPLE_HZ=1000 run 1 "$PROG" compute 600; r=$?
+ok $r "compute with samples: the job ran (rc $r)"
+[ $r -eq 0 ] || diag "$(cat err.txt)"
+n=$(fake_starts)
+[ "$n" -ge 50 ] 2>/dev/null
+ok $? "the sets rotated at the samples ($n starts in 600 ms without MPI calls)"
+tc=$(mval ctr.clog task-clock 0)
+f1=$(mval ctr.clog fake1 0)
+within "$f1" "$(($tc / 1000))" 2
+ok $? "fake1 $f1 = task clock / 1 us ($tc ns) within 2%"
+for k in 3 5; do
+  fk=$(mval ctr.clog fake$k 0)
+  within "$fk" "$(($f1 * $k))" 2
+  ok $? "fake$k $fk = $k x fake1 within 2%"
+  err=$(mval ctr.clog fake$k.err 0)
+  [ "$err" != none ] && [ "$err" -ge 0 ] && [ $((err * 100)) -le "$fk" ]
+  ok $? "fake$k.err $err under 1%"
+done
+MPE_FAKE_SIGNAL_SAFE=0 MPE_SAMPLE_HZ=1000 run 1 "$PROG" compute 600; r=$?
+ok $r "compute, the source not signal-safe: the job ran (rc $r)"
+n=$(fake_starts)
+[ "$n" -le 5 ] 2>/dev/null
+ok $? "  no rotation at the samples ($n starts: at instrumentation points only)"
 
 # Enough slots: nothing rotates, no .err, the same rates.
 MPE_FAKE_SLOTS=0 run 1 "$PROG" barriers 60 3; r=$?

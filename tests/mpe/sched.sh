@@ -83,6 +83,32 @@ $CLOGTOOL cpus --json sched.clog > c.json; r=$?
 ok $r "net: clogtool cpus --json reads it"
 is "net: lo received at least 100 datagrams of 1000 bytes" \
   "$(python3 -c "import json; j=json.load(open('c.json')); print([n['rx_packets']>=100 and n['rx_bytes']>=100000 for h in j['hosts'] for n in h['nics'] if n['name']=='lo'])")" "[True]"
+# The NIC bytes exported as massif output (ms_print reads it) and as a
+# heap profile: the last snapshot holds what clogtool cpus counts.
+$CLOGTOOL memory --network --massif net.massif sched.clog; r=$?
+ok $r "net: clogtool memory --network --massif writes rank 0's host's NICs"
+ms_print net.massif > ms.txt 2> ms.err; r=$?
+ok $r "net: ms_print reads it"
+[ $r -eq 0 ] || diag "$(head -5 ms.err)"
+grep -q "lo received bytes" ms.txt; ok $? "  and shows lo's received bytes"
+is "net: the last snapshot's lo received bytes are clogtool cpus's" \
+  "$(python3 -c "
+import json, re
+j = json.load(open('c.json'))
+want = [n['rx_bytes'] for h in j['hosts'] for n in h['nics'] if n['name'] == 'lo']
+last = None
+for l in open('net.massif'):
+    m = re.match(r' n0: (\d+) 0x0: lo received bytes$', l)
+    if m: last = int(m.group(1))
+print(want == [last] and last >= 100000)")" True
+$CLOGTOOL memory --network --hp net.hp sched.clog; r=$?
+ok $r "net: clogtool memory --network --hp writes a heap profile"
+grep -q "^lo_sent_bytes	[0-9]" net.hp; ok $? "  with a band of lo's sent bytes (lo_sent_bytes: names without blanks)"
+$CLOGTOOL memory --network --massif x.massif --rank 1 sched.clog 2> e.txt
+[ $? = 1 ]; ok $? "net: rank 1 recorded no NIC counters: exit 1"
+grep -q "MPE_NETWORK=1" e.txt; ok $? "  and says who records them"
+$CLOGTOOL memory --network sched.clog 2> /dev/null
+[ $? = 2 ]; ok $? "net: --network without --massif or --hp: bad usage"
 
 # Off by default: no switch records, and clogtool threads says so.
 MPE_SCHED=0 run 2 "$PROG" threads 2; r=$?

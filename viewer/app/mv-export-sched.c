@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* mpeview --export OUT.png --cpus [--from T0 --to T1] FILE: the CPU
  * view headless (the window's model and drawing code), and
- * mpeview --export-tables OUT.json FILE: the threads and CPUs tables. */
+ * mpeview --export-tables OUT.json FILE: the threads, CPUs and memory
+ * tables. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 
 #include "mv-export.h"
 #include "../draw/mv-draw-cpus.h"
+#include "../model/mv-memory-table.h"
 #include "../model/mv-sched-tables.h"
 
 gboolean
@@ -19,8 +21,21 @@ mv_export_tables_run (const MvExportOpts *o, GError **error)
   g_autoptr (MvLog) log = mv_export_open_log (o->input, error);
   if (log == NULL)
     return FALSE;
-  g_autoptr (MvSchedTables) t = mv_sched_tables_new (log, error);
-  if (t == NULL)
+  /* The tables the log has data for; an error when it has none. */
+  gboolean has_sched = mv_sched_tables_available (log);
+  gboolean has_mem = mv_memory_table_available (log);
+  if (!has_sched && !has_mem)
+    {
+      g_set_error (error, MV_LOG_ERROR, 1, "%s has neither context-switch "
+                   "records (MPE_SCHED=1) nor memory records (MPE_MEMORY=1)",
+                   log->path);
+      return FALSE;
+    }
+  g_autoptr (MvSchedTables) t = NULL;
+  g_autoptr (MvMemoryTable) mem = NULL;
+  if (has_sched && (t = mv_sched_tables_new (log, error)) == NULL)
+    return FALSE;
+  if (has_mem && (mem = mv_memory_table_new (log, error)) == NULL)
     return FALSE;
   FILE *f = g_str_equal (o->output, "-") ? stdout : fopen (o->output, "w");
   if (f == NULL)
@@ -29,7 +44,14 @@ mv_export_tables_run (const MvExportOpts *o, GError **error)
                    "%s: %s", o->output, g_strerror (errno));
       return FALSE;
     }
+  fputc ('{', f);
   gboolean ok = mv_sched_tables_write_json (t, f);
+  fprintf (f, ",\n\"memory\": ");
+  if (mem)
+    ok = mv_memory_table_write_json (mem, f) && ok;
+  else
+    fprintf (f, "null");
+  fprintf (f, "}\n");
   if (f != stdout)
     ok = fclose (f) == 0 && ok;
   else

@@ -88,7 +88,7 @@ main (int argc, char **argv)
       "Select function NAME's widest flame graph node: print where it ran "
       "(--export-flame), or mark it in the timeline (--export)", "NAME" },
     { "export-tables", 0, 0, G_OPTION_ARG_FILENAME, &tables_path,
-      "Write FILE's threads and CPUs tables (MPE_SCHED=1) to OUT as JSON",
+      "Write FILE's threads, CPUs (MPE_SCHED=1) and memory (MPE_MEMORY=1) tables to OUT as JSON",
       "OUT" },
     { "sched", 0, 0, G_OPTION_ARG_NONE, &sched,
       "Export: shade where each thread was off its CPU (MPE_SCHED=1)",

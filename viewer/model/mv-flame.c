@@ -216,35 +216,18 @@ mv_flame_marks (const MvFlame *fl, guint32 node)
 }
 
 static void
-json_string (FILE *fp, const char *s)
-{
-  fputc ('"', fp);
-  for (; s && *s; s++)
-    {
-      unsigned char c = (unsigned char) *s;
-      if (c == '"' || c == '\\')
-        fprintf (fp, "\\%c", c);
-      else if (c < 0x20)
-        fprintf (fp, "\\u%04x", c);
-      else
-        fputc (c, fp);
-    }
-  fputc ('"', fp);
-}
-
-static void
 write_node (const MvFlame *fl, guint32 i, int depth, FILE *fp)
 {
   const cp_node_t *x = &fl->tree->nodes[i];
   fprintf (fp, "%*s{\"name\": ", depth, "");
-  json_string (fp, x->frame.func);
+  mv_json_string (fp, x->frame.func);
   fputs (", \"file\": ", fp);
   if (x->frame.file)
-    json_string (fp, x->frame.file);
+    mv_json_string (fp, x->frame.file);
   else
     fputs ("null", fp);
   fprintf (fp, ", \"line\": %d, \"module\": ", x->frame.line);
-  json_string (fp, x->frame.module ? x->frame.module : "");
+  mv_json_string (fp, x->frame.module ? x->frame.module : "");
   fprintf (fp, ", \"self\": %" PRIu64 ", \"total\": %" PRIu64, x->self_samples,
            x->total_samples);
   if (fl->box_of[i])

@@ -192,3 +192,20 @@ mv_log_find_begin (const MvLog *log, guint32 stream, guint64 time,
   logfmt_iter_free (it);
   return found;
 }
+
+void
+mv_json_string (FILE *fp, const char *s)
+{
+  fputc ('"', fp);
+  for (; s && *s; s++)
+    {
+      unsigned char c = (unsigned char) *s;
+      if (c == '"' || c == '\\')
+        fprintf (fp, "\\%c", c);
+      else if (c < 0x20)
+        fprintf (fp, "\\u%04x", c);
+      else
+        fputc (c, fp);
+    }
+  fputc ('"', fp);
+}

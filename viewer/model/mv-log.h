@@ -9,6 +9,8 @@
 #ifndef MV_LOG_H
 #define MV_LOG_H
 
+#include <stdio.h>
+
 #include <glib.h>
 #include <logfmt/logfmt.h>
 
@@ -69,6 +71,9 @@ gboolean mv_log_find_begin (const MvLog *log, guint32 stream,
                             logfmt_event_t *ev);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MvLog, mv_log_unref)
+
+/* Writes s as a JSON string (the exports' names). */
+void mv_json_string (FILE *fp, const char *s);
 
 G_END_DECLS
 

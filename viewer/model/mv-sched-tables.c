@@ -95,10 +95,16 @@ load_cpus (MvLog *log, GArray *out, GError **error)
   return TRUE;
 }
 
+gboolean
+mv_sched_tables_available (MvLog *log)
+{
+  return an_sched_file_has_switches (log->reader) != 0;
+}
+
 MvSchedTables *
 mv_sched_tables_new (MvLog *log, GError **error)
 {
-  if (!an_sched_file_has_switches (log->reader))
+  if (!mv_sched_tables_available (log))
     {
       g_set_error (error, MV_LOG_ERROR, 1, "%s has no context-switch "
                    "records (log with MPE_SCHED=1)", log->path);
@@ -131,8 +137,8 @@ mv_sched_tables_free (MvSchedTables *t)
 gboolean
 mv_sched_tables_write_json (const MvSchedTables *t, FILE *f)
 {
-  fprintf (f, "{\"threads\": [");
-  for (guint i = 0; i < t->threads->len; i++)
+  fprintf (f, "\"threads\": [");
+  for (guint i = 0; t && i < t->threads->len; i++)
     {
       const MvThreadRow *r = &g_array_index (t->threads, MvThreadRow, i);
       fprintf (f, "%s\n  {\"rank\": %d, \"thread\": %d, \"window_s\": %.9f, "
@@ -145,7 +151,7 @@ mv_sched_tables_write_json (const MvSchedTables *t, FILE *f)
                r->migrations, r->cpus);
     }
   fprintf (f, "\n], \"cpus\": [");
-  for (guint i = 0; i < t->cpus->len; i++)
+  for (guint i = 0; t && i < t->cpus->len; i++)
     {
       const MvCpuTableRow *r = &g_array_index (t->cpus, MvCpuTableRow, i);
       char *host = g_strescape (r->host, NULL);
@@ -160,6 +166,6 @@ mv_sched_tables_write_json (const MvSchedTables *t, FILE *f)
                  r->users[k].on_ns / 1e9);
       fprintf (f, "]}");
     }
-  fprintf (f, "\n]}\n");
+  fprintf (f, "\n]");
   return !ferror (f);
 }

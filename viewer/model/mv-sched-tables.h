@@ -43,13 +43,16 @@ typedef struct
   GArray *cpus;          /* MvCpuTableRow, by host then CPU */
 } MvSchedTables;
 
+/* Whether the log has context-switch records (MPE_SCHED=1). */
+gboolean       mv_sched_tables_available (MvLog *log);
 /* NULL and error if the log has no switch records or cannot be read. */
 MvSchedTables *mv_sched_tables_new (MvLog *log, GError **error);
 void           mv_sched_tables_free (MvSchedTables *t);
-/* {"threads": [{rank, thread, window_s, cpu_s, offcpu_s, blocked_s,
- * preempted_s, switches, migrations, cpus}], "cpus": [{host, cpu, core,
- * socket, numa, smt, on_s, threads: [{rank, thread, on_s}]}]}: the keys
- * and number formats of clogtool threads/cpus --json. */
+/* The members (no braces) "threads": [{rank, thread, window_s, cpu_s,
+ * offcpu_s, blocked_s, preempted_s, switches, migrations, cpus}],
+ * "cpus": [{host, cpu, core, socket, numa, smt, on_s, threads: [{rank,
+ * thread, on_s}]}]: the keys and number formats of clogtool threads/cpus
+ * --json; both lists empty when t is NULL. */
 gboolean       mv_sched_tables_write_json (const MvSchedTables *t, FILE *f);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MvSchedTables, mv_sched_tables_free)

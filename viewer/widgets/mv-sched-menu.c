@@ -99,9 +99,10 @@ mv_sched_menu_new (GtkWindow *parent, MvTimeline *tl)
                             "window", G_CALLBACK (on_cpus), m),
                       FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (box),
-                      item ("Threads and CPUs tables", "Per thread on- and "
-                            "off-CPU time, switches, migrations; per CPU "
-                            "its threads (clogtool threads, cpus)",
+                      item ("Threads, CPUs and memory tables", "Per thread "
+                            "on- and off-CPU time, switches, migrations; "
+                            "per CPU its threads; per rank and call site "
+                            "its memory (clogtool threads, cpus, memory)",
                             G_CALLBACK (on_tables), m), FALSE, FALSE, 0);
   gtk_widget_show_all (box);
   gtk_container_add (GTK_CONTAINER (pop), box);

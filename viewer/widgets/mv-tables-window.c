@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Threads and CPUs tables in a notebook. */
+/* Threads, CPUs and memory tables in a notebook (the ones the log has
+ * records for). */
 #include "config.h"
 
 #include "mv-tables-window.h"
 #include "mv-child-window.h"
+#include "../model/mv-memory-table.h"
 #include "../model/mv-sched-tables.h"
 
 #define WINDOW_KEY "mv-tables-window"
@@ -107,6 +109,58 @@ cpus_view (const MvSchedTables *t)
 }
 
 
+enum
+{
+  M_RANK, M_SITE, M_FILE, M_LINE, M_KIND, M_CALLS, M_PEAK, M_LIVE_END, M_N
+};
+
+/* Per rank a row of its totals, and under it its call sites. */
+static GtkWidget *
+memory_view (const MvMemoryTable *t)
+{
+  GtkTreeStore *st = gtk_tree_store_new (M_N, G_TYPE_INT, G_TYPE_STRING,
+                                         G_TYPE_STRING, G_TYPE_INT,
+                                         G_TYPE_STRING, G_TYPE_INT64,
+                                         G_TYPE_INT64, G_TYPE_INT64);
+  const an_memory_t *m = t->mem;
+  for (size_t r = 0; r < m->nranks; r++)
+    {
+      const an_mem_rank_t *rk = &m->ranks[r];
+      GtkTreeIter top, it;
+      int64_t calls = 0;
+      for (size_t k = 0; k < rk->nsites; k++)
+        calls += m->sites[rk->first + k].calls;
+      gtk_tree_store_insert_with_values
+        (st, &top, NULL, -1, M_RANK, rk->rank, M_SITE, "(rank total)",
+         M_FILE, "", M_LINE, 0, M_KIND, "", M_CALLS, calls, M_PEAK,
+         rk->peak, M_LIVE_END, rk->live_end, -1);
+      for (size_t k = 0; k < rk->nsites; k++)
+        {
+          const an_mem_site_t *s = &m->sites[rk->first + k];
+          gtk_tree_store_insert_with_values
+            (st, &it, &top, -1, M_RANK, s->rank, M_SITE, s->function,
+             M_FILE, s->file, M_LINE, s->line, M_KIND,
+             s->live_end > 0 ? (s->kind ? "mmap, LEAK" : "heap, LEAK")
+                             : (s->kind ? "mmap" : "heap"),
+             M_CALLS, s->calls, M_PEAK, s->peak, M_LIVE_END, s->live_end,
+             -1);
+        }
+    }
+  GtkWidget *v = gtk_tree_view_new_with_model (GTK_TREE_MODEL (st));
+  g_object_unref (st);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Rank", M_RANK, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Call site (function)", M_SITE, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "File", M_FILE, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Line", M_LINE, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Kind", M_KIND, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Calls", M_CALLS, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Peak B", M_PEAK, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Live at end B", M_LIVE_END, NULL);
+  gtk_tree_view_expand_all (GTK_TREE_VIEW (v));
+  return scrolled (v);
+}
+
+
 void
 mv_tables_window_show (GtkWindow *parent, MvTimeline *tl)
 {
@@ -116,14 +170,25 @@ mv_tables_window_show (GtkWindow *parent, MvTimeline *tl)
   if (mv_child_window_reuse (parent, WINDOW_KEY, log))
     return;
   GError *error = NULL;
-  g_autoptr (MvSchedTables) t = mv_sched_tables_new (log, &error);
-  if (t == NULL)
+  g_autoptr (MvSchedTables) t = NULL;
+  g_autoptr (MvMemoryTable) mem = NULL;
+  gboolean has_sched = mv_sched_tables_available (log);
+  gboolean has_mem = mv_memory_table_available (log);
+  if (!has_sched && !has_mem)
+    g_set_error (&error, MV_LOG_ERROR, 1, "%s has neither context-switch "
+                 "records (MPE_SCHED=1) nor memory records (MPE_MEMORY=1)",
+                 log->path);
+  else if (has_sched)
+    t = mv_sched_tables_new (log, &error);
+  if (error == NULL && has_mem)
+    mem = mv_memory_table_new (log, &error);
+  if (error != NULL)
     {
       mv_child_window_error (parent, error);
       return;
     }
   GtkWidget *win = gtk_window_new (GTK_WINDOW_TOPLEVEL);
-  gtk_window_set_title (GTK_WINDOW (win), "Threads and CPUs");
+  gtk_window_set_title (GTK_WINDOW (win), "Threads, CPUs and memory");
   gtk_window_set_transient_for (GTK_WINDOW (win), parent);
   gtk_window_set_destroy_with_parent (GTK_WINDOW (win), TRUE);
   gtk_window_set_default_size (GTK_WINDOW (win), 900, 480);
@@ -131,10 +196,16 @@ mv_tables_window_show (GtkWindow *parent, MvTimeline *tl)
                           (GDestroyNotify) mv_log_unref);
   mv_child_window_register (parent, WINDOW_KEY, win, log);
   GtkWidget *nb = gtk_notebook_new ();
-  gtk_notebook_append_page (GTK_NOTEBOOK (nb), threads_view (t),
-                            gtk_label_new ("Threads"));
-  gtk_notebook_append_page (GTK_NOTEBOOK (nb), cpus_view (t),
-                            gtk_label_new ("CPUs"));
+  if (t)
+    {
+      gtk_notebook_append_page (GTK_NOTEBOOK (nb), threads_view (t),
+                                gtk_label_new ("Threads"));
+      gtk_notebook_append_page (GTK_NOTEBOOK (nb), cpus_view (t),
+                                gtk_label_new ("CPUs"));
+    }
+  if (mem)
+    gtk_notebook_append_page (GTK_NOTEBOOK (nb), memory_view (mem),
+                              gtk_label_new ("Memory"));
   gtk_container_add (GTK_CONTAINER (win), nb);
   gtk_widget_show_all (win);
 }

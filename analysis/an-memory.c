@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The memory profile: cells summed into call sites, per rank. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "an-internal.h"
+#include "an-memory.h"
+
+static int
+site_cmp (const void *a, const void *b)
+{
+  const an_mem_site_t *x = a, *y = b;
+  if (x->rank != y->rank)
+    return x->rank < y->rank ? -1 : 1;
+  if (x->peak != y->peak)
+    return x->peak > y->peak ? -1 : 1;
+  int c = strcmp (x->function, y->function);
+  return c ? c : x->line - y->line;
+}
+
+static int
+same_site (const an_mem_site_t *s, int32_t rank, int kind,
+           const char *function, const char *file, int line)
+{
+  return s->rank == rank && s->kind == kind
+         && strcmp (s->function, function) == 0
+         && strcmp (s->file, file) == 0 && s->line == line;
+}
+
+/* The site of one cell (a return address: the call is the byte
+ * before). */
+static void
+name_site (const logfmt_resource_def_t *d, an_mem_namer_fn name,
+           void *user, an_mem_site_t *s)
+{
+  s->file = "";
+  s->line = 0;
+  if (d->v[LOGFMT_MEM_ADDRESS] == 0)
+    {
+      s->function = "(sites beyond the table)";
+      return;
+    }
+  name (user, d->s[0], (uint64_t) d->v[LOGFMT_MEM_OFFSET] - 1, &s->function,
+        &s->file, &s->line);
+  if (!s->function)
+    s->function = "?";
+  if (!s->file)
+    s->file = "";
+}
+
+int
+an_memory_load (const logfmt_reader_t *r, an_mem_namer_fn name,
+                void *user, an_memory_t **out, logfmt_error_t *err)
+{
+  *out = NULL;
+  size_t nres = logfmt_reader_n_resources (r);
+  an_memory_t *m = calloc (1, sizeof *m);
+  if (m)
+    {
+      m->ranks = calloc (nres + 1, sizeof *m->ranks);
+      m->sites = calloc (nres + 1, sizeof *m->sites);
+      m->cells = calloc (nres + 1, sizeof *m->cells);
+    }
+  if (!m || !m->ranks || !m->sites || !m->cells)
+    {
+      an_memory_free (m);
+      an__error (err, LOGFMT_ENOMEM, "out of memory");
+      return LOGFMT_ENOMEM;
+    }
+  /* Each cell's (rank, kind, function, file, line) before sorting. */
+  an_mem_site_t *key = calloc (nres + 1, sizeof *key);
+  if (!key)
+    {
+      an_memory_free (m);
+      an__error (err, LOGFMT_ENOMEM, "out of memory");
+      return LOGFMT_ENOMEM;
+    }
+  for (size_t i = 0; i < nres; i++)
+    {
+      const logfmt_resource_def_t *d = logfmt_reader_resource (r, i);
+      const logfmt_stream_def_t *sd = logfmt_reader_stream (r, d->stream);
+      if (!sd)
+        continue;
+      if (d->kind == LOGFMT_RES_MEMTOTAL)
+        m->ranks[m->nranks++] = (an_mem_rank_t) {
+          sd->rank, d->v[LOGFMT_MEMT_PEAK], d->v[LOGFMT_MEMT_LIVE_END], 0, 0
+        };
+      if (d->kind != LOGFMT_RES_MEMSITE)
+        continue;
+      an_mem_site_t *k = &key[m->ncells];
+      k->rank = sd->rank;
+      k->kind = (int) d->v[LOGFMT_MEM_KIND];
+      k->calls = d->v[LOGFMT_MEM_CALLS];
+      k->peak = d->v[LOGFMT_MEM_PEAK];
+      k->live_end = d->v[LOGFMT_MEM_LIVE_END];
+      name_site (d, name, user, k);
+      m->cells[m->ncells++] = (an_mem_cell_t) { d->stream,
+                                                d->v[LOGFMT_MEM_ID],
+                                                sd->rank, 0 };
+      size_t s;
+      for (s = 0; s < m->nsites; s++)
+        if (same_site (&m->sites[s], k->rank, k->kind, k->function,
+                       k->file, k->line))
+          break;
+      if (s == m->nsites)
+        {
+          m->sites[m->nsites++] = *k;
+          continue;
+        }
+      m->sites[s].calls += k->calls;
+      m->sites[s].peak += k->peak;
+      m->sites[s].live_end += k->live_end;
+    }
+  qsort (m->sites, m->nsites, sizeof *m->sites, site_cmp);
+  for (size_t i = 0; i < m->ncells; i++)
+    for (size_t s = 0; s < m->nsites; s++)
+      if (same_site (&m->sites[s], key[i].rank, key[i].kind,
+                     key[i].function, key[i].file, key[i].line))
+        {
+          m->cells[i].site = s;
+          break;
+        }
+  free (key);
+  for (size_t t = 0; t < m->nranks; t++)
+    {
+      an_mem_rank_t *rk = &m->ranks[t];
+      size_t s = 0;
+      while (s < m->nsites && m->sites[s].rank != rk->rank)
+        s++;
+      rk->first = s;
+      while (s < m->nsites && m->sites[s].rank == rk->rank)
+        s++;
+      rk->nsites = s - rk->first;
+    }
+  *out = m;
+  return 0;
+}
+
+void
+an_memory_free (an_memory_t *m)
+{
+  if (!m)
+    return;
+  free (m->ranks);
+  free (m->sites);
+  free (m->cells);
+  free (m);
+}
