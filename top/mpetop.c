@@ -120,7 +120,10 @@ run_text (top_conn_t *c, top_text_opts_t *o)
               top_model_init (&m);
             }
           if (!had && m.hello)
-            ask (c, o);
+            {
+              ask (c, o);
+              top_conn_send (c, "ready\n");   /* the job may sample now */
+            }
         }
       if (raw && (p[1].revents & POLLIN))
         {

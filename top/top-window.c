@@ -250,7 +250,10 @@ on_conn (gint fd, GIOCondition c, gpointer data)
   int had = w->model.hello;
   int rc = top_conn_read (w->conn, &w->model);
   if (!had && w->model.hello)
-    send_want (w);
+    {
+      send_want (w);
+      top_conn_send (w->conn, "ready\n");   /* the job may sample now */
+    }
   w->dirty = 1;
   if (rc < 0)
     {

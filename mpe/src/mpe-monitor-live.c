@@ -9,7 +9,12 @@
  *                   sample SEQ T_NS RTT_NS LEVEL OBJECT CODE VISITED N
  *                          then N x " OBJ:SUM:MIN:MAX:MINOBJ:MAXOBJ:PARTS"
  *                   stats SENT RETURNED LATE SKIPPED
- *   window -> job   want LEVEL OBJECT CODE | hz HZ
+ *   window -> job   want LEVEL OBJECT CODE | hz HZ | ready
+ *
+ * The window answers the hello with its choices, then "ready": the
+ * manager issues no request before that (or before LIVE_READY_WAIT_NS),
+ * so every sample the window sees is of the level it asked for, not of
+ * the default one still travelling when its "want" arrives.
  *
  * Sockets are non-blocking: a slow window loses samples (the log keeps
  * them all), never slows the job.
@@ -29,6 +34,9 @@
 #include "mpe-internal.h"
 #include "mpe-monitor.h"
 
+/* How long the manager holds its first request for a window that has
+ * not said "ready" (an older mpetop, or a window that never answers). */
+#define LIVE_READY_WAIT_NS 5000000000ull
 
 static struct
 {
@@ -38,6 +46,8 @@ static struct
   size_t nin;
   unsigned long dropped;
   size_t metrics_sent;     /* definitions announced so far */
+  int    ready;            /* the window said "ready" (or gave up) */
+  uint64_t ready_by;       /* local ns: sample anyway from then on */
 } L = { .fd = -1 };
 
 /* An mpetop address ("tcp://HOST:PORT/TOKEN", the animation window's
@@ -142,6 +152,8 @@ live_command (const char *line)
   else if (sscanf (line, "hz %lf %c", &hz, &extra) == 1 && hz > 0
            && hz <= 10000)
     mpe__mon_want (NULL, hz);
+  else if (!strcmp (line, "ready"))
+    L.ready = 1;
 }
 
 /* Announces the metric definitions (the wrappers' and the program's,
@@ -206,6 +218,16 @@ mpe__mon_live_poll (void)
 }
 
 int
+mpe__mon_live_ready (uint64_t now)
+{
+  if (L.fd < 0 || L.ready)
+    return 1;
+  if (now >= L.ready_by)
+    L.ready = 1;
+  return L.ready;
+}
+
+int
 mpe__mon_live_wanted (void)
 {
   const char *addr = getenv ("MPE_MONITOR_ADDR");
@@ -214,8 +236,11 @@ mpe__mon_live_wanted (void)
 
 void
 mpe__mon_live_open (int size, int nnodes, const int *node_of,
-                    const char *hosts, size_t host_len, double hz)
+                    const char *hosts, size_t host_len, double hz,
+                    uint64_t now)
 {
+  L.ready = 0;
+  L.ready_by = now + LIVE_READY_WAIT_NS;
   const char *addr = getenv ("MPE_MONITOR_ADDR");
   if (!addr || !*addr)
     return;

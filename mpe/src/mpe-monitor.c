@@ -645,6 +645,13 @@ manager_tick (uint64_t t)
 {
   if (!M.period_ns || t < M.next_due)
     return;
+  if (!mpe__mon_live_ready (t))
+    {
+      /* The window has not chosen yet: the first request goes as soon
+         as it has, and the wait is not a missed sample. */
+      M.next_due = t;
+      return;
+    }
   if (want_name[0])
     resolve_want ();
   uint64_t out = M.stats.sent - M.stats.returned;
@@ -867,7 +874,8 @@ learn_nodes (void)
                    MPI_CHAR, M.manager, M.comm);
       if (M.rank == M.manager)
         mpe__mon_live_open (M.size, M.nnodes, M.node_of, hosts,
-                            MON_HOST_LEN, 1e9 / (double) M.period_ns);
+                            MON_HOST_LEN, 1e9 / (double) M.period_ns,
+                            now_ns ());
       free (hosts);
     }
   return 0;

@@ -157,6 +157,27 @@ awk -v np=$NP -v o=$last '/^sample / { split($10, f, ":")
 read verdict n < chk.txt
 is "one object: rank $last's value alone, every rank visited ($n samples)" "$verdict" good
 
+# A window slow to answer (stopped for 1 s while the job starts): the
+# manager holds its first request until the window said "ready", so no
+# sample of the default (process) level reaches it (the flake of the
+# node and one-object checks above under a loaded CI).
+rm -f addr rec.txt
+$TOP --batch 100000 --level node --addr-file addr --record rec.txt \
+  > top.txt 2> top.err &
+top_pid=$!
+i=0; while [ ! -s addr ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+kill -STOP $top_pid
+(sleep 1; kill -CONT $top_pid) &
+MPE_MONITOR=50 MPE_MONITOR_ADDR=$(cat addr) run $NP $PROG steady 100
+ok $? "slow window: the job runs"
+wait
+awk -v np=$NP '/^sample / { split($10, f, ":")
+       if ($5 != 2 || $9 != 1 || f[7] != np) { bad++; print "# " $0 > "/dev/stderr" }
+       n++ }
+     END { print (bad || !n ? "bad" : "good") " " n }' rec.txt > chk.txt
+read verdict n < chk.txt
+is "slow window: only samples of the level it asked for ($n)" "$verdict" good
+
 # A rank that computes 2 s without MPI stops the ring: the others wait
 # for it inside MPI, where nothing moves requests, so about 40 periods
 # at 20 Hz pass without a sample, and the accounting says so.
