@@ -10,12 +10,20 @@
  *
  *   counters-bench [N] [REPS]
  *   prints: read_ns X event_ns Y
+ *
+ * And the same fixed computation (N iterations of a dependent add)
+ * under the timer sampler, with or without counters, or under perf
+ * record (bench/counters-sample.sh):
+ *
+ *   counters-bench work N
+ *   prints: work_s X (its thread's CPU time for the loop)
  */
 #include "config.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <mpi.h>
@@ -46,6 +54,19 @@ main (int argc, char **argv)
     reps = 5;
   MPI_Init (&argc, &argv);
   MPE_Init_log ();
+  if (argc > 2 && !strcmp (argv[1], "work"))
+    {
+      long iters = atol (argv[2]);
+      volatile unsigned long x = 0;
+      double t0 = cpu ();
+      for (long i = 0; i < iters; i++)
+        x += (unsigned long) i;
+      double t1 = cpu ();
+      printf ("work_s %.4f\n", t1 - t0);
+      MPE_Finish_log ("/tmp/counters-bench-work");
+      MPI_Finalize ();
+      return (int) (x & 0);
+    }
   int ev;
   MPE_Log_get_solo_eventID (&ev);
   MPE_Describe_event (ev, "tick", "red");

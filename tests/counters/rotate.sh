@@ -4,8 +4,10 @@
 # (fake-counters.so: event fakeK counts K * 1000 per ms of the thread's
 # CPU time, 2 slots) asked for 5 events rotates 3 sets at the
 # instrumentation points.  The scaled estimates must give the known
-# rates: fakeK = K x fake1, and fake1 = task-clock (perf, never rotated,
-# read at the same points) / 1000 ns; their standard errors are
+# rates: fakeK = K x fake1 (within 2%), and fake1 = task-clock (perf,
+# never rotated, read at the same points) / 1000 ns within 3% (the task
+# clock and the thread CPU clock the fake counts by are accounted apart
+# by the kernel: 2.0% apart once at load 20); their standard errors are
 # recorded as fakeK.err.  With sampling on, a computation without any
 # MPI call rotates at the timer samples (the fake's start and stop are
 # signal-safe) with the same accuracy, and does not when the source is
@@ -30,8 +32,8 @@ for rk in 0 1; do
   ok $? "rank $rk: the sets rotated ($started starts)"
   tc=$(mval ctr.clog task-clock $rk)
   f1=$(mval ctr.clog fake1 $rk)
-  within "$f1" "$(($tc / 1000))" 2
-  ok $? "rank $rk: fake1 $f1 = task clock / 1 us ($tc ns) within 2%"
+  within "$f1" "$(($tc / 1000))" 3
+  ok $? "rank $rk: fake1 $f1 = task clock / 1 us ($tc ns) within 3%"
   for k in 2 3 4 5; do
     fk=$(mval ctr.clog fake$k $rk)
     within "$fk" "$(($f1 * $k))" 2
@@ -55,8 +57,8 @@ n=$(fake_starts)
 ok $? "the sets rotated at the samples ($n starts in 600 ms without MPI calls)"
 tc=$(mval ctr.clog task-clock 0)
 f1=$(mval ctr.clog fake1 0)
-within "$f1" "$(($tc / 1000))" 2
-ok $? "fake1 $f1 = task clock / 1 us ($tc ns) within 2%"
+within "$f1" "$(($tc / 1000))" 3
+ok $? "fake1 $f1 = task clock / 1 us ($tc ns) within 3%"
 for k in 3 5; do
   fk=$(mval ctr.clog fake$k 0)
   within "$fk" "$(($f1 * $k))" 2
@@ -77,6 +79,6 @@ ok $r "barriers with unlimited slots (rc $r)"
 is "one set opened" \
   "$(grep '^fake-counters: rank 0:' err.txt | sed 's/.* opened \([0-9]*\).*/\1/')" 1
 is "no .err companion" "$(mval ctr.clog fake1.err 0)" none
-within "$(mval ctr.clog fake3 0)" "$(($(mval ctr.clog task-clock 0) * 3 / 1000))" 2
-ok $? "fake3 = 3 x task clock / 1 us within 2%"
+within "$(mval ctr.clog fake3 0)" "$(($(mval ctr.clog task-clock 0) * 3 / 1000))" 3
+ok $? "fake3 = 3 x task clock / 1 us within 3%"
 finish

@@ -4,7 +4,8 @@
 # under LD_PRELOAD=libmpe_memory.so and MPE_MEMORY=1 gives, per call site
 # (named by the function that called the allocator), exact calls, peak
 # and live bytes at the end, the one leak, and a massif export that
-# ms_print reads; without MPE_MEMORY=1 nothing is recorded.
+# ms_print reads; the same linked with -lmpe_memory instead of
+# preloaded; without MPE_MEMORY=1 nothing is recorded.
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/mpe/common.sh"
 PROG=$B/tests/mpe/memory-prog
@@ -86,6 +87,18 @@ for x in L[4:]:
     assert name and not re.search(r'\s', name), name
 assert not inside and n>2
 print('ok')")" ok
+
+# Linked with -lmpe_memory (no LD_PRELOAD): the same sites and leak.
+run 2 env MPE_MEMORY=1 "$B/tests/mpe/memory-prog-linked"; r=$?
+ok $r "linked with -lmpe_memory: the job ran (rc $r)"
+$CLOGTOOL memory --json memory.clog > l.json; r=$?
+ok $r "linked: clogtool memory --json reads it"
+is "linked: per rank alloc_leak leaks 1000 bytes, alloc_many made 10 calls" \
+  "$(python3 -c "
+import json; j=json.load(open('l.json'))
+v = lambda r, f, k: [s[k] for s in r['sites'] if s['function'] == f]
+print([v(r, 'alloc_leak', 'live_bytes_at_end') + v(r, 'alloc_many', 'calls') for r in j['per_rank']])")" \
+  "[[1000, 10], [1000, 10]]"
 
 # Off: the wrappers loaded but MPE_MEMORY unset record nothing.
 run 2 env LD_PRELOAD="$LIB" "$PROG"; r=$?

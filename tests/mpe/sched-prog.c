@@ -10,7 +10,10 @@
  *       moves itself with sched_setaffinity inside state "Move", then
  *       spins on CPU B ("OnB", 30 ms);
  *   sched-prog net: rank 0 sends itself 100 UDP datagrams of 1000 bytes
- *       through the loopback interface, 2 ms apart (MPE_NETWORK=1).
+ *       through the loopback interface, 2 ms apart (MPE_NETWORK=1);
+ *   sched-prog wait: rank 1 sleeps 300 ms (state "Sleep": blocked) then
+ *       sends rank 0 one integer, which rank 0 waits for in MPI_Recv
+ *       (state "Wait": MPICH polls, so it spins).
  */
 #define _GNU_SOURCE 1
 #include <mpi.h>
@@ -27,7 +30,8 @@
 
 #include "mpe.h"
 
-static int s_sleep[2], s_spin[2], s_work[2], s_a[2], s_move[2], s_b[2];
+static int s_sleep[2], s_spin[2], s_work[2], s_a[2], s_move[2], s_b[2],
+  s_wait[2];
 
 static double
 now (void)
@@ -101,6 +105,7 @@ main (int argc, char **argv)
   define (s_a, "OnA", "yellow", rank);
   define (s_move, "Move", "orange", rank);
   define (s_b, "OnB", "purple", rank);
+  define (s_wait, "Wait", "gray", rank);
   const char *mode = argc > 1 ? argv[1] : "threads";
   int rc = 0;
   if (strcmp (mode, "threads") == 0)
@@ -162,6 +167,25 @@ main (int argc, char **argv)
             }
           if (fd >= 0)
             close (fd);
+        }
+    }
+  else if (strcmp (mode, "wait") == 0)
+    {
+      int v = 0;
+      MPI_Barrier (MPI_COMM_WORLD);
+      if (rank == 1)
+        {
+          MPE_Log_event (s_sleep[0], 0, NULL);
+          struct timespec ts = { 0, 300000000 };
+          nanosleep (&ts, NULL);
+          MPE_Log_event (s_sleep[1], 0, NULL);
+          MPI_Send (&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+        }
+      else if (rank == 0)
+        {
+          MPE_Log_event (s_wait[0], 0, NULL);
+          MPI_Recv (&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          MPE_Log_event (s_wait[1], 0, NULL);
         }
     }
   else

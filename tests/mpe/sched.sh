@@ -5,7 +5,9 @@
 # a sleeper blocks once per sleep and never inside its spinning sibling's
 # state; ranks pinned to one CPU ran only there; a thread moved with
 # sched_setaffinity ran on A before the call, on B after, and switched
-# CPUs inside it.  Times are bounded generously.
+# CPUs inside it; a wait in MPI_Recv spins (MPICH polls: never blocked,
+# on a CPU or preempted) while its sender's sleep blocks.  Times are
+# bounded generously.
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/mpe/common.sh"
 PROG=$B/tests/mpe/sched-prog
@@ -109,6 +111,20 @@ $CLOGTOOL memory --network --massif x.massif --rank 1 sched.clog 2> e.txt
 grep -q "MPE_NETWORK=1" e.txt; ok $? "  and says who records them"
 $CLOGTOOL memory --network sched.clog 2> /dev/null
 [ $? = 2 ]; ok $? "net: --network without --massif or --hp: bad usage"
+
+# Spinning and blocked waits told apart: rank 0 waits 300 ms in
+# MPI_Recv (state Wait) for rank 1, which sleeps (state Sleep).
+run 2 "$PROG" wait; r=$?
+ok $r "wait: the job ran (rc $r)"
+$CLOGTOOL threads --json sched.clog > t.json; r=$?
+ok $r "wait: clogtool threads --json reads it"
+is "wait: rank 0 waited in MPI_Recv at least 250 ms" \
+  "$(js "int(sum(s['time_s'] for t in j if t['rank']==0 for s in t['states'] if s['name']=='Wait') >= 0.25)")" 1
+is "wait: the MPI wait spun: never blocked (on a CPU or preempted)" \
+  "$(st 0 Wait blocks) $(st 0 Wait blocked_s)" "0 0.0"
+is "wait: the sender's sleep blocked once" "$(st 1 Sleep blocks)" 1
+is "wait: and was on a CPU under a tenth of it" \
+  "$(js "int(sum(s['cpu_s'] for t in j if t['rank']==1 for s in t['states'] if s['name']=='Sleep') * 10 < sum(s['time_s'] for t in j if t['rank']==1 for s in t['states'] if s['name']=='Sleep'))")" 1
 
 # Off by default: no switch records, and clogtool threads says so.
 MPE_SCHED=0 run 2 "$PROG" threads 2; r=$?

@@ -114,6 +114,19 @@ enum
   M_RANK, M_SITE, M_FILE, M_LINE, M_KIND, M_CALLS, M_PEAK, M_LIVE_END, M_N
 };
 
+/* A source line, empty when unknown (0). */
+static void
+line_cell (GtkTreeViewColumn *col, GtkCellRenderer *cell, GtkTreeModel *m,
+           GtkTreeIter *it, gpointer data)
+{
+  int v;
+  gtk_tree_model_get (m, it, GPOINTER_TO_INT (data), &v, -1);
+  char buf[32] = "";
+  if (v > 0)
+    g_snprintf (buf, sizeof buf, "%d", v);
+  g_object_set (cell, "text", buf, NULL);
+}
+
 /* Per rank a row of its totals, and under it its call sites. */
 static GtkWidget *
 memory_view (const MvMemoryTable *t)
@@ -151,7 +164,7 @@ memory_view (const MvMemoryTable *t)
   mv_tree_add_column (GTK_TREE_VIEW (v), "Rank", M_RANK, NULL);
   mv_tree_add_column (GTK_TREE_VIEW (v), "Call site (function)", M_SITE, NULL);
   mv_tree_add_column (GTK_TREE_VIEW (v), "File", M_FILE, NULL);
-  mv_tree_add_column (GTK_TREE_VIEW (v), "Line", M_LINE, NULL);
+  mv_tree_add_column (GTK_TREE_VIEW (v), "Line", M_LINE, line_cell);
   mv_tree_add_column (GTK_TREE_VIEW (v), "Kind", M_KIND, NULL);
   mv_tree_add_column (GTK_TREE_VIEW (v), "Calls", M_CALLS, NULL);
   mv_tree_add_column (GTK_TREE_VIEW (v), "Peak B", M_PEAK, NULL);
