@@ -510,6 +510,15 @@ logfmt_reader_close (logfmt_reader_t *r)
   free (r);
 }
 
+void
+logfmt_reader_drop_pages (logfmt_reader_t *r)
+{
+  /* The mapping is read-only: nothing private is lost, and the pages
+   * stay in the page cache for the next read to map again. */
+  if (r && r->map)
+    (void) madvise (r->map, r->map_len, MADV_DONTNEED);
+}
+
 static int
 parse_header (logfmt_reader_t *r, uint64_t *hlen, logfmt_error_t *err)
 {

@@ -13,6 +13,8 @@ main (int argc, char **argv)
     return mv_testlog_write_msgs (argv[2]) == 0 ? 0 : 1;
   if (argc == 3 && strcmp (argv[1], "--metric") == 0)
     return mv_testlog_write_metric (argv[2]) == 0 ? 0 : 1;
+  if (argc == 3 && strcmp (argv[1], "--nodes") == 0)
+    return mv_testlog_write_nodes (argv[2]) == 0 ? 0 : 1;
   if (argc == 3 && strcmp (argv[1], "--samples") == 0)
     return mv_testlog_write_samples (argv[2]) == 0 ? 0 : 1;
   if (argc < 2 || argc > 4)
@@ -20,6 +22,7 @@ main (int argc, char **argv)
       fprintf (stderr, "usage: mklog OUT.clog [SCALE [RANKS]]\n"
                "       mklog --msgs OUT.clog\n"
                "       mklog --metric OUT.clog\n"
+               "       mklog --nodes OUT.clog\n"
                "       mklog --samples OUT.clog\n");
       return 2;
     }

@@ -205,6 +205,40 @@ mv_testlog_write_steps (const char *path, int nranks)
 }
 
 int
+mv_testlog_write_nodes (const char *path)
+{
+  scale_ = 1;
+  logfmt_writer_t *w = writer_open (path, 8, 0);
+  if (w == NULL)
+    return -1;
+  logfmt_state_def_t a = { 1, 2, "A", "#ff0000", NULL, 0 };
+  logfmt_state_def_t b = { 3, 4, "B", "#00ff00", NULL, 0 };
+  int rc = logfmt_writer_add_state (w, &a);
+  if (rc == 0)
+    rc = logfmt_writer_add_state (w, &b);
+  uint32_t st[8];
+  /* Round-robin placement: even ranks on nodeE, odd ones on nodeO. */
+  for (int r = 0; r < 8 && rc == 0; r++)
+    {
+      logfmt_stream_def_t sd = { r, 0, r % 2 ? "nodeO" : "nodeE" };
+      rc = logfmt_writer_add_stream (w, &sd, &st[r]);
+    }
+  for (int r = 0; r < 8 && rc == 0; r++)
+    {
+      logfmt_event_t ea[] = {
+        ev (LOGFMT_REC_EVENT, 0, 1), ev (LOGFMT_REC_EVENT, 1000000, 2),
+      };
+      logfmt_event_t eb[] = {
+        ev (LOGFMT_REC_EVENT, 0, 3), ev (LOGFMT_REC_EVENT, 500000, 4),
+      };
+      int in_a = r % 2 == 1 || r == 0;
+      rc = in_a ? logfmt_writer_event (w, st[r], ea, 2)
+                : logfmt_writer_event (w, st[r], eb, 2);
+    }
+  return writer_close (w, rc);
+}
+
+int
 mv_testlog_write_metric (const char *path)
 {
   scale_ = 1;

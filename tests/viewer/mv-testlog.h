@@ -34,6 +34,14 @@ int mv_testlog_write_n (const char *path, unsigned long long scale,
 int mv_testlog_write_msgs (const char *path);
 int mv_testlog_write_steps (const char *path, int nranks);
 int mv_testlog_write_overlap (const char *path);
+/* mv_testlog_write_nodes writes 8 ranks placed round-robin on two
+ * nodes, no messages: "nodeE" holds ranks 0, 2, 4, 6 and "nodeO" ranks
+ * 1, 3, 5, 7.  Rank 0 and every odd rank are in A over [0, 1000000)
+ * ns; ranks 2, 4, 6 are in B over [0, 500000) and in no state after.
+ * So nodeO is
+ * all A; nodeE is 3/4 B and 1/4 A over the first half, 1/4 A (and 3/4
+ * nothing) over the second. */
+int mv_testlog_write_nodes (const char *path);
 /* mv_testlog_write_metric writes 2 ranks, each in A over [0, 1000000)
  * ns, and metric id 7 "queue" (unit "1"): rank 0 is 0 from 0, 40 from
  * 250000, 10 from 500000, 30 from 750000; rank 1 is 20 throughout. */

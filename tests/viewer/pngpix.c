@@ -5,7 +5,7 @@
  * that colour.  pngpix FILE --rows rrggbb: the first and last pixel row
  * (y) holding that colour, or "none".  pngpix FILE --cols rrggbb Y: the
  * first and last x of that colour on pixel row Y, and how many, or
- * "none".  Reads PNGs through cairo.
+ * "none".  pngpix FILE --size: "W H".  Reads PNGs through cairo.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +33,11 @@ main (int argc, char **argv)
   int h = cairo_image_surface_get_height (s);
   int stride = cairo_image_surface_get_stride (s);
   const unsigned char *d = cairo_image_surface_get_data (s);
+  if (strcmp (argv[2], "--size") == 0 && argc == 3)
+    {
+      printf ("%d %d\n", w, h);
+      return 0;
+    }
   if (strcmp (argv[2], "--count") == 0 && argc == 4)
     {
       unsigned long want = strtoul (argv[3], NULL, 16), n = 0;

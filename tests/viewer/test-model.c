@@ -14,6 +14,7 @@
 #include "viewer/app/mv-export.h"
 #include "viewer/draw/mv-draw.h"
 #include "viewer/model/mv-cache.h"
+#include "viewer/model/mv-groups.h"
 #include "viewer/model/mv-intervals.h"
 #include "viewer/model/mv-matrix.h"
 #include "viewer/model/mv-scene.h"
@@ -671,6 +672,148 @@ test_sampled_rows (const char *path)
   mv_log_unref (log);
 }
 
+/* Per state, how many of host's ranks are in it at time t, read from
+ * the file with logfmt's own iterator (not the viewer's model); the
+ * number of ranks on host in *n. */
+static void
+host_states_at (MvLog *log, const char *host, guint64 t, guint *count,
+                guint *n)
+{
+  memset (count, 0, log->nstates * sizeof *count);
+  *n = 0;
+  for (guint st = 0; st < log->info->nstreams; st++)
+    {
+      const logfmt_stream_def_t *sd = logfmt_reader_stream (log->reader, st);
+      if (g_strcmp0 (sd->host, host) != 0)
+        continue;
+      ++*n;
+      logfmt_iter_t *it = NULL;
+      logfmt_event_t ev;
+      gint32 cur = -1;
+      if (logfmt_iter_new (log->reader, st, 0, t, &it) != 0)
+        continue;
+      while (logfmt_iter_next (it, &ev) == 1 && ev.time <= t)
+        if (ev.kind == LOGFMT_KIND_BEGIN)
+          cur = ev.state;
+        else if (ev.kind == LOGFMT_KIND_END)
+          cur = -1;
+      logfmt_iter_free (it);
+      if (cur >= 0)
+        count[cur]++;
+    }
+}
+
+/* Rows grouped by node (8 ranks placed round-robin on 2 nodes) and by
+ * rank range (2000 ranks): the slots, and each group row's aggregate
+ * against the states of its ranks read straight from the file. */
+static void
+test_groups (const char *path)
+{
+  GError *error = NULL;
+  ok (mv_testlog_write_nodes (path) == 0, "node log written");
+  MvLog *log = mv_log_open (path, NULL, NULL, &error);
+  ok (log != NULL, "node log opened");
+  if (log == NULL)
+    return;
+  gboolean order = log->nrows == 8;
+  for (guint r = 0; order && r < 8; r++)
+    order = log->rows[r].rank == (gint32) (r < 4 ? 2 * r : 2 * (r - 4) + 1);
+  ok (order, "rows go node by node: ranks 0 2 4 6 1 3 5 7");
+  MvGroups *g = mv_groups_new (log, MV_GROUP_AUTO);
+  GArray *sl = mv_groups_slots (g);
+  ok (g->mode == MV_GROUP_NODE && sl && sl->len == 10,
+      "auto: by node, expanded: 2 headers + 8 rows (%u slots)",
+      sl ? sl->len : 0);
+  MvSlot h0 = mv_slots_get (sl, 0), h1 = mv_slots_get (sl, 5);
+  char *l0 = mv_slot_label (log, &h0);
+  ok (h0.kind == MV_SLOT_NODE && h0.row_first == 0 && h0.row_count == 4
+      && h1.row_first == 4 && h1.row_count == 4 && h0.nprocs == 4
+      && g_str_equal (l0, "nodeE (4)"),
+      "node headers hold their 4 rows: '%s'", l0);
+  g_free (l0);
+  ok (mv_slots_find_row (sl, 6) == 8,
+      "rank 5 (row 6) is drawn in slot 8 when expanded");
+  mv_groups_set_all (g, TRUE);
+  sl = mv_groups_slots (g);
+  ok (sl->len == 2 && mv_slots_find_row (sl, 6) == 1,
+      "collapsed: 2 slots, rank 5 in nodeO's");
+  mv_groups_toggle (g, 0);
+  ok (mv_groups_slots (g)->len == 6, "nodeE unfolded: 6 slots");
+  mv_groups_set_all (g, TRUE);
+
+  /* The collapsed headers' aggregate (1000 ns per pixel). */
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  MvSceneParams p = { .t0 = 0, .t1 = 1000000, .width = 1000, .height = 40,
+                      .row_h = 20, .force_lod = -1,
+                      .slots = mv_groups_slots (g) };
+  MvScene *s = mv_scene_compute (cache, &p, NULL, &error);
+  ok (s && s->nlanes == 2 && s->lanes[0].pixels && s->lanes[1].pixels,
+      "collapsed: 2 aggregated lanes");
+  const char *hosts[2] = { "nodeE", "nodeO" };
+  guint count[2];
+  for (guint i = 0; s && i < 2; i++)
+    for (guint k = 0; k < 2; k++)
+      {
+        guint64 t = k ? 750000 : 250000;
+        guint n;
+        host_states_at (log, hosts[i], t, count, &n);
+        guint dom = count[1] > count[0], sum = count[0] + count[1];
+        guint pct = (guint) (100.0 * sum / n + 0.5);
+        guint x = (guint) (t / 1000);
+        ok (s->lanes[i].dominant[x] == (gint16) dom
+            && s->lanes[i].dom_pct[x] == pct,
+            "%s at %" G_GUINT64_FORMAT " ns: %u in A, %u in B of %u: "
+            "dominant %d (%d), covered %u%% (%u%%)", hosts[i], t,
+            count[0], count[1], n, s->lanes[i].dominant[x], dom,
+            s->lanes[i].dom_pct[x], pct);
+      }
+  MvHit hit;
+  char *tip = s && mv_scene_hit (s, 250, 10, &hit)
+              ? mv_scene_describe (s, &hit) : NULL;
+  ok (tip && strstr (tip, "mostly B") && strstr (tip, "nodeE (4)"),
+      "a header's tooltip names its node: %s", tip ? tip : "(none)");
+  g_free (tip);
+  mv_scene_free (s);
+  /* Expanded, tall rows: the rows decoded, the headers still
+   * aggregates. */
+  mv_groups_set_all (g, FALSE);
+  p.slots = mv_groups_slots (g);
+  p.height = 200;
+  p.force_lod = 0;
+  s = mv_scene_compute (cache, &p, NULL, &error);
+  ok (s && !s->summary && s->group_lanes && s->nlanes == 10
+      && s->lanes[0].pixels && s->lanes[0].dominant[750] == 0
+      && s->lanes[0].dom_pct[750] == 25 && s->lanes[1].spans
+      && s->lanes[1].spans->len == 1,
+      "expanded and decoded: header lanes aggregate, rows have spans");
+  mv_scene_free (s);
+  mv_groups_free (g);
+  mv_log_unref (log);
+
+  ok (mv_testlog_write_steps (path, 2000) == 0, "2000-rank step log written");
+  log = mv_log_open (path, NULL, NULL, &error);
+  if (log == NULL)
+    return;
+  g = mv_groups_new (log, MV_GROUP_AUTO);
+  sl = mv_groups_slots (g);
+  MvSlot last = mv_slots_get (sl, sl->len - 1);
+  char *ll = mv_slot_label (log, &last);
+  ok (g->mode == MV_GROUP_RANGE && sl->len == 125 && last.row_count == 16
+      && last.collapsed && g_str_equal (ll, "ranks 1984-1999"),
+      "2000 ranks: 125 collapsed range rows of 16 ranks ('%s')", ll);
+  g_free (ll);
+  mv_groups_toggle (g, 3);
+  ok (mv_groups_slots (g)->len == 141, "one unfolded: 141 slots");
+  mv_groups_set_all (g, FALSE);
+  ok (mv_groups_slots (g)->len == 2125, "all unfolded: 2125 slots");
+  MvGroups *none = mv_groups_new (log, MV_GROUP_NONE);
+  ok (mv_groups_slots (none) == NULL
+      && mv_slots_count (log, NULL) == 2000, "none: one slot per row");
+  mv_groups_free (none);
+  mv_groups_free (g);
+  mv_log_unref (log);
+}
+
 /* Dense arrows are drawn through buffers kept from frame to frame: a
  * frame must not see what the one before left there. */
 static gboolean
@@ -972,6 +1115,7 @@ main (void)
   test_fine_lanes (path);
   test_seed_lookback ();
   test_sampled_rows (path);
+  test_groups (path);
   test_overlap (path);
   test_counters (path);
   test_matrix_grid (path);

@@ -10,6 +10,8 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -18,6 +20,24 @@
 #include "mv-export.h"
 #include "../draw/mv-draw.h"
 #include "../model/mv-view.h"
+
+/* Resident memory now, kB from /proc/self/status (0 where there is
+ * none): anonymous (heap) and file pages (the log is mapped, so pages
+ * read from it count while the kernel keeps them mapped). */
+static void
+rss_now (long *anon, long *file)
+{
+  *anon = *file = 0;
+  char *text = NULL;
+  if (!g_file_get_contents ("/proc/self/status", &text, NULL, NULL))
+    return;
+  const char *a = strstr (text, "RssAnon:"), *f = strstr (text, "RssFile:");
+  if (a)
+    *anon = strtol (a + 8, NULL, 10);
+  if (f)
+    *file = strtol (f + 8, NULL, 10);
+  g_free (text);
+}
 
 static double
 now_ms (void)
@@ -117,7 +137,8 @@ stage (MvCache *cache, const MvLayout *l, const MvSceneParams *p, cairo_t *cr,
  * *scene_ms, *paint_ms and *summary are the first image's; *full_ms is
  * the time until the full one (the same when there is one stage). */
 static gboolean
-frame (MvCache *cache, const MvLayout *l, const MvView *v, cairo_t *cr,
+frame (MvCache *cache, GArray *slots, const MvLayout *l, const MvView *v,
+       cairo_t *cr,
        cairo_surface_t **plot, double *scene_ms, double *paint_ms,
        double *full_ms, double *cpu, double *cpu1, gboolean *summary,
        gboolean *staged)
@@ -125,6 +146,7 @@ frame (MvCache *cache, const MvLayout *l, const MvView *v, cairo_t *cr,
   MvSceneParams p = {
     .t0 = v->t0, .t1 = v->t1, .width = (int) l->plot_w,
     .height = l->plot_h, .row_h = v->row_h, .y0 = v->y0, .force_lod = -1,
+    .slots = slots,
   };
   double ca = cpu_ms ();
   MvSceneParams coarse;
@@ -147,7 +169,8 @@ frame (MvCache *cache, const MvLayout *l, const MvView *v, cairo_t *cr,
 }
 
 int
-mv_bench_run (const char *input, int width, int height)
+mv_bench_run (const char *input, int width, int height, MvGroupMode group,
+              int fold)
 {
   double t_start = now_ms (), c_start = cpu_ms ();
   GError *error = NULL;
@@ -159,6 +182,10 @@ mv_bench_run (const char *input, int width, int height)
       return 1;
     }
   double t_open = now_ms ();
+  long anon0, file0;
+  rss_now (&anon0, &file0);
+  struct rusage ru0;
+  getrusage (RUSAGE_SELF, &ru0);
   MvCache *cache = mv_cache_new (log);
   cairo_surface_t *surf = cairo_image_surface_create (CAIRO_FORMAT_RGB24,
                                                       width, height);
@@ -167,12 +194,16 @@ mv_bench_run (const char *input, int width, int height)
   mv_layout_compute (&l, log, width, height, FALSE);
   MvView v;
   mv_view_init (&v, mv_log_t_first (log), mv_log_t_last (log), l.plot_w);
-  v.row_h = mv_layout_fit_row_h (&l, log);
+  /* Rows grouped as the window groups them (100,000 processes: a few
+   * hundred collapsed rank-range rows). */
+  MvGroups *groups = mv_export_groups (log, group, fold);
+  GArray *slots = mv_groups_slots (groups);
+  v.row_h = mv_layout_fit_row_h_slots (l.plot_h, mv_slots_count (log, slots));
   double sm, pm, fm, cm, cm1;
   gboolean summary, staged;
   cairo_surface_t *plot = NULL;
   double t_scene = now_ms (), c_scene = cpu_ms ();
-  if (!frame (cache, &l, &v, cr, &plot, &sm, &pm, &fm, &cm, &cm1, &summary,
+  if (!frame (cache, slots, &l, &v, cr, &plot, &sm, &pm, &fm, &cm, &cm1, &summary,
               &staged))
     return 1;
   double t_first = t_scene + sm + pm;
@@ -180,12 +211,20 @@ mv_bench_run (const char *input, int width, int height)
   g_print ("file: %s\nevents: %" G_GUINT64_FORMAT ", streams: %u, "
            "messages: %" G_GUINT64_FORMAT "\n", input, log->info->nevents,
            log->nrows, log->info->nmessages);
+  g_print ("rows: %u shown (grouped by %s)\n", mv_slots_count (log, slots),
+           mv_groups_mode_name (groups->mode));
   g_print ("open: %.1f ms; first frame (open + scene + paint): %.1f ms "
            "wall, %.1f ms CPU (%s)\n", t_open - t_start, t_first - t_start,
            c_first, summary ? "summaries" : "decoded");
   if (staged)
     g_print ("first frame in full detail: %.1f ms\n",
              t_scene + fm - t_start);
+  long anon1, file1;
+  rss_now (&anon1, &file1);
+  g_print ("RSS after open: %.1f + %.1f MB (anonymous + mapped file; "
+           "peak %.1f MB), after the first frame: %.1f + %.1f MB\n",
+           anon0 / 1024.0, file0 / 1024.0, ru0.ru_maxrss / 1024.0,
+           anon1 / 1024.0, file1 / 1024.0);
 
   GArray *scene_s = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *scene_d = g_array_new (FALSE, FALSE, sizeof (double));
@@ -220,7 +259,7 @@ mv_bench_run (const char *input, int width, int height)
           {
             if (pan > 0)
               mv_view_pan (&v, l.plot_w * 0.25);
-            if (!frame (cache, &l, &v, cr, &plot, &sm, &pm, &fm, &cm, &cm1,
+            if (!frame (cache, slots, &l, &v, cr, &plot, &sm, &pm, &fm, &cm, &cm1,
                         &summary, &staged))
               return 1;
             if (verbose)
@@ -262,6 +301,10 @@ mv_bench_run (const char *input, int width, int height)
   struct rusage ru;
   getrusage (RUSAGE_SELF, &ru);
   g_print ("peak RSS: %.1f MB\n", ru.ru_maxrss / 1024.0);
+  long anon, file;
+  rss_now (&anon, &file);
+  g_print ("RSS at the end: %.1f MB anonymous, %.1f MB of the mapped file\n",
+           anon / 1024.0, file / 1024.0);
   g_array_unref (scene_s);
   g_array_unref (scene_d);
   g_array_unref (paint);
@@ -277,6 +320,7 @@ mv_bench_run (const char *input, int width, int height)
     cairo_surface_destroy (plot);
   mv_view_clear (&v);
   mv_cache_unref (cache);
+  mv_groups_free (groups);
   mv_log_unref (log);
   return 0;
 }

@@ -98,6 +98,15 @@ mv_export_check_size (const MvExportOpts *o, GError **error)
   return TRUE;
 }
 
+MvGroups *
+mv_export_groups (MvLog *log, MvGroupMode mode, int fold)
+{
+  MvGroups *g = mv_groups_new (log, mode);
+  if (fold >= 0)
+    mv_groups_set_all (g, fold == 1);
+  return g;
+}
+
 gboolean
 mv_export_run (const MvExportOpts *o, GError **error)
 {
@@ -125,13 +134,15 @@ mv_export_run (const MvExportOpts *o, GError **error)
       return FALSE;
     }
 
+  g_autoptr (MvGroups) groups = mv_export_groups (log, o->group, o->fold);
+  guint nslots = mv_slots_count (log, mv_groups_slots (groups));
   /* Default height shows every row at full height, up to a limit. */
   MvLayout l;
   double w = o->width ? o->width : DEFAULT_W;
   mv_layout_compute (&l, log, w, 100, TRUE);
   double h = o->height;
   if (h == 0)
-    h = MIN (l.ruler_h + l.legend_h + MAX (log->nrows, 1) * MV_DRAW_ROW_H + 8,
+    h = MIN (l.ruler_h + l.legend_h + MAX (nslots, 1) * MV_DRAW_ROW_H + 8,
              MAX_AUTO_H);
   mv_layout_compute (&l, log, w, h, TRUE);
 
@@ -141,12 +152,13 @@ mv_export_run (const MvExportOpts *o, GError **error)
   v.t1 = t1;
   /* A given height is shared among the rows (few rows grow); the
    * default height gives each row the default. */
-  double row_h = mv_layout_fit_row_h (&l, log);
+  double row_h = mv_layout_fit_row_h_slots (l.plot_h, nslots);
   if (o->height == 0)
     row_h = MIN (row_h, MV_DRAW_ROW_H);
   MvSceneParams p = {
     .t0 = t0, .t1 = t1, .width = (int) l.plot_w, .height = l.plot_h,
     .row_h = row_h, .y0 = 0, .force_lod = o->force_lod,
+    .slots = mv_groups_slots (groups),
   };
   mv_view_clear (&v);
   if (o->counter != NULL)
@@ -231,6 +243,7 @@ mv_export_run (const MvExportOpts *o, GError **error)
       cairo_clip (cr);
       cairo_translate (cr, l.plot_x, l.plot_y);
       mv_draw_time_marks (cr, log, t0, t1, l.plot_w, l.plot_h, row_h, 0,
+                          mv_groups_slots (groups),
                           (const MvTimeMark *) (gpointer) marks->data,
                           marks->len);
       cairo_restore (cr);

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "../model/mv-groups.h"
 #include "../model/mv-log.h"
 
 G_BEGIN_DECLS
@@ -28,6 +29,9 @@ typedef struct
   const char *ranks;         /* flame graph: "0,2-3" or NULL (all) */
   const char *flame_select;  /* a function whose flame graph node is
                                 selected (its time marks drawn), or NULL */
+  MvGroupMode group;         /* rows grouped by node or rank range */
+  int         fold;          /* -1 default, 0 every group expanded,
+                                1 every group collapsed */
 } MvExportOpts;
 
 /* Opens INPUT headless (no progress) and prints its load warning, if
@@ -59,7 +63,10 @@ GArray  *mv_export_flame_marks (MvLog *log, guint64 t0, guint64 t1,
 /* Headless benchmark of the matrix window: prints figures on stdout. */
 int      mv_bench_matrix_run (const char *input, int width, int height);
 /* Headless benchmark: prints figures on stdout. */
-int      mv_bench_run (const char *input, int width, int height);
+int      mv_bench_run (const char *input, int width, int height,
+                       MvGroupMode group, int fold);
+/* Groups of log's rows for mode and fold (as MvExportOpts.fold). */
+MvGroups *mv_export_groups (MvLog *log, MvGroupMode mode, int fold);
 
 G_END_DECLS
 

@@ -53,7 +53,8 @@ main (int argc, char **argv)
   char *detail = NULL, *counter = NULL;
   gboolean bench = FALSE, bench_matrix = FALSE, version = FALSE;
   gboolean sched = FALSE, cpus = FALSE;
-  char *track = NULL;
+  char *track = NULL, *group = NULL;
+  gboolean collapse = FALSE, expand = FALSE;
   int width = 0, height = 0;
 
   setlocale (LC_ALL, "");
@@ -107,6 +108,14 @@ main (int argc, char **argv)
       "NAME" },
     { "detail", 0, 0, G_OPTION_ARG_STRING, &detail,
       "Export drawn from: auto (default), summaries or events", "HOW" },
+    { "group", 0, 0, G_OPTION_ARG_STRING, &group,
+      "Rows grouped by node, by rank range, none, or auto (default: by "
+      "node when processes share nodes, by rank range past 1024 "
+      "processes)", "HOW" },
+    { "collapse", 0, 0, G_OPTION_ARG_NONE, &collapse,
+      "Every group collapsed to its aggregate row", NULL },
+    { "expand", 0, 0, G_OPTION_ARG_NONE, &expand,
+      "Every group expanded (default below 1024 processes)", NULL },
     { "width", 'W', 0, G_OPTION_ARG_INT, &width,
       "Export/bench width in pixels", "W" },
     { "height", 'H', 0, G_OPTION_ARG_INT, &height,
@@ -148,6 +157,19 @@ main (int argc, char **argv)
                   "--bench-matrix are exclusive\n");
       return 2;
     }
+  MvGroupMode group_mode = MV_GROUP_AUTO;
+  if (group != NULL && !mv_groups_parse_mode (group, &group_mode))
+    {
+      g_printerr ("mpeview: --group: node, range, none or auto, not '%s'\n",
+                  group);
+      return 2;
+    }
+  if (collapse && expand)
+    {
+      g_printerr ("mpeview: --collapse and --expand are exclusive\n");
+      return 2;
+    }
+  int fold = collapse ? 1 : expand ? 0 : -1;
   if (sample_depth < 0 || sample_depth > 1000)
     {
       g_printerr ("mpeview: --sample-depth: 0 to 1000, not %d\n",
@@ -170,7 +192,7 @@ main (int argc, char **argv)
         }
       if (bench)
         return mv_bench_run (argv[1], width ? width : 1920,
-                             height ? height : 1080);
+                             height ? height : 1080, group_mode, fold);
       if (bench_matrix)
         return mv_bench_matrix_run (argv[1], width ? width : 1000,
                                     height ? height : 1000);
@@ -190,6 +212,8 @@ main (int argc, char **argv)
       eo.sched = sched;
       eo.cpus = cpus;
       eo.track = track;
+      eo.group = group_mode;
+      eo.fold = fold;
       if (detail != NULL && !g_str_equal (detail, "auto"))
         {
           if (!g_str_equal (detail, "summaries")
@@ -219,5 +243,6 @@ main (int argc, char **argv)
       g_printerr ("mpeview: at most one FILE\n");
       return 2;
     }
+  mv_window_set_grouping (group_mode, fold);
   return mv_window_main (argc > 1 ? argv[1] : NULL);
 }

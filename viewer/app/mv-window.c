@@ -56,6 +56,26 @@ static const char CSS[] =
   "list row { padding: 1px 6px; }\n";
 
 static void open_path (Win *w, const char *path);
+
+/* Row grouping of new windows (the command line's). */
+static MvGroupMode group_mode = MV_GROUP_AUTO;
+static int group_fold = -1;
+
+void
+mv_window_set_grouping (MvGroupMode mode, int fold)
+{
+  group_mode = mode;
+  group_fold = fold;
+}
+
+static void
+on_grouping_changed (GtkComboBox *combo, gpointer user)
+{
+  MvTimeline *tl = user;
+  MvGroupMode mode;
+  if (mv_groups_parse_mode (gtk_combo_box_get_active_id (combo), &mode))
+    mv_timeline_set_grouping (tl, mode, -1);
+}
 static void fill_counters (Win *w, MvLog *log);
 
 /* Cancels the job *c belongs to and gives a cancellable for the next. */
@@ -1167,6 +1187,25 @@ win_new (GtkApplication *app)
 
   GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
   w->tl = mv_timeline_new ();
+  mv_timeline_set_grouping (w->tl, group_mode, group_fold);
+  GtkWidget *grouping = gtk_combo_box_text_new ();
+  gtk_widget_set_tooltip_text (grouping, "Rows grouped by node or by rank "
+                               "range: a group's row shows the dominant "
+                               "state of its processes; click its label "
+                               "to fold or unfold it ([ folds all, ] "
+                               "unfolds all, G cycles the grouping)");
+  const char *const gm[][2] = { { "auto", "Rows: auto" },
+                                { "node", "Rows by node" },
+                                { "range", "Rows by rank range" },
+                                { "none", "Rows ungrouped" } };
+  for (guint i = 0; i < G_N_ELEMENTS (gm); i++)
+    gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (grouping), gm[i][0],
+                               gm[i][1]);
+  gtk_combo_box_set_active_id (GTK_COMBO_BOX (grouping),
+                               mv_groups_mode_name (group_mode));
+  g_signal_connect (grouping, "changed", G_CALLBACK (on_grouping_changed),
+                    w->tl);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), grouping);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header),
                            mv_sched_menu_new (GTK_WINDOW (w->win), w->tl));
   g_signal_connect (w->tl, "changed", G_CALLBACK (update_status), w);

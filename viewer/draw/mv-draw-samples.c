@@ -54,7 +54,7 @@ mv_draw_sample_strips (cairo_t *cr, const MvScene *s)
 void
 mv_draw_time_marks (cairo_t *cr, const MvLog *log, guint64 t0, guint64 t1,
                     double width, double height, double row_h, double y0,
-                    const MvTimeMark *marks, guint n)
+                    const GArray *slots, const MvTimeMark *marks, guint n)
 {
   if (n == 0 || t1 <= t0)
     return;
@@ -74,7 +74,9 @@ mv_draw_time_marks (cairo_t *cr, const MvLog *log, guint64 t0, guint64 t1,
           if (m->stream >= log->info->nstreams || m->t1 <= t0
               || m->t0 >= t1)
             continue;
-          double y = floor (log->stream_row[m->stream] * row_h - y0);
+          double y = floor (mv_slots_find_row (slots,
+                                               log->stream_row[m->stream])
+                            * row_h - y0);
           if (y + row_h < 0 || y > height)
             continue;
           double a = m->t0 <= t0 ? 0 : floor ((double) (m->t0 - t0) * per);

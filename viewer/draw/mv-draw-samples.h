@@ -22,12 +22,12 @@ G_BEGIN_DECLS
 void mv_draw_sample_strips (cairo_t *cr, const MvScene *s);
 
 /* Marks over the plot of a window [t0, t1) of `width` pixels with rows
- * of row_h pixels scrolled by y0: each mark tints its row over its
+ * of row_h pixels scrolled by y0 (slots as in mv-groups.h, may be NULL): each mark tints its row over its
  * time and gets a bar along the row's bottom. */
 void mv_draw_time_marks (cairo_t *cr, const MvLog *log, guint64 t0,
                          guint64 t1, double width, double height,
-                         double row_h, double y0, const MvTimeMark *marks,
-                         guint n);
+                         double row_h, double y0, const GArray *slots,
+                         const MvTimeMark *marks, guint n);
 
 G_END_DECLS
 

@@ -14,6 +14,7 @@
 /* A quiet light palette: dark text on white. */
 #define C_BG        0xffffff
 #define C_ROW_ALT   0xf5f6f8
+#define C_GROUP_BG  0xe6ebf2   /* a group's header row (its aggregate) */
 #define C_RULE      0xd9dce1
 #define C_TEXT      0x1f2328
 #define C_TEXT_DIM  0x6a737d
@@ -95,6 +96,14 @@ mv_layout_fit_row_h_for (double plot_h, const MvLog *log)
   if (log == NULL || log->nrows == 0)
     return MV_DRAW_ROW_H;
   return MIN (MV_DRAW_ROW_MAX_H, plot_h / log->nrows);
+}
+
+double
+mv_layout_fit_row_h_slots (double plot_h, guint nslots)
+{
+  if (nslots == 0)
+    return MV_DRAW_ROW_H;
+  return MIN (MV_DRAW_ROW_MAX_H, plot_h / nslots);
 }
 
 double
@@ -1095,21 +1104,36 @@ mv_draw_plot (cairo_t *cr, const MvScene *s, double w, double h,
   cairo_clip (cr);
   set_rgb (cr, C_BG);
   cairo_paint (cr);
-  /* Zebra rows (processes), when rows are tall enough to tell apart. */
+  /* Zebra rows (processes), when rows are tall enough to tell apart;
+   * group headers tinted, with a rule above. */
   const MvLog *log = s->log;
   if (s->p.row_h >= 6)
     {
       guint first, last;
-      mv_scene_visible_rows (log, &s->p, &first, &last);
+      mv_scene_visible_slots (log, &s->p, &first, &last);
       set_rgb (cr, C_ROW_ALT);
-      for (guint r = first; r < last; r++)
-        if (log->rows[r].rank % 2 == 1)
-          cairo_rectangle (cr, 0, r * s->p.row_h - s->p.y0, w, s->p.row_h);
+      for (guint i = first; i < last; i++)
+        {
+          MvSlot sl = mv_slots_get (s->p.slots, i);
+          if (sl.kind == MV_SLOT_ROW && log->rows[sl.row_first].rank % 2 == 1)
+            cairo_rectangle (cr, 0, i * s->p.row_h - s->p.y0, w, s->p.row_h);
+        }
       cairo_fill (cr);
+      for (guint i = first; s->p.slots && i < last; i++)
+        if (mv_slots_get (s->p.slots, i).kind != MV_SLOT_ROW)
+          {
+            double y = i * s->p.row_h - s->p.y0;
+            set_rgb (cr, C_GROUP_BG);
+            cairo_rectangle (cr, 0, y, w, s->p.row_h);
+            cairo_fill (cr);
+            set_rgb (cr, C_RULE);
+            cairo_rectangle (cr, 0, y, w, 1);
+            cairo_fill (cr);
+          }
     }
-  if (s->summary)
+  if (s->summary || s->group_lanes)
     draw_summary_lanes (cr, s, w, h);
-  else
+  if (!s->summary)
     {
       draw_spans (cr, s, o);
       /* Markers are stored straight into an image target (crowded ones
@@ -1197,7 +1221,7 @@ draw_labels (cairo_t *cr, const MvScene *s, const MvLayout *l)
 {
   const MvLog *log = s->log;
   guint first, last;
-  mv_scene_visible_rows (log, &s->p, &first, &last);
+  mv_scene_visible_slots (log, &s->p, &first, &last);
   PangoLayout *pl = make_layout (cr, "Sans 9");
   PangoLayout *small = make_layout (cr, "Sans 7");
   double rh = s->p.row_h;
@@ -1221,16 +1245,26 @@ draw_labels (cairo_t *cr, const MvScene *s, const MvLayout *l)
       double y = l->plot_y + r * rh - s->p.y0 + MAX (rh, 14) / 2;
       if (every > 1)
         y = l->plot_y + r * rh - s->p.y0 + 5;
-      char *label = mv_log_row_label (log, r);
-      const char *host = log->rows[r].host;
+      MvSlot sl = mv_slots_get (s->p.slots, r);
+      char *name = mv_slot_label (log, &sl);
+      /* A group's header: a triangle (click it to fold or unfold) and
+       * its name; rows indented under their group. */
+      char *label = sl.kind == MV_SLOT_ROW ? g_strdup (name)
+        : g_strdup_printf ("%s %s", sl.collapsed ? "\xe2\x96\xb8" : "\xe2\x96\xbe",
+                           name);
+      double x = 4 + MIN (sl.depth, 6) * 8;
+      const char *host = sl.kind == MV_SLOT_ROW && s->p.slots == NULL
+                         ? log->rows[sl.row_first].host : NULL;
       if (rh >= 30 && host)
         {
-          text_at (cr, pl, label, 10, y - 6, 0, C_TEXT);
-          text_at (cr, small, host, 10, y + 8, 0, C_TEXT_DIM);
+          text_at (cr, pl, label, x + 6, y - 6, 0, C_TEXT);
+          text_at (cr, small, host, x + 6, y + 8, 0, C_TEXT_DIM);
         }
       else
-        text_at (cr, rh >= 14 ? pl : small, label, 10, y, 0, C_TEXT);
+        text_at (cr, rh >= 14 ? pl : small, label,
+                 s->p.slots ? x : 10, y, 0, C_TEXT);
       g_free (label);
+      g_free (name);
     }
   cairo_restore (cr);
   set_rgb (cr, C_RULE);

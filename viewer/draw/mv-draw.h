@@ -29,6 +29,8 @@ void   mv_layout_compute (MvLayout *l, const MvLog *log, double w, double h,
  * MV_DRAW_ROW_MAX_H: few processes fill the plot, many get thin rows. */
 double mv_layout_fit_row_h (const MvLayout *l, const MvLog *log);
 double mv_layout_fit_row_h_for (double plot_h, const MvLog *log);
+/* The same for nslots slots (grouped rows, mv-groups.h). */
+double mv_layout_fit_row_h_slots (double plot_h, guint nslots);
 
 #define MV_DRAW_ROW_H 22.0       /* export's default height per row */
 #define MV_DRAW_ROW_MAX_H 160.0

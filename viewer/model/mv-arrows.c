@@ -17,7 +17,10 @@
 static double
 row_center (const MvScene *s, guint row)
 {
-  return ((double) row + 0.5) * s->p.row_h - s->p.y0;
+  /* The slot showing the row: a collapsed group's header holds both
+   * ends of the messages inside it. */
+  guint slot = mv_slots_find_row (s->p.slots, row);
+  return ((double) slot + 0.5) * s->p.row_h - s->p.y0;
 }
 
 static gpointer
@@ -169,8 +172,17 @@ mv__scene_arrows (MvScene *s, GCancellable *cancellable)
           || m.send_stream >= log->nrows || m.recv_stream >= log->nrows)
         continue;
       MvArrow a = { .count = 1, .msg = m };
-      a.y0 = (float) row_center (s, log->stream_row[m.send_stream]);
-      a.y1 = (float) row_center (s, log->stream_row[m.recv_stream]);
+      guint rs = log->stream_row[m.send_stream];
+      guint rr = log->stream_row[m.recv_stream];
+      /* A message inside a collapsed group is not drawn: both ends
+       * are its one row. */
+      if (s->p.slots && mv_slots_find_row (s->p.slots, rs)
+                        == mv_slots_find_row (s->p.slots, rr)
+          && mv_slots_get (s->p.slots,
+                           mv_slots_find_row (s->p.slots, rs)).row_count > 1)
+        continue;
+      a.y0 = (float) row_center (s, rs);
+      a.y1 = (float) row_center (s, rr);
       if ((a.y0 < 0 && a.y1 < 0)
           || (a.y0 > s->p.height && a.y1 > s->p.height))
         continue;

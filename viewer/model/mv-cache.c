@@ -8,6 +8,11 @@
 
 /* Lane pyramids kept, at most (pixel rows of aggregated lanes). */
 #define LANE_PYR_MAX_BYTES   (32u << 20)
+/* Many-stream logs (mv_cache_pyramid_scratch's): streams whose summary
+ * is read between two drops of the file's mapped pages.  Each read maps
+ * up to 64 KB around it (the kernel's fault-around), 16 MB per 256. */
+#define DROP_EVERY           256u
+#define DROP_MIN_STREAMS     10000u
 /* Decoded events kept across frames, at most this many in all. */
 #define DEC_MAX_EVENTS       3000000u
 
@@ -18,6 +23,9 @@ struct MvCache
   GMutex        lock;             /* everything below */
   guint8      **pyr;              /* [stream], NULL until read */
   guint8       *pyr_quality;      /* [stream], MvPyrQuality */
+  guint8       *pyr_seen;         /* [stream]: read, maybe not kept
+                                     (mv_cache_pyramid_scratch) */
+  gint          reads;            /* atomic: since the last page drop */
   guint         pyr_filled;       /* streams with a pyramid */
   GHashTable   *lane_pyr;         /* guint64 key -> GBytes */
   gsize         lane_pyr_bytes;
@@ -65,6 +73,7 @@ mv_cache_new (MvLog *log)
   g_mutex_init (&c->lock);
   c->pyr = g_new0 (guint8 *, n);
   c->pyr_quality = g_new0 (guint8, n);
+  c->pyr_seen = g_new0 (guint8, n);
   c->lane_pyr = g_hash_table_new_full (lane_key_hash, g_int64_equal, g_free,
                                        (GDestroyNotify) g_bytes_unref);
   c->dec = g_new0 (MvDecoded *, n);
@@ -85,6 +94,7 @@ cache_free (MvCache *c)
     }
   g_free (c->pyr);
   g_free (c->pyr_quality);
+  g_free (c->pyr_seen);
   g_hash_table_unref (c->lane_pyr);
   mv_lane_memo_unref (NULL, c->memo);
   g_free (c->spare[0]);
@@ -131,26 +141,24 @@ mv_cache_levels (const MvCache *c)
 
 /* ---- whole-run pyramids ---- */
 
-const guint8 *
-mv_cache_pyramid (MvCache *c, guint32 stream, MvPyrQuality *quality)
+/* Reads a stream's pyramid into q (mv_pyr_offset (bins, levels)
+ * bytes). */
+static MvPyrQuality
+pyr_read (MvCache *c, guint32 stream, guint8 *q)
 {
-  MvLog *log = c->log;
-  g_mutex_lock (&c->lock);
-  const guint8 *p = c->pyr[stream];
-  MvPyrQuality qual = c->pyr_quality[stream];
-  g_mutex_unlock (&c->lock);
-  if (p != NULL)
+  /* Reading every stream once touches most of a file of many small
+   * streams: its pages need not stay mapped (resident). */
+  if (c->log->nrows >= DROP_MIN_STREAMS
+      && (guint) g_atomic_int_add (&c->reads, 1) + 1 >= DROP_EVERY)
     {
-      if (quality)
-        *quality = qual;
-      return p;
+      g_atomic_int_set (&c->reads, 0);
+      logfmt_reader_drop_pages (c->log->reader);
     }
-  /* Read outside the lock so several threads can fill the cache. */
+  MvLog *log = c->log;
   guint nb = c->bins, ns = log->nstates;
   gsize bytes = mv_pyr_offset (nb, c->levels);
   float *occ = g_new (float, (gsize) nb * MAX (ns, 1));
   logfmt_error_t err = { 0 };
-  guint8 *q = g_malloc (bytes);
   memset (q, 0xff, bytes);
   for (gsize i = 2; i < bytes; i += 3)
     q[i] = 0;
@@ -167,12 +175,30 @@ mv_cache_pyramid (MvCache *c, guint32 stream, MvPyrQuality *quality)
         bad = TRUE;
     }
   g_free (occ);
+  return bad ? MV_PYR_DAMAGED : level >= cbin ? MV_PYR_FINEST
+         : MV_PYR_COARSER;
+}
+
+const guint8 *
+mv_cache_pyramid (MvCache *c, guint32 stream, MvPyrQuality *quality)
+{
+  g_mutex_lock (&c->lock);
+  const guint8 *p = c->pyr[stream];
+  MvPyrQuality qual = c->pyr_quality[stream];
+  g_mutex_unlock (&c->lock);
+  if (p != NULL)
+    {
+      if (quality)
+        *quality = qual;
+      return p;
+    }
+  /* Read outside the lock so several threads can fill the cache. */
+  guint8 *q = g_malloc (mv_pyr_offset (c->bins, c->levels));
+  MvPyrQuality read = pyr_read (c, stream, q);
   g_mutex_lock (&c->lock);
   if (c->pyr[stream] == NULL)
     {
-      c->pyr_quality[stream] = bad ? MV_PYR_DAMAGED
-                               : level >= cbin ? MV_PYR_FINEST
-                               : MV_PYR_COARSER;
+      c->pyr_quality[stream] = read;
       c->pyr[stream] = q;
       c->pyr_filled++;
       q = NULL;
@@ -186,11 +212,37 @@ mv_cache_pyramid (MvCache *c, guint32 stream, MvPyrQuality *quality)
   return p;
 }
 
+const guint8 *
+mv_cache_pyramid_scratch (MvCache *c, guint32 stream, guint8 *scratch,
+                          MvPyrQuality *quality)
+{
+  g_mutex_lock (&c->lock);
+  const guint8 *p = c->pyr[stream];
+  MvPyrQuality qual = c->pyr_quality[stream];
+  g_mutex_unlock (&c->lock);
+  if (p == NULL)
+    {
+      qual = pyr_read (c, stream, scratch);
+      p = scratch;
+      g_mutex_lock (&c->lock);
+      if (c->pyr[stream] == NULL)
+        {
+          c->pyr_quality[stream] = qual;
+          c->pyr_seen[stream] = 1;
+        }
+      g_mutex_unlock (&c->lock);
+    }
+  if (quality)
+    *quality = qual;
+  return p;
+}
+
 MvPyrQuality
 mv_cache_pyramid_peek (MvCache *c, guint32 stream)
 {
   g_mutex_lock (&c->lock);
-  MvPyrQuality q = c->pyr[stream] ? c->pyr_quality[stream] : MV_PYR_UNREAD;
+  MvPyrQuality q = c->pyr[stream] || c->pyr_seen[stream]
+                   ? c->pyr_quality[stream] : MV_PYR_UNREAD;
   g_mutex_unlock (&c->lock);
   return q;
 }

@@ -50,6 +50,14 @@ typedef enum
 const guint8 *mv_cache_pyramid (MvCache *c, guint32 stream,
                                 MvPyrQuality *quality);
 MvPyrQuality  mv_cache_pyramid_peek (MvCache *c, guint32 stream);
+/* The same without keeping it: the kept one, or read into scratch
+ * (mv_pyr_offset (bins, levels) bytes).  For the rows of big groups'
+ * header lanes, whose own pyramids would cost 1.5 KB a stream (150 MB
+ * for 100,000 processes) and are not drawn while the group is
+ * collapsed. */
+const guint8 *mv_cache_pyramid_scratch (MvCache *c, guint32 stream,
+                                        guint8 *scratch,
+                                        MvPyrQuality *quality);
 /* Reads the pyramids of rows [first, last) on all cores (the first
  * frame of a many-process log: one summary read per stream). */
 void          mv_cache_prefill (MvCache *c, guint first, guint last);

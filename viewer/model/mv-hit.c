@@ -115,6 +115,26 @@ append_time (GString *str, const char *what, guint64 t)
   g_string_append_printf (str, "\n%s: %.9f s", what, (double) t / 1e9);
 }
 
+/* The label of the group whose header the lane is, or NULL. */
+static char *
+lane_group_label (const MvScene *s, const MvLane *lane)
+{
+  const GArray *slots = s->p.slots;
+  if (slots == NULL || slots->len == 0 || lane->row_count < 2)
+    return NULL;
+  /* Headers start with their first row: walk back over the slots that
+   * start there. */
+  for (guint i = mv_slots_find_row (slots, lane->row_first) + 1; i-- > 0;)
+    {
+      MvSlot sl = mv_slots_get (slots, i);
+      if (sl.row_first != lane->row_first)
+        break;
+      if (sl.row_count == lane->row_count && sl.group >= 0)
+        return mv_slot_label (s->log, &sl);
+    }
+  return NULL;
+}
+
 static void
 append_row (GString *str, const MvLog *log, guint row)
 {
@@ -250,7 +270,13 @@ mv_scene_describe (const MvScene *s, const MvHit *hit)
         g_string_append_printf (str, "mostly %s (states cover %u%% of "
                                 "this pixel)", d && d->name ? d->name : "?",
                                 hit->lane->dom_pct[hit->px]);
-        if (hit->lane->row_count > 1)
+        char *group = lane_group_label (s, hit->lane);
+        if (group)
+          {
+            g_string_append_printf (str, "\n%s", group);
+            g_free (group);
+          }
+        else if (hit->lane->row_count > 1)
           g_string_append_printf (str, "\nranks %d .. %d",
                                   log->rows[hit->lane->row_first].rank,
                                   log->rows[hit->lane->row_first

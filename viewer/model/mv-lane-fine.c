@@ -30,21 +30,30 @@ mv__fine_wanted (MvCache *cache, const MvSceneParams *p)
   if (pbin * FINE_MIN_BIN_PX >= cbin)
     return FALSE;
   guint first, last;
-  mv_scene_visible_rows (log, p, &first, &last);
+  mv_scene_visible_slots (log, p, &first, &last);
   double frac = (double) (p->t1 - p->t0) / MAX (mv__run_span (log), 1);
   double est = 0;
-  gboolean differs = p->row_h < 1;
-  for (guint r = first; r < last; r++)
+  gboolean differs = p->row_h < 1 && p->slots == NULL, any = FALSE;
+  for (guint i = first; i < last; i++)
     {
-      guint32 st = log->rows[r].stream;
-      double n = (double) logfmt_reader_stream_events (log->reader, st);
-      est += MIN (n, n * frac + FINE_BLOCK_GUESS);
-      /* A row of its own whose stored summary is finer than the
-       * pyramid is read from the file already (lane_summary). */
-      MvPyrQuality q = mv_cache_pyramid_peek (cache, st);
-      differs |= q == MV_PYR_UNREAD || q == MV_PYR_FINEST;
+      /* Big groups' headers are drawn from the pyramids only. */
+      MvSlot sl = mv_slots_get (p->slots, i);
+      if (sl.row_count > MV_SCENE_FINE_MAX_GROUP_ROWS)
+        continue;
+      differs |= sl.row_count > 1 || p->row_h < 1;
+      any = TRUE;
+      for (guint r = sl.row_first; r < sl.row_first + sl.row_count; r++)
+        {
+          guint32 st = log->rows[r].stream;
+          double n = (double) logfmt_reader_stream_events (log->reader, st);
+          est += MIN (n, n * frac + FINE_BLOCK_GUESS);
+          /* A row of its own whose stored summary is finer than the
+           * pyramid is read from the file already (lane_summary). */
+          MvPyrQuality q = mv_cache_pyramid_peek (cache, st);
+          differs |= q == MV_PYR_UNREAD || q == MV_PYR_FINEST;
+        }
     }
-  return differs && est <= FINE_MAX_EVENTS;
+  return any && differs && est <= FINE_MAX_EVENTS;
 }
 
 /* A lane's pixels being summed from its rows: per pixel, the rows'

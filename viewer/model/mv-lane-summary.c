@@ -58,8 +58,8 @@ mv__summary_frame_init (MvScene *s, MvSummaryFrame *f)
   /* A memo this frame cannot use is dropped first, so its block can
    * serve this frame (mv_cache_block_new).  Fine lanes neither use nor
    * replace it: the coarse stage before them made it, for the next
-   * coarse stage (a pan). */
-  if (!s->fine)
+   * coarse stage (a pan); nor do group headers among decoded rows. */
+  if (!s->fine && s->summary)
     {
       f->memo = mv_cache_memo_get (cache);
       if (f->memo && !memo_shift (f->memo, s, &f->geom, f->hid, &f->shift))
@@ -75,7 +75,9 @@ mv__summary_frame_init (MvScene *s, MvSummaryFrame *f)
   mv_cache_block_ahead (cache, bsize);
   guint first, last;
   mv_scene_visible_rows (log, p, &first, &last);
-  if (!p->sample_rows)
+  /* Grouped rows: big groups' rows are read by their lanes, without
+   * keeping their pyramids. */
+  if (!p->sample_rows && p->slots == NULL)
     mv_cache_prefill (cache, first, last);
   guint ns = MAX (log->nstates, 1);
   guint32 *rgb = g_new (guint32, ns);
@@ -166,13 +168,19 @@ lane_pyr (MvScene *s, const MvLane *lane, guint hid)
   float *acc = g_new0 (float, (gsize) nb * ns);
   float inv = 1.0f / (255.0f * k);
   gint32 damaged = -1;
+  /* A big group's rows are read without keeping their pyramids. */
+  guint8 *scratch = s->p.slots && lane->row_count
+                                  > MV_SCENE_FINE_MAX_GROUP_ROWS
+    ? g_malloc (mv_pyr_offset (nb, mv_cache_levels (cache))) : NULL;
   for (guint j = 0; j < k; j++)
     {
       guint r = (guint) ((guint64) j * lane->row_count / k
                          + lane->row_count / (2 * k));
       guint32 st = log->rows[lane->row_first + r].stream;
       MvPyrQuality q;
-      const guint8 *c = mv_cache_pyramid (cache, st, &q);
+      const guint8 *c = scratch
+        ? mv_cache_pyramid_scratch (cache, st, scratch, &q)
+        : mv_cache_pyramid (cache, st, &q);
       if (q == MV_PYR_DAMAGED && damaged < 0)
         damaged = log->rows[lane->row_first + r].rank;
       for (guint i = 0; i < nb; i++, c += 3)
@@ -183,6 +191,7 @@ lane_pyr (MvScene *s, const MvLane *lane, guint hid)
             acc[(gsize) i * ns + dom] += c[2] * inv;
         }
     }
+  g_free (scratch);
   gsize bytes = mv_pyr_offset (nb, mv_cache_levels (cache)) + sizeof damaged;
   guint8 *q = g_malloc (bytes);
   mv_pyr_build (acc, nb, ns, mv_cache_levels (cache), q);
@@ -248,6 +257,8 @@ mv__lane_summary (MvScene *s, MvLane *lane, const MvSummaryFrame *f,
   GBytes *b = NULL;
   MvPyrQuality quality = MV_PYR_COARSER;
   if (fine != NULL
+      && (s->p.slots == NULL
+          || lane->row_count <= MV_SCENE_FINE_MAX_GROUP_ROWS)
       && (lane->row_count > 1
           || (mv_cache_pyramid (cache, st, &quality) != NULL
               && quality == MV_PYR_FINEST)))

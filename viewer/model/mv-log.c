@@ -25,6 +25,8 @@ static int
 row_cmp (gconstpointer a, gconstpointer b)
 {
   const MvRow *ra = a, *rb = b;
+  if (ra->node_rank != rb->node_rank)
+    return ra->node_rank < rb->node_rank ? -1 : 1;
   if (ra->rank != rb->rank)
     return ra->rank < rb->rank ? -1 : 1;
   if (ra->thread != rb->thread)
@@ -100,6 +102,24 @@ mv_log_open (const char *path, MvProgressFunc progress, gpointer user,
       log->rows[i].thread = sd ? sd->thread : 0;
       log->rows[i].host = sd ? sd->host : NULL;
     }
+  /* Rows go node by node (nodes in the order of their lowest rank), so
+   * that a node's processes are one range of rows (mv-groups.h); with
+   * the usual block placement this is rank order. */
+  GHashTable *low = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < log->nrows; i++)
+    if (log->rows[i].host)
+      {
+        gpointer v;
+        if (!g_hash_table_lookup_extended (low, log->rows[i].host, NULL, &v)
+            || GPOINTER_TO_INT (v) > log->rows[i].rank)
+          g_hash_table_insert (low, (gpointer) log->rows[i].host,
+                               GINT_TO_POINTER (log->rows[i].rank));
+      }
+  for (guint i = 0; i < log->nrows; i++)
+    log->rows[i].node_rank = log->rows[i].host
+      ? GPOINTER_TO_INT (g_hash_table_lookup (low, log->rows[i].host))
+      : log->rows[i].rank;
+  g_hash_table_unref (low);
   qsort (log->rows, log->nrows, sizeof (MvRow), row_cmp);
   guint threads = 0;
   for (guint i = 0; i < log->nrows; i++)

@@ -25,6 +25,8 @@ typedef struct
   gint32      rank;
   gint32      thread;
   const char *host;       /* may be NULL */
+  gint32      node_rank;  /* lowest rank on its host (rows are sorted
+                             by it first: a node's rows are together) */
   gboolean    first_of_rank;
 } MvRow;
 

@@ -16,6 +16,13 @@ G_BEGIN_DECLS
  * would be a solid mass; the status says to zoom in). */
 #define MV_SCENE_MAX_MSGS_SCANNED 40000u
 
+/* A group's header lane (mv-groups.h) of more rows than this is drawn
+ * from the whole-run pyramids only, however far zoomed in: reading
+ * every row's summary for the window costs about 40 us a row (4 s for
+ * 100,000 processes); a node of up to this many processes, or a group
+ * unfolded to such, gets the window's detail. */
+#define MV_SCENE_FINE_MAX_GROUP_ROWS 64u
+
 /* Length of the run, ns (at least 1). */
 double   mv__run_span (const MvLog *log);
 /* Where a stream's decode for [t0, t1] starts: far enough back to find

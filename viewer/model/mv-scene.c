@@ -76,14 +76,37 @@ mv__scene_problem (MvScene *s, char *msg)
 }
 
 void
-mv_scene_visible_rows (const MvLog *log, const MvSceneParams *p,
-                       guint *first, guint *last)
+mv_scene_visible_slots (const MvLog *log, const MvSceneParams *p,
+                        guint *first, guint *last)
 {
+  guint n = mv_slots_count (log, p->slots);
   double rh = p->row_h > 0 ? p->row_h : 1;
   double f = floor (MAX (p->y0, 0) / rh);
   double l = ceil ((MAX (p->y0, 0) + p->height) / rh);
-  *first = (guint) MIN (f, (double) log->nrows);
-  *last = (guint) MIN (l, (double) log->nrows);
+  *first = (guint) MIN (f, (double) n);
+  *last = (guint) MIN (l, (double) n);
+}
+
+void
+mv_scene_visible_rows (const MvLog *log, const MvSceneParams *p,
+                       guint *first, guint *last)
+{
+  mv_scene_visible_slots (log, p, first, last);
+  if (p->slots == NULL || *first >= *last)
+    {
+      if (p->slots)
+        *first = *last = 0;
+      return;
+    }
+  guint a = G_MAXUINT, b = 0;
+  for (guint i = *first; i < *last; i++)
+    {
+      const MvSlot *sl = &g_array_index (p->slots, MvSlot, i);
+      a = MIN (a, sl->row_first);
+      b = MAX (b, sl->row_first + sl->row_count);
+    }
+  *first = a;
+  *last = b;
 }
 
 gboolean
@@ -94,12 +117,18 @@ mv_scene_choose_summary (const MvLog *log, const MvSceneParams *p)
   if (p->row_h < MV_SCENE_MIN_DECODE_ROW_H)
     return TRUE;
   guint first, last;
-  mv_scene_visible_rows (log, p, &first, &last);
+  mv_scene_visible_slots (log, p, &first, &last);
   double frac = (double) (p->t1 - p->t0) / mv__run_span (log);
   double est = 0;
+  /* Only rows of their own are decoded (group headers are drawn from
+   * the summaries whatever the detail). */
   for (guint i = first; i < last; i++)
-    est += (double) logfmt_reader_stream_events (log->reader,
-                                                 log->rows[i].stream) * frac;
+    {
+      MvSlot sl = mv_slots_get (p->slots, i);
+      if (sl.row_count == 1)
+        est += (double) logfmt_reader_stream_events
+                 (log->reader, log->rows[sl.row_first].stream) * frac;
+    }
   guint64 budget = p->budget ? p->budget : MV_SCENE_DEFAULT_BUDGET;
   return est > (double) budget;
 }
@@ -114,10 +143,13 @@ mv_scene_coarse_first (MvCache *cache, const MvSceneParams *p,
   if (!mv_scene_choose_summary (log, p))
     {
       guint first, last, missing = 0;
-      mv_scene_visible_rows (log, p, &first, &last);
-      for (guint r = first; r < last && missing < COARSE_MIN_ROWS; r++)
+      mv_scene_visible_slots (log, p, &first, &last);
+      for (guint i = first; i < last && missing < COARSE_MIN_ROWS; i++)
         {
-          guint32 st = log->rows[r].stream;
+          MvSlot sl = mv_slots_get (p->slots, i);
+          if (sl.row_count != 1)
+            continue;
+          guint32 st = log->rows[sl.row_first].stream;
           missing += !mv_cache_decoded_covers
                         (cache, st, mv__decode_start (log, st, p->t0, p->t1),
                          p->t1);
@@ -215,20 +247,23 @@ mv_scene_free (MvScene *s)
     g_array_unref (s->arrows);
   mv_cache_unref (s->cache);
   mv_sample_source_unref (s->p.samples);
+  if (s->p.slots)
+    g_array_unref (s->p.slots);
   mv_log_unref (s->log);
   g_free (s->problem);
   g_free (s);
 }
 
-/* The lanes of the visible rows: one per row, or one per pixel row
- * holding every row that falls in it when rows are thinner. */
+/* The lanes of the visible slots: one per slot (a row, or a group's
+ * header aggregating its rows), or one per pixel row holding every
+ * slot that falls in it when slots are thinner. */
 static void
 scene_lanes (MvScene *s)
 {
   const MvSceneParams *p = &s->p;
   const MvLog *log = s->log;
   guint first, last;
-  mv_scene_visible_rows (log, p, &first, &last);
+  mv_scene_visible_slots (log, p, &first, &last);
   if (p->row_h >= 1)
     {
       s->nlanes = last - first;
@@ -236,23 +271,33 @@ scene_lanes (MvScene *s)
       for (guint i = 0; i < s->nlanes; i++)
         {
           MvLane *l = &s->lanes[i];
-          l->row_first = first + i;
-          l->row_count = 1;
+          MvSlot sl = mv_slots_get (p->slots, first + i);
+          l->row_first = sl.row_first;
+          l->row_count = sl.row_count;
           l->y = (first + i) * p->row_h - p->y0;
           l->h = p->row_h;
         }
       return;
     }
+  guint nslots = mv_slots_count (log, p->slots);
   guint npx = (guint) ceil (p->height);
   s->lanes = g_new0 (MvLane, MAX (npx, 1));
   for (guint px = 0; px < npx; px++)
     {
       double a = floor ((px + p->y0) / p->row_h);
       double b = floor ((px + 1 + p->y0) / p->row_h);
-      guint ra = (guint) MIN (a, (double) log->nrows);
-      guint rb = (guint) MIN (b, (double) log->nrows);
-      if (rb <= ra)
+      guint sa = (guint) MIN (a, (double) nslots);
+      guint sb = (guint) MIN (b, (double) nslots);
+      if (sb <= sa)
         continue;
+      /* Slots are in row order: the lane is the rows from the first
+       * slot's to the end of the last (headers hold their rows). */
+      guint ra = mv_slots_get (p->slots, sa).row_first, rb = ra;
+      for (guint k = sa; k < sb; k++)
+        {
+          MvSlot sl = mv_slots_get (p->slots, k);
+          rb = MAX (rb, sl.row_first + sl.row_count);
+        }
       MvLane *l = &s->lanes[s->nlanes++];
       l->row_first = ra;
       l->row_count = rb - ra;
@@ -281,9 +326,9 @@ lane_job (gpointer data)
   GArray *evs = NULL;
   MvTracker *tr = NULL;
   MvFineAcc *fine = NULL;
-  if (s->summary)
+  if (s->summary || s->group_lanes)
     occ = g_new (float, (gsize) s->p.width * MAX (s->log->nstates, 1));
-  else
+  if (!s->summary)
     {
       evs = g_array_new (FALSE, FALSE, sizeof (MvEv));
       tr = mv_tracker_new (s->log->nstates, FALSE);
@@ -295,7 +340,7 @@ lane_job (gpointer data)
     {
       if (g_cancellable_set_error_if_cancelled (j->cancellable, &j->error))
         j->okay = FALSE;
-      else if (s->summary)
+      else if (s->summary || s->lanes[i].row_count > 1)
         j->okay = mv__lane_summary (s, &s->lanes[i], j->frame, occ, fine,
                                     &j->decoded, &j->error);
       else
@@ -325,10 +370,15 @@ mv_scene_compute (MvCache *cache, const MvSceneParams *p,
   s->p = *p;
   if (s->p.samples)
     mv_sample_source_ref (s->p.samples);
+  if (s->p.slots)
+    g_array_ref (s->p.slots);
   s->map = mv_time_map (p->t0, p->t1, p->width);
   s->summary = mv_scene_choose_summary (log, p);
-  s->fine = s->summary && mv__fine_wanted (cache, p);
   scene_lanes (s);
+  /* Group headers among decoded rows are summary lanes all the same. */
+  for (guint i = 0; i < s->nlanes && !s->summary; i++)
+    s->group_lanes |= s->lanes[i].row_count > 1;
+  s->fine = (s->summary || s->group_lanes) && mv__fine_wanted (cache, p);
 
   /* Lanes are independent: shared by (at most 2) threads. */
   guint nth = MIN (MAX (g_get_num_processors (), 1), 2);
@@ -337,7 +387,7 @@ mv_scene_compute (MvCache *cache, const MvSceneParams *p,
   LaneJob jobs[2];
   GThread *th[2] = { NULL, NULL };
   MvSummaryFrame frame = { 0 };
-  if (s->summary)
+  if (s->summary || s->group_lanes)
     mv__summary_frame_init (s, &frame);
   /* Lanes are taken one at a time by both threads; this one first does
    * the arrows (independent of the lanes), then joins in. */
@@ -366,10 +416,10 @@ mv_scene_compute (MvCache *cache, const MvSceneParams *p,
       else if (jobs[j].error)
         g_error_free (jobs[j].error);
     }
-  if (s->summary)
+  if (s->summary || s->group_lanes)
     {
       /* A sampled stage is not what a pan may copy columns from. */
-      if (okay && !s->fine && !s->rows_sampled)
+      if (okay && s->summary && !s->fine && !s->rows_sampled)
         mv__summary_frame_publish (s, &frame);
       mv__summary_frame_clear (s, &frame);
     }

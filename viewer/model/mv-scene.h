@@ -22,6 +22,7 @@
 #include <gio/gio.h>
 
 #include "mv-cache.h"
+#include "mv-groups.h"
 #include "mv-log.h"
 #include "mv-samples.h"
 #include "mv-view.h"
@@ -121,6 +122,10 @@ typedef struct
                                     holds a reference) */
   int            sample_depth;   /* 0 ticks of the innermost function,
                                     k >= 1 a lane of the k-th frame */
+  GArray        *slots;          /* MvSlot (mv-groups.h): the rows shown,
+                                    group headers aggregating theirs;
+                                    NULL one per row (the scene holds a
+                                    reference) */
 } MvSceneParams;
 
 typedef struct
@@ -130,6 +135,8 @@ typedef struct
   MvSceneParams p;               /* hidden pointers are NULLed */
   MvTimeMap map;                 /* [p.t0, p.t1] onto p.width pixels */
   gboolean summary;              /* level of detail used */
+  gboolean group_lanes;          /* decoded rows with group headers
+                                    (summary lanes) among them */
   gboolean fine;                 /* summary lanes read from the file for
                                     this window (zoomed in further than
                                     the whole-run pyramids resolve) */
@@ -159,7 +166,11 @@ gboolean mv_scene_choose_summary (const MvLog *log, const MvSceneParams *p);
  * arrows), to show at once while the full scene is computed. */
 gboolean mv_scene_coarse_first (MvCache *cache, const MvSceneParams *p,
                                 MvSceneParams *coarse);
-/* Rows [first, last) visible for a scroll position and size. */
+/* Slots [first, last) visible for a scroll position and size (rows
+ * when p->slots is NULL). */
+void     mv_scene_visible_slots (const MvLog *log, const MvSceneParams *p,
+                                 guint *first, guint *last);
+/* Rows [first, last) the visible slots draw (a collapsed group's all). */
 void     mv_scene_visible_rows (const MvLog *log, const MvSceneParams *p,
                                 guint *first, guint *last);
 

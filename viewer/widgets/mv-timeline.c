@@ -36,6 +36,9 @@ struct _MvTimeline
   MvSampleSource *samples;       /* sample strips in the rows, or NULL */
   int            sample_depth;
   GArray        *marks;          /* MvTimeMark drawn over the plot */
+  MvGroups      *groups;         /* rows grouped by node / rank range */
+  MvGroupMode    group_mode;
+  int            group_fold;     /* -1 default, 0 expanded, 1 collapsed */
   int            drag;
   double         press_x, press_y, last_x;
   gboolean       moved;
@@ -74,6 +77,8 @@ job_free (Job *j)
 {
   mv_cache_unref (j->cache);
   mv_sample_source_unref (j->p.samples);
+  if (j->p.slots)
+    g_array_unref (j->p.slots);
   g_free (j->sh);
   g_free (j->eh);
   if (j->surf)
@@ -172,6 +177,7 @@ current_params (MvTimeline *tl)
     .show_metric = tl->show_metric, .metric = tl->metric,
     .samples = tl->samples, .sample_depth = tl->sample_depth,
     .show_sched = tl->show_sched, .restrack = tl->restrack,
+    .slots = mv_groups_slots (tl->groups),
   };
   return p;
 }
@@ -184,7 +190,8 @@ same_view (const MvSceneParams *p, const MvSceneParams *q)
          && p->height == q->height && p->row_h == q->row_h && p->y0 == q->y0
          && p->show_metric == q->show_metric && p->metric == q->metric
          && p->samples == q->samples && p->sample_depth == q->sample_depth
-         && p->show_sched == q->show_sched && p->restrack == q->restrack;
+         && p->show_sched == q->show_sched && p->restrack == q->restrack
+         && p->slots == q->slots;
 }
 
 static gboolean
@@ -226,6 +233,8 @@ request_scene_stage (MvTimeline *tl, gboolean allow_coarse)
     }
   if (j->p.samples)
     mv_sample_source_ref (j->p.samples);
+  if (j->p.slots)
+    g_array_ref (j->p.slots);
   j->sh = g_memdup2 (tl->state_hidden, MAX (tl->log->nstates, 1));
   j->eh = g_memdup2 (tl->evdef_hidden, MAX (tl->log->nevdefs, 1));
   j->highlight = tl->highlight;
@@ -251,6 +260,23 @@ request_scene (MvTimeline *tl)
   request_scene_stage (tl, TRUE);
 }
 
+static guint
+nslots (MvTimeline *tl)
+{
+  return tl->log ? mv_slots_count (tl->log, mv_groups_slots (tl->groups))
+                 : 0;
+}
+
+/* TRUE if every row fits the height (a fold keeps it so). */
+static gboolean
+rows_fitted (MvTimeline *tl)
+{
+  return tl->view.y0 == 0
+         && fabs (tl->view.row_h
+                  - mv_layout_fit_row_h_slots (tl->layout.plot_h,
+                                               nslots (tl))) < 1e-6;
+}
+
 static void
 sync_adjustments (MvTimeline *tl)
 {
@@ -261,7 +287,7 @@ sync_adjustments (MvTimeline *tl)
   gtk_adjustment_configure (tl->hadj, (double) tl->view.t0,
                             (double) tl->view.lo, (double) tl->view.hi,
                             span / 10, span * 0.9, span);
-  double total = tl->log ? tl->log->nrows * tl->view.row_h : 0;
+  double total = tl->log ? nslots (tl) * tl->view.row_h : 0;
   double page = tl->layout.plot_h;
   tl->view.y0 = CLAMP (tl->view.y0, 0, MAX (total - page, 0));
   gtk_adjustment_configure (tl->vadj, tl->view.y0, 0, MAX (total, page),
@@ -283,7 +309,8 @@ view_changed (MvTimeline *tl)
 static void
 fit_rows (MvTimeline *tl)
 {
-  tl->view.row_h = mv_layout_fit_row_h (&tl->layout, tl->log);
+  tl->view.row_h = mv_layout_fit_row_h_slots (tl->layout.plot_h,
+                                              nslots (tl));
   tl->view.y0 = 0;
 }
 
@@ -296,7 +323,8 @@ on_size_allocate (GtkWidget *w, GdkRectangle *a, MvTimeline *tl)
   /* Rows that filled the old height fill the new one (unless the user
    * changed the row height since). */
   if (tl->log && old_h != tl->layout.plot_h
-      && fabs (tl->view.row_h - mv_layout_fit_row_h_for (old_h, tl->log))
+      && fabs (tl->view.row_h - mv_layout_fit_row_h_slots (old_h,
+                                                           nslots (tl)))
          < 1e-6)
     fit_rows (tl);
   view_changed (tl);
@@ -383,6 +411,7 @@ on_draw (GtkWidget *w, cairo_t *cr, MvTimeline *tl)
   if (tl->marks && tl->marks->len)
     mv_draw_time_marks (cr, tl->log, tl->view.t0, tl->view.t1,
                         l->plot_w, l->plot_h, tl->view.row_h, tl->view.y0,
+                        mv_groups_slots (tl->groups),
                         (const MvTimeMark *) (gpointer) tl->marks->data,
                         tl->marks->len);
   if (o.has_sel && o.sel_t1 > o.sel_t0)
@@ -425,6 +454,28 @@ on_press (GtkWidget *w, GdkEventButton *ev, MvTimeline *tl)
   gtk_widget_grab_focus (w);
   if (tl->log == NULL || ev->type != GDK_BUTTON_PRESS)
     return FALSE;
+  if (ev->button == 1 && ev->x < tl->layout.plot_x
+      && ev->y >= tl->layout.plot_y
+      && ev->y < tl->layout.plot_y + tl->layout.plot_h)
+    {
+      /* A click on a group's label folds or unfolds it. */
+      double slot = floor ((ev->y - tl->layout.plot_y + tl->view.y0)
+                           / tl->view.row_h);
+      GArray *slots = mv_groups_slots (tl->groups);
+      if (slots && slot >= 0 && slot < slots->len)
+        {
+          MvSlot sl = mv_slots_get (slots, (guint) slot);
+          if (sl.group >= 0)
+            {
+              gboolean fitted = rows_fitted (tl);
+              mv_groups_toggle (tl->groups, (guint) sl.group);
+              if (fitted)
+                fit_rows (tl);
+              view_changed (tl);
+            }
+        }
+      return TRUE;
+    }
   tl->press_x = tl->last_x = ev->x;
   tl->press_y = ev->y;
   tl->moved = FALSE;
@@ -524,8 +575,9 @@ on_scroll (GtkWidget *w, GdkEventScroll *ev, MvTimeline *tl)
       double y = ev->y - tl->layout.plot_y;
       double row = (y + tl->view.y0) / tl->view.row_h;
       /* From "every row fits" (or the tall fit of few rows) to 120 px. */
-      double fit = mv_layout_fit_row_h (&tl->layout, tl->log);
-      double lo = MIN (fit, tl->layout.plot_h / MAX (tl->log->nrows, 1)
+      double fit = mv_layout_fit_row_h_slots (tl->layout.plot_h,
+                                              nslots (tl));
+      double lo = MIN (fit, tl->layout.plot_h / MAX (nslots (tl), 1)
                             * 0.999);
       double rh = CLAMP (tl->view.row_h * pow (1.25, -dy), MAX (lo, 1e-3),
                          MAX (120, fit));
@@ -601,6 +653,23 @@ on_key (GtkWidget *w, GdkEventKey *ev, MvTimeline *tl)
     case GDK_KEY_Escape:
       tl->has_sel = FALSE;
       break;
+    case GDK_KEY_bracketleft: case GDK_KEY_bracketright:
+      if (tl->groups == NULL || tl->groups->groups->len == 0)
+        return FALSE;
+      {
+        gboolean fitted = rows_fitted (tl);
+        mv_groups_set_all (tl->groups, ev->keyval == GDK_KEY_bracketleft);
+        if (fitted)
+          fit_rows (tl);
+      }
+      break;
+    case GDK_KEY_g: case GDK_KEY_G:
+      /* Cycles node, rank range, none. */
+      mv_timeline_set_grouping (tl, tl->groups->mode == MV_GROUP_NODE
+                                ? MV_GROUP_RANGE
+                                : tl->groups->mode == MV_GROUP_RANGE
+                                ? MV_GROUP_NONE : MV_GROUP_NODE, -1);
+      return TRUE;
     default:
       return FALSE;
     }
@@ -621,6 +690,7 @@ mv_timeline_dispose (GObject *obj)
   g_clear_pointer (&tl->cache, mv_cache_unref);
   g_clear_pointer (&tl->samples, mv_sample_source_unref);
   g_clear_pointer (&tl->marks, g_array_unref);
+  g_clear_pointer (&tl->groups, mv_groups_free);
   g_clear_pointer (&tl->log, mv_log_unref);
   g_clear_object (&tl->hadj);
   g_clear_object (&tl->vadj);
@@ -656,6 +726,7 @@ static void
 mv_timeline_init (MvTimeline *tl)
 {
   tl->highlight = -1;
+  tl->group_fold = -1;
   tl->area = gtk_drawing_area_new ();
   gtk_widget_set_hexpand (tl->area, TRUE);
   gtk_widget_set_vexpand (tl->area, TRUE);
@@ -712,6 +783,13 @@ mv_timeline_set_log (MvTimeline *tl, MvLog *log)
   mv_log_unref (tl->log);
   tl->log = log ? mv_log_ref (log) : NULL;
   tl->cache = log ? mv_cache_new (log) : NULL;
+  g_clear_pointer (&tl->groups, mv_groups_free);
+  if (log)
+    {
+      tl->groups = mv_groups_new (log, tl->group_mode);
+      if (tl->group_fold >= 0)
+        mv_groups_set_all (tl->groups, tl->group_fold == 1);
+    }
   mv_view_clear (&tl->view);
   g_free (tl->state_hidden);
   g_free (tl->evdef_hidden);
@@ -840,12 +918,36 @@ mv_timeline_show (MvTimeline *tl, guint64 t0, guint64 t1, int row)
   mv_view_set (&tl->view, t0, t1, TRUE);
   if (row >= 0)
     {
-      double y = row * tl->view.row_h;
+      double y = mv_slots_find_row (mv_groups_slots (tl->groups), (guint) row)
+                 * tl->view.row_h;
       if (y < tl->view.y0 || y + tl->view.row_h > tl->view.y0
                                                    + tl->layout.plot_h)
         tl->view.y0 = y - tl->layout.plot_h / 2;
     }
   view_changed (tl);
+}
+
+void
+mv_timeline_set_grouping (MvTimeline *tl, MvGroupMode mode, int fold)
+{
+  tl->group_mode = mode;
+  tl->group_fold = fold;
+  if (tl->log == NULL)
+    return;
+  gboolean fitted = rows_fitted (tl);
+  mv_groups_free (tl->groups);
+  tl->groups = mv_groups_new (tl->log, mode);
+  if (fold >= 0)
+    mv_groups_set_all (tl->groups, fold == 1);
+  if (fitted)
+    fit_rows (tl);
+  view_changed (tl);
+}
+
+MvGroupMode
+mv_timeline_grouping (MvTimeline *tl)
+{
+  return tl->groups ? tl->groups->mode : tl->group_mode;
 }
 
 void

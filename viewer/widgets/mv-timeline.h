@@ -50,6 +50,12 @@ void        mv_timeline_set_marks (MvTimeline *tl, const MvTimeMark *marks,
 void        mv_timeline_show (MvTimeline *tl, guint64 t0, guint64 t1,
                               int row);
 void        mv_timeline_fit (MvTimeline *tl);
+/* Rows grouped by node, rank range or not (mv-groups.h); fold -1 the
+ * default (collapsed past MV_GROUPS_HUGE processes), 0 every group
+ * expanded, 1 every group collapsed.  Kept for the next log. */
+void        mv_timeline_set_grouping (MvTimeline *tl, MvGroupMode mode,
+                                      int fold);
+MvGroupMode mv_timeline_grouping (MvTimeline *tl);
 void        mv_timeline_back (MvTimeline *tl);
 void        mv_timeline_forward (MvTimeline *tl);
 void        mv_timeline_zoom (MvTimeline *tl, double factor);
