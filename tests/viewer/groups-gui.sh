@@ -34,7 +34,7 @@ wait_count () {
 
 "$b/tests/viewer/mklog" --nodes "$tap_tmp/n.clog"
 ok $? "node test log written"
-"$b/mpeview" --collapse "$tap_tmp/n.clog" 2>"$tap_tmp/err" &
+"$b/mpeview" --group node --collapse "$tap_tmp/n.clog" 2>"$tap_tmp/err" &
 pids="$pids $!"
 win=$(find_window '^n\.clog$')
 test -n "$win"; ok $? "window titled n.clog"

@@ -20,10 +20,10 @@ export_png () {
 ok $? "node test log written"
 
 # 1108 px: plot 1000 px = 1 us per pixel from x=96; rows of 22 px from
-# y=30.  Expanded (the default for 8 ranks on 2 nodes): nodeE's header
+# y=30.  Expanded (the default of --group node): nodeE's header
 # (y 30-52), ranks 0 2 4 6, nodeO's header (y 140-162), ranks 1 3 5 7.
-export_png "$tap_tmp/e.png"
-ok $? "export grouped by node (auto)"
+export_png "$tap_tmp/e.png" --group node
+ok $? "export grouped by node"
 set -- $(pix "$tap_tmp/e.png" 346 41  846 41  346 151  846 151  846 63 \
              346 85  846 85)
 test "$1" = 00ff00; ok $? "nodeE header at 0.25 ms: B dominates, full ($1)"
@@ -37,7 +37,7 @@ test "$5" = ff0000; ok $? "rank 0's row at 0.75 ms: A ($5)"
 test "$6" = 00ff00; ok $? "rank 2's row (second under nodeE) at 0.25 ms: B ($6)"
 test "$7" = ffffff; ok $? "rank 2's row at 0.75 ms: nothing ($7)"
 
-export_png "$tap_tmp/c.png" --collapse
+export_png "$tap_tmp/c.png" --group node --collapse
 ok $? "export with every group collapsed"
 set -- $(pix "$tap_tmp/c.png" 346 41  346 63  846 63)
 test "$1" = 00ff00 && test "$2" = ff0000 && test "$3" = ff0000
@@ -65,6 +65,10 @@ env -u DISPLAY "$mpeview" --export "$tap_tmp/t2.png" --group none \
   "$tap_tmp/t.clog" 2>/dev/null
 cmp -s "$tap_tmp/t1.png" "$tap_tmp/t2.png"
 ok $? "one process per node: the same image as ungrouped"
+# 8 ranks on 2 nodes: no groups unless asked for (below 1024 processes).
+export_png "$tap_tmp/a.png"
+cmp -s "$tap_tmp/a.png" "$tap_tmp/u.png"
+ok $? "8 ranks on 2 nodes by default: the same image as ungrouped"
 
 "$mpeview" --export "$tap_tmp/bad.png" --group rack "$tap_tmp/n.clog" \
   2>"$tap_tmp/err"

@@ -720,9 +720,13 @@ test_groups (const char *path)
     order = log->rows[r].rank == (gint32) (r < 4 ? 2 * r : 2 * (r - 4) + 1);
   ok (order, "rows go node by node: ranks 0 2 4 6 1 3 5 7");
   MvGroups *g = mv_groups_new (log, MV_GROUP_AUTO);
+  ok (g->mode == MV_GROUP_NONE && mv_groups_slots (g) == NULL,
+      "auto on 8 ranks of 2 nodes: a row each, as before");
+  mv_groups_free (g);
+  g = mv_groups_new (log, MV_GROUP_NODE);
   GArray *sl = mv_groups_slots (g);
   ok (g->mode == MV_GROUP_NODE && sl && sl->len == 10,
-      "auto: by node, expanded: 2 headers + 8 rows (%u slots)",
+      "by node, expanded: 2 headers + 8 rows (%u slots)",
       sl ? sl->len : 0);
   MvSlot h0 = mv_slots_get (sl, 0), h1 = mv_slots_get (sl, 5);
   char *l0 = mv_slot_label (log, &h0);

@@ -104,24 +104,22 @@ mv_groups_new (MvLog *log, MvGroupMode mode)
   g->groups = g_array_new (FALSE, FALSE, sizeof (MvGroup));
   /* The processes: runs of rows of one rank. */
   GArray *procs = g_array_new (FALSE, FALSE, sizeof (Node));
-  guint nodes = 0;
   for (guint r = 0; r < log->nrows; r++)
     {
       if (r == 0 || log->rows[r].first_of_rank)
         {
           Node n = { r, 1, 1, MV_SLOT_ROW, 0, 0 };
           g_array_append_val (procs, n);
-          nodes += r == 0 || g_strcmp0 (log->rows[r].host,
-                                         log->rows[r - 1].host) != 0;
         }
       else
         g_array_index (procs, Node, procs->len - 1).row_count++;
     }
   guint nprocs = procs->len;
-  gboolean shared = nodes > 1 && nodes < nprocs;
+  /* Node groups are asked for (--group node, G, the Rows picker), not
+   * the default: their header rows cost several times a frame's CPU on
+   * the 64-process benchmark log (docs/BENCHMARKS.md, grouped rows). */
   if (mode == MV_GROUP_AUTO)
-    mode = shared ? MV_GROUP_NODE
-           : nprocs > MV_GROUPS_HUGE ? MV_GROUP_RANGE : MV_GROUP_NONE;
+    mode = nprocs > MV_GROUPS_HUGE ? MV_GROUP_RANGE : MV_GROUP_NONE;
   g->mode = mode;
   if (mode == MV_GROUP_NONE || nprocs == 0)
     {
