@@ -87,7 +87,7 @@ spill_frame_out (spill_ctx_t *c, const void *payload, size_t len,
     }
   else
     {
-      c->b->spilled += count;
+      MPE_PUBLISH (c->b->spilled, c->b->spilled + count);
       c->written += count;
       test_kill_point (1);
     }
@@ -237,7 +237,7 @@ spill_burst_write (spill_ctx_t *c)
       len -= (size_t) w;
       off += (uint64_t) w;
     }
-  c->b->spilled += c->pending;
+  MPE_PUBLISH (c->b->spilled, c->b->spilled + c->pending);
   c->written += c->pending;
   c->pending = 0;
   test_kill_point (c->nblocks);
@@ -341,7 +341,7 @@ mpe__spill_drain (void)
       r->aux = MPE_REC_LOSS | b->tag;
       uint64_t ext[2] = { lost, 0 };
       memcpy (r + 1, ext, 16);
-      b->pos = r + 2;
+      MPE_PUBLISH (b->pos, r + 2);
     }
 }
 
@@ -404,7 +404,7 @@ mpe__tbuf_full (mpe_tbuf_t *b)
       r->aux = MPE_REC_BARE | b->tag;
       r++;
     }
-  b->pos = r;
+  MPE_PUBLISH (b->pos, r);
   b->in_flush = 0;
   return r;
 }

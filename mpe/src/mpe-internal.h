@@ -22,6 +22,13 @@
 
 typedef mpe_spill_rec_t mpe_rec_t;
 
+/* pos, spilled and metric_slots are read by the monitor's helper thread
+ * (a count of the records logged so far) while their thread writes them:
+ * written with MPE_PUBLISH and read there with MPE_PEEK, relaxed atomics
+ * (plain moves on x86-64 and aarch64: the logging path pays nothing). */
+#define MPE_PUBLISH(lv, v) __atomic_store_n (&(lv), (v), __ATOMIC_RELAXED)
+#define MPE_PEEK(lv) __atomic_load_n (&(lv), __ATOMIC_RELAXED)
+
 /* One thread's timeline.  Never freed while the process lives: threads
  * keep pointing at it through TLS across MPE_Finish_log/MPE_Init_log. */
 typedef struct mpe_tbuf
@@ -372,16 +379,16 @@ mpe__put_nocheck (int kind, int32_t id, const void *ext)
   r->id = id;
   r->aux = (uint32_t) kind | b->tag;
   if (kind == MPE_REC_BARE)
-    b->pos = r + 1;
+    MPE_PUBLISH (b->pos, r + 1);
   else if (kind == MPE_REC_CARGO)
     {
       memcpy (r + 1, ext, 32);
-      b->pos = r + 3;
+      MPE_PUBLISH (b->pos, r + 3);
     }
   else
     {
       memcpy (r + 1, ext, 16);
-      b->pos = r + 2;
+      MPE_PUBLISH (b->pos, r + 2);
     }
   /* Metric samples: periodic, and after the events MPE_Metric_sample_on
    * chose. */

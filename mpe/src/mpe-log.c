@@ -786,7 +786,7 @@ log_pair (int kind, int ev_first, int32_t ev_id, MPI_Comm comm, int partner,
   msg->id = wp;
   msg->aux = (uint32_t) kind | b->tag;
   memcpy (msg + 1, &m, 16);
-  b->pos = r + 3;
+  MPE_PUBLISH (b->pos, r + 3);
   mpe__metric_call (ev_id, t);
   mpe__metric_msg (kind == MPE_REC_SEND, wp, bytes);
   if (MPE_UNLIKELY (t >= mpe__mdue))

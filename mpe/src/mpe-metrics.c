@@ -579,8 +579,8 @@ put_sample (mpe_tbuf_t *b, uint32_t id, int64_t object, int64_t v)
   r->id = (int32_t) id;
   r->aux = MPE_REC_METRIC | b->tag;
   memcpy (r + 1, &m, sizeof m);
-  b->pos = r + 2;
-  b->metric_slots += 2;
+  MPE_PUBLISH (b->pos, r + 2);
+  MPE_PUBLISH (b->metric_slots, b->metric_slots + 2);
 }
 
 /* Writes every cell of c that changed since its last sample. */

@@ -119,8 +119,9 @@ read_events (uint32_t code, int thread, int64_t *v)
     if (thread < 0 || b->thread == thread)
       {
         /* Metric samples are the logger's, not the program's. */
-        int64_t k = (int64_t) (b->pos - b->base) + (int64_t) b->spilled
-                    - (int64_t) b->metric_slots;
+        int64_t k = (int64_t) (MPE_PEEK (b->pos) - b->base)
+                    + (int64_t) MPE_PEEK (b->spilled)
+                    - (int64_t) MPE_PEEK (b->metric_slots);
         n += k > 0 ? k : 0;
         found = 1;
       }

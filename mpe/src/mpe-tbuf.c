@@ -47,7 +47,7 @@ tbuf_layout (mpe_tbuf_t *b)
   b->mid = mpe__g.spill_async && b->cap >= 8192 ? b->base + b->cap / 2
            : NULL;
   b->seg = b->base;
-  b->pos = b->base;
+  MPE_PUBLISH (b->pos, b->base);
   /* Room for the largest record (3 slots) or a begin+message pair (3),
    * plus the flush's own records (560, LOSS, 561: 4 slots). */
   b->end = (b->mid ? b->mid : b->base + b->cap) - 8;
@@ -227,7 +227,9 @@ mpe__tbuf_reset_all (void)
   for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
     {
       tbuf_layout (b);
-      b->spilled = b->lost = b->flushes = b->metric_slots = 0;
+      b->lost = b->flushes = 0;
+      MPE_PUBLISH (b->spilled, 0);
+      MPE_PUBLISH (b->metric_slots, 0);
     }
   pthread_mutex_unlock (&mpe__g.lock);
 }
