@@ -19,18 +19,7 @@ count () {
   echo "$("$b/tests/viewer/pngpix" "$tap_tmp/shot.png" --count ff0000)/$("$b/tests/viewer/pngpix" "$tap_tmp/shot.png" --count 00ff00)"
 }
 # Polls (60 s) until the counts satisfy "$1 $2" twice in a row.
-wait_count () {
-  i=0; prev=""
-  while [ $i -lt 300 ]; do
-    n=$(count)
-    if [ -n "$n" ] && [ "$n" "$1" "$2" ] && [ "$n" = "$prev" ]; then
-      echo "$n"; return 0
-    fi
-    prev=$n
-    sleep 0.2; i=$((i + 1))
-  done
-  echo "${n:-none}"; return 1
-}
+wait_count () { wait_stable count "$@"; }
 
 "$b/tests/viewer/mklog" --nodes "$tap_tmp/n.clog"
 ok $? "node test log written"

@@ -21,18 +21,7 @@ red () { shot && "$b/tests/viewer/pngpix" "$tap_tmp/shot.png" --count ff0000; }
 # Polls until the red pixel count satisfies "$1 $2" and is the same in two
 # shots in a row: a redraw still on its way (some of several keys done)
 # is not taken for the result.
-wait_red () {
-  i=0; prev=""
-  while [ $i -lt 300 ]; do
-    n=$(red)
-    if [ -n "$n" ] && [ "$n" "$1" "$2" ] && [ "$n" = "$prev" ]; then
-      echo "$n"; return 0
-    fi
-    prev=$n
-    sleep 0.2; i=$((i + 1))
-  done
-  echo "${n:-none}"; return 1
-}
+wait_red () { wait_stable red "$@"; }
 
 "$b/tests/viewer/mklog" "$tap_tmp/t.clog" 1000
 ok $? "test log written"

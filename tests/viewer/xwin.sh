@@ -13,3 +13,19 @@ find_window () {
   done
   return 1
 }
+# wait_stable FN OP VALUE: polls (60 s) until FN prints the same value
+# twice in a row and that value satisfies `test "$n" OP VALUE` (a redraw
+# still on its way is not taken for the result); prints it.
+wait_stable () {
+  f=$1; shift
+  i=0; prev=""
+  while [ $i -lt 300 ]; do
+    n=$($f)
+    if [ -n "$n" ] && [ "$n" "$1" "$2" ] && [ "$n" = "$prev" ]; then
+      echo "$n"; return 0
+    fi
+    prev=$n
+    sleep 0.2; i=$((i + 1))
+  done
+  echo "${n:-none}"; return 1
+}
