@@ -29,21 +29,7 @@
 #include <mpi.h>
 #include "mpe.h"
 #include "mpe_metrics.h"
-
-static double
-cpu (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
+#include "bench-cpu.h"
 
 int
 main (int argc, char **argv)
@@ -58,10 +44,10 @@ main (int argc, char **argv)
     {
       long iters = atol (argv[2]);
       volatile unsigned long x = 0;
-      double t0 = cpu ();
+      double t0 = bench_thread_cpu_s ();
       for (long i = 0; i < iters; i++)
         x += (unsigned long) i;
-      double t1 = cpu ();
+      double t1 = bench_thread_cpu_s ();
       printf ("work_s %.4f\n", t1 - t0);
       MPE_Finish_log ("/tmp/counters-bench-work");
       MPI_Finalize ();
@@ -73,18 +59,18 @@ main (int argc, char **argv)
   double r[64], e[64];
   for (int k = 0; k < reps; k++)
     {
-      double t0 = cpu ();
+      double t0 = bench_thread_cpu_s ();
       for (long i = 0; i < n; i++)
         MPE_Counters_read ();
-      double t1 = cpu ();
+      double t1 = bench_thread_cpu_s ();
       for (long i = 0; i < n; i++)
         MPE_Log_event (ev, 0, NULL);
-      double t2 = cpu ();
+      double t2 = bench_thread_cpu_s ();
       r[k] = (t1 - t0) / (double) n * 1e9;
       e[k] = (t2 - t1) / (double) n * 1e9;
     }
-  qsort (r, (size_t) reps, sizeof r[0], cmp);
-  qsort (e, (size_t) reps, sizeof e[0], cmp);
+  qsort (r, (size_t) reps, sizeof r[0], bench_cmp_double);
+  qsort (e, (size_t) reps, sizeof e[0], bench_cmp_double);
   printf ("read_ns %.1f event_ns %.2f\n", r[reps / 2], e[reps / 2]);
   MPE_Finish_log ("/tmp/counters-bench");
   MPI_Finalize ();

@@ -18,20 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-static double
-cpu (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
+#include "bench-cpu.h"
 
 int
 main (int argc, char **argv)
@@ -55,7 +42,7 @@ main (int argc, char **argv)
   long long sum = 0;
   for (int k = 0; k < reps; k++)
     {
-      double t0 = cpu ();
+      double t0 = bench_thread_cpu_s ();
       for (long i = 0; i < n; i++)
         for (int c = 0; c < nn; c++)
           for (int w = 0; w < 4; w++)
@@ -70,7 +57,7 @@ main (int argc, char **argv)
               if (f)
                 fclose (f);
             }
-      double t1 = cpu ();
+      double t1 = bench_thread_cpu_s ();
       for (long i = 0; i < n; i++)
         {
           char buf[8192];
@@ -82,10 +69,10 @@ main (int argc, char **argv)
             }
         }
       r[k] = (t1 - t0) / (double) n * 1e6;
-      q[k] = (cpu () - t1) / (double) n * 1e6;
+      q[k] = (bench_thread_cpu_s () - t1) / (double) n * 1e6;
     }
-  qsort (r, (size_t) reps, sizeof r[0], cmp);
-  qsort (q, (size_t) reps, sizeof q[0], cmp);
+  qsort (r, (size_t) reps, sizeof r[0], bench_cmp_double);
+  qsort (q, (size_t) reps, sizeof q[0], bench_cmp_double);
   printf ("nics %d sample_us %.1f procnetdev_us %.1f\n", nn, r[reps / 2],
           q[reps / 2]);
   return sum == 42;   /* keeps the reads */
