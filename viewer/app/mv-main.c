@@ -110,8 +110,7 @@ main (int argc, char **argv)
       "Export drawn from: auto (default), summaries or events", "HOW" },
     { "group", 0, 0, G_OPTION_ARG_STRING, &group,
       "Rows grouped by node, by rank range, none, or auto (default: by "
-      "node when processes share nodes, by rank range past 1024 "
-      "processes)", "HOW" },
+      "rank range past 1024 processes, else none)", "HOW" },
     { "collapse", 0, 0, G_OPTION_ARG_NONE, &collapse,
       "Every group collapsed to its aggregate row", NULL },
     { "expand", 0, 0, G_OPTION_ARG_NONE, &expand,

@@ -29,7 +29,7 @@ G_BEGIN_DECLS
 
 typedef enum
 {
-  MV_GROUP_AUTO,    /* node if processes share nodes, range if huge */
+  MV_GROUP_AUTO,    /* range if huge, else none */
   MV_GROUP_NONE,
   MV_GROUP_NODE,
   MV_GROUP_RANGE,
