@@ -296,7 +296,6 @@ vt_disconnect (sqlite3_vtab *base)
 /* ---- states grouped by name (grouped.h) ---------------------------- */
 
 #define IDX_GROUPED 0x1
-#define IDX_SORTED  0x200   /* the groups must come in name order */
 
 /* The fields a query's columns need (colUsed: bit i = column i). */
 static unsigned
@@ -403,18 +402,18 @@ vt_best_index (sqlite3_vtab *base, sqlite3_index_info *ix)
                  ? sqlite3_vtab_distinct (ix) : 0;
   if (distinct >= 1)
     {
-      /* 1, 2: rows of a name together; 3: also in ORDER BY's order,
-       * which the buckets give ascending only. */
+      /* 1, 2: rows of a name together; 3: also in ORDER BY's order.
+       * The groups always come in name order (ascending only): SQLite
+       * 3.40 says 1 for GROUP BY name ORDER BY name too, and then takes
+       * the grouped rows as sorted. */
       int on_name = 1;
       for (int i = 0; i < ix->nOrderBy; i++)
         on_name &= ix->aOrderBy[i].iColumn == S_NAME
-                   && !(distinct == 3 && ix->aOrderBy[i].desc);
+                   && !ix->aOrderBy[i].desc;
       if (on_name)
         {
           ix->orderByConsumed = 1;
           ix->idxNum = IDX_GROUPED | (int) grouped_fields (ix->colUsed) << 1;
-          if (distinct == 3)
-            ix->idxNum |= IDX_SORTED;
         }
     }
   ix->idxStr = sqlite3_mprintf ("%s", codes);
@@ -598,8 +597,8 @@ fill_processes (cursor_t *c)
 }
 
 /* Next row of a grouped states cursor on SQLite's thread: during the
- * pass, the next instance of the live group (the others are kept);
- * after it, the kept buckets in name order. */
+ * pass, the next instance of a state without a name (the others are
+ * kept); after it, the kept buckets in name order. */
 static int
 group_next (cursor_t *c)
 {
@@ -736,8 +735,7 @@ cur_filter (sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
   if (vt->kind != K_STATES)
     return next_stream_row (c);
   if ((idxNum & IDX_GROUPED)
-      && !(c->grp = grouped_new (c->r, ((unsigned) idxNum >> 1) & 0xff,
-                                 (idxNum & IDX_SORTED) != 0)))
+      && !(c->grp = grouped_new (c->r, ((unsigned) idxNum >> 1) & 0xff)))
     return SQLITE_NOMEM;
   /* A large scan decodes (and groups) in a worker while SQLite works on
    * the rows (ivahead.h); if no thread can be had, it runs here. */
