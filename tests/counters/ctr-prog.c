@@ -13,6 +13,9 @@
  *   ctr-prog compute N: N ms of busy looping in state "Spin" with no
  *       instrumentation point in it (rotation then happens at timer
  *       samples only), then MPE_Counters_read.
+ * At exit every rank prints what the kernel counted for its main thread
+ * over its whole life ("ctr-prog: rank R csw VOLUNTARY INVOLUNTARY"):
+ * the counters, read over part of that life, can never exceed it.
  */
 #define _GNU_SOURCE 1
 #include <mpi.h>
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -123,6 +127,12 @@ main (int argc, char **argv)
       MPE_Log_event (s_spin[1], 0, NULL);
       MPE_Counters_read ();
     }
+  int rank;
+  MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Finalize ();
+  struct rusage ru;
+  if (getrusage (RUSAGE_THREAD, &ru) == 0)
+    printf ("ctr-prog: rank %d csw %ld %ld\n", rank, ru.ru_nvcsw,
+            ru.ru_nivcsw);
   return 0;
 }

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # OS counters (perf software events) per thread: a program whose states
 # have known counts (ctr-prog states N) gives at least those counts, and
-# no more than a little noise above them; reads happen at the program's
-# MPE_Counters_read and at timer samples only.
+# never more than the kernel's own account of the thread's whole life
+# (getrusage, printed by ctr-prog at exit: a loaded machine preempts the
+# spinning rank often, so only that bound is fixed); reads happen at the
+# program's MPE_Counters_read and at timer samples only.
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/mpe/common.sh"
 . "$top_srcdir/tests/counters/common.sh"
@@ -15,8 +17,9 @@ ok $r "states: the job ran (rc $r)"
 [ $r -eq 0 ] || diag "$(cat err.txt)"
 for rk in 0 1; do
   cs=$(mval ctr.clog context-switches $rk)
-  [ "$cs" != none ] && [ "$cs" -ge $N ] && [ "$cs" -le $((N * 4)) ]
-  ok $? "rank $rk: context switches $cs: one per sleep ($N) and some"
+  life=$(awk -v r=$rk '$1 == "ctr-prog:" && $3 == r { print $5 + $6 }' out.txt)
+  [ "$cs" != none ] && [ "$cs" -ge $N ] && [ -n "$life" ] && [ "$cs" -le "$life" ]
+  ok $? "rank $rk: context switches $cs: one per sleep ($N), at most the thread's life's ($life)"
   mf=$(mval ctr.clog minor-faults $rk)
   [ "$mf" != none ] && [ "$mf" -ge $((N * 64)) ]
   ok $? "rank $rk: minor faults $mf >= the $((N * 64)) pages touched"
