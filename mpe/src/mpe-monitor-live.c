@@ -35,8 +35,9 @@
 #include "mpe-monitor.h"
 
 /* How long the manager holds its first request for a window that has
- * not said "ready" (an older mpetop, or a window that never answers). */
-#define LIVE_READY_WAIT_NS 5000000000ull
+ * not said "ready" (a client that never answers), from its first tick.
+ * Generous: the cost is paid only with such a client. */
+#define LIVE_READY_WAIT_NS 20000000000ull
 
 static struct
 {
@@ -222,6 +223,11 @@ mpe__mon_live_ready (uint64_t now)
 {
   if (L.fd < 0 || L.ready)
     return 1;
+  /* The wait counts from the manager's first chance to sample, not
+     from the hello: on a loaded node the ranks can take longer than
+     the wait itself between the hello and their first tick. */
+  if (!L.ready_by)
+    L.ready_by = now + LIVE_READY_WAIT_NS;
   if (now >= L.ready_by)
     L.ready = 1;
   return L.ready;
@@ -236,11 +242,10 @@ mpe__mon_live_wanted (void)
 
 void
 mpe__mon_live_open (int size, int nnodes, const int *node_of,
-                    const char *hosts, size_t host_len, double hz,
-                    uint64_t now)
+                    const char *hosts, size_t host_len, double hz)
 {
   L.ready = 0;
-  L.ready_by = now + LIVE_READY_WAIT_NS;
+  L.ready_by = 0;     /* set at the first tick (mpe__mon_live_ready) */
   const char *addr = getenv ("MPE_MONITOR_ADDR");
   if (!addr || !*addr)
     return;

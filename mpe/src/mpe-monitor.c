@@ -875,8 +875,7 @@ learn_nodes (void)
                    MPI_CHAR, M.manager, M.comm);
       if (M.rank == M.manager)
         mpe__mon_live_open (M.size, M.nnodes, M.node_of, hosts,
-                            MON_HOST_LEN, 1e9 / (double) M.period_ns,
-                            now_ns ());
+                            MON_HOST_LEN, 1e9 / (double) M.period_ns);
       free (hosts);
     }
   return 0;

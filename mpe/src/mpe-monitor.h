@@ -72,11 +72,10 @@ void mpe__metric_put_monitor (uint32_t id, int64_t object, int64_t v);
 /* mpe-monitor-live.c: the manager's connection to a live window. */
 int  mpe__mon_live_wanted (void);
 void mpe__mon_live_open (int size, int nnodes, const int *node_of,
-                         const char *hosts, size_t host_len, double hz,
-                         uint64_t now);
+                         const char *hosts, size_t host_len, double hz);
 void mpe__mon_live_poll (void);
-/* 0 while a window is attached that has not said "ready" yet (at most a
- * few seconds after mpe__mon_live_open): the manager holds its first
+/* 0 while a window is attached that has not said "ready" yet (at most
+ * LIVE_READY_WAIT_NS after the first call): the manager holds its first
  * request.  now: CLOCK_MONOTONIC ns. */
 int  mpe__mon_live_ready (uint64_t now);
 void mpe__mon_live_sample (const mpe_mon_req_t *q, double rtt_s);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The monitor's tree past 8 ranks: 12 ranks, fan-out 2 (depth 3, inner
 # ranks with one or two children) and 3.  monitor-prog "still" makes
-# rank r log 10 (r + 1) events and then every rank sleep 1.5 s outside
+# rank r log 10 (r + 1) events and then every rank sleep 3 s outside
 # MPI, while the helper threads answer: the values then stay put, so a
 # process-level sample must hold rank r's value = rank 0's + 10 r, and a
 # job-level sample the exact sum, minimum, maximum and their holders of
@@ -23,7 +23,7 @@ watch () {
   i=0; while [ ! -s addr ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
   MPE_MONITOR=20 MPE_MONITOR_THREAD=yes MPE_MONITOR_REPORT=yes \
     MPE_MONITOR_FANOUT=$1 MPE_MONITOR_ADDR=$(cat addr) \
-    run $NP $PROG still 1500
+    run $NP $PROG still 3000
   job=$?
   wait $top_pid
   return $job
@@ -47,8 +47,14 @@ for f in 2 3; do
        for (i = 10; i < 10 + np; i++) { split($i, f, ":")
          if (f[1] != i - 10 || f[7] != 1) { bad++; print "# " $0 > "/dev/stderr" }
          if (f[2] != z[2] + 10 * (i - 10)) exact = 0 }
-       still += exact }
-     END { print (bad || still < 3 ? "bad" : "good") " " still "/" n }' \
+       still += exact
+       if (!exact) { off = ""
+         for (i = 10; i < 10 + np; i++) { split($i, f, ":")
+           if (f[2] != z[2] + 10 * (i - 10))
+             off = off " rank " i - 10 " off by " f[2] - z[2] - 10 * (i - 10) }
+         last_off = "seq " $2 ":" off } }
+     END { print (bad || still < 3 ? "bad" : "good") " " still "/" n \
+             (still < 3 ? "; last inexact " last_off : "") }' \
     rec.txt > chk.txt
   read verdict n < chk.txt
   is "fan-out $f, process level: every rank once, exact values ($n samples)" "$verdict" good

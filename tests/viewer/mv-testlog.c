@@ -239,6 +239,47 @@ mv_testlog_write_nodes (const char *path)
 }
 
 int
+mv_testlog_write_busy (const char *path, int nranks, int per_node)
+{
+  scale_ = 1;
+  if (nranks < 1 || nranks > 64 || per_node < 1)
+    return -1;
+  logfmt_writer_t *w = writer_open (path, nranks, 0);
+  if (w == NULL)
+    return -1;
+  logfmt_state_def_t a = { 1, 2, "A", "#ff0000", NULL, 0 };
+  logfmt_state_def_t b = { 3, 4, "B", "#00ff00", NULL, 0 };
+  int rc = logfmt_writer_add_state (w, &a);
+  if (rc == 0)
+    rc = logfmt_writer_add_state (w, &b);
+  uint32_t st[64];
+  char host[64][8];
+  for (int r = 0; r < nranks && rc == 0; r++)
+    {
+      snprintf (host[r], sizeof host[r], "n%d", r / per_node);
+      logfmt_stream_def_t sd = { r, 0, host[r] };
+      rc = logfmt_writer_add_stream (w, &sd, &st[r]);
+    }
+  for (int r = 0; r < nranks && rc == 0; r++)
+    for (unsigned long long t = 0; t < 10000000 && rc == 0; t += 1000)
+      {
+        unsigned long long in = t + (unsigned long long) (r * 37 % 200);
+        unsigned long long out = in + 300 + (unsigned long long) (r * 53
+                                                                  % 400);
+        logfmt_event_t e[] = {
+          ev (LOGFMT_REC_EVENT, in, 1), ev (LOGFMT_REC_EVENT, in + 50, 3),
+          ev (LOGFMT_REC_EVENT, in + 50 + (unsigned long long) r * 3, 4),
+          ev (LOGFMT_REC_EVENT, out, 2),
+        };
+        /* Odd ranks enter B inside A; even ones only A. */
+        if (r % 2 == 0)
+          e[1] = e[3];
+        rc = logfmt_writer_event (w, st[r], e, r % 2 ? 4 : 2);
+      }
+  return writer_close (w, rc);
+}
+
+int
 mv_testlog_write_metric (const char *path)
 {
   scale_ = 1;

@@ -42,6 +42,12 @@ int mv_testlog_write_overlap (const char *path);
  * all A; nodeE is 3/4 B and 1/4 A over the first half, 1/4 A (and 3/4
  * nothing) over the second. */
 int mv_testlog_write_nodes (const char *path);
+/* mv_testlog_write_busy writes `nranks` ranks (at most 64) placed in
+ * blocks of `per_node` on nodes "n0", "n1" ..., no messages, over 10 ms:
+ * every 1000 ns each rank enters A, and B inside it for some ranks,
+ * leaving both at times that differ from rank to rank (states change
+ * several times per pixel of a window of a few microseconds). */
+int mv_testlog_write_busy (const char *path, int nranks, int per_node);
 /* mv_testlog_write_metric writes 2 ranks, each in A over [0, 1000000)
  * ns, and metric id 7 "queue" (unit "1"): rank 0 is 0 from 0, 40 from
  * 250000, 10 from 500000, 30 from 750000; rank 1 is 20 throughout. */

@@ -818,6 +818,99 @@ test_groups (const char *path)
   mv_log_unref (log);
 }
 
+/* A scene of the busy log (16 ranks, 4 per node) in a fresh cache:
+ * rows by node (expanded or collapsed) or ungrouped (groups NULL). */
+static MvScene *
+busy_scene (MvLog *log, MvGroups *groups, double row_h, int force_lod,
+            guint64 budget)
+{
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  MvSceneParams p = { .t0 = 5000000, .t1 = 5004000, .width = 1000,
+                      .height = 400, .row_h = row_h, .force_lod = force_lod,
+                      .budget = budget,
+                      .slots = groups ? mv_groups_slots (groups) : NULL };
+  GError *error = NULL;
+  MvScene *s = mv_scene_compute (cache, &p, NULL, &error);
+  g_clear_error (&error);
+  return s;
+}
+
+static gboolean
+lanes_equal (const MvLane *a, const MvLane *b, guint width)
+{
+  return a->pixels && b->pixels
+         && memcmp (a->pixels, b->pixels, width * sizeof *a->pixels) == 0
+         && memcmp (a->dominant, b->dominant,
+                    width * sizeof *a->dominant) == 0
+         && memcmp (a->dom_pct, b->dom_pct, width) == 0;
+}
+
+/* Group headers zoomed in past the pyramids sum their rows' states for
+ * the window: each row is read once a frame (not again for its header),
+ * and a header over decoded rows walks the events the cache keeps, not
+ * the file; the pixels are those of the header read alone. */
+static void
+test_group_fine (const char *path)
+{
+  GError *error = NULL;
+  ok (mv_testlog_write_busy (path, 16, 4) == 0, "busy 16-rank log written");
+  MvLog *log = mv_log_open (path, NULL, NULL, &error);
+  if (log == NULL)
+    return;
+  MvGroups *open = mv_groups_new (log, MV_GROUP_NODE);
+  MvGroups *shut = mv_groups_new (log, MV_GROUP_NODE);
+  mv_groups_set_all (shut, TRUE);
+  /* Thin rows: summary lanes read from the file for the window (a
+   * budget of 1 event: not through the cache). */
+  MvScene *flat = busy_scene (log, NULL, 2, -1, 1);
+  MvScene *grp = busy_scene (log, open, 2, -1, 1);
+  MvScene *heads = busy_scene (log, shut, 2, -1, 1);
+  gboolean same = flat && grp && heads && flat->fine && grp->fine
+                  && heads->fine && !grp->fine_cached && grp->nlanes == 20
+                  && heads->nlanes == 4;
+  for (guint i = 0; same && i < 20; i++)
+    same = i % 5 == 0 ? lanes_equal (&grp->lanes[i], &heads->lanes[i / 5],
+                                     1000)
+                      : lanes_equal (&grp->lanes[i],
+                                     &flat->lanes[i - i / 5 - 1], 1000);
+  ok (same, "fine lanes by node: headers as when collapsed, rows as "
+      "ungrouped");
+  ok (grp && flat && heads && grp->decoded == flat->decoded
+      && heads->decoded == flat->decoded,
+      "each row read once: %" G_GUINT64_FORMAT " records with headers, %"
+      G_GUINT64_FORMAT " ungrouped, %" G_GUINT64_FORMAT " collapsed",
+      grp ? grp->decoded : 0, flat ? flat->decoded : 0,
+      heads ? heads->decoded : 0);
+  gboolean varied = FALSE;
+  for (guint x = 1; heads && x < 1000; x++)
+    varied |= heads->lanes[1].pixels[x] != heads->lanes[1].pixels[0];
+  ok (varied, "the headers' pixels vary over the window");
+  mv_scene_free (flat);
+  mv_scene_free (grp);
+  mv_scene_free (heads);
+  /* Tall rows: decoded; the headers over them walk the cached events:
+   * the same pixels as walking the file (a budget of 1 event). */
+  flat = busy_scene (log, NULL, 20, 0, 0);
+  grp = busy_scene (log, open, 20, 0, 0);
+  heads = busy_scene (log, shut, 20, 0, 1);
+  same = flat && grp && heads && !grp->summary && grp->fine
+         && grp->fine_cached && heads->fine && !heads->fine_cached;
+  for (guint i = 0; same && i < 4; i++)
+    same = lanes_equal (&grp->lanes[i * 5], &heads->lanes[i], 1000);
+  ok (same, "decoded rows by node: headers from the cached events as from "
+      "the file");
+  ok (grp && flat && grp->decoded == flat->decoded,
+      "the headers read nothing more (%" G_GUINT64_FORMAT " records, %"
+      G_GUINT64_FORMAT " ungrouped)", grp ? grp->decoded : 0,
+      flat ? flat->decoded : 0);
+  mv_scene_free (flat);
+  mv_scene_free (grp);
+  mv_scene_free (heads);
+  mv_groups_free (open);
+  mv_groups_free (shut);
+  mv_log_unref (log);
+}
+
 /* Dense arrows are drawn through buffers kept from frame to frame: a
  * frame must not see what the one before left there. */
 static gboolean
@@ -1120,6 +1213,7 @@ main (void)
   test_seed_lookback ();
   test_sampled_rows (path);
   test_groups (path);
+  test_group_fine (path);
   test_overlap (path);
   test_counters (path);
   test_matrix_grid (path);

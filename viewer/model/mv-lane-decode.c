@@ -139,11 +139,9 @@ dec_decode (const MvLog *log, guint32 stream, guint64 ta, guint64 tb,
   return d;
 }
 
-/* The stream's events covering [tstart, t1]: from the cache, or decoded
- * with a margin and kept (unless damaged).  (transfer full) */
-static MvDecoded *
-dec_get (MvScene *s, guint32 stream, guint64 tstart, guint64 t1,
-         guint64 *nread, GError **error)
+MvDecoded *
+mv__decoded_get (MvScene *s, guint32 stream, guint64 tstart, guint64 t1,
+                 guint64 *nread, GError **error)
 {
   MvDecoded *d = mv_cache_decoded_get (s->cache, stream, tstart, t1);
   if (d != NULL)
@@ -174,7 +172,7 @@ mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs, MvTracker *tr,
   g_array_set_size (evs, 0);
 
   GArray *cargo = g_array_new (FALSE, FALSE, LOGFMT_CARGO_SIZE);
-  MvDecoded *d = dec_get (s, stream, tstart, t1, nread, error);
+  MvDecoded *d = mv__decoded_get (s, stream, tstart, t1, nread, error);
   if (d == NULL)
     {
       g_array_unref (cargo);

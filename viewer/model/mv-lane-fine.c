@@ -73,6 +73,24 @@ struct MvFineAcc_
   MvTracker *tr;      /* the state-interval rule (mv-intervals.h) */
   float   *occ;       /* width x nstates: a stored summary */
   logfmt_iter_t *it;  /* reused for every row */
+  /* Set while one row is computed for MvFineRows: its pixels go here
+   * (one dominant state and coverage per pixel) instead of the lane. */
+  gint16  *row_dom;
+  float   *row_cov;
+};
+
+/* Rows that more than one lane of a frame sums (a row drawn in a lane
+ * of its own and in its group's header): each one's pixels are computed
+ * once, by whichever lane comes first, and kept for the frame. */
+struct MvFineRows_
+{
+  guint    first, nrows, width;
+  gint    *slot;      /* per row from first: its entry, or -1 */
+  guint8  *done;      /* per entry: 0 to do, 1 being done, 2 done */
+  gint16  *dom;       /* per entry x width, -1 none */
+  float   *cov;
+  GMutex   lock;
+  GCond    cond;
 };
 
 typedef struct
@@ -123,6 +141,12 @@ fine_acc_reset (MvFineAcc *a)
 static void
 fine_add (MvFineAcc *a, guint x, gint32 state, float cov)
 {
+  if (a->row_dom)
+    {
+      a->row_dom[x] = (gint16) state;
+      a->row_cov[x] = cov;
+      return;
+    }
   gint16 *st = a->state + (gsize) x * FINE_SLOTS;
   float *w = a->weight + (gsize) x * FINE_SLOTS;
   a->total[x] += cov;
@@ -210,7 +234,7 @@ fine_interval (MvFineAcc *a, gint32 state, double xa, double xb)
   for (gint x = ia + 1; x < ib; x++)
     {
       gint16 *st = a->state + (gsize) x * FINE_SLOTS;
-      if (st[hint] == state)
+      if (st[hint] == state && a->row_dom == NULL)
         {
           a->weight[(gsize) x * FINE_SLOTS + hint] += 1.0f;
           a->total[x] += 1.0f;
@@ -374,13 +398,58 @@ fine_keep_open_at (MvScene *s, MvTracker *tr, guint32 stream, guint64 t)
   mv_cache_open_at_put (s->cache, stream, &o);
 }
 
-/* Adds one row to the lane from its decoded events. */
+/* Where a row's records come from: the file (an iterator), or the
+ * events the cache keeps decoded for the decoded lanes. */
+typedef struct
+{
+  logfmt_iter_t    *it;
+  MvDecoded        *dec;
+  guint             next;   /* dec: the next event */
+} FineSrc;
+
+static long
+fine_src_next (FineSrc *src, logfmt_event_t *buf, guint max)
+{
+  if (src->it)
+    return logfmt_iter_next_batch (src->it, buf, max);
+  const MvEv *all = (const MvEv *) src->dec->evs->data;
+  guint n = 0;
+  for (; n < max && src->next < src->dec->evs->len; src->next++)
+    {
+      const MvEv *e = &all[src->next];
+      if (e->kind != LOGFMT_KIND_BEGIN && e->kind != LOGFMT_KIND_END)
+        continue;
+      buf[n].time = e->time;
+      buf[n].kind = e->kind;
+      buf[n].flags = 0;
+      buf[n].state = e->a;
+      n++;
+    }
+  return n;
+}
+
+/* Adds one row to the lane from its decoded events: from the cache's
+ * when `cached` (a window that decoded rows would take), else from the
+ * file. */
 static gboolean
-fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
+fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, gboolean cached,
+                 guint64 *nread)
 {
   MvLog *log = s->log;
   guint64 t0 = s->p.t0, t1 = s->p.t1;
   guint64 tstart = mv__decode_start (log, stream, t0, t1);
+  FineSrc src = { NULL, NULL, 0 };
+  if (cached)
+    {
+      GError *error = NULL;
+      src.dec = mv__decoded_get (s, stream, tstart, t1, nread, &error);
+      if (src.dec == NULL)
+        {
+          mv__scene_problem (s, g_strdup (error->message));
+          g_error_free (error);
+          return FALSE;
+        }
+    }
   /* An earlier frame's walk left the states open at a time in
    * [tstart, t0]: start there, exactly (most views are near the last). */
   MvOpenAt at = { 0 };
@@ -388,18 +457,39 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
                                             &at) && at.t > 0;
   if (restored)
     tstart = at.t;
-  /* One iterator per lane job: a new one per row would cost a zstd
-   * context each (a fifth of the time for 10,000 rows).  Open-ended:
-   * the first record after t1 (mostly in the block already decoded)
-   * tells whether the stream goes on. */
-  int rc = a->it ? logfmt_iter_reset (a->it, stream, tstart, G_MAXUINT64)
-           : logfmt_iter_new (log->reader, stream, tstart, G_MAXUINT64,
-                              &a->it);
-  if (rc != 0)
+  if (src.dec)
     {
-      mv__scene_problem (s, g_strdup_printf ("stream %u: %s", stream,
-                                             logfmt_strerror (rc)));
-      return FALSE;
+      /* The first event at or after tstart, as the iterator would. */
+      const MvEv *all = (const MvEv *) src.dec->evs->data;
+      guint lo = 0, hi = src.dec->evs->len;
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+          if (all[mid].time < tstart)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      src.next = lo;
+    }
+  else
+    {
+      /* One iterator per lane job: a new one per row would cost a zstd
+       * context each (a fifth of the time for 10,000 rows).  Open-ended:
+       * the first record after t1 (mostly in the block already decoded)
+       * tells whether the stream goes on. */
+      int rc = a->it ? logfmt_iter_reset (a->it, stream, tstart, G_MAXUINT64)
+               : logfmt_iter_new (log->reader, stream, tstart, G_MAXUINT64,
+                                  &a->it);
+      if (rc != 0)
+        {
+          mv__scene_problem (s, g_strdup_printf ("stream %u: %s", stream,
+                                                 logfmt_strerror (rc)));
+          g_free (at.state);
+          g_free (at.start);
+          return FALSE;
+        }
+      src.it = a->it;
     }
   /* From the stream's start the records are walked as they are read;
    * after a lookback they are kept, to find first which states were
@@ -420,16 +510,16 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
   gboolean snapped = keep || t0 == 0 || (restored && at.t == t0);
   a->cur_x = -1;
   a->cur_n = 0;
-  logfmt_iter_t *it = a->it;
   g_array_set_size (a->evs, 0);
   logfmt_event_t buf[MV_TRACKER_BATCH];
   long got = 0;
   guint64 t_max = 0;          /* the last record up to t1 */
   gboolean goes_on = FALSE;   /* a record after t1 */
   while (!goes_on
-         && (got = logfmt_iter_next_batch (it, buf, G_N_ELEMENTS (buf))) > 0)
+         && (got = fine_src_next (&src, buf, G_N_ELEMENTS (buf))) > 0)
     {
-      *nread += (guint64) got;
+      if (src.it)
+        *nread += (guint64) got;
       if (buf[got - 1].time > t1)
         {
           goes_on = TRUE;
@@ -465,10 +555,20 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, guint64 *nread)
       g_array_set_size (a->evs, (guint) (out - (FineEv *) a->evs->data));
     }
   if (got < 0)
-    mv__scene_problem (s, g_strdup (logfmt_iter_error (it)->message));
+    mv__scene_problem (s, g_strdup (logfmt_iter_error (src.it)->message));
+  if (src.dec && !goes_on)
+    {
+      /* The cached events hold no messages and end at their window's
+       * end: the last record of any kind, and one after it, tell. */
+      goes_on = src.dec->t_max > t1;
+      t_max = goes_on ? t_max : MAX (t_max, src.dec->t_max);
+    }
   if (keep)
     fine_walk_kept (&w, (const FineEv *) a->evs->data, a->evs->len, tstart,
                     t0);
+  if (src.dec && !goes_on && w.top >= 0)
+    goes_on = mv__stream_goes_on (log, stream, src.dec->tb);
+  mv_decoded_unref (src.dec);
   /* After the last record: instances still open go on through the
    * window if the stream does, else they end there (FORMAT.md 13). */
   walk_to (&w, goes_on ? t1 : MIN (t_max, t1));
@@ -510,6 +610,125 @@ fine_row_summary (MvScene *s, MvFineAcc *a, guint32 stream)
     }
 }
 
+/* Adds one row to the lane (to a->row_dom in row mode). */
+static void
+fine_row (MvScene *s, MvFineAcc *a, const MvRow *row, guint64 *nread)
+{
+  MvPyrQuality exact;
+  mv_cache_pyramid (s->cache, row->stream, &exact);
+  if (exact == MV_PYR_DAMAGED)
+    mv__scene_problem (s, g_strdup_printf ("rank %d: the summary is damaged "
+                                           "(empty where it cannot be read)",
+                                           row->rank));
+  else if (exact == MV_PYR_FINEST)
+    fine_row_decode (s, a, row->stream, s->fine_cached, nread);
+  else
+    fine_row_summary (s, a, row->stream);
+}
+
+MvFineRows *
+mv__fine_rows_new (MvScene *s)
+{
+  guint first, last;
+  mv_scene_visible_rows (s->log, &s->p, &first, &last);
+  if (s->p.slots == NULL || first >= last)
+    return NULL;
+  /* The lanes mv__lane_fine draws: headers not above the limit, and in
+   * summary frames the rows of their own too. */
+  guint8 *uses = g_new0 (guint8, last - first);
+  for (guint i = 0; i < s->nlanes; i++)
+    {
+      const MvLane *l = &s->lanes[i];
+      if (l->row_count > MV_SCENE_FINE_MAX_GROUP_ROWS
+          || (l->row_count == 1 && !s->summary))
+        continue;
+      for (guint r = l->row_first; r < l->row_first + l->row_count; r++)
+        if (r >= first && r < last && uses[r - first] < 2)
+          uses[r - first]++;
+    }
+  MvFineRows *fr = g_new0 (MvFineRows, 1);
+  fr->first = first;
+  fr->nrows = last - first;
+  fr->width = (guint) s->p.width;
+  fr->slot = g_new (gint, fr->nrows);
+  guint n = 0;
+  for (guint r = 0; r < fr->nrows; r++)
+    fr->slot[r] = uses[r] >= 2 ? (gint) n++ : -1;
+  g_free (uses);
+  if (n == 0)
+    {
+      g_free (fr->slot);
+      g_free (fr);
+      return NULL;
+    }
+  fr->done = g_new0 (guint8, n);
+  fr->dom = g_new (gint16, (gsize) n * fr->width);
+  fr->cov = g_new (float, (gsize) n * fr->width);
+  g_mutex_init (&fr->lock);
+  g_cond_init (&fr->cond);
+  return fr;
+}
+
+void
+mv__fine_rows_free (MvFineRows *fr)
+{
+  if (fr == NULL)
+    return;
+  g_free (fr->slot);
+  g_free (fr->done);
+  g_free (fr->dom);
+  g_free (fr->cov);
+  g_mutex_clear (&fr->lock);
+  g_cond_clear (&fr->cond);
+  g_free (fr);
+}
+
+gboolean
+mv__fine_rows_has (const MvFineRows *fr, guint row)
+{
+  return fr != NULL && row >= fr->first && row - fr->first < fr->nrows
+         && fr->slot[row - fr->first] >= 0;
+}
+
+/* Adds a shared row to the lane: computed here if no lane has yet, or
+ * as another thread computed it.  Unless `wait`, a row another thread
+ * is computing is left for later: FALSE. */
+static gboolean
+fine_row_shared (MvScene *s, MvFineAcc *a, guint row, gboolean wait,
+                 guint64 *nread)
+{
+  MvFineRows *fr = s->fine_rows;
+  guint k = (guint) fr->slot[row - fr->first];
+  gint16 *dom = fr->dom + (gsize) k * fr->width;
+  float *cov = fr->cov + (gsize) k * fr->width;
+  g_mutex_lock (&fr->lock);
+  while (wait && fr->done[k] == 1)
+    g_cond_wait (&fr->cond, &fr->lock);
+  guint8 was = fr->done[k];
+  if (was == 0)
+    fr->done[k] = 1;
+  g_mutex_unlock (&fr->lock);
+  if (was == 1)
+    return FALSE;
+  if (was == 0)
+    {
+      memset (dom, 0xff, fr->width * sizeof *dom);
+      a->row_dom = dom;
+      a->row_cov = cov;
+      fine_row (s, a, &s->log->rows[row], nread);
+      a->row_dom = NULL;
+      a->row_cov = NULL;
+      g_mutex_lock (&fr->lock);
+      fr->done[k] = 2;
+      g_cond_broadcast (&fr->cond);
+      g_mutex_unlock (&fr->lock);
+    }
+  for (guint x = 0; x < fr->width; x++)
+    if (dom[x] >= 0)
+      fine_add (a, x, dom[x], cov[x]);
+  return TRUE;
+}
+
 /* A summary lane from the file for this window (see FINE_MIN_BIN_PX). */
 void
 mv__lane_fine (MvScene *s, MvLane *lane, MvFineAcc *a, const guint32 *lut,
@@ -517,20 +736,20 @@ mv__lane_fine (MvScene *s, MvLane *lane, MvFineAcc *a, const guint32 *lut,
 {
   MvLog *log = s->log;
   fine_acc_reset (a);
-  for (guint r = 0; r < lane->row_count; r++)
+  /* Rows another lane is computing come last, when they are done (a
+   * header's rows are at most MV_SCENE_FINE_MAX_GROUP_ROWS). */
+  guint64 later = 0;
+  for (guint i = 0; i < lane->row_count; i++)
     {
-      const MvRow *row = &log->rows[lane->row_first + r];
-      MvPyrQuality exact;
-      mv_cache_pyramid (s->cache, row->stream, &exact);
-      if (exact == MV_PYR_DAMAGED)
-        mv__scene_problem (s, g_strdup_printf ("rank %d: the summary is damaged "
-                                           "(empty where it cannot be read)",
-                                           row->rank));
-      else if (exact == MV_PYR_FINEST)
-        fine_row_decode (s, a, row->stream, nread);
-      else
-        fine_row_summary (s, a, row->stream);
+      guint r = lane->row_first + i;
+      if (!mv__fine_rows_has (s->fine_rows, r))
+        fine_row (s, a, &log->rows[r], nread);
+      else if (!fine_row_shared (s, a, r, i >= 64, nread))
+        later |= 1ull << i;
     }
+  for (guint i = 0; later != 0; i++, later >>= 1)
+    if (later & 1)
+      fine_row_shared (s, a, lane->row_first + i, TRUE, nread);
   float inv = 1.0f / lane->row_count;
   for (guint x = 0; x < a->width; x++)
     {

@@ -260,6 +260,7 @@ mv__lane_summary (MvScene *s, MvLane *lane, const MvSummaryFrame *f,
       && (s->p.slots == NULL
           || lane->row_count <= MV_SCENE_FINE_MAX_GROUP_ROWS)
       && (lane->row_count > 1
+          || mv__fine_rows_has (s->fine_rows, lane->row_first)
           || (mv_cache_pyramid (cache, st, &quality) != NULL
               && quality == MV_PYR_FINEST)))
     {

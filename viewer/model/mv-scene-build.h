@@ -74,6 +74,11 @@ MvFineAcc *mv__fine_acc_new (guint width, guint nstates);
 void       mv__fine_acc_free (MvFineAcc *a);
 void       mv__lane_fine (MvScene *s, MvLane *lane, MvFineAcc *a,
                           const guint32 *lut, guint64 *nread);
+/* The rows of s->lanes that several of them sum (NULL if none). */
+MvFineRows *mv__fine_rows_new (MvScene *s);
+void       mv__fine_rows_free (MvFineRows *fr);
+/* TRUE if row is one of them (fr may be NULL). */
+gboolean   mv__fine_rows_has (const MvFineRows *fr, guint row);
 
 /* ---- decoded lanes (mv-lane-decode.c) ---- */
 
@@ -81,6 +86,11 @@ void       mv__lane_fine (MvScene *s, MvLane *lane, MvFineAcc *a,
  * scratch. */
 gboolean mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs,
                           MvTracker *tr, guint64 *nread, GError **error);
+/* The stream's events covering [tstart, t1]: from the cache, or decoded
+ * with a margin around the window and kept (unless damaged).  Decoded
+ * lanes and the group headers over them share them.  (transfer full) */
+MvDecoded *mv__decoded_get (MvScene *s, guint32 stream, guint64 tstart,
+                            guint64 t1, guint64 *nread, GError **error);
 
 /* ---- arrows (mv-arrows.c) ---- */
 

@@ -306,10 +306,29 @@ scene_lanes (MvScene *s)
     }
 }
 
+/* TRUE if the events of the visible slots' rows in the window (group
+ * headers' rows too) are within the frame's decoding budget: then a
+ * header's rows are walked from the events the cache keeps decoded (the
+ * ones the rows' own lanes use), not decoded from the file per frame. */
+static gboolean
+fine_rows_fit (const MvLog *log, const MvSceneParams *p)
+{
+  guint first, last;
+  mv_scene_visible_rows (log, p, &first, &last);
+  double frac = (double) (p->t1 - p->t0) / mv__run_span (log);
+  double est = 0;
+  guint64 budget = p->budget ? p->budget : MV_SCENE_DEFAULT_BUDGET;
+  for (guint r = first; r < last && est <= (double) budget; r++)
+    est += (double) logfmt_reader_stream_events (log->reader,
+                                                 log->rows[r].stream) * frac;
+  return est <= (double) budget;
+}
+
 typedef struct
 {
   MvScene              *s;
-  gint                 *next;          /* the next lane to take (shared) */
+  const guint          *order;         /* lanes in the order taken */
+  gint                 *next;          /* the next of them (shared) */
   GCancellable         *cancellable;
   const MvSummaryFrame *frame;
   gboolean              okay;
@@ -335,9 +354,10 @@ lane_job (gpointer data)
     }
   if (s->fine)
     fine = mv__fine_acc_new ((guint) s->p.width, s->log->nstates);
-  for (guint i; j->okay && (i = (guint) g_atomic_int_add (j->next, 1))
-                            < s->nlanes;)
+  for (guint n, i; j->okay && (n = (guint) g_atomic_int_add (j->next, 1))
+                               < s->nlanes;)
     {
+      i = j->order[n];
       if (g_cancellable_set_error_if_cancelled (j->cancellable, &j->error))
         j->okay = FALSE;
       else if (s->summary || s->lanes[i].row_count > 1)
@@ -379,6 +399,7 @@ mv_scene_compute (MvCache *cache, const MvSceneParams *p,
   for (guint i = 0; i < s->nlanes && !s->summary; i++)
     s->group_lanes |= s->lanes[i].row_count > 1;
   s->fine = (s->summary || s->group_lanes) && mv__fine_wanted (cache, p);
+  s->fine_cached = s->fine && fine_rows_fit (log, p);
 
   /* Lanes are independent: shared by (at most 2) threads. */
   guint nth = MIN (MAX (g_get_num_processors (), 1), 2);
@@ -389,12 +410,21 @@ mv_scene_compute (MvCache *cache, const MvSceneParams *p,
   MvSummaryFrame frame = { 0 };
   if (s->summary || s->group_lanes)
     mv__summary_frame_init (s, &frame);
+  if (s->fine)
+    s->fine_rows = mv__fine_rows_new (s);
   /* Lanes are taken one at a time by both threads; this one first does
-   * the arrows (independent of the lanes), then joins in. */
+   * the arrows (independent of the lanes), then joins in.  Rows of their
+   * own go first: the group headers over them then mostly find their
+   * rows done (s->fine_rows). */
+  guint *order = g_new (guint, MAX (s->nlanes, 1)), norder = 0;
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < s->nlanes; i++)
+      if ((s->lanes[i].row_count > 1) == pass)
+        order[norder++] = i;
   gint next = 0;
   for (guint j = 0; j < nth; j++)
     {
-      jobs[j] = (LaneJob) { .s = s, .next = &next,
+      jobs[j] = (LaneJob) { .s = s, .order = order, .next = &next,
                             .cancellable = cancellable, .frame = &frame,
                             .okay = TRUE };
       if (j > 0)
@@ -416,6 +446,8 @@ mv_scene_compute (MvCache *cache, const MvSceneParams *p,
       else if (jobs[j].error)
         g_error_free (jobs[j].error);
     }
+  mv__fine_rows_free (g_steal_pointer (&s->fine_rows));
+  g_free (order);
   if (s->summary || s->group_lanes)
     {
       /* A sampled stage is not what a pan may copy columns from. */

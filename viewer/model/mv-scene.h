@@ -128,6 +128,8 @@ typedef struct
                                     reference) */
 } MvSceneParams;
 
+typedef struct MvFineRows_ MvFineRows;   /* mv-lane-fine.c */
+
 typedef struct
 {
   MvLog   *log;
@@ -140,6 +142,11 @@ typedef struct
   gboolean fine;                 /* summary lanes read from the file for
                                     this window (zoomed in further than
                                     the whole-run pyramids resolve) */
+  gboolean fine_cached;          /* the rows those read from the file
+                                    are few enough to decode through the
+                                    cache, as decoded lanes are */
+  MvFineRows *fine_rows;         /* while the lanes are computed: rows
+                                    shared by several fine lanes */
   gboolean rows_sampled;         /* some lanes from a sample of their
                                     rows (p.sample_rows) */
   guint    nlanes;

@@ -94,6 +94,17 @@ mv_range_combo_new (void)
   return mv_combo_new (ranges);
 }
 
+GtkWidget *
+mv_range_bar_new (GtkWidget **range)
+{
+  GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  gtk_box_pack_start (GTK_BOX (bar), gtk_label_new ("Range"), FALSE, FALSE,
+                      0);
+  *range = mv_range_combo_new ();
+  gtk_box_pack_start (GTK_BOX (bar), *range, FALSE, FALSE, 0);
+  return bar;
+}
+
 gpointer
 mv_job_result (GAsyncResult *res, GtkWidget *status)
 {

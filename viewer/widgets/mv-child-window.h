@@ -37,6 +37,10 @@ GtkWidget *mv_combo_new (const char *const *items);
 /* The "Whole run" / "Selection (or visible window)" chooser. */
 GtkWidget *mv_range_combo_new (void);
 
+/* A tool bar that starts with "Range" and that chooser (stored in
+ * *RANGE); the caller packs its own controls after it. */
+GtkWidget *mv_range_bar_new (GtkWidget **range);
+
 /* A job's result: its pointer, or NULL when it failed (the error shown
  * in STATUS) or was cancelled (a closed window: nothing shown). */
 gpointer mv_job_result (GAsyncResult *res, GtkWidget *status);

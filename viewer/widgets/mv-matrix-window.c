@@ -455,13 +455,9 @@ mv_matrix_window_show (GtkWindow *parent, MvTimeline *tl)
 
   GtkWidget *vbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   g_object_set (vbox, "margin", 10, NULL);
-  GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   static const char *const whats[] = { "Messages", "Bytes",
     "Time (send to receive)", NULL };
-  gtk_box_pack_start (GTK_BOX (bar), gtk_label_new ("Range"), FALSE, FALSE,
-                      0);
-  mw->range = mv_range_combo_new ();
-  gtk_box_pack_start (GTK_BOX (bar), mw->range, FALSE, FALSE, 0);
+  GtkWidget *bar = mv_range_bar_new (&mw->range);
   gtk_box_pack_start (GTK_BOX (bar), gtk_label_new ("Show"), FALSE, FALSE,
                       8);
   mw->what = mv_combo_new (whats);

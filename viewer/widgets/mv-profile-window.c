@@ -368,11 +368,7 @@ mv_profile_window_show (GtkWindow *parent, MvTimeline *tl)
 
   GtkWidget *vbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   g_object_set (vbox, "margin", 10, NULL);
-  GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  gtk_box_pack_start (GTK_BOX (bar), gtk_label_new ("Range"), FALSE, FALSE,
-                      0);
-  pw->range = mv_range_combo_new ();
-  gtk_box_pack_start (GTK_BOX (bar), pw->range, FALSE, FALSE, 0);
+  GtkWidget *bar = mv_range_bar_new (&pw->range);
   gtk_box_pack_start (GTK_BOX (vbox), bar, FALSE, FALSE, 0);
 
   GtkWidget *vpaned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);

@@ -509,11 +509,7 @@ mv_stats_window_show (GtkWindow *parent, MvTimeline *tl)
 
   GtkWidget *vbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   g_object_set (vbox, "margin", 10, NULL);
-  GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  gtk_box_pack_start (GTK_BOX (bar), gtk_label_new ("Range"), FALSE, FALSE,
-                      0);
-  sw->range = mv_range_combo_new ();
-  gtk_box_pack_start (GTK_BOX (bar), sw->range, FALSE, FALSE, 0);
+  GtkWidget *bar = mv_range_bar_new (&sw->range);
   gtk_box_pack_start (GTK_BOX (bar), gtk_label_new ("Histogram of"), FALSE,
                       FALSE, 8);
   sw->state = gtk_combo_box_text_new ();
