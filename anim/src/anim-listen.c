@@ -162,12 +162,32 @@ fail:
   return FALSE;
 }
 
-void
-anim_listen_watch (AnimListen *l, GUnixFDSourceFunc accept_cb, gpointer data)
+static GSource *
+watch_fd (GMainContext *ctx, int fd, GUnixFDSourceFunc cb, gpointer data)
 {
-  l->tcp_src = g_unix_fd_add (l->tcp_fd, G_IO_IN, accept_cb, data);
+  GSource *src = g_unix_fd_source_new (fd, G_IO_IN);
+  g_source_set_callback (src, G_SOURCE_FUNC (cb), data, NULL);
+  g_source_attach (src, ctx);
+  return src;
+}
+
+void
+anim_listen_watch (AnimListen *l, GMainContext *ctx,
+                   GUnixFDSourceFunc accept_cb, gpointer data)
+{
+  l->tcp_src = watch_fd (ctx, l->tcp_fd, accept_cb, data);
   if (l->unix_fd >= 0)
-    l->unix_src = g_unix_fd_add (l->unix_fd, G_IO_IN, accept_cb, data);
+    l->unix_src = watch_fd (ctx, l->unix_fd, accept_cb, data);
+}
+
+static void
+unwatch (GSource **src)
+{
+  if (!*src)
+    return;
+  g_source_destroy (*src);
+  g_source_unref (*src);
+  *src = NULL;
 }
 
 gboolean
@@ -193,8 +213,8 @@ anim_conn_fill (int fd, guint8 *buf, size_t *len, size_t cap)
 void
 anim_listen_close (AnimListen *l)
 {
-  g_clear_handle_id (&l->tcp_src, g_source_remove);
-  g_clear_handle_id (&l->unix_src, g_source_remove);
+  unwatch (&l->tcp_src);
+  unwatch (&l->unix_src);
   if (l->tcp_fd >= 0)
     close (l->tcp_fd);
   if (l->unix_fd >= 0)

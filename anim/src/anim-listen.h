@@ -19,7 +19,7 @@ typedef struct
   char *dir, *sock_path;
   char  token[ANIM_TOKEN_LEN + 1];
   char *address;                 /* "unix:/path#TOKEN,tcp://HOST:PORT/TOKEN" */
-  guint tcp_src, unix_src;       /* main-loop watches, 0 when none */
+  GSource *tcp_src, *unix_src;   /* accept watches, NULL when none */
 } AnimListen;
 
 /* listen: NULL for 127.0.0.1 on a free port, else "HOST", "HOST:PORT" or
@@ -27,10 +27,10 @@ typedef struct
  * named after `name` in the temporary directory. */
 gboolean anim_listen_open (AnimListen *l, const char *name,
                            const char *listen, GError **error);
-/* Calls accept_cb (listening fd, condition, data) from the main loop
- * whenever either socket has connections waiting. */
-void     anim_listen_watch (AnimListen *l, GUnixFDSourceFunc accept_cb,
-                            gpointer data);
+/* Calls accept_cb (listening fd, condition, data) from ctx's loop (NULL:
+ * the default one) whenever either socket has connections waiting. */
+void     anim_listen_watch (AnimListen *l, GMainContext *ctx,
+                            GUnixFDSourceFunc accept_cb, gpointer data);
 /* Stops the watches, closes the sockets and removes the UNIX socket and
  * its directory. */
 void     anim_listen_close (AnimListen *l);

@@ -83,7 +83,10 @@ struct AnimLive
   gboolean    measure;
   GArray     *lat;                 /* float ms */
   GArray     *drawn_now;           /* slots first shown in this scene */
-  /* Scene storage. */
+  GMutex      lock;                /* anim_live_lock */
+  /* Scene storage: written by anim_live_scene only, so the window can
+     draw a scene after unlocking while the reader thread feeds on. */
+  int         nscene_procs;
   guint32    *rgb;
   guint8     *seen;
   AnimDotView *views;
@@ -132,6 +135,7 @@ anim_live_new (void)
   lv->chans = g_hash_table_new_full (chan_hash, chan_equal, g_free, chan_free);
   lv->lat = g_array_new (FALSE, FALSE, sizeof (float));
   lv->drawn_now = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_mutex_init (&lv->lock);
   return lv;
 }
 
@@ -154,7 +158,20 @@ anim_live_free (AnimLive *lv)
   g_free (lv->rgb);
   g_free (lv->seen);
   g_free (lv->views);
+  g_mutex_clear (&lv->lock);
   g_free (lv);
+}
+
+void
+anim_live_lock (AnimLive *lv)
+{
+  g_mutex_lock (&lv->lock);
+}
+
+void
+anim_live_unlock (AnimLive *lv)
+{
+  g_mutex_unlock (&lv->lock);
 }
 
 void
@@ -170,8 +187,6 @@ ensure_procs (AnimLive *lv, int n)
     return;
   lv->procs = g_renew (Proc, lv->procs, n);
   memset (lv->procs + lv->nprocs, 0, (n - lv->nprocs) * sizeof (Proc));
-  lv->rgb = g_renew (guint32, lv->rgb, n);
-  lv->seen = g_renew (guint8, lv->seen, n);
   lv->nprocs = n;
 }
 
@@ -497,6 +512,12 @@ anim_live_scene (AnimLive *lv, int selected, AnimScene *s)
 {
   memset (s, 0, sizeof *s);
   rate_add (lv, 0, FALSE);
+  if (lv->nscene_procs < lv->nprocs)
+    {
+      lv->rgb = g_renew (guint32, lv->rgb, lv->nprocs);
+      lv->seen = g_renew (guint8, lv->seen, lv->nprocs);
+      lv->nscene_procs = lv->nprocs;
+    }
   for (int i = 0; i < lv->nprocs; i++)
     {
       Proc *p = &lv->procs[i];

@@ -2,7 +2,9 @@
 /*
  * The live model: what the window knows about a running job.  Fed by
  * anim-server (already validated frames), read by the window once per
- * frame.  GLib only; main thread only.
+ * frame.  GLib only.  The reader thread (anim-server) and the window
+ * each call it under anim_live_lock; a scene filled by anim_live_scene
+ * stays valid after the unlock until the next anim_live_scene.
  */
 #ifndef ANIM_LIVE_H
 #define ANIM_LIVE_H
@@ -38,6 +40,10 @@ typedef struct
 
 AnimLive *anim_live_new (void);
 void      anim_live_free (AnimLive *lv);
+/* While the server's reader thread runs, every other call below is made
+ * with the model locked. */
+void      anim_live_lock (AnimLive *lv);
+void      anim_live_unlock (AnimLive *lv);
 
 /* Records latency from each send's time_ns (taken as CLOCK_MONOTONIC) to
  * the first frame that shows its dot (benchmarks). */

@@ -20,35 +20,49 @@
 
 typedef struct Conn Conn;
 
+/* The server reads on a thread of its own, at the process's ordinary
+ * priority: the window's drawing thread may run as a background task
+ * (anim-window.c), and the ranks' records must not wait for it. */
 struct AnimServer
 {
   AnimLive *live;
   AnimListen l;
   GList    *conns;
-  guint     nopen, nhello;
+  guint     nopen, nhello;         /* atomic: the window reads them */
+  GMainContext *ctx;
+  GThread  *thread;
+  gint      quit;                  /* atomic */
 };
 
 struct Conn
 {
   AnimServer *srv;
   int      fd;
-  guint    src, timer;
+  GSource *src, *timer;
   AnimWire wire;           /* the protocol state (anim-wire.c) */
   guint8   buf[CONN_BUF];
   size_t   len;
 };
 
 static void
+drop_source (GSource **src)
+{
+  if (!*src)
+    return;
+  g_source_destroy (*src);
+  g_source_unref (*src);
+  *src = NULL;
+}
+
+static void
 conn_close (Conn *c)
 {
   AnimServer *srv = c->srv;
-  if (c->src)
-    g_source_remove (c->src);
-  if (c->timer)
-    g_source_remove (c->timer);
+  drop_source (&c->src);
+  drop_source (&c->timer);
   close (c->fd);
   srv->conns = g_list_remove (srv->conns, c);
-  srv->nopen--;
+  g_atomic_int_dec_and_test (&srv->nopen);
   g_free (c);
 }
 
@@ -57,7 +71,9 @@ conn_reject (Conn *c, const char *why)
 {
   g_message ("mpeanim: closing connection%s: %s",
              c->wire.hello ? "" : " (before HELLO)", why);
+  anim_live_lock (c->srv->live);
   anim_live_rejected (c->srv->live);
+  anim_live_unlock (c->srv->live);
   conn_close (c);
 }
 
@@ -66,13 +82,9 @@ static void
 on_hello (void *user, int rank, int size)
 {
   Conn *c = user;
-  if (c->srv->nhello++ == 0)
+  if (g_atomic_int_add (&c->srv->nhello, 1) == 0)
     g_printerr ("mpeanim: a job of %d processes is connecting\n", size);
-  if (c->timer)
-    {
-      g_source_remove (c->timer);
-      c->timer = 0;
-    }
+  drop_source (&c->timer);
   anim_live_hello (c->srv->live, rank, size);
 }
 
@@ -126,10 +138,11 @@ conn_readable (gint fd, GIOCondition cond, gpointer data)
    * since frames are at most ANIM_FRAME_MAX bytes. */
   gboolean eof = anim_conn_fill (fd, c->buf, &c->len, CONN_BUF);
   const char *err;
+  anim_live_lock (c->srv->live);
   size_t off = anim_wire_feed (&c->wire, c->buf, c->len, &err);
+  anim_live_unlock (c->srv->live);
   if (err)
     {
-      c->src = 0;
       conn_reject (c, err);
       return G_SOURCE_REMOVE;
     }
@@ -137,9 +150,12 @@ conn_readable (gint fd, GIOCondition cond, gpointer data)
   c->len -= off;
   if (eof || (cond & (G_IO_HUP | G_IO_ERR) && !(cond & G_IO_IN)))
     {
-      c->src = 0;
       if (!c->wire.hello && !c->wire.ended)
-        anim_live_rejected (c->srv->live);
+        {
+          anim_live_lock (c->srv->live);
+          anim_live_rejected (c->srv->live);
+          anim_live_unlock (c->srv->live);
+        }
       conn_close (c);
       return G_SOURCE_REMOVE;
     }
@@ -150,7 +166,6 @@ static gboolean
 conn_hello_timeout (gpointer data)
 {
   Conn *c = data;
-  c->timer = 0;
   conn_reject (c, "no HELLO within 5 seconds");
   return G_SOURCE_REMOVE;
 }
@@ -164,10 +179,12 @@ accept_cb (gint lfd, GIOCondition cond, gpointer data)
       int fd = accept4 (lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0)
         break;
-      if (srv->nopen >= ANIM_MAX_CLIENTS)
+      if ((guint) g_atomic_int_get (&srv->nopen) >= ANIM_MAX_CLIENTS)
         {
           close (fd);
+          anim_live_lock (srv->live);
           anim_live_rejected (srv->live);
+          anim_live_unlock (srv->live);
           continue;
         }
       Conn *c = g_new0 (Conn, 1);
@@ -175,16 +192,27 @@ accept_cb (gint lfd, GIOCondition cond, gpointer data)
       c->fd = fd;
       anim_wire_init (&c->wire, &live_sink, c, srv->l.token,
                       ANIM_MAX_PROCS);
-      /* Below GTK's redraw priority: a flood of records must not starve
-       * the frames (the ranks drop what the window cannot take). */
-      c->src = g_unix_fd_add_full (G_PRIORITY_DEFAULT_IDLE, fd,
-                                   G_IO_IN | G_IO_HUP | G_IO_ERR,
-                                   conn_readable, c, NULL);
-      c->timer = g_timeout_add_seconds (HELLO_TIMEOUT, conn_hello_timeout, c);
+      c->src = g_unix_fd_source_new (fd, G_IO_IN | G_IO_HUP | G_IO_ERR);
+      g_source_set_callback (c->src, G_SOURCE_FUNC (conn_readable), c, NULL);
+      g_source_attach (c->src, srv->ctx);
+      c->timer = g_timeout_source_new_seconds (HELLO_TIMEOUT);
+      g_source_set_callback (c->timer, conn_hello_timeout, c, NULL);
+      g_source_attach (c->timer, srv->ctx);
       srv->conns = g_list_prepend (srv->conns, c);
-      srv->nopen++;
+      g_atomic_int_inc (&srv->nopen);
     }
   return G_SOURCE_CONTINUE;
+}
+
+static gpointer
+reader_main (gpointer data)
+{
+  AnimServer *srv = data;
+  g_main_context_push_thread_default (srv->ctx);
+  while (!g_atomic_int_get (&srv->quit))
+    g_main_context_iteration (srv->ctx, TRUE);
+  g_main_context_pop_thread_default (srv->ctx);
+  return NULL;
 }
 
 AnimServer *
@@ -197,7 +225,9 @@ anim_server_new (AnimLive *live, const char *listen_spec, GError **error)
       g_free (srv);
       return NULL;
     }
-  anim_listen_watch (&srv->l, accept_cb, srv);
+  srv->ctx = g_main_context_new ();
+  anim_listen_watch (&srv->l, srv->ctx, accept_cb, srv);
+  srv->thread = g_thread_new ("mpeanim-reader", reader_main, srv);
   return srv;
 }
 
@@ -206,9 +236,17 @@ anim_server_free (AnimServer *srv)
 {
   if (!srv)
     return;
+  if (srv->thread)
+    {
+      g_atomic_int_set (&srv->quit, 1);
+      g_main_context_wakeup (srv->ctx);
+      g_thread_join (srv->thread);
+    }
   while (srv->conns)
     conn_close (srv->conns->data);
   anim_listen_close (&srv->l);
+  if (srv->ctx)
+    g_main_context_unref (srv->ctx);
   g_free (srv);
 }
 
@@ -219,13 +257,13 @@ anim_server_address (const AnimServer *srv)
 }
 
 guint
-anim_server_n_open (const AnimServer *srv)
+anim_server_n_open (AnimServer *srv)
 {
-  return srv->nopen;
+  return (guint) g_atomic_int_get (&srv->nopen);
 }
 
 guint
-anim_server_n_hello (const AnimServer *srv)
+anim_server_n_hello (AnimServer *srv)
 {
-  return srv->nhello;
+  return (guint) g_atomic_int_get (&srv->nhello);
 }

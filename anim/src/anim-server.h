@@ -24,8 +24,8 @@ void        anim_server_free (AnimServer *srv);
 /* "unix:/path#TOKEN,tcp://HOST:PORT/TOKEN": the value for MPEANIM_ADDR. */
 const char *anim_server_address (const AnimServer *srv);
 /* Connections currently open (with or without HELLO). */
-guint       anim_server_n_open (const AnimServer *srv);
+guint       anim_server_n_open (AnimServer *srv);
 /* Connections that said HELLO so far (including closed ones). */
-guint       anim_server_n_hello (const AnimServer *srv);
+guint       anim_server_n_hello (AnimServer *srv);
 
 #endif

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "config.h"
 
+#include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -28,6 +30,12 @@ typedef struct
      slower window or lost records. */
   gint64     next_draw_us;
   gint64     draw_cpu_ns;      /* CPU time of the last frame */
+  /* Frames are rasterised here, in this process, and handed to the
+     display as one finished image: drawn straight on the widget's
+     cairo context they would become XRender requests that the X server
+     rasterises, a second busy process the job's ranks must wait for
+     when they wake (issue 17). */
+  cairo_surface_t *frame;
 } Win;
 
 #define ANIM_DRAW_SHARE 0.15
@@ -44,7 +52,11 @@ static void
 build_scene (Win *w, AnimScene *s)
 {
   if (w->o.live)
-    anim_live_scene (w->o.live, w->selected, s);
+    {
+      anim_live_lock (w->o.live);
+      anim_live_scene (w->o.live, w->selected, s);
+      anim_live_unlock (w->o.live);
+    }
   else
     anim_replay_scene (w->o.replay, w->t, 0.15 * w->speed, w->selected, s);
 }
@@ -55,11 +67,27 @@ on_draw (GtkWidget *area, cairo_t *cr, gpointer data)
   Win *w = data;
   AnimScene s;
   gint64 c0 = thread_cpu_ns ();
+  int wd = gtk_widget_get_allocated_width (area);
+  int ht = gtk_widget_get_allocated_height (area);
+  if (!w->frame || cairo_image_surface_get_width (w->frame) != wd
+      || cairo_image_surface_get_height (w->frame) != ht)
+    {
+      g_clear_pointer (&w->frame, cairo_surface_destroy);
+      w->frame = cairo_image_surface_create (CAIRO_FORMAT_RGB24, wd, ht);
+    }
   build_scene (w, &s);
-  anim_render (cr, gtk_widget_get_allocated_width (area),
-               gtk_widget_get_allocated_height (area), &s);
+  cairo_t *fcr = cairo_create (w->frame);
+  anim_render (fcr, wd, ht, &s);
+  cairo_destroy (fcr);
+  cairo_set_source_surface (cr, w->frame, 0, 0);
+  cairo_set_operator (cr, CAIRO_OPERATOR_SOURCE);
+  cairo_paint (cr);
   if (w->o.live)
-    anim_live_frame_drawn (w->o.live);
+    {
+      anim_live_lock (w->o.live);
+      anim_live_frame_drawn (w->o.live);
+      anim_live_unlock (w->o.live);
+    }
   w->draw_cpu_ns = thread_cpu_ns () - c0;
   return TRUE;
 }
@@ -70,7 +98,10 @@ write_stats (Win *w)
   if (!w->o.live || !w->o.stats_out)
     return;
   g_autoptr (GError) err = NULL;
-  if (!anim_live_write_stats (w->o.live, w->o.stats_out, &err))
+  anim_live_lock (w->o.live);
+  gboolean ok = anim_live_write_stats (w->o.live, w->o.stats_out, &err);
+  anim_live_unlock (w->o.live);
+  if (!ok)
     {
       g_printerr ("mpeanim: %s\n", err->message);
       w->status = 1;
@@ -104,7 +135,11 @@ static void
 advance (Win *w, double dt)
 {
   if (w->o.live)
-    anim_live_advance (w->o.live, dt);
+    {
+      anim_live_lock (w->o.live);
+      anim_live_advance (w->o.live, dt);
+      anim_live_unlock (w->o.live);
+    }
   else
     {
       double d = anim_replay_duration (w->o.replay);
@@ -152,17 +187,21 @@ on_tick (GtkWidget *area, GdkFrameClock *clock, gpointer data)
   if (w->o.live && !w->titled && anim_server_n_hello (w->o.server) > 0)
     {
       char t[64];
-      g_snprintf (t, sizeof t, "mpeanim - live, %d processes",
-                  anim_live_nprocs (w->o.live));
+      anim_live_lock (w->o.live);
+      int n = anim_live_nprocs (w->o.live);
+      anim_live_unlock (w->o.live);
+      g_snprintf (t, sizeof t, "mpeanim - live, %d processes", n);
       gtk_window_set_title (GTK_WINDOW (w->win), t);
       w->titled = TRUE;
     }
   if (w->o.live && w->o.exit_after_job)
     {
-      const AnimLiveStats *st = anim_live_stats (w->o.live);
-      gboolean done = anim_server_n_hello (w->o.server) > 0
-                      && anim_server_n_open (w->o.server) == 0
-                      && anim_server_n_hello (w->o.server) >= st->world_size;
+      anim_live_lock (w->o.live);
+      guint64 world = anim_live_stats (w->o.live)->world_size;
+      anim_live_unlock (w->o.live);
+      guint hello = anim_server_n_hello (w->o.server);
+      gboolean done = hello > 0 && anim_server_n_open (w->o.server) == 0
+                      && hello >= world;
       if (!done)
         w->done_since_us = 0;
       else if (!w->done_since_us)
@@ -262,8 +301,15 @@ static gboolean
 on_click (GtkWidget *area, GdkEventButton *ev, gpointer data)
 {
   Win *w = data;
-  int n = w->o.live ? anim_live_nprocs (w->o.live)
-                    : anim_replay_nprocs (w->o.replay);
+  int n;
+  if (w->o.live)
+    {
+      anim_live_lock (w->o.live);
+      n = anim_live_nprocs (w->o.live);
+      anim_live_unlock (w->o.live);
+    }
+  else
+    n = anim_replay_nprocs (w->o.replay);
   int hit = anim_layout_hit (n, gtk_widget_get_allocated_width (area),
                              gtk_widget_get_allocated_height (area), ev->x,
                              ev->y);
@@ -301,6 +347,24 @@ on_destroy (GtkWidget *win, gpointer data)
 {
   write_stats (data);
   gtk_main_quit ();
+}
+
+/* Live mode: this thread (frames, the GTK main loop) becomes a
+ * background task, so a rank that wakes from a sleep or a message takes
+ * the core at once instead of waiting out a frame's time slice (issue
+ * 17: a nice value does not do that, the scheduler still lets the frame
+ * finish its slice).  The records keep flowing on the server's reader
+ * thread at the ordinary priority; a job that keeps every core busy gets
+ * fewer frames, not fewer records. */
+static void
+draw_in_background (void)
+{
+#ifdef SCHED_IDLE
+  struct sched_param sp = { 0 };
+  if (sched_setscheduler (0, SCHED_IDLE, &sp) != 0)
+    g_debug ("mpeanim: cannot draw as a background task: %s",
+             g_strerror (errno));
+#endif
 }
 
 int
@@ -363,6 +427,9 @@ anim_window_run (const AnimWindowOpts *opts)
   g_signal_connect (w.win, "destroy", G_CALLBACK (on_destroy), &w);
   gtk_widget_add_tick_callback (w.area, on_tick, &w, NULL);
   gtk_widget_show_all (w.win);
+  if (opts->live)
+    draw_in_background ();
   gtk_main ();
+  g_clear_pointer (&w.frame, cairo_surface_destroy);
   return w.status;
 }

@@ -590,7 +590,7 @@ graph_server_new (const char *listen, int w, int h,
       g_free (srv);
       return NULL;
     }
-  anim_listen_watch (&srv->l, accept_cb, srv);
+  anim_listen_watch (&srv->l, NULL, accept_cb, srv);
   return srv;
 }
 

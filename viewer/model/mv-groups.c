@@ -116,8 +116,11 @@ mv_groups_new (MvLog *log, MvGroupMode mode)
     }
   guint nprocs = procs->len;
   /* Node groups are asked for (--group node, G, the Rows picker), not
-   * the default: their header rows cost several times a frame's CPU on
-   * the 64-process benchmark log (docs/BENCHMARKS.md, grouped rows). */
+   * the default: they now cost about what rows do per frame
+   * (docs/BENCHMARKS.md, "Node-grouped rows"), but their header rows
+   * take a fifth of the height at 4 processes per node, and below 1024
+   * processes the default keeps a row per process, as logs always
+   * looked. */
   if (mode == MV_GROUP_AUTO)
     mode = nprocs > MV_GROUPS_HUGE ? MV_GROUP_RANGE : MV_GROUP_NONE;
   g->mode = mode;
