@@ -52,6 +52,10 @@ const char *clogtool__kind_name (int kind);
  * _flags takes LOGFMT_OPEN_* flags. */
 logfmt_reader_t *clogtool__open (const char *path);
 logfmt_reader_t *clogtool__open_flags (const char *path, unsigned flags);
+/* clogtool__open for the scheduling reports (threads.c): also NULL, with
+ * an error that says how to record them, when the log has no context
+ * switches. */
+logfmt_reader_t *clogtool__open_sched (const char *path);
 
 /* Flushes stdout; prints an error (e.g. full disk) and returns -1 if any
  * output was lost. */

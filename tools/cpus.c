@@ -218,16 +218,9 @@ clogtool_cpus_main (int argc, char **argv)
       }
   if (clogtool__one_file ("cpus", argc) != 0)
     return CLOGTOOL_EXIT_USAGE;
-  logfmt_reader_t *r = clogtool__open (argv[optind]);
+  logfmt_reader_t *r = clogtool__open_sched (argv[optind]);
   if (!r)
     return CLOGTOOL_EXIT_PROBLEM;
-  if (!an_sched_file_has_switches (r))
-    {
-      clogtool__error ("%s has no context-switch records (log with "
-                       "MPE_SCHED=1)", argv[optind]);
-      logfmt_reader_close (r);
-      return CLOGTOOL_EXIT_PROBLEM;
-    }
   int status = CLOGTOOL_EXIT_OK;
   if (json)
     printf ("{");

