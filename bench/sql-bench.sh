@@ -10,6 +10,8 @@
 # blocks each query decoded.  The states table decodes in a second thread
 # (CLOGSQL_AHEAD, docs/SQL.md): its CPU time is both threads', its wall
 # time what a user waits; the one-thread line is CLOGSQL_AHEAD=0.
+# clogtool query answers GROUP BY name from state_totals (docs/SQL.md);
+# CLOGSQL_TOTALS=0 is SQLite aggregating a row per instance.
 # Usage: sql-bench.sh [LOG] (default: a 2 x 50M-event log from clogtool gen
 # in $TMPDIR, made once).  Environment: top_builddir, RUNS (default 3).
 set -e
@@ -44,6 +46,7 @@ echo "log $LOG, window [$w0, $w1] ns (1% of the run), CPU s best of $RUNS"
 st=$(cpu "$CT" stats "$LOG")
 gq=$(cpu "$CT" query "$LOG" "SELECT name, count(*), sum(duration) FROM states GROUP BY name")
 g1=$(export CLOGSQL_AHEAD=0; cpu "$CT" query "$LOG" "SELECT name, count(*), sum(duration) FROM states GROUP BY name")
+gr=$(export CLOGSQL_TOTALS=0; cpu "$CT" query "$LOG" "SELECT name, count(*), sum(duration) FROM states GROUP BY name")
 aq=$(cpu "$CT" query "$LOG" "SELECT count(*), sum(duration) FROM states")
 # GROUP BY +name: an expression, so SQLite sorts (what GROUP BY name cost
 # before the states table grouped its rows itself).
@@ -54,6 +57,7 @@ echo "CPU s (wall s)"
 echo "clogtool stats                         $st"
 echo "query GROUP BY name over states        $gq"
 echo "  the same on one thread               $g1 (CLOGSQL_AHEAD=0)"
+echo "  through SQLite's rows                $gr (CLOGSQL_TOTALS=0)"
 echo "query count, sum(duration) over states $aq (no GROUP BY)"
 echo "query GROUP BY +name (SQLite sorts)    $sq (one run)"
 pe=$(cpu "$CT" print --from "$s0" --to "$s1" "$LOG")

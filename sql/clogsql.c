@@ -7,7 +7,9 @@
  *    every tool shares), per stream, window [t0, t1];
  *  - events: the event iterator, per stream, window [t0, t1];
  *  - messages: the message table;
- *  - metrics: the streams' metric tracks (FORMAT.md section 14).
+ *  - metrics: the streams' metric tracks (FORMAT.md section 14);
+ *  - state_totals: one row per state name, its instances' count and
+ *    time, summed in one pass (totals.h) without a row per instance.
  * xBestIndex hands rank, thread, stream and time constraints to xFilter
  * (SQLite still checks every row: the pushed-down window only has to be
  * a superset), which visits only the matching streams and decodes only
@@ -31,6 +33,7 @@ SQLITE_EXTENSION_INIT1
 #include "grouped.h"
 #include "ivahead.h"
 #include "otf2in.h"
+#include "totals.h"
 
 /* ---- shared readers --------------------------------------------------- */
 
@@ -118,10 +121,11 @@ shared_close (registry_t *g, shared_t *s)
 /* ---- table kinds ------------------------------------------------------ */
 
 typedef enum { K_PROCESSES, K_THREADS, K_STATES, K_EVENTS, K_MESSAGES,
-               K_METRICS, NKINDS } kind_t;
+               K_METRICS, K_STATE_TOTALS, NKINDS } kind_t;
 
 static const char *const kind_name[NKINDS] = {
-  "processes", "threads", "states", "events", "messages", "metrics"
+  "processes", "threads", "states", "events", "messages", "metrics",
+  "state_totals"
 };
 
 /* Column numbers, per kind (the schemas below list them in this order). */
@@ -135,6 +139,7 @@ enum { M_SEND_RANK, M_SEND_THREAD, M_SEND_TIME, M_RECV_RANK, M_RECV_THREAD,
        M_RECV_TIME, M_TAG, M_BYTES, M_COMM, M_COMM_NAME };
 enum { X_RANK, X_THREAD, X_TIME, X_NAME, X_ID, X_OBJECT, X_VALUE, X_UNIT,
        X_STREAM };
+enum { N_NAME, N_COUNT, N_DURATION, N_EXCLUSIVE };
 
 static const char *const schema[NKINDS] = {
   "CREATE TABLE x(rank INTEGER, host TEXT, threads INTEGER, "
@@ -152,7 +157,9 @@ static const char *const schema[NKINDS] = {
   "recv_time INTEGER, tag INTEGER, bytes INTEGER, comm INTEGER, "
   "comm_name TEXT)",
   "CREATE TABLE x(rank INTEGER, thread INTEGER, time INTEGER, name TEXT, "
-  "id INTEGER, object INTEGER, value INTEGER, unit TEXT, stream INTEGER)"
+  "id INTEGER, object INTEGER, value INTEGER, unit TEXT, stream INTEGER)",
+  "CREATE TABLE x(name TEXT, count INTEGER, duration INTEGER, "
+  "exclusive INTEGER)"
 };
 
 typedef struct
@@ -192,6 +199,11 @@ typedef struct
   /* states delivered grouped by name (grouped.h), or NULL; with a
    * worker, the worker groups them. */
   grouped_t *grp;
+  /* state_totals: the totals and the groups with instances, in name
+   * order as GROUP BY name over states delivers them; grp names them. */
+  totals_t *tot;
+  uint32_t *order;
+  uint32_t norder;
   /* processes: per rank threads and events, filled once. */
   uint64_t *p_events;
   uint32_t *p_threads;
@@ -235,8 +247,8 @@ vt_connect (sqlite3 *db, void *aux, int argc, const char *const *argv,
   if (argc < 4 || argc > 5)
     {
       *err = sqlite3_mprintf ("clog: use USING clog('FILE'[, KIND]) with "
-                              "KIND processes, threads, states, events or "
-                              "messages");
+                              "KIND processes, threads, states, events, "
+                              "messages, metrics or state_totals");
       return SQLITE_ERROR;
     }
   char *kname = unquote (argc == 5 ? argv[4] : argv[2]);
@@ -249,8 +261,9 @@ vt_connect (sqlite3 *db, void *aux, int argc, const char *const *argv,
     {
       *err = kname && path
              ? sqlite3_mprintf ("clog: unknown table kind '%s' (processes, "
-                                "threads, states, events, messages; give it "
-                                "as the second argument)", kname)
+                                "threads, states, events, messages, metrics, "
+                                "state_totals; give it as the second "
+                                "argument)", kname)
              : sqlite3_mprintf ("out of memory");
       sqlite3_free (kname);
       sqlite3_free (path);
@@ -296,7 +309,6 @@ vt_disconnect (sqlite3_vtab *base)
 /* ---- states grouped by name (grouped.h) ---------------------------- */
 
 #define IDX_GROUPED 0x1
-#define IDX_SORTED  0x200   /* the groups must come in name order */
 
 /* The fields a query's columns need (colUsed: bit i = column i). */
 static unsigned
@@ -374,6 +386,8 @@ vt_best_index (sqlite3_vtab *base, sqlite3_index_info *ix)
   double rows = vt->kind == K_PROCESSES ? vt->nranks
                 : vt->kind == K_THREADS ? info->nstreams
                 : vt->kind == K_MESSAGES ? (double) info->nmessages
+                : vt->kind == K_STATE_TOTALS
+                  ? (double) logfmt_reader_n_states (vt->sh->r) + 1
                 : (double) info->nevents;
   for (int i = 0; i < ix->nConstraint && n < (int) sizeof codes - 1; i++)
     {
@@ -403,18 +417,18 @@ vt_best_index (sqlite3_vtab *base, sqlite3_index_info *ix)
                  ? sqlite3_vtab_distinct (ix) : 0;
   if (distinct >= 1)
     {
-      /* 1, 2: rows of a name together; 3: also in ORDER BY's order,
-       * which the buckets give ascending only. */
+      /* 1, 2: rows of a name together; 3: also in ORDER BY's order.
+       * The groups always come in name order (ascending only): SQLite
+       * 3.40 says 1 for GROUP BY name ORDER BY name too, and then takes
+       * the grouped rows as sorted. */
       int on_name = 1;
       for (int i = 0; i < ix->nOrderBy; i++)
         on_name &= ix->aOrderBy[i].iColumn == S_NAME
-                   && !(distinct == 3 && ix->aOrderBy[i].desc);
+                   && !ix->aOrderBy[i].desc;
       if (on_name)
         {
           ix->orderByConsumed = 1;
           ix->idxNum = IDX_GROUPED | (int) grouped_fields (ix->colUsed) << 1;
-          if (distinct == 3)
-            ix->idxNum |= IDX_SORTED;
         }
     }
   ix->idxStr = sqlite3_mprintf ("%s", codes);
@@ -456,6 +470,11 @@ cur_reset (cursor_t *c)
   logfmt_track_iter_free (c->trit);
   grouped_free (c->grp);
   c->grp = NULL;
+  totals_free (c->tot);
+  c->tot = NULL;
+  sqlite3_free (c->order);
+  c->order = NULL;
+  c->norder = 0;
   c->trit = NULL;
   c->ivit = NULL;
   c->evit = NULL;
@@ -598,8 +617,8 @@ fill_processes (cursor_t *c)
 }
 
 /* Next row of a grouped states cursor on SQLite's thread: during the
- * pass, the next instance of the live group (the others are kept);
- * after it, the kept buckets in name order. */
+ * pass, the next instance of a state without a name (the others are
+ * kept); after it, the kept buckets in name order. */
 static int
 group_next (cursor_t *c)
 {
@@ -624,6 +643,50 @@ group_next (cursor_t *c)
   c->ivp = &c->iv;
   c->eof = rc <= 0;
   return rc < 0 ? lib_error (c, rc, NULL) : SQLITE_OK;
+}
+
+/* state_totals: one pass over every stream (totals.h), then the groups
+ * with instances in name order (NULL first): the order in which states
+ * delivers GROUP BY name (grouped.h), so that a query over either gives
+ * the same rows in the same order. */
+static int
+fill_totals (cursor_t *c)
+{
+  const logfmt_info_t *info = logfmt_reader_info (c->r);
+  c->streams = sqlite3_malloc64 (((uint64_t) info->nstreams + 1)
+                                 * sizeof *c->streams);
+  if (!c->streams || !(c->grp = grouped_new (c->r, 0)))
+    return SQLITE_NOMEM;
+  uint64_t events = 0;
+  for (uint32_t s = 0; s < info->nstreams; s++)
+    {
+      c->streams[c->nstreams++] = s;
+      events += logfmt_reader_stream_events (c->r, s);
+    }
+  logfmt_error_t err;
+  int rc = totals_compute (c->r, c->grp, c->streams, c->nstreams,
+                           ivahead_wanted (events) ? 2 : 1, &c->tot, &err);
+  if (rc)
+    return lib_error (c, rc, &err);
+  if (c->tot->wide)
+    {
+      sqlite3_free (c->vt->base.zErrMsg);
+      c->vt->base.zErrMsg = sqlite3_mprintf ("clog: state_totals: a time "
+                                             "past 2^63 ns (sum it over "
+                                             "states)");
+      return SQLITE_ERROR;
+    }
+  const totals_t *t = c->tot;
+  c->order = sqlite3_malloc64 (((uint64_t) t->ngroups + 1)
+                               * sizeof *c->order);
+  if (!c->order)
+    return SQLITE_NOMEM;
+  for (uint32_t g = 0; g < t->ngroups; g++)
+    if (t->count[g])
+      c->order[c->norder++] = g;
+  c->si = 0;
+  c->eof = c->norder == 0;
+  return SQLITE_OK;
 }
 
 static int
@@ -701,6 +764,8 @@ cur_filter (sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
       c->si = 0;
       c->eof = info->nstreams == 0;
       return SQLITE_OK;
+    case K_STATE_TOTALS:
+      return fill_totals (c);
     case K_MESSAGES:
       {
         int rc = logfmt_msg_iter_new (c->r, c->t0, c->t1, &c->mit);
@@ -736,8 +801,7 @@ cur_filter (sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
   if (vt->kind != K_STATES)
     return next_stream_row (c);
   if ((idxNum & IDX_GROUPED)
-      && !(c->grp = grouped_new (c->r, ((unsigned) idxNum >> 1) & 0xff,
-                                 (idxNum & IDX_SORTED) != 0)))
+      && !(c->grp = grouped_new (c->r, ((unsigned) idxNum >> 1) & 0xff)))
     return SQLITE_NOMEM;
   /* A large scan decodes (and groups) in a worker while SQLite works on
    * the rows (ivahead.h); if no thread can be had, it runs here. */
@@ -769,6 +833,9 @@ cur_next (sqlite3_vtab_cursor *base)
       return SQLITE_OK;
     case K_THREADS:
       c->eof = ++c->si >= logfmt_reader_info (c->r)->nstreams;
+      return SQLITE_OK;
+    case K_STATE_TOTALS:
+      c->eof = ++c->si >= c->norder;
       return SQLITE_OK;
     case K_MESSAGES:
       {
@@ -1101,6 +1168,25 @@ cur_column (sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
     case K_EVENTS: return column_events (c, ctx, col);
     case K_MESSAGES: return column_messages (c, ctx, col);
     case K_METRICS: return column_metrics (c, ctx, col);
+    case K_STATE_TOTALS:
+      {
+        uint32_t g = c->order[c->si];
+        const gbucket_t *b = &c->grp->b[g];
+        switch (col)
+          {
+          case N_NAME:
+            if (b->name)
+              sqlite3_result_text (ctx, b->name, b->name_len, SQLITE_STATIC);
+            else
+              sqlite3_result_null (ctx);
+            break;
+          case N_COUNT: result_u64 (ctx, c->tot->count[g]); break;
+          case N_DURATION: result_u64 (ctx, c->tot->inclusive[g]); break;
+          case N_EXCLUSIVE: result_u64 (ctx, c->tot->exclusive[g]); break;
+          default: sqlite3_result_null (ctx); break;
+          }
+        return SQLITE_OK;
+      }
     default: return SQLITE_ERROR;
     }
 }

@@ -50,7 +50,7 @@ name_cmp (const void *a, const void *b)
 /* The groups: one per distinct state name, in byte order after the
  * group of states without a definition. */
 grouped_t *
-grouped_new (const logfmt_reader_t *r, unsigned fields, int sorted)
+grouped_new (const logfmt_reader_t *r, unsigned fields)
 {
   size_t n = logfmt_reader_n_states (r);
   grouped_t *gp = malloc (sizeof *gp);
@@ -91,7 +91,6 @@ grouped_new (const logfmt_reader_t *r, unsigned fields, int sorted)
     }
   free (slots);
   gp->passing = 1;
-  gp->live = sorted ? 0 : UINT32_MAX;   /* 0: NULL comes first */
   return gp;
 fail:
   free (slots);
@@ -219,9 +218,7 @@ int
 grouped_take (grouped_t *gp, const logfmt_interval_t *iv)
 {
   uint32_t g = grouped_group (gp, iv);
-  if (gp->live == UINT32_MAX)
-    gp->live = g;
-  return g == gp->live ? 1 : grouped_add (gp, g, iv);
+  return g == 0 ? 1 : grouped_add (gp, g, iv);
 }
 
 int

@@ -17,12 +17,14 @@
  * sort is most of the cost.  When the planner says grouped rows are
  * enough (sqlite3_vtab_distinct) and the grouping is on name, the states
  * cursor claims the order and groups itself, in linear time: one pass
- * over the streams hands the first name's instances to SQLite as they
- * come and appends every other instance, encoded with only the columns
- * the query uses (colUsed), to its name's bucket; the buckets are then
- * replayed in name order (byte order, NULL first; with ORDER BY name as
- * well no name is live, so the rows come sorted).  Buckets are chunk
- * lists; past GROUP_MEM bytes the full chunks go to a temporary file. */
+ * over the streams hands the instances of states without a name (the
+ * NULL group, which comes first) to SQLite as they come and appends
+ * every other instance, encoded with only the columns the query uses
+ * (colUsed), to its name's bucket; the buckets are then replayed in
+ * name order (byte order), so the rows come sorted: SQLite 3.40 takes
+ * grouped rows as sorted when ORDER BY name goes with GROUP BY name.
+ * Buckets are chunk lists; past GROUP_MEM bytes the full chunks go to
+ * a temporary file. */
 
 /* Fields an encoded row keeps (from the query's columns). */
 #define G_STREAM 0x01u   /* rank, thread, stream */
@@ -62,12 +64,9 @@ typedef struct grouped
   size_t mem_max;
   FILE *spill;
   int64_t spill_end;
-  /* While the pass runs, the instances of one group (the first one
-   * met) go to SQLite as they come and only the others are kept; when
-   * the order matters (ORDER BY name too) none is live. */
+  /* While the pass runs, the NULL group's instances go to SQLite as
+   * they come (it comes first) and only the others are kept. */
   int passing;
-  uint32_t live;         /* UINT32_MAX: the first one met; sorted: 0,
-                          * the NULL group, which comes first anyway */
   /* replay */
   uint32_t g;            /* bucket being delivered */
   gchunk_t *ch;
@@ -76,11 +75,8 @@ typedef struct grouped
   uint64_t last_start;
 } grouped_t;
 
-/* The groups of r's state names; NULL when out of memory.  sorted: the
- * groups must come in name order (during the pass only the NULL group's
- * rows are delivered: it comes first anyway). */
-grouped_t *grouped_new (const logfmt_reader_t *r, unsigned fields,
-                        int sorted);
+/* The groups of r's state names; NULL when out of memory. */
+grouped_t *grouped_new (const logfmt_reader_t *r, unsigned fields);
 void grouped_free (grouped_t *gp);
 
 /* The group of an instance (0: a state without a definition).  Uses only
@@ -93,7 +89,7 @@ grouped_group (const grouped_t *gp, const logfmt_interval_t *iv)
          ? gp->group_of[iv->state] : 0;
 }
 
-/* The pass: 1 if *iv is to be delivered now (the live group's), 0 if it
+/* The pass: 1 if *iv is to be delivered now (the NULL group's), 0 if it
  * was kept for later, or LOGFMT_ENOMEM / LOGFMT_EIO. */
 int grouped_take (grouped_t *gp, const logfmt_interval_t *iv);
 

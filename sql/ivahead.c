@@ -53,7 +53,7 @@ typedef struct
   int replay;         /* grouped: the pass is over, the buckets follow */
 } pass_t;
 
-/* Fills one batch: the scan's next rows (grouped: the live group's
+/* Fills one batch: the scan's next rows (grouped: the NULL group's
  * during the pass, then the kept ones).  Their number; *end set at the
  * end of the scan or on an error (*rc, *err). */
 static long

@@ -34,6 +34,9 @@ query_help (void)
     "  messages(send_rank, send_thread, send_time, recv_rank, recv_thread,\n"
     "           recv_time, tag, bytes, comm, comm_name)\n"
     "  metrics(rank, thread, time, name, id, object, value, unit, stream)\n"
+    "  state_totals(name, count, duration, exclusive)   per state name;\n"
+    "    SELECT name, count(*), sum(duration) FROM states GROUP BY name\n"
+    "    (also sum(exclusive), ORDER BY name, LIMIT) is answered from it\n"
     "Conditions on rank, thread, stream and time (states: start, end;\n"
     "events, metrics: time; messages: send_time, recv_time) only read\n"
     "the streams and blocks they need.  clog_blocks('FILE') counts the\n"
@@ -129,6 +132,36 @@ put_value (sqlite3_stmt *st, int i, int json)
     }
 }
 
+/* The statement to run for st, its first step done (*rc): the same query
+ * over state_totals when it has the answer (clogsql_totals_sql), else
+ * st.  The other is finalized. */
+static sqlite3_stmt *
+first_step (sqlite3 *db, sqlite3_stmt *st, int *rc)
+{
+  char *sql = clogsql_totals_sql (db, st);
+  sqlite3_stmt *fast = NULL;
+  if (sql && sqlite3_prepare_v2 (db, sql, -1, &fast, NULL) == SQLITE_OK
+      && fast)
+    {
+      int r = sqlite3_step (fast);
+      if (r == SQLITE_ROW || r == SQLITE_DONE)
+        {
+          const char *e = getenv ("CLOGSQL_TOTALS");
+          if (e && strcmp (e, "show") == 0)
+            fprintf (stderr, "clogtool query: answered as: %s\n", sql);
+          sqlite3_free (sql);
+          sqlite3_finalize (st);
+          *rc = r;
+          return fast;
+        }
+    }
+  /* (an error there: SQLite's own answer, or its own error, follows) */
+  sqlite3_finalize (fast);
+  sqlite3_free (sql);
+  *rc = sqlite3_step (st);
+  return st;
+}
+
 /* Runs every statement of sql; prints their rows.  0 or -1. */
 static int
 run_sql (sqlite3 *db, const char *sql, int json)
@@ -144,9 +177,10 @@ run_sql (sqlite3 *db, const char *sql, int json)
         }
       if (!st)
         continue;   /* blank or comment */
+      int rc;
+      st = first_step (db, st, &rc);
       int nc = sqlite3_column_count (st);
       long rows = 0;
-      int rc;
       if (nc && !json)
         {
           for (int i = 0; i < nc; i++)
@@ -160,7 +194,7 @@ run_sql (sqlite3 *db, const char *sql, int json)
         }
       if (nc && json)
         putchar ('[');
-      while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+      for (; rc == SQLITE_ROW; rc = sqlite3_step (st))
         {
           if (json)
             {

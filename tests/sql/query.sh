@@ -114,6 +114,16 @@ a=$("$CLOGTOOL" query "$L" "SELECT name, count(*), sum(duration) FROM states
 b=$("$CLOGTOOL" query "$L" "SELECT name, count(*), sum(duration) FROM states
   WHERE rank + 0 = 2 GROUP BY +name" | sort)
 [ -n "$a" ] && [ "$a" = "$b" ]; ok $? "GROUP BY name with a rank filter"
+# The groups come in name order: SQLite 3.40 takes them as sorted for
+# GROUP BY name ORDER BY name (it said "grouped only" to the table).
+for o in "" "ORDER BY name" "ORDER BY 1" "ORDER BY name DESC"; do
+  a=$("$CLOGTOOL" query "$T/pack.clog" "SELECT name, count(*), sum(start) FROM states
+    GROUP BY name $o")
+  b=$("$CLOGTOOL" query "$T/pack.clog" "SELECT name, count(*), sum(start) FROM states
+    GROUP BY +name $o")
+  [ -n "$a" ] && [ "$a" = "$b" ]
+  ok $? "GROUP BY name ${o:-alone}: SQLite's own sorted rows, in its order"
+done
 a=$("$CLOGTOOL" query "$L" "SELECT DISTINCT name FROM states ORDER BY name")
 b=$("$CLOGTOOL" query "$L" "SELECT DISTINCT +name AS name FROM states ORDER BY 1")
 [ "$a" = "$b" ]; ok $? "DISTINCT name ORDER BY name: the groups in name order"
