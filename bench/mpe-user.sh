@@ -3,7 +3,10 @@
 # The logging cost as users see it (bench/mpe-user.c), interleaved with
 # its floor loop: ROUNDS rounds, each running every configuration once, as
 # its own job; then per configuration the median and the range over the
-# rounds, and the median against the floor's for the same rank count.
+# rounds, and the median against the floor's for the same rank count;
+# then what disturbed the timed thread in each run (page faults,
+# involuntary switches, migrations: bench/mpe-user.c), so a slow run can
+# be told from a slow configuration.
 #   bench/mpe-user.sh [ROUNDS] [CALLS]     (from the build directory)
 rounds=${1:-6}
 calls=${2:-10000000}
@@ -24,7 +27,7 @@ while [ "$r" -le "$rounds" ]; do
       defaults) x=$($mpiexec -n "$n" "$prog" "$calls" 2>/dev/null) ;;
       *) x=$(env "$what" $mpiexec -n "$n" "$prog" "$calls" 2>/dev/null) ;;
     esac
-    ns=$(echo "$x" | sed -n 's/.*: \([0-9.]*\) ns\/call, \([0-9.]*\) ns CPU.*/\1 \2/p')
+    ns=$(echo "$x" | sed -n 's/.*: \([0-9.]*\) ns\/call, \([0-9.]*\) ns CPU.*; \([-0-9]*\) faults, \([-0-9]*\) switches, \([-0-9]*\) migrations.*/\1 \2 \3 \4 \5/p')
     echo "$n $what $ns" >> "$out"
   done
   r=$((r + 1))
@@ -49,3 +52,8 @@ awk -v col=$col '
       printf "%-28s %8.2f %8.2f-%-8.2f %7.2f %8.2fx\n", k, m[k], lo[k], hi[k], hi[k] - lo[k], m[k] / f } }
 ' "$out"
 done
+echo "-- each run: wall ns/call, CPU ns/call; the timed thread's page faults,"
+echo "-- involuntary switches, migrations in the loop (the most of any rank)"
+awk '{ k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[++no] = k }
+       r[k] = r[k] sprintf("  %.2f/%.2f %s/%s/%s", $3, $4, $5, $6, $7) }
+     END { for (i = 1; i <= no; i++) printf "%-28s%s\n", order[i], r[order[i]] }' "$out"
