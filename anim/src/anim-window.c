@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "config.h"
 
-#include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -349,24 +347,6 @@ on_destroy (GtkWidget *win, gpointer data)
   gtk_main_quit ();
 }
 
-/* Live mode: this thread (frames, the GTK main loop) becomes a
- * background task, so a rank that wakes from a sleep or a message takes
- * the core at once instead of waiting out a frame's time slice (issue
- * 17: a nice value does not do that, the scheduler still lets the frame
- * finish its slice).  The records keep flowing on the server's reader
- * thread at the ordinary priority; a job that keeps every core busy gets
- * fewer frames, not fewer records. */
-static void
-draw_in_background (void)
-{
-#ifdef SCHED_IDLE
-  struct sched_param sp = { 0 };
-  if (sched_setscheduler (0, SCHED_IDLE, &sp) != 0)
-    g_debug ("mpeanim: cannot draw as a background task: %s",
-             g_strerror (errno));
-#endif
-}
-
 int
 anim_window_run (const AnimWindowOpts *opts)
 {
@@ -426,9 +406,12 @@ anim_window_run (const AnimWindowOpts *opts)
   g_signal_connect (w.win, "key-press-event", G_CALLBACK (on_key), &w);
   g_signal_connect (w.win, "destroy", G_CALLBACK (on_destroy), &w);
   gtk_widget_add_tick_callback (w.area, on_tick, &w, NULL);
+  /* The drawing keeps the ordinary priority.  As a SCHED_IDLE task it
+     cost a job with a free core less (issue 17), but it starved under
+     load (a loaded CI drew 4 frames in a whole run), and an unprivileged
+     user cannot raise it back (RLIMIT_NICE is 0), so a busy laptop
+     would freeze the window. */
   gtk_widget_show_all (w.win);
-  if (opts->live)
-    draw_in_background ();
   gtk_main ();
   g_clear_pointer (&w.frame, cairo_surface_destroy);
   return w.status;
