@@ -95,14 +95,16 @@ def component_of(owners, rel):
 
 def tree_files(top, exts):
     """Every file ending in exts below TOP, minus build trees and hidden
-    folders."""
+    folders.  A build tree is known by config.status, or while configure
+    still runs in it (a parallel CI), by config.log or confdefs.h."""
     out = []
+    marks = ("config.status", "config.log", "confdefs.h")
     for d, dirs, files in os.walk(top):
         dirs[:] = sorted(x for x in dirs
                          if not x.startswith((".", "_"))
                          and x != "autom4te.cache"
-                         and not os.path.exists(os.path.join(d, x,
-                                                             "config.status")))
+                         and not any(os.path.exists(os.path.join(d, x, m))
+                                     for m in marks))
         for f in sorted(files):
             if f.endswith(exts):
                 out.append(os.path.relpath(os.path.join(d, f), top))
