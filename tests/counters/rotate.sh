@@ -79,7 +79,9 @@ ok $r "barriers with unlimited slots (rc $r)"
 is "one set opened" \
   "$(grep '^fake-counters: rank 0:' err.txt | sed 's/.* opened \([0-9]*\).*/\1/')" 1
 is "no .err companion" "$(mval ctr.clog fake1.err 0)" none
+# (Within 10%: quiet they agree to 0.1%, but the parallel CI once put
+# them more than 3% apart; fake3 against fake1 is checked to 2% above.)
 f3=$(mval ctr.clog fake3 0); tc=$(mval ctr.clog task-clock 0)
-within "$f3" "$((tc * 3 / 1000))" 3
-ok $? "fake3 $f3 = 3 x task clock $tc / 1 us within 3%"
+within "$f3" "$((tc * 3 / 1000))" 10
+ok $? "fake3 $f3 = 3 x task clock $tc / 1 us within 10%"
 finish
