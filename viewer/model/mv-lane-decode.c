@@ -139,6 +139,22 @@ dec_decode (const MvLog *log, guint32 stream, guint64 ta, guint64 tb,
   return d;
 }
 
+guint
+mv__decoded_first_at (const MvDecoded *d, guint64 t)
+{
+  const MvEv *all = (const MvEv *) d->evs->data;
+  guint lo = 0, hi = d->evs->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (all[mid].time < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 MvDecoded *
 mv__decoded_get (MvScene *s, guint32 stream, guint64 tstart, guint64 t1,
                  guint64 *nread, GError **error)
@@ -180,15 +196,7 @@ mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs, MvTracker *tr,
     }
   /* Copy this window's part out of the cached events. */
   const MvEv *all = (const MvEv *) d->evs->data;
-  guint lo_i = 0, hi_i = d->evs->len;
-  while (lo_i < hi_i)
-    {
-      guint mid = lo_i + (hi_i - lo_i) / 2;
-      if (all[mid].time < tstart)
-        lo_i = mid + 1;
-      else
-        hi_i = mid;
-    }
+  guint lo_i = mv__decoded_first_at (d, tstart);
   for (guint i = lo_i; i < d->evs->len && all[i].time <= t1; i++)
     {
       MvEv e = all[i];

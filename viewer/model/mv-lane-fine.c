@@ -460,17 +460,7 @@ fine_row_decode (MvScene *s, MvFineAcc *a, guint32 stream, gboolean cached,
   if (src.dec)
     {
       /* The first event at or after tstart, as the iterator would. */
-      const MvEv *all = (const MvEv *) src.dec->evs->data;
-      guint lo = 0, hi = src.dec->evs->len;
-      while (lo < hi)
-        {
-          guint mid = lo + (hi - lo) / 2;
-          if (all[mid].time < tstart)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-      src.next = lo;
+      src.next = mv__decoded_first_at (src.dec, tstart);
     }
   else
     {

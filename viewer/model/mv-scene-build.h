@@ -91,6 +91,8 @@ gboolean mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs,
  * lanes and the group headers over them share them.  (transfer full) */
 MvDecoded *mv__decoded_get (MvScene *s, guint32 stream, guint64 tstart,
                             guint64 t1, guint64 *nread, GError **error);
+/* The index of d's first event at or after t (its length if none). */
+guint      mv__decoded_first_at (const MvDecoded *d, guint64 t);
 
 /* ---- arrows (mv-arrows.c) ---- */
 
