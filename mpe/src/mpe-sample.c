@@ -7,7 +7,8 @@
  * no system call per sample, see docs/BENCHMARKS.md for perf_event).  The
  * handler unwinds by frame pointers when the chain is valid (each frame
  * above the interrupted stack pointer, each return address inside a
- * loaded binary's code, the chain ending in a zero frame pointer), else by
+ * loaded binary's code, the chain ending in a zero frame pointer at one of
+ * the thread's outermost frames), else by
  * libunwind's unw_backtrace (never a unw_step loop: it makes system calls),
  * interns the path in the thread's own tree and appends one sample.
  *
@@ -24,6 +25,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
@@ -332,8 +334,24 @@ mpe__sthread_get (void)
 /* Unwinding (in the handler)                                          */
 /* ------------------------------------------------------------------ */
 
+static int
+outermost (const mpe_sthread_t *s, uintptr_t ret)
+{
+  if (s->nouter == 0)
+    return 1;   /* no backtrace at the start: trust the zero as before */
+  for (int i = 0; i < s->nouter; i++)
+    if (s->outer_ret[i] == (uint64_t) ret)
+      return 1;
+  return 0;
+}
+
 /* Frame-pointer walk from the interrupted context; -1 when the chain is
- * not valid all the way (the code has no frame pointers there).  Where
+ * not valid all the way (the code has no frame pointers there).  A zero
+ * frame pointer ends a valid chain only at one of the thread's outermost
+ * frames: code built without frame pointers often leaves rbp zero, and a
+ * function with a frame called from it (the vDSO's clock_gettime, say)
+ * would otherwise end a "valid" chain of two frames, its callers lost.
+ * Where
  * the code has none, rbp is any value, and a value inside the stack makes
  * the walk read stack words that belong to no object, like an unwinder:
  * not instrumented under AddressSanitizer, whose redzones are such words
@@ -344,9 +362,10 @@ __attribute__ ((no_sanitize_address))
 # endif
 #endif
 static int
-fp_walk (const mcontext_t *mc, uintptr_t stack_hi, uint64_t *pcs, int max,
-         int *truncated)
+fp_walk (const mcontext_t *mc, const mpe_sthread_t *s, uint64_t *pcs,
+         int max, int *truncated)
 {
+  uintptr_t stack_hi = s->stack_hi;
   uintptr_t sp = (uintptr_t) mc->gregs[REG_RSP];
   uintptr_t fp = (uintptr_t) mc->gregs[REG_RBP];
   int n = 0;
@@ -361,7 +380,7 @@ fp_walk (const mcontext_t *mc, uintptr_t stack_hi, uint64_t *pcs, int max,
         return -1;
       pcs[n++] = ret - 1;
       if (next == 0)
-        return n;
+        return outermost (s, ret) ? n : -1;
       if (next <= fp)
         return -1;
       sp = fp + 16;
@@ -423,7 +442,7 @@ on_sample (int sig, siginfo_t *si, void *ucv)
   else
     {
       if (S.unwind != UNWIND_LIB)
-        n = fp_walk (mc, s->stack_hi, pcs, S.depth, &truncated);
+        n = fp_walk (mc, s, pcs, S.depth, &truncated);
       if (n > 0)
         flags = MPE_SAMPLE_FP;
 #ifdef HAVE_LIBUNWIND
@@ -558,6 +577,26 @@ mpe__sample_init (void)
   atomic_store (&sampling, S.hz > 0);
 }
 
+/* The calling thread's last return addresses (its outermost frames stay
+ * the same while it lives); outside the handler, so unw_backtrace's slow
+ * path and glibc's backtrace are both fine here. */
+static void
+outer_frames (mpe_sthread_t *s)
+{
+  void *buf[256];
+#ifdef HAVE_LIBUNWIND
+  int got = unw_backtrace (buf, 256);
+#else
+  int got = backtrace (buf, 256);
+#endif
+  if (got <= 0 || got >= 256)
+    return;   /* none, or the outermost frames were cut off */
+  int k = got < 4 ? got : 4;
+  for (int i = 0; i < k; i++)
+    s->outer_ret[i] = (uint64_t) (uintptr_t) buf[got - 1 - i];
+  s->nouter = k;
+}
+
 /* Starts sampling the calling thread (once per log). */
 void
 mpe__sample_thread_start (int thread)
@@ -581,6 +620,7 @@ mpe__sample_thread_start (int thread)
         }
       pthread_attr_destroy (&a);
     }
+  outer_frames (s);
   struct sigevent ev;
   memset (&ev, 0, sizeof ev);
   ev.sigev_notify = SIGEV_THREAD_ID;

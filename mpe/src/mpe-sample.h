@@ -70,6 +70,11 @@ typedef struct mpe_sthread
   uint64_t        lost;        /* samples/call sites that found no room */
   uint64_t        nfp, nunw, nconstructed, nreentered;
   uintptr_t       stack_lo, stack_hi;
+  /* The return addresses of the thread's outermost frames (those into
+   * __libc_start_call_main, start_thread, ...), from a backtrace when its
+   * sampling began: a frame-pointer chain may only end in one of them. */
+  uint64_t        outer_ret[4];
+  int             nouter;
   int             thread;
   int             timer_on;
   timer_t         timer;

@@ -74,6 +74,38 @@ ok $? "without frame pointers: hot_loop's share ($share)"
 is "without frame pointers: through via_helper" \
   "$(echo "$out" | awk '{ print $6 }')" via_helper
 
+# A frame-pointer function called with rbp zero (hot.c zero-fp): the
+# walk from it ends in a zero after two frames, at none of the thread's
+# outermost frames, so the sampler must not trust it (libunwind then
+# finds the callers).  The vDSO's clock_gettime called from code built
+# without frame pointers is this case.
+MPE_SAMPLE_HZ=1000 srun "hot zero-fp runs sampled" 2 $HOT 30 12 zero-fp
+$CLOGTOOL cct --json hot.clog > tree.json 2>/dev/null
+out=$(python3 - <<'PY'
+import json
+t = json.load(open("tree.json"))
+def under(n, name, parent=None):
+    if n["name"] == name:
+        return n["total"], parent
+    got, par = 0, None
+    for c in n["children"]:
+        g, p = under(c, name, n["name"])
+        got += g
+        par = par or p
+    return got, par
+hot, par = under(t, "hot_loop")
+warm, _ = under(t, "warm_loop")
+top = ",".join(sorted(c["name"] for c in t["children"] if c["total"]))
+print("share %.3f parent %s roots %s" % (hot / (hot + warm) if hot + warm else 0, par, top))
+PY
+)
+diag "zero-fp: $out"
+share=$(echo "$out" | awk '{ print $2 }')
+awk -v s="$share" 'BEGIN { exit !(s >= 0.74 && s <= 0.86) }'
+ok $? "rbp zero: hot_loop's samples keep their callers ($share)"
+is "rbp zero: every sampled path starts at _start" \
+  "$(echo "$out" | awk '{ print $6 }')" _start
+
 # A stripped copy: offsets and a note.
 cp "$HOT" hot-stripped && strip hot-stripped
 MPE_SAMPLE_HZ=1000 srun "the stripped copy runs" 1 ./hot-stripped 10 4
