@@ -10,7 +10,13 @@
 
 #include "spillfmt.h"
 
-enum { PACKED_HEAD = 12 };  /* u64 first tick, u32 record count */
+enum
+{
+  PACKED_HEAD = 12,   /* u64 first tick, u32 record count */
+  RUN = 0x80,         /* kind byte RUN | n: n narrow BARE records follow
+                         (n = 1..127), 2 bytes each */
+  RUN_MAX = 127
+};
 
 /* Frame checksum: four lanes of 64-bit words (xor, multiply, fold), fast
  * enough to run on every spill; catches torn and overwritten frames. */
@@ -159,6 +165,56 @@ unzz (uint64_t v)
   return (int64_t) (v >> 1) ^ -(int64_t) (v & 1);
 }
 
+/* The BARE records from r on (at most max, before `to`) whose tick delta
+ * fits a byte and id delta a signed byte, written to o two bytes each
+ * (tick delta, id delta + 128); returns how many.  A loop logging as
+ * fast as it can makes these, and the spill then runs on its critical
+ * path: four records per test and one 8-byte store. */
+static size_t
+narrow_run (const mpe_spill_rec_t *r, const mpe_spill_rec_t *to,
+            uint64_t t, int32_t id, unsigned char *o, size_t max)
+{
+  size_t avail = (size_t) (to - r);
+  if (max > avail)
+    max = avail;
+  size_t k = 0;
+  uint32_t pid = (uint32_t) id;
+  for (; k + 4 <= max; k += 4, r += 4, o += 8)
+    {
+      uint64_t d0 = r[0].t - t, d1 = r[1].t - r[0].t;
+      uint64_t d2 = r[2].t - r[1].t, d3 = r[3].t - r[2].t;
+      uint32_t i0 = (uint32_t) r[0].id - pid + 128u;
+      uint32_t i1 = (uint32_t) r[1].id - (uint32_t) r[0].id + 128u;
+      uint32_t i2 = (uint32_t) r[2].id - (uint32_t) r[1].id + 128u;
+      uint32_t i3 = (uint32_t) r[3].id - (uint32_t) r[2].id + 128u;
+      if (((d0 | d1 | d2 | d3) >> 8) | ((i0 | i1 | i2 | i3) >> 8)
+          | ((r[0].aux | r[1].aux | r[2].aux | r[3].aux) & 0xffu))
+        break;
+      uint64_t w = d0 | (uint64_t) (i0 & 0xffu) << 8 | d1 << 16
+                   | (uint64_t) (i1 & 0xffu) << 24 | d2 << 32
+                   | (uint64_t) (i2 & 0xffu) << 40 | d3 << 48
+                   | (uint64_t) (i3 & 0xffu) << 56;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+      w = __builtin_bswap64 (w);   /* bytes in record order */
+#endif
+      memcpy (o, &w, 8);
+      t = r[3].t;
+      pid = (uint32_t) r[3].id;
+    }
+  for (; k < max; k++, r++, o += 2)
+    {
+      uint64_t d = r->t - t;
+      uint32_t i = (uint32_t) r->id - pid + 128u;
+      if ((d >> 8) | (i >> 8) | (r->aux & 0xffu))
+        break;
+      o[0] = (unsigned char) d;
+      o[1] = (unsigned char) i;
+      t = r->t;
+      pid = (uint32_t) r->id;
+    }
+  return k;
+}
+
 /* Packs whole records from *from (up to `to`) into out[0, cap) as one
  * PACKED payload; advances *from and returns the payload's length (0 when
  * there is nothing to pack).  cap must be at least 256. */
@@ -177,12 +233,23 @@ mpe_spill_pack (const mpe_spill_rec_t **from, const mpe_spill_rec_t *to,
       unsigned kind = r->aux & 0xffu;
       if (kind == MPE_REC_BARE)
         {
-          /* Most records: a short path. */
+          /* Most records: first as a narrow run, else on their own. */
+          size_t room = (size_t) (lim - o - 1) / 2;
+          size_t k = narrow_run (r, to, prev_t, prev[0], o + 1,
+                                 room < RUN_MAX ? room : RUN_MAX);
+          if (k > 0)
+            {
+              *o = (unsigned char) (RUN | k);
+              o += 1 + 2 * k;
+              r += k;
+              n += (uint32_t) k;
+              prev_t = r[-1].t;
+              prev[0] = r[-1].id;
+              continue;
+            }
           *o++ = MPE_REC_BARE;
-          o = put_varint (o, zz ((int64_t) (r->t
-                                                                - prev_t)));
-          o = put_varint (o, zz ((int64_t) r->id
-                                                     - prev[0]));
+          o = put_varint (o, zz ((int64_t) (r->t - prev_t)));
+          o = put_varint (o, zz ((int64_t) r->id - prev[0]));
           prev_t = r->t;
           prev[0] = r->id;
           r++;
@@ -280,6 +347,34 @@ mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
   while (n < max && u->left > 0 && u->p < u->end)
     {
       const unsigned char *p = u->p;
+      uint32_t run = u->run;  /* committed with p, as the record is */
+      if (run == 0 && (*p & RUN))
+        {
+          run = *p++ & RUN_MAX;
+          if (run == 0)
+            break;
+        }
+      if (run > 0)
+        {
+          /* A narrow BARE record. */
+          if (u->end - p < 2)
+            break;
+          uint64_t t = u->t + p[0];
+          int32_t id = (int32_t) ((uint32_t) u->id[0] + p[1] - 128u);
+          logfmt_event_t *e = &out[n];
+          memset (e, 0, offsetof (logfmt_event_t, cargo));
+          e->time = mpe_spill_tick_ns (t, tick0, mult_fp);
+          e->state = -1;
+          e->type = LOGFMT_REC_EVENT;
+          e->id = id;
+          u->p = p + 2;
+          u->run = run - 1;
+          u->t = t;
+          u->id[0] = id;
+          u->left--;
+          n++;
+          continue;
+        }
       unsigned kind = *p++;
       uint64_t dt, did;
       if (kind > MPE_REC_METRIC || get_varint (&p, u->end, &dt)

@@ -15,7 +15,8 @@
 #include <logfmt/logfmt.h>
 
 #define MPE_SPILL_MAGIC        "MPESPIL1"
-#define MPE_SPILL_VERSION      2u   /* 1: BLOCK frames; 2: PACKED frames */
+#define MPE_SPILL_VERSION      3u   /* 1: BLOCK frames; 2: PACKED frames;
+                                       3: PACKED with runs of BARE records */
 #define MPE_SPILL_HEADER_SIZE  16u
 #define MPE_SPILL_FRAME_MAGIC  0x4650454du  /* "MEPF" little-endian */
 #define MPE_SPILL_NAME_PREFIX  "mpe-"
@@ -182,6 +183,7 @@ typedef struct
   uint64_t t;
   int32_t  id[2];  /* event id, message partner */
   uint32_t left;   /* records not yet read */
+  uint32_t run;    /* BARE records left in the current run */
 } mpe_spill_unpack_t;
 
 /* 0, or -1 when the payload is too short to be one. */

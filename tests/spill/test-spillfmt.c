@@ -11,6 +11,8 @@
 
 /* ---- records ---- */
 
+static mpe_spill_rec_t many[1000];
+
 static mpe_spill_rec_t recs[64];
 static size_t nrecs;
 
@@ -37,6 +39,79 @@ same_events (const logfmt_event_t *a, const logfmt_event_t *b, size_t n)
             && memcmp (a[i].cargo, b[i].cargo, sizeof a[i].cargo) != 0))
       return 0;
   return 1;
+}
+
+/* Runs of BARE records with small deltas (narrow: tick delta < 256, id
+ * delta in [-128, 127]) pack two bytes each; every boundary, a run longer
+ * than one kind byte counts, other kinds in between, and reading in
+ * batches of 3 (a run's state carried between calls). */
+static void
+test_narrow_runs (uint64_t tick0, uint64_t mult)
+{
+  static const int64_t dts[] = { 1, 255, 256, 0, 17, 255, 1000000, 3 };
+  static const int32_t dids[] = { 1, -1, 127, -128, 128, -129, 0, 5 };
+  size_t n = 0;
+  uint64_t t = 1000;
+  int32_t id = 600;
+  for (int i = 0; n < 990; i++)
+    {
+      /* Long narrow stretches, then each boundary case in turn. */
+      int edge = i % 50 == 49;
+      t += edge ? (uint64_t) dts[(i / 50) % 8] : (uint64_t) (i % 3) * 40;
+      id += edge ? dids[(i / 50 + 3) % 8] : (i & 1 ? 1 : -1);
+      many[n].t = t;
+      many[n].id = id;
+      many[n].aux = MPE_REC_BARE | 0x100u;
+      if (i % 333 == 332)
+        {
+          /* A LOSS record (two slots) in the middle of a run. */
+          many[n].aux = MPE_REC_LOSS | 0x100u;
+          uint64_t ext[2] = { 9, 0 };
+          memcpy (&many[n + 1], ext, 16);
+          n++;
+        }
+      n++;
+    }
+  static logfmt_event_t mem[1000], pk[1000];
+  const mpe_spill_rec_t *p = many;
+  size_t nm = mpe_spill_recs_decode (&p, many + n, tick0, mult, mem, 1000);
+  unsigned char buf[8192];
+  const mpe_spill_rec_t *from = many;
+  size_t len = mpe_spill_pack (&from, many + n, buf, sizeof buf);
+  ok (from == many + n && len < 12 + nm * 5 / 2,
+      "narrow runs: %zu events in %zu bytes", nm, len);
+  mpe_spill_unpack_t u;
+  mpe_spill_unpack_init (&u, buf, len);
+  size_t np = 0, got;
+  while ((got = mpe_spill_unpack (&u, tick0, mult, pk + np, 3)) > 0)
+    np += got;
+  ok (np == nm && u.left == 0 && same_events (mem, pk, nm),
+      "narrow runs read in batches of 3 agree with the records (%zu of %zu)",
+      np, nm);
+  /* Small payloads: runs end where a payload must. */
+  from = many;
+  np = 0;
+  int payloads = 0, agree = 1;
+  while (from < many + n)
+    {
+      len = mpe_spill_pack (&from, many + n, buf, 256);
+      if (len == 0)
+        break;
+      payloads++;
+      mpe_spill_unpack_init (&u, buf, len);
+      while ((got = mpe_spill_unpack (&u, tick0, mult, pk + np, 1000)) > 0)
+        np += got;
+      agree &= u.left == 0;
+    }
+  ok (agree && np == nm && same_events (mem, pk, nm),
+      "in %d payloads of at most 256 bytes too", payloads);
+  /* A run cut short: the records before the cut. */
+  from = many;
+  len = mpe_spill_pack (&from, many + 20, buf, sizeof buf);
+  mpe_spill_unpack_init (&u, buf, len - 1);
+  np = mpe_spill_unpack (&u, tick0, mult, pk, 1000);
+  ok (np == 19 && u.left == 1 && same_events (mem, pk, 19),
+      "a cut run: 19 events, 1 unread (%zu, %u)", np, u.left);
 }
 
 static void
@@ -104,6 +179,7 @@ test_codec (void)
   ok (nm == 1 && p == recs + 2, "torn cargo record dropped");
 
   /* The checksum is part of the format: a change breaks old files. */
+  test_narrow_runs (tick0, mult);
   ASSERT_EQ (mpe_spill_sum ("MPE spill", 9), 0x5c03a0e6u, "checksum value");
   ok (mpe_spill_sum (buf, len) != mpe_spill_sum (buf, len - 1),
       "checksum covers the length");
