@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "anim-render.h"
 
@@ -98,16 +99,36 @@ draw_dots (cairo_t *cr, double w, double h, const double *pos,
            const AnimScene *s)
 {
   /* Cairo's stroker costs tens of microseconds per segment, too much for
-   * 10,000 moving dots at 60 frames/s: the dots are stamped as squares
-   * into a private image layer, then composited in one paint. */
+   * 10,000 moving dots at 60 frames/s: the dots are stamped as opaque
+   * squares straight into the target when it is an untransformed 32-bit
+   * image (the window's frame, a PNG), else into a layer painted once. */
   static const double trail = 0.08, trail_max_px = 24;
   int n = s->nprocs, iw = (int) w, ih = (int) h;
   if (!s->ndots || iw <= 0 || ih <= 0)
     return;
-  /* A similar image of an X target can live in shared memory, which
-   * saves copying the layer to the X server each frame. */
-  cairo_surface_t *layer = cairo_surface_create_similar_image (
-    cairo_get_target (cr), CAIRO_FORMAT_ARGB32, iw, ih);
+  cairo_surface_t *target = cairo_get_target (cr), *layer = NULL;
+  cairo_matrix_t m;
+  cairo_get_matrix (cr, &m);
+  double ox, oy;
+  cairo_surface_get_device_offset (target, &ox, &oy);
+  int direct = cairo_surface_get_type (target) == CAIRO_SURFACE_TYPE_IMAGE
+               && (cairo_image_surface_get_format (target)
+                   == CAIRO_FORMAT_RGB24
+                   || cairo_image_surface_get_format (target)
+                      == CAIRO_FORMAT_ARGB32)
+               && m.xx == 1 && m.yy == 1 && m.xy == 0 && m.yx == 0
+               && m.x0 == 0 && m.y0 == 0 && ox == 0 && oy == 0;
+  if (direct)
+    {
+      layer = cairo_surface_reference (target);
+      if (cairo_image_surface_get_width (target) < iw)
+        iw = cairo_image_surface_get_width (target);
+      if (cairo_image_surface_get_height (target) < ih)
+        ih = cairo_image_surface_get_height (target);
+    }
+  else
+    layer = cairo_surface_create_similar_image (target, CAIRO_FORMAT_ARGB32,
+                                                iw, ih);
   if (cairo_surface_status (layer) != CAIRO_STATUS_SUCCESS)
     {
       cairo_surface_destroy (layer);
@@ -119,8 +140,19 @@ draw_dots (cairo_t *cr, double w, double h, const double *pos,
   const uint32_t argb = 0xff000000u | ANIM_DOT_RGB;
   /* Thousands of dots share a few channels: a stamp already made at the
      same centre with at least the same size this frame is skipped (one
-     byte per pixel, cleared per frame). */
-  uint8_t *done = calloc ((size_t) iw * (size_t) ih, 1);
+     byte per pixel, cleared per frame; the array is kept, so a frame
+     does not fault in fresh pages). */
+  static uint8_t *done;
+  static size_t done_cap;
+  size_t need = (size_t) iw * (size_t) ih;
+  if (need > done_cap)
+    {
+      free (done);
+      done = malloc (need);
+      done_cap = done ? need : 0;
+    }
+  if (done)
+    memset (done, 0, need);
 #define STAMP(cx, cy, hf)                                               \
   do {                                                                  \
     int sx_ = (cx), sy_ = (cy), sh_ = (hf);                             \
@@ -161,10 +193,12 @@ draw_dots (cairo_t *cr, double w, double h, const double *pos,
       STAMP ((int) (x0 + dx * f + 0.5), (int) (y0 + dy * f + 0.5), half);
     }
 #undef STAMP
-  free (done);
   cairo_surface_mark_dirty (layer);
-  cairo_set_source_surface (cr, layer, 0, 0);
-  cairo_paint (cr);
+  if (!direct)
+    {
+      cairo_set_source_surface (cr, layer, 0, 0);
+      cairo_paint (cr);
+    }
   cairo_surface_destroy (layer);
 }
 

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -34,7 +35,14 @@ typedef struct
      rasterises, a second busy process the job's ranks must wait for
      when they wake (issue 17). */
   cairo_surface_t *frame;
+  /* The next frame is rendered here, then compared with `frame` in
+     tiles: only the tiles that changed are invalidated, so the display
+     copies a few stripes a frame, and nothing when nothing moved. */
+  cairo_surface_t *back;
+  gboolean         frame_valid;
 } Win;
+
+#define TILE 64   /* pixels: the damage grid */
 
 #define ANIM_DRAW_SHARE 0.15
 
@@ -59,34 +67,91 @@ build_scene (Win *w, AnimScene *s)
     anim_replay_scene (w->o.replay, w->t, 0.15 * w->speed, w->selected, s);
 }
 
-static gboolean
-on_draw (GtkWidget *area, cairo_t *cr, gpointer data)
+/* An RGB24 image of the area's size in *sf (made or remade). */
+static void
+ensure_image (cairo_surface_t **sf, int wd, int ht)
 {
-  Win *w = data;
-  AnimScene s;
-  gint64 c0 = thread_cpu_ns ();
-  int wd = gtk_widget_get_allocated_width (area);
-  int ht = gtk_widget_get_allocated_height (area);
-  if (!w->frame || cairo_image_surface_get_width (w->frame) != wd
-      || cairo_image_surface_get_height (w->frame) != ht)
+  if (!*sf || cairo_image_surface_get_width (*sf) != wd
+      || cairo_image_surface_get_height (*sf) != ht)
     {
-      g_clear_pointer (&w->frame, cairo_surface_destroy);
-      w->frame = cairo_image_surface_create (CAIRO_FORMAT_RGB24, wd, ht);
+      g_clear_pointer (sf, cairo_surface_destroy);
+      *sf = cairo_image_surface_create (CAIRO_FORMAT_RGB24, wd, ht);
     }
+}
+
+/* Renders the scene into w->back and swaps it in as the frame.  Returns
+ * the region that differs from the frame before (NULL: all of it). */
+static cairo_region_t *
+render_frame (Win *w, int wd, int ht)
+{
+  AnimScene s;
+  ensure_image (&w->back, wd, ht);
   build_scene (w, &s);
-  cairo_t *fcr = cairo_create (w->frame);
+  cairo_t *fcr = cairo_create (w->back);
   anim_render (fcr, wd, ht, &s);
   cairo_destroy (fcr);
-  cairo_set_source_surface (cr, w->frame, 0, 0);
-  cairo_set_operator (cr, CAIRO_OPERATOR_SOURCE);
-  cairo_paint (cr);
   if (w->o.live)
     {
       anim_live_lock (w->o.live);
       anim_live_frame_drawn (w->o.live);
       anim_live_unlock (w->o.live);
     }
-  w->draw_cpu_ns = thread_cpu_ns () - c0;
+  cairo_region_t *dirty = NULL;
+  if (w->frame_valid && w->frame
+      && cairo_image_surface_get_width (w->frame) == wd
+      && cairo_image_surface_get_height (w->frame) == ht)
+    {
+      cairo_surface_flush (w->back);
+      cairo_surface_flush (w->frame);
+      const unsigned char *a = cairo_image_surface_get_data (w->back);
+      const unsigned char *b = cairo_image_surface_get_data (w->frame);
+      int stride = cairo_image_surface_get_stride (w->back);
+      dirty = cairo_region_create ();
+      for (int ty = 0; ty < ht; ty += TILE)
+        for (int tx = 0; tx < wd; tx += TILE)
+          {
+            int tw = tx + TILE <= wd ? TILE : wd - tx;
+            int th = ty + TILE <= ht ? TILE : ht - ty;
+            for (int y = ty; y < ty + th; y++)
+              {
+                size_t off = (size_t) y * (size_t) stride + (size_t) tx * 4;
+                if (memcmp (a + off, b + off, (size_t) tw * 4) != 0)
+                  {
+                    cairo_rectangle_int_t r = { tx, ty, tw, th };
+                    cairo_region_union_rectangle (dirty, &r);
+                    break;
+                  }
+              }
+          }
+    }
+  cairo_surface_t *t = w->frame;
+  w->frame = w->back;
+  w->back = t;
+  w->frame_valid = TRUE;
+  return dirty;
+}
+
+/* Paints the current frame; GTK clips it to what was invalidated. */
+static gboolean
+on_draw (GtkWidget *area, cairo_t *cr, gpointer data)
+{
+  Win *w = data;
+  int wd = gtk_widget_get_allocated_width (area);
+  int ht = gtk_widget_get_allocated_height (area);
+  if (!w->frame_valid || !w->frame
+      || cairo_image_surface_get_width (w->frame) != wd
+      || cairo_image_surface_get_height (w->frame) != ht)
+    {
+      /* First draw or a new size: no frame to show yet. */
+      gint64 c0 = thread_cpu_ns ();
+      cairo_region_t *d = render_frame (w, wd, ht);
+      if (d)
+        cairo_region_destroy (d);
+      w->draw_cpu_ns = thread_cpu_ns () - c0;
+    }
+  cairo_set_source_surface (cr, w->frame, 0, 0);
+  cairo_set_operator (cr, CAIRO_OPERATOR_SOURCE);
+  cairo_paint (cr);
   return TRUE;
 }
 
@@ -174,7 +239,19 @@ on_tick (GtkWidget *area, GdkFrameClock *clock, gpointer data)
     advance (w, dt);
   if (!w->o.live || now >= w->next_draw_us)
     {
-      gtk_widget_queue_draw (area);
+      int wd = gtk_widget_get_allocated_width (area);
+      int ht = gtk_widget_get_allocated_height (area);
+      gint64 c0 = thread_cpu_ns ();
+      cairo_region_t *dirty = render_frame (w, wd, ht);
+      w->draw_cpu_ns = thread_cpu_ns () - c0;
+      if (!dirty)
+        gtk_widget_queue_draw (area);
+      else
+        {
+          if (!cairo_region_is_empty (dirty))
+            gtk_widget_queue_draw_region (area, dirty);
+          cairo_region_destroy (dirty);
+        }
       /* The next frame after a pause that keeps the drawing's share of
          a core under ANIM_DRAW_SHARE (the frame's own CPU time counts
          what the window's other work costs too, roughly doubled). */
@@ -414,5 +491,6 @@ anim_window_run (const AnimWindowOpts *opts)
   gtk_widget_show_all (w.win);
   gtk_main ();
   g_clear_pointer (&w.frame, cairo_surface_destroy);
+  g_clear_pointer (&w.back, cairo_surface_destroy);
   return w.status;
 }
