@@ -107,22 +107,34 @@ render_frame (Win *w, int wd, int ht)
       const unsigned char *b = cairo_image_surface_get_data (w->frame);
       int stride = cairo_image_surface_get_stride (w->back);
       dirty = cairo_region_create ();
+      /* Row by row (one compare for a row that did not change), then the
+         tiles of a changed row not yet known to have changed. */
+      int ncols = (wd + TILE - 1) / TILE;
+      gboolean *hit = g_newa (gboolean, ncols);
       for (int ty = 0; ty < ht; ty += TILE)
-        for (int tx = 0; tx < wd; tx += TILE)
-          {
-            int tw = tx + TILE <= wd ? TILE : wd - tx;
-            int th = ty + TILE <= ht ? TILE : ht - ty;
-            for (int y = ty; y < ty + th; y++)
-              {
-                size_t off = (size_t) y * (size_t) stride + (size_t) tx * 4;
-                if (memcmp (a + off, b + off, (size_t) tw * 4) != 0)
-                  {
-                    cairo_rectangle_int_t r = { tx, ty, tw, th };
-                    cairo_region_union_rectangle (dirty, &r);
-                    break;
-                  }
-              }
-          }
+        {
+          int th = ty + TILE <= ht ? TILE : ht - ty, nhit = 0;
+          memset (hit, 0, sizeof (gboolean) * (size_t) ncols);
+          for (int y = ty; y < ty + th && nhit < ncols; y++)
+            {
+              size_t row = (size_t) y * (size_t) stride;
+              if (memcmp (a + row, b + row, (size_t) wd * 4) == 0)
+                continue;
+              for (int c = 0; c < ncols; c++)
+                {
+                  int tx = c * TILE, tw = tx + TILE <= wd ? TILE : wd - tx;
+                  if (!hit[c] && memcmp (a + row + (size_t) tx * 4,
+                                         b + row + (size_t) tx * 4,
+                                         (size_t) tw * 4) != 0)
+                    {
+                      hit[c] = TRUE;
+                      nhit++;
+                      cairo_rectangle_int_t r = { tx, ty, tw, th };
+                      cairo_region_union_rectangle (dirty, &r);
+                    }
+                }
+            }
+        }
     }
   cairo_surface_t *t = w->frame;
   w->frame = w->back;
