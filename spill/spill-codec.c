@@ -14,8 +14,11 @@ enum
 {
   PACKED_HEAD = 12,   /* u64 first tick, u32 record count */
   RUN = 0x80,         /* kind byte RUN | n: n narrow BARE records follow
-                         (n = 1..127), 2 bytes each */
-  RUN_MAX = 127
+                         (n = 1..63), 2 bytes each */
+  ALT = 0xc0,         /* kind byte ALT | n: n alternating BARE records
+                         (n = 1..63), 1 byte each */
+  RUN_MAX = 63,
+  NARROW_MAX = 16     /* records in one narrow run */
 };
 
 /* Frame checksum: four lanes of 64-bit words (xor, multiply, fold), fast
@@ -166,6 +169,50 @@ unzz (uint64_t v)
 }
 
 /* The BARE records from r on (at most max, before `to`) whose tick delta
+ * fits a byte and whose id is the event id two records back (id2; id1 is
+ * the last one): a state entered and left over and over, as a loop around
+ * one call makes them.  Written to o one byte each (the tick delta);
+ * returns how many.  Four records per test and one 4-byte store. */
+static size_t
+alt_run (const mpe_spill_rec_t *r, const mpe_spill_rec_t *to,
+         uint64_t t, int32_t id2, int32_t id1, unsigned char *o, size_t max)
+{
+  size_t avail = (size_t) (to - r);
+  if (max > avail)
+    max = avail;
+  size_t k = 0;
+  uint32_t a = (uint32_t) id2, b = (uint32_t) id1;
+  for (; k + 4 <= max; k += 4, r += 4, o += 4)
+    {
+      uint64_t d0 = r[0].t - t, d1 = r[1].t - r[0].t;
+      uint64_t d2 = r[2].t - r[1].t, d3 = r[3].t - r[2].t;
+      uint32_t x = ((uint32_t) r[0].id ^ a) | ((uint32_t) r[1].id ^ b)
+                   | ((uint32_t) r[2].id ^ a) | ((uint32_t) r[3].id ^ b);
+      if (((d0 | d1 | d2 | d3) >> 8) | x
+          | ((r[0].aux | r[1].aux | r[2].aux | r[3].aux) & 0xffu))
+        break;
+      /* Period two: after four records a and b are where they were. */
+      o[0] = (unsigned char) d0;
+      o[1] = (unsigned char) d1;
+      o[2] = (unsigned char) d2;
+      o[3] = (unsigned char) d3;
+      t = r[3].t;
+    }
+  for (; k < max; k++, r++, o++)
+    {
+      uint64_t d = r->t - t;
+      if ((d >> 8) | ((uint32_t) r->id ^ a) | (r->aux & 0xffu))
+        break;
+      o[0] = (unsigned char) d;
+      t = r->t;
+      uint32_t c = a;
+      a = b;
+      b = c;
+    }
+  return k;
+}
+
+/* The BARE records from r on (at most max, before `to`) whose tick delta
  * fits a byte and id delta a signed byte, written to o two bytes each
  * (tick delta, id delta + 128); returns how many.  A loop logging as
  * fast as it can makes these, and the spill then runs on its critical
@@ -190,10 +237,10 @@ narrow_run (const mpe_spill_rec_t *r, const mpe_spill_rec_t *to,
       if (((d0 | d1 | d2 | d3) >> 8) | ((i0 | i1 | i2 | i3) >> 8)
           | ((r[0].aux | r[1].aux | r[2].aux | r[3].aux) & 0xffu))
         break;
-      uint64_t w = d0 | (uint64_t) (i0 & 0xffu) << 8 | d1 << 16
-                   | (uint64_t) (i1 & 0xffu) << 24 | d2 << 32
-                   | (uint64_t) (i2 & 0xffu) << 40 | d3 << 48
-                   | (uint64_t) (i3 & 0xffu) << 56;
+      /* Every delta is below 256 here: no masks. */
+      uint64_t w = d0 | (uint64_t) i0 << 8 | d1 << 16 | (uint64_t) i1 << 24
+                   | d2 << 32 | (uint64_t) i2 << 40 | d3 << 48
+                   | (uint64_t) i3 << 56;
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
       w = __builtin_bswap64 (w);   /* bytes in record order */
 #endif
@@ -227,23 +274,37 @@ mpe_spill_pack (const mpe_spill_rec_t **from, const mpe_spill_rec_t *to,
   unsigned char *o = out + PACKED_HEAD, *lim = out + cap - 64;
   uint64_t first = r < to ? r->t : 0, prev_t = first;
   int32_t prev[2] = { 0, 0 };  /* event id, message partner */
+  int32_t prev2 = 0;           /* the event id before prev[0] */
   uint32_t n = 0;
   while (r < to && o < lim)
     {
       unsigned kind = r->aux & 0xffu;
       if (kind == MPE_REC_BARE)
         {
-          /* Most records: first as a narrow run, else on their own. */
+          /* Most records: an alternating run, a narrow run, or one on
+           * its own. */
           size_t room = (size_t) (lim - o - 1) / 2;
-          size_t k = narrow_run (r, to, prev_t, prev[0], o + 1,
-                                 room < RUN_MAX ? room : RUN_MAX);
+          size_t k = alt_run (r, to, prev_t, prev2, prev[0], o + 1,
+                              2 * room < RUN_MAX ? 2 * room : RUN_MAX);
+          unsigned char head = ALT;
+          size_t bytes = k;
+          if (k == 0)
+            {
+              /* Short, so that an alternating stretch soon gets its
+                 turn again. */
+              k = narrow_run (r, to, prev_t, prev[0], o + 1,
+                              room < NARROW_MAX ? room : NARROW_MAX);
+              head = RUN;
+              bytes = 2 * k;
+            }
           if (k > 0)
             {
-              *o = (unsigned char) (RUN | k);
-              o += 1 + 2 * k;
+              *o = (unsigned char) (head | k);
+              o += 1 + bytes;
               r += k;
               n += (uint32_t) k;
               prev_t = r[-1].t;
+              prev2 = k >= 2 ? r[-2].id : prev[0];
               prev[0] = r[-1].id;
               continue;
             }
@@ -251,6 +312,7 @@ mpe_spill_pack (const mpe_spill_rec_t **from, const mpe_spill_rec_t *to,
           o = put_varint (o, zz ((int64_t) (r->t - prev_t)));
           o = put_varint (o, zz ((int64_t) r->id - prev[0]));
           prev_t = r->t;
+          prev2 = prev[0];
           prev[0] = r->id;
           r++;
           n++;
@@ -268,6 +330,8 @@ mpe_spill_pack (const mpe_spill_rec_t **from, const mpe_spill_rec_t *to,
       o = put_varint (o, zz ((int64_t) r->id
                                                  - prev[msg]));
       prev_t = r->t;
+      if (!msg)
+        prev2 = prev[0];
       prev[msg] = r->id;
       if (kind == MPE_REC_CARGO)
         {
@@ -348,28 +412,33 @@ mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
     {
       const unsigned char *p = u->p;
       uint32_t run = u->run;  /* committed with p, as the record is */
+      int alt = u->alt;
       if (run == 0 && (*p & RUN))
         {
+          alt = (*p & ALT) == ALT;
           run = *p++ & RUN_MAX;
           if (run == 0)
             break;
         }
       if (run > 0)
         {
-          /* A narrow BARE record. */
-          if (u->end - p < 2)
+          /* A record of a run: alternating (1 byte) or narrow (2). */
+          if (u->end - p < 2 - alt)
             break;
           uint64_t t = u->t + p[0];
-          int32_t id = (int32_t) ((uint32_t) u->id[0] + p[1] - 128u);
+          int32_t id = alt ? u->id2
+                           : (int32_t) ((uint32_t) u->id[0] + p[1] - 128u);
           logfmt_event_t *e = &out[n];
           memset (e, 0, offsetof (logfmt_event_t, cargo));
           e->time = mpe_spill_tick_ns (t, tick0, mult_fp);
           e->state = -1;
           e->type = LOGFMT_REC_EVENT;
           e->id = id;
-          u->p = p + 2;
+          u->p = p + 2 - alt;
           u->run = run - 1;
+          u->alt = alt;
           u->t = t;
+          u->id2 = u->id[0];
           u->id[0] = id;
           u->left--;
           n++;
@@ -435,6 +504,8 @@ mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
         }
       u->p = p;
       u->t = t;
+      if (!msg)
+        u->id2 = u->id[0];
       u->id[msg] = id;
       u->left--;
       n++;

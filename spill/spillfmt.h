@@ -184,6 +184,8 @@ typedef struct
   int32_t  id[2];  /* event id, message partner */
   uint32_t left;   /* records not yet read */
   uint32_t run;    /* BARE records left in the current run */
+  int      alt;    /* ... an alternating run (else narrow) */
+  int32_t  id2;    /* the event id before id[0] */
 } mpe_spill_unpack_t;
 
 /* 0, or -1 when the payload is too short to be one. */

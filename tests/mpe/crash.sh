@@ -83,21 +83,23 @@ n=$(val none.clog count 0 0 600)
 [ "$n" != none ] && [ "$n" -lt 150000 ]; ok $? "MPE_RING_DIR=none: blocked rank 0 keeps only its spills ($n)"
 
 # Killed in the middle of a spill (a test hook sends SIGKILL after the
-# second block reached the file): the records are both in the spill file
-# and in the ring; each must be taken once.
+# second frame reached the file): the records are both in the spill file
+# and in the ring; each must be taken once.  A frame holds about 258,000
+# of these alternating records (a byte each), so the buffer (half of
+# MPE_BUFFER_MB) must hold more than two frames' worth.
 for th in no yes; do
 rm -rf "$MPE_TMPDIR"/*
-MPE_TEST_KILL_IN_SPILL=2 MPE_SPILL_THREAD=$th MPE_BUFFER_MB=8 run 1 $B/tests/mpe/logmany 300000
+MPE_TEST_KILL_IN_SPILL=2 MPE_SPILL_THREAD=$th MPE_BUFFER_MB=32 run 1 $B/tests/mpe/logmany 600000
 test $? -ne 0; ok $? "spill thread $th: killed in a spill"
 $CLOGTOOL recover --clean "$MPE_TMPDIR" -o mid.clog > rec.txt 2>&1; ok $? "recover"
 grep -q 'taken from its ring file' rec.txt; ok $? "spill thread $th: ring used"
 b=$(val mid.clog count 0 0 600); e=$(val mid.clog count 0 0 601)
-# The thread's buffer is two halves of 65,536 states each.  Without the
-# spill thread the logger itself dies in its second spill, after both
-# halves were full.  With it, the logger was somewhere in the other half
-# when the write of the first ended (all of it on an idle machine, half
-# of it under load): only the first half is certain.
-if [ $th = no ]; then min=131000; else min=65500; fi
+# The thread's buffer holds 524,288 states (1M records).  Without the
+# spill thread the logger itself dies in its first spill, the buffer
+# full.  With it, the buffer is two halves and the logger was somewhere
+# in the second when the write of the first ended (all of it on an idle
+# machine, half of it under load): only the first half is certain.
+if [ $th = no ]; then min=524000; else min=262000; fi
 [ "$b" != none ] && [ "$b" -ge $min ]; ok $? "spill thread $th: begins from blocks and ring ($b >= $min)"
 # ... and may have logged a begin without its end.
 [ "$e" = "$b" ] || { [ $th = yes ] && [ "$e" = $((b - 1)) ]; }

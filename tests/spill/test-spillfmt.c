@@ -41,12 +41,13 @@ same_events (const logfmt_event_t *a, const logfmt_event_t *b, size_t n)
   return 1;
 }
 
-/* Runs of BARE records with small deltas (narrow: tick delta < 256, id
- * delta in [-128, 127]) pack two bytes each; every boundary, a run longer
- * than one kind byte counts, other kinds in between, and reading in
- * batches of 3 (a run's state carried between calls). */
+/* Runs of BARE records with small deltas pack one byte each when the ids
+ * alternate (each the id two records back, tick delta < 256), else two
+ * (narrow: tick delta < 256, id delta in [-128, 127]); every boundary,
+ * runs longer than one kind byte counts, other kinds in between, and
+ * reading in batches of 3 (a run's state carried between calls). */
 static void
-test_narrow_runs (uint64_t tick0, uint64_t mult)
+narrow_case (uint64_t tick0, uint64_t mult, int alternate, double max_bytes)
 {
   static const int64_t dts[] = { 1, 255, 256, 0, 17, 255, 1000000, 3 };
   static const int32_t dids[] = { 1, -1, 127, -128, 128, -129, 0, 5 };
@@ -58,7 +59,8 @@ test_narrow_runs (uint64_t tick0, uint64_t mult)
       /* Long narrow stretches, then each boundary case in turn. */
       int edge = i % 50 == 49;
       t += edge ? (uint64_t) dts[(i / 50) % 8] : (uint64_t) (i % 3) * 40;
-      id += edge ? dids[(i / 50 + 3) % 8] : (i & 1 ? 1 : -1);
+      id += edge ? dids[(i / 50 + 3) % 8]
+                 : alternate ? (i & 1 ? 1 : -1) : 1;
       many[n].t = t;
       many[n].id = id;
       many[n].aux = MPE_REC_BARE | 0x100u;
@@ -78,16 +80,18 @@ test_narrow_runs (uint64_t tick0, uint64_t mult)
   unsigned char buf[8192];
   const mpe_spill_rec_t *from = many;
   size_t len = mpe_spill_pack (&from, many + n, buf, sizeof buf);
-  ok (from == many + n && len < 12 + nm * 5 / 2,
-      "narrow runs: %zu events in %zu bytes", nm, len);
+  const char *what = alternate ? "alternating" : "narrow";
+  ok (from == many + n && len < 12 + nm * max_bytes,
+      "%s runs: %zu events in %zu bytes (at most %.1f each)", what, nm, len,
+      max_bytes);
   mpe_spill_unpack_t u;
   mpe_spill_unpack_init (&u, buf, len);
   size_t np = 0, got;
   while ((got = mpe_spill_unpack (&u, tick0, mult, pk + np, 3)) > 0)
     np += got;
   ok (np == nm && u.left == 0 && same_events (mem, pk, nm),
-      "narrow runs read in batches of 3 agree with the records (%zu of %zu)",
-      np, nm);
+      "%s runs read in batches of 3 agree with the records (%zu of %zu)",
+      what, np, nm);
   /* Small payloads: runs end where a payload must. */
   from = many;
   np = 0;
@@ -104,14 +108,21 @@ test_narrow_runs (uint64_t tick0, uint64_t mult)
       agree &= u.left == 0;
     }
   ok (agree && np == nm && same_events (mem, pk, nm),
-      "in %d payloads of at most 256 bytes too", payloads);
+      "%s: in %d payloads of at most 256 bytes too", what, payloads);
   /* A run cut short: the records before the cut. */
   from = many;
   len = mpe_spill_pack (&from, many + 20, buf, sizeof buf);
   mpe_spill_unpack_init (&u, buf, len - 1);
   np = mpe_spill_unpack (&u, tick0, mult, pk, 1000);
   ok (np == 19 && u.left == 1 && same_events (mem, pk, 19),
-      "a cut run: 19 events, 1 unread (%zu, %u)", np, u.left);
+      "%s: a cut run: 19 events, 1 unread (%zu, %u)", what, np, u.left);
+}
+
+static void
+test_narrow_runs (uint64_t tick0, uint64_t mult)
+{
+  narrow_case (tick0, mult, 1, 1.5);   /* a state entered and left */
+  narrow_case (tick0, mult, 0, 2.3);   /* ids that only go up */
 }
 
 static void
