@@ -121,6 +121,9 @@ typedef struct
   /* Sync points (mpe-sync.c; local ns since origin, offset). */
   int64_t    *sync_l, *sync_off;
   int         nsync;
+  int64_t     sync_err_ns;     /* rank 0: the largest error bound of a
+                                  rank's offset (half its best round
+                                  trip, summed along the tree) */
   /* Naming (mpe-log.c, mpe-merge.c). */
   char        default_prefix[4096];
   char        merged_name[4096];

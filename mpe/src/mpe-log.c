@@ -284,6 +284,7 @@ MPE_Init_log (void)
 
   mpe__g.merged_name[0] = '\0';
   mpe__g.nsync = 0;
+  mpe__g.sync_err_ns = 0;
   atomic_store (&mpe__g.flush_defined, 0);
   mpe__tbuf_reset_all ();
   if (mpe__spill_open () == 0)

@@ -1434,7 +1434,12 @@ shift_receivers (merge_t *m)
             if (delta[r] > maxd)
               maxd = delta[r];
           }
-      if (shifted)
+      if (shifted && mpe__g.sync_err_ns > 0)
+        fprintf (stderr, "mpe: note: shifted %d rank(s) by up to %lld ns so "
+                 "that no message arrives before it is sent (the clock "
+                 "sync's error bound: %lld ns)\n", shifted, (long long) maxd,
+                 (long long) mpe__g.sync_err_ns);
+      else if (shifted)
         fprintf (stderr, "mpe: note: shifted %d rank(s) by up to %lld ns so "
                  "that no message arrives before it is sent\n", shifted,
                  (long long) maxd);

@@ -26,6 +26,15 @@
 
 enum { TAG_PING = 801, TAG_PONG = 802, TAG_RESULT = 803 };
 
+/* Rank 0 keeps the largest error bound it was told of (a note at the
+ * merge puts the shifts it makes beside it). */
+static void
+note_error (int64_t err)
+{
+  if (err > mpe__g.sync_err_ns)
+    mpe__g.sync_err_ns = err;
+}
+
 /* A round trip this short bounds the error well below any state's
  * duration; past the budget a pair keeps the best it found. */
 enum { SYNC_GOOD_RTT_NS = 50000, SYNC_EXTRA_PINGS = 200 };
@@ -81,7 +90,7 @@ mpe__sync_algorithm (const char *env, int size)
 static void
 measure_child (int child, int freq)
 {
-  int64_t best_rtt = INT64_MAX, res[2] = { 0, 0 };
+  int64_t best_rtt = INT64_MAX, res[3] = { 0, 0, 0 };
   int64_t t0 = local_now ();
   for (int f = 0;; f++)
     {
@@ -100,25 +109,30 @@ measure_child (int child, int freq)
           best_rtt = tb - ta;
           res[0] = ta + (tb - ta) / 2 - tr;  /* offset to add */
           res[1] = tr;                         /* child's reading */
+          res[2] = best_rtt / 2 + 1;           /* the offset's error bound */
         }
     }
-  PMPI_Send (res, 2, MPI_INT64_T, child, TAG_RESULT, mpe__comm);
+  if (mpe__g.rank == 0)
+    note_error (res[2]);
+  PMPI_Send (res, 3, MPI_INT64_T, child, TAG_RESULT, mpe__comm);
 }
 
-/* The measured side: res = { offset to the parent's clock, reading }.
- * It answers pings until the result comes (the parent decides how many). */
+/* The measured side: res = { offset to the parent's clock, reading,
+ * error bound }.  It answers pings until the result comes (the parent
+ * decides how many). */
 static void
-measured_by (int parent, int64_t res[2])
+measured_by (int parent, int64_t res[3])
 {
   for (;;)
     {
-      int64_t in[2];
+      int64_t in[3];
       MPI_Status st;
-      PMPI_Recv (in, 2, MPI_INT64_T, parent, MPI_ANY_TAG, mpe__comm, &st);
+      PMPI_Recv (in, 3, MPI_INT64_T, parent, MPI_ANY_TAG, mpe__comm, &st);
       if (st.MPI_TAG == TAG_RESULT)
         {
           res[0] = in[0];
           res[1] = in[1];
+          res[2] = in[2];
           return;
         }
       int64_t tr = mpe__g.mono0 + local_now ();
@@ -140,7 +154,7 @@ tree_sync (int algo, int freq)
 {
   int rank = mpe__g.rank, size = mpe__g.size;
   const int *peer = mpe__g.sync_peer;
-  int64_t mine[2] = { 0, mpe__g.mono0 + local_now () };
+  int64_t mine[3] = { 0, mpe__g.mono0 + local_now (), 0 };
   int rounds = 0;
   if (algo == MPE_SYNC_BITREE)
     while ((1 << rounds) < size)
@@ -173,7 +187,7 @@ tree_sync (int algo, int freq)
       else
         measured_by (parent, mine);
     }
-  int64_t *all = rank == 0 ? malloc ((size_t) size * 2 * sizeof *all) : NULL;
+  int64_t *all = rank == 0 ? malloc ((size_t) size * 3 * sizeof *all) : NULL;
   int ok = rank != 0 || all != NULL;
   PMPI_Bcast (&ok, 1, MPI_INT, 0, mpe__comm);
   if (!ok)
@@ -181,14 +195,19 @@ tree_sync (int algo, int freq)
       add_point (local_now (), 0);
       return;
     }
-  PMPI_Gather (mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, 0, mpe__comm);
+  PMPI_Gather (mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, 0, mpe__comm);
   if (rank == 0)
     {
-      all[0] = 0;
+      all[0] = all[2] = 0;
       for (int r = 1; r < size; r++)     /* parents come first */
-        all[2 * r] += all[2 * tree_parent (algo, r)];
+        {
+          int p = tree_parent (algo, r);
+          all[3 * r] += all[3 * p];
+          all[3 * r + 2] += all[3 * p + 2];
+          note_error (all[3 * r + 2]);
+        }
     }
-  PMPI_Scatter (all, 2, MPI_INT64_T, mine, 2, MPI_INT64_T, 0, mpe__comm);
+  PMPI_Scatter (all, 3, MPI_INT64_T, mine, 3, MPI_INT64_T, 0, mpe__comm);
   free (all);
   if (rank == 0 || !mpe__g.sync_self)
     add_point (local_now (), 0);
@@ -221,7 +240,7 @@ mpe__sync_run (void)
     add_point (local_now (), 0);
   else
     {
-      int64_t res[2];
+      int64_t res[3];
       measured_by (0, res);
       add_point (res[1] - mpe__g.mono0, res[0]);
     }

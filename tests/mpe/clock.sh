@@ -11,9 +11,17 @@ is "skew corrected: no arrow backwards" "$(val skew.clog violations)" 0
 is "skew corrected: monotonic" "$(val skew.clog nonmonotonic)" 0
 is "skew corrected: matched" "$(val skew.clog matched)" 20
 # Under load the ping-pongs may leave a small residual that the shift
-# removes; it must be far below the 30-90 ms injected.
-sh=$(sed -n 's/^mpe: note: shifted .* by up to \([0-9]*\) ns.*/\1/p' err.txt)
-[ "${sh:-0}" -lt 10000000 ]; ok $? "skew removed by the sync (residual ${sh:-0} ns)"
+# removes; it must be far below the 30-90 ms injected, or, on a machine
+# so loaded that no ping-pong was short, within the error bound the sync
+# itself states (half its best round trip, summed along the tree).
+# residual_ok LIMIT: the residual of err.txt's note against LIMIT ns.
+residual_ok () {
+  sh=$(sed -n 's/^mpe: note: shifted .* by up to \([0-9]*\) ns.*/\1/p' err.txt)
+  bound=$(sed -n "s/^mpe: note: shifted .*sync's error bound: \([0-9]*\) ns.*/\1/p" err.txt)
+  [ "${sh:-0}" -lt "$1" ] || { [ -n "$bound" ] && [ "$sh" -le "$bound" ]; }
+}
+residual_ok 10000000
+ok $? "skew removed by the sync (residual ${sh:-0} ns, bound ${bound:-none})"
 
 MPE_TEST_CLOCK_SKEW_NS=-30000000 MPE_CLOCKS_SYNC=no run 4 $EX/ring/ring noskew 5
 ok $? "ring with skew and sync off"
@@ -30,8 +38,8 @@ for algo in BITREE altngbr SEQ; do
   ok $? "ring with skew, MPE_SYNC_ALGORITHM=$algo"
   is "$algo: no arrow backwards" "$(val $algo.clog violations)" 0
   is "$algo: matched" "$(val $algo.clog matched)" 25
-  sh=$(sed -n 's/^mpe: note: shifted .* by up to \([0-9]*\) ns.*/\1/p' err.txt)
-  [ "${sh:-0}" -lt 25000000 ]; ok $? "$algo: skew of up to 120 ms removed (residual ${sh:-0} ns)"
+  residual_ok 25000000
+  ok $? "$algo: skew of up to 120 ms removed (residual ${sh:-0} ns, bound ${bound:-none})"
 done
 MPE_SYNC_ALGORITHM=bogus run 2 $EX/ring/ring bogus 2; ok $? "an unknown MPE_SYNC_ALGORITHM still runs"
 grep -q "MPE_SYNC_ALGORITHM=bogus is not DEFAULT, SEQ, BITREE or ALTNGBR" err.txt
