@@ -30,8 +30,18 @@ MPE_LOGFILE_PREFIX=$T/job MPE_MONITOR=20 MPE_MONITOR_ADDR=$(cat addr) \
 J=$!
 . "$4"
 find_window mpetop > win.txt
-sleep 3
-import -window root shot.png 2> import.err
+# Screenshots until the busiest bar shows (on a loaded machine the first
+# samples may come late) or the job ends.
+i=0
+while [ $i -lt 60 ] && kill -0 $J 2>/dev/null; do
+  sleep 1
+  import -window root shot.png 2> import.err
+  hot=$(convert shot.png -fuzz 4% -fill black +opaque '#f24d1a' \
+    -fill white -opaque '#f24d1a' -format '%[fx:round(mean*w*h)]' info: \
+    2>/dev/null)
+  [ "${hot:-0}" -gt 5000 ] && break
+  i=$((i + 1))
+done
 wait $J; echo $? > job.rc
 wait $W; echo $? > top.rc
 EOS
