@@ -90,11 +90,14 @@ group_world_ranks (MPI_Group g, int *size)
 
 static void
 cdef_add (uint32_t id, int inter, const int32_t *l, int ln, const int32_t *r,
-          int rn, const char *name)
+          int rn, const char *name, int eager)
 {
   for (size_t i = 0; i < reg.ndefs; i++)
     if (reg.defs[i].id == id)
-      return;
+      {
+        reg.defs[i].eager |= eager;
+        return;
+      }
   if (reg.ndefs == reg.capdefs)
     {
       size_t nc = reg.capdefs ? 2 * reg.capdefs : 16;
@@ -115,6 +118,7 @@ cdef_add (uint32_t id, int inter, const int32_t *l, int ln, const int32_t *r,
   if (rn)
     memcpy (d->ranks + ln, r, (size_t) rn * sizeof (int32_t));
   d->name = name && *name ? strdup (name) : NULL;
+  d->eager = eager;
   reg.ndefs++;
   /* Spill: u32 id, i32 kind, u32 size, ranks, name. */
   size_t len = 12 + (size_t) (ln + rn) * 4 + (d->name ? strlen (d->name) : 0)
@@ -184,9 +188,10 @@ ctab_insert (MPI_Comm c)
   return &reg.tab[j];
 }
 
-/* Registers comm (lock held). */
+/* Registers comm (lock held); eager: every member does so as the
+ * communicator is made. */
 static centry_t *
-comm_register (MPI_Comm comm)
+comm_register (MPI_Comm comm, int eager)
 {
   if (reg.world_group == MPI_GROUP_NULL)
     PMPI_Comm_group (MPI_COMM_WORLD, &reg.world_group);
@@ -234,7 +239,7 @@ comm_register (MPI_Comm comm)
   e->rsize = rn;
   e->lworld = l;
   e->rworld = r;
-  cdef_add (id, inter, l, ln, r, rn, name);
+  cdef_add (id, inter, l, ln, r, rn, name, eager);
   return e;
 }
 
@@ -262,7 +267,7 @@ mpe__comm_id (MPI_Comm comm, int partner, int *world_partner)
   pthread_mutex_lock (&reg.lock);
   centry_t *e = ctab_find (comm);
   if (!e)
-    e = comm_register (comm);
+    e = comm_register (comm, 0);
   uint32_t id = 0;
   *world_partner = -1;
   if (e)
@@ -336,7 +341,7 @@ mpe__comms_add_world (void)
         {
           for (int i = 0; i < mpe__g.size; i++)
             all[i] = i;
-          cdef_add (0, 0, all, mpe__g.size, NULL, 0, "MPI_COMM_WORLD");
+          cdef_add (0, 0, all, mpe__g.size, NULL, 0, "MPI_COMM_WORLD", 1);
           free (all);
         }
     }
@@ -355,7 +360,7 @@ mpe__comms_reset (void)
   for (size_t i = 0; i < n; i++)
     {
       cdef_add (old[i].id, old[i].kind == 0, old[i].ranks, (int) old[i].size,
-                NULL, 0, old[i].name);
+                NULL, 0, old[i].name, old[i].eager);
       free (old[i].ranks);
       free (old[i].name);
     }
@@ -377,7 +382,7 @@ mpe__comm_created (MPI_Comm newcomm)
       free (e->rworld);
       e->used = 2;
     }
-  comm_register (newcomm);
+  comm_register (newcomm, 1);
   pthread_mutex_unlock (&reg.lock);
 }
 

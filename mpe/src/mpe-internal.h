@@ -222,6 +222,9 @@ typedef struct
   uint32_t size;
   int32_t *ranks;
   char    *name;
+  int      eager;   /* registered by every member when made (world, the
+                       wrappers' creation calls): then only its lowest
+                       member sends it to the merge */
 } mpe_commdef_t;
 
 /* mpe-comms.c */

@@ -568,6 +568,19 @@ serialize_alldefs (const alldefs_t *d, int *len)
   return s;
 }
 
+
+/* Whether this rank is the lowest world rank among c's members (members
+ * outside the world, -1, do not count). */
+static int
+lowest_member (const mpe_commdef_t *c)
+{
+  int32_t lo = -1;
+  for (uint32_t k = 0; k < c->size; k++)
+    if (c->ranks[k] >= 0 && (lo < 0 || c->ranks[k] < lo))
+      lo = c->ranks[k];
+  return lo == mpe__g.rank;
+}
+
 /* LOW's definitions (a lower rank's, which win) merged over HIGH's, as
  * one text; NULL when out of memory. */
 static char *
@@ -606,6 +619,8 @@ serialize_comms (int *len)
   char *s = malloc (cap);
   for (size_t i = 0; s && i < n; i++)
     {
+      if (c[i].eager && !lowest_member (&c[i]))
+        continue;   /* every member has it: one copy is enough */
       memcpy (s + used, &c[i].id, 4);
       memcpy (s + used + 4, &c[i].kind, 4);
       memcpy (s + used + 8, &c[i].size, 4);

@@ -23,5 +23,13 @@ hasnt "^state MPI_Comm_split " "split not logged (off)"
 has "total MPI_Comm_dup 4"
 has "total MPI_Comm_free 12"
 has "messages 7 0"
+# Every communicator defined, with its members in local-rank order, though
+# only the lowest member of one that every member made sends it: world
+# and the node communicator (both everyone), the halves (their dups share
+# their ids: the id comes from the members).
+n=$(count '^commdef 1 4 0 1 2 3$'); test "$n" = 2
+ok $? "world and the node communicator defined ($n)"
+has "commdef 1 2 2 0" "even half defined: world 2, 0"
+has "commdef 1 2 3 1" "odd half defined: world 3, 1"
 nesting_ok
 finish

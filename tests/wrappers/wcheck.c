@@ -193,6 +193,16 @@ main (int argc, char **argv)
     }
   logfmt_msg_iter_free (mi);
   printf ("messages %" PRIu64 " %" PRIu64 "\n", matched, unmatched);
+  /* Each communicator definition: "commdef KIND SIZE RANK..." with its
+     world ranks in local-rank order (the ids are hashes). */
+  for (size_t i = 0; i < logfmt_reader_n_comms (r); i++)
+    {
+      const logfmt_comm_def_t *c = logfmt_reader_comm (r, i);
+      printf ("commdef %d %u", c->kind, c->size);
+      for (uint32_t k = 0; c->ranks && k < c->size; k++)
+        printf (" %d", c->ranks[k]);
+      printf ("\n");
+    }
   logfmt_reader_close (r);
   return 0;
 }
