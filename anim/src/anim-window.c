@@ -40,6 +40,10 @@ typedef struct
      copies a few stripes a frame, and nothing when nothing moved. */
   cairo_surface_t *back;
   gboolean         frame_valid;
+  /* What the shown frame was rendered from (scene_key): a scene that
+     did not change, an idle job's or a paused replay's, is not
+     rendered again. */
+  GByteArray      *key, *next_key;
 } Win;
 
 #define TILE 64   /* pixels: the damage grid */
@@ -79,14 +83,58 @@ ensure_image (cairo_surface_t **sf, int wd, int ht)
     }
 }
 
+/* Everything a frame is rendered from, field by field, into out. */
+static void
+scene_key (const AnimScene *s, int wd, int ht, GByteArray *out)
+{
+  g_byte_array_set_size (out, 0);
+  int head[5] = { wd, ht, s->nprocs, s->selected, s->ninfo };
+  g_byte_array_append (out, (const guint8 *) head, sizeof head);
+  if (s->proc_rgb)
+    g_byte_array_append (out, (const guint8 *) s->proc_rgb,
+                         (guint) (sizeof *s->proc_rgb * (size_t) s->nprocs));
+  if (s->proc_seen)
+    g_byte_array_append (out, s->proc_seen, (guint) s->nprocs);
+  for (size_t i = 0; i < s->ndots; i++)
+    {
+      const AnimDotView *d = &s->dots[i];
+      g_byte_array_append (out, (const guint8 *) &d->src, sizeof d->src);
+      g_byte_array_append (out, (const guint8 *) &d->dst, sizeof d->dst);
+      g_byte_array_append (out, (const guint8 *) &d->frac, sizeof d->frac);
+      g_byte_array_append (out, (const guint8 *) &d->bytes, sizeof d->bytes);
+    }
+  if (s->status)
+    g_byte_array_append (out, (const guint8 *) s->status,
+                         (guint) strlen (s->status) + 1);
+  for (int i = 0; s->info && i < s->ninfo; i++)
+    g_byte_array_append (out, (const guint8 *) s->info[i],
+                         (guint) strlen (s->info[i]) + 1);
+}
+
 /* Renders the scene into w->back and swaps it in as the frame.  Returns
- * the region that differs from the frame before (NULL: all of it). */
+ * the region that differs from the frame before (NULL: all of it; empty
+ * when the scene is the one the frame shows, which is then kept). */
 static cairo_region_t *
 render_frame (Win *w, int wd, int ht)
 {
   AnimScene s;
-  ensure_image (&w->back, wd, ht);
   build_scene (w, &s);
+  if (!w->key)
+    {
+      w->key = g_byte_array_new ();
+      w->next_key = g_byte_array_new ();
+    }
+  scene_key (&s, wd, ht, w->next_key);
+  if (w->frame_valid && w->frame
+      && cairo_image_surface_get_width (w->frame) == wd
+      && cairo_image_surface_get_height (w->frame) == ht
+      && w->key->len == w->next_key->len
+      && memcmp (w->key->data, w->next_key->data, w->key->len) == 0)
+    return cairo_region_create ();
+  GByteArray *t0 = w->key;
+  w->key = w->next_key;
+  w->next_key = t0;
+  ensure_image (&w->back, wd, ht);
   cairo_t *fcr = cairo_create (w->back);
   anim_render (fcr, wd, ht, &s);
   cairo_destroy (fcr);
@@ -504,5 +552,10 @@ anim_window_run (const AnimWindowOpts *opts)
   gtk_main ();
   g_clear_pointer (&w.frame, cairo_surface_destroy);
   g_clear_pointer (&w.back, cairo_surface_destroy);
+  if (w.key)
+    {
+      g_byte_array_unref (w.key);
+      g_byte_array_unref (w.next_key);
+    }
   return w.status;
 }
