@@ -35,14 +35,14 @@ EOS
 echo "== client, window attached (median of 5, ns per record)"
 for i in 1 2 3 4 5; do
   rm -f "$tmp/addr"
-  xvfb-run -a sh "$tmp/live.sh" "$anim" "$feed" "$tmp" --ranks 1 --msgs 250000
+  xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" sh "$tmp/live.sh" "$anim" "$feed" "$tmp" --ranks 1 --msgs 250000
   sed -n 's/.*, \([0-9.]*\) ns\/record/\1/p' "$tmp/feed.out"
 done | median
 
 echo "== latency send -> first frame showing it, 16 ranks x 625 msg/s (10,000/s), 5 s"
 for i in 1 2 3; do
   rm -f "$tmp/addr" "$tmp/stats"
-  timeout 120 xvfb-run -a sh "$tmp/live.sh" "$anim" "$feed" "$tmp" \
+  timeout 120 xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" sh "$tmp/live.sh" "$anim" "$feed" "$tmp" \
     --ranks 16 --msgs 3125 --rate 625 --quiet
   tr '\n' ' ' < "$tmp/stats" | sed 's/.*messages=\([0-9]*\).*dropped=\([0-9]*\).*frames=\([0-9]*\).*latency_n=\([0-9]*\) latency_p50_ms=\([0-9.]*\) latency_p99_ms=\([0-9.]*\) latency_max_ms=\([0-9.]*\).*/messages \1, dropped \2, frames \3, dots timed \4: p50 \5 ms, p99 \6 ms, max \7 ms/'
   echo
@@ -74,12 +74,12 @@ for i in 1 2 3; do
   wait
 done
 EOS
-echo "window attached (Xvfb):             $(xvfb-run -a sh "$tmp/ring.sh" "$anim" "$ring" "$tmp" "$mpx" | median)"
+echo "window attached (Xvfb):             $(xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" sh "$tmp/ring.sh" "$anim" "$ring" "$tmp" "$mpx" | median)"
 
 echo "== window CPU (getrusage) at about 150,000 updates/s: 4 ranks x 9,375 msg/s x 4 records, 4 s"
 for i in 1 2 3; do
   rm -f "$tmp/addr" "$tmp/stats"
-  timeout 120 xvfb-run -a sh "$tmp/live.sh" "$anim" "$feed" "$tmp" \
+  timeout 120 xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" sh "$tmp/live.sh" "$anim" "$feed" "$tmp" \
     --ranks 4 --msgs 37500 --rate 9375 2>/dev/null
   secs=$(sed -n 's/.*records in \([0-9.]*\) s.*/\1/p' "$tmp/feed.out" | sort -n | tail -1)
   cpu=$(sed -n 's/^cpu_s=//p' "$tmp/stats")
@@ -117,7 +117,7 @@ wait
 EOS
 if [ -x "$top" ]; then
   for i in 1 2 3; do
-    timeout 60 xvfb-run -a sh "$tmp/top.sh" "$top" "$tmp"
+    timeout 60 xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" sh "$tmp/top.sh" "$top" "$tmp"
     awk '{printf "mpetop window CPU %.2f s over %.1f s = %.1f%% of a core\n", $1 + $2, $3, 100 * ($1 + $2) / $3}' "$tmp/ttime"
   done
 fi

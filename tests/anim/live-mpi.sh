@@ -47,7 +47,7 @@ wait $R
 echo $? > "$T/ring2.rc"
 EOS
 
-timeout 300 xvfb-run -a -s "-screen 0 1024x768x24" \
+timeout 300 xvfb-run -a -s "-screen 0 1024x768x24 -noreset" \
   sh "$T/scenario.sh" "$anim" "$ring" "$T"
 diag "xvfb-run exit status $?"
 

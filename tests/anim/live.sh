@@ -80,7 +80,7 @@ echo $? > "$T/feed3.rc"
 wait $W
 EOS
 
-timeout 150 xvfb-run -a -s "-screen 0 1024x768x24" \
+timeout 150 xvfb-run -a -s "-screen 0 1024x768x24 -noreset" \
   sh "$T/scenario.sh" "$anim" "$feed" "$T"
 diag "xvfb-run exit status $?"
 

@@ -29,7 +29,7 @@ kill -0 $W; echo $? > "$T/alive"
 kill $W 2>/dev/null
 wait $W 2>/dev/null
 EOS
-timeout 60 xvfb-run -a -s "-screen 0 1024x768x24" sh "$T/scenario.sh" "$anim" "$T"
+timeout 60 xvfb-run -a -s "-screen 0 1024x768x24 -noreset" sh "$T/scenario.sh" "$anim" "$T"
 count () {
   convert "$1" -fill black +opaque "$2" -fill white -opaque "$2" \
     -format '%[fx:round(mean*w*h)]' info: 2>/dev/null

@@ -41,7 +41,7 @@ xdotool mousemove --window "\$W" 50 50 mousedown 1 mousemove --window "\$W" 90 6
 wait \$J
 echo \$? > "\$T/rc"
 EOS
-timeout 200 xvfb-run -a -s "-screen 0 1024x768x24" sh "$T/scenario.sh"
+timeout 200 xvfb-run -a -s "-screen 0 1024x768x24 -noreset" sh "$T/scenario.sh"
 diag "xvfb-run exit status $?"
 test ! -e "$T/fail"; ok $? "the MPE window appears on the display"
 test "$(cat "$T/rc" 2>/dev/null)" = 0; ok $? "the job exits 0"

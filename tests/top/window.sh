@@ -45,7 +45,7 @@ done
 wait $J; echo $? > job.rc
 wait $W; echo $? > top.rc
 EOS
-timeout 200 xvfb-run -a -s "-screen 0 1000x600x24" \
+timeout 200 xvfb-run -a -s "-screen 0 1000x600x24 -noreset" \
   sh "$T/scenario.sh" "$T" "$TOP" "$PROG" "$top_srcdir/tests/viewer/xwin.sh"
 diag "xvfb-run exit status $?"
 test "$(cat "$T/bad.rc")" = 0; ok $? "a peer without the token connects"

@@ -6,7 +6,7 @@
 # opens the original; an unrelated file of the copy's name is never
 # replaced; MPEVIEW_CONVERT=never opens it without asking.
 if [ -z "$MV_GUI_INNER" ]; then
-  MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24" sh "$0" "$@"
+  MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24 -noreset" sh "$0" "$@"
 fi
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/viewer/xwin.sh"

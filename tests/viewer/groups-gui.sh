@@ -4,7 +4,7 @@
 # the two node rows; a click on a node's label unfolds it and a second
 # click folds it again; ] unfolds every group and [ folds them all.
 if [ -z "$MV_GUI_INNER" ]; then
-  MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24" sh "$0" "$@"
+  MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24 -noreset" sh "$0" "$@"
 fi
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/viewer/xwin.sh"

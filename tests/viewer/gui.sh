@@ -5,7 +5,7 @@
 # statistics (saved as CSV from there), and a corrupt file gives an error
 # dialog, not a crash.
 if [ -z "$MV_GUI_INNER" ]; then
-  MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24" sh "$0" "$@"
+  MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24 -noreset" sh "$0" "$@"
 fi
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/viewer/xwin.sh"
@@ -104,8 +104,17 @@ pids=""
 ok $? "4-rank test log written"
 "$b/mpeview" "$tap_tmp/r4.clog" 2>"$tap_tmp/err4" &
 pids="$pids $!"
+v4=$!
 w4=$(find_window '^r4\.clog$')
 test -n "$w4"; ok $? "window titled r4.clog"
+if [ -z "$w4" ]; then
+  # Say why: the viewer gone (its stderr), or the windows there are.
+  kill -0 $v4 2>/dev/null && diag "mpeview still runs" || diag "mpeview exited"
+  sed 's/^/#   stderr: /' "$tap_tmp/err4" | head -20
+  for x in $(xdotool search --name . 2>/dev/null); do
+    diag "window $x: $(xdotool getwindowname "$x" 2>/dev/null)"
+  done | head -20
+fi
 xdotool mousemove 1279 799
 # Polls until red spans more ($1 -gt) or less ($1 -lt) than $2 rows, the
 # same in three shots in a row: a loaded machine can show a layout on its

@@ -5,7 +5,7 @@
 # statistics run, mpeview exits cleanly, and the late callbacks touch
 # nothing of the window (GLib would warn; ASan would stop the run).
 if [ -z "$MV_GUI_INNER" ]; then
-  MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24" sh "$0" "$@"
+  MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24 -noreset" sh "$0" "$@"
 fi
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/viewer/xwin.sh"

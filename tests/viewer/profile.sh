@@ -4,7 +4,7 @@
 # states (4 ranks; A red takes more time than B green), the first row
 # (A) draws its per-rank bars in red, a click on B draws them green.
 if [ -z "$MV_GUI_INNER" ]; then
-  MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24" sh "$0" "$@"
+  MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 1280x800x24 -noreset" sh "$0" "$@"
 fi
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/viewer/xwin.sh"

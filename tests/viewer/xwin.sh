@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Sourced by the viewer's tests under Xvfb.
+# Sourced by the viewer's tests under Xvfb.  The tests start Xvfb with
+# -noreset: by default an X server resets when its last client leaves,
+# and a window started during the reset cannot open the display (a test
+# that closes its windows and opens the next one hit it).
 # find_window NAME: polls (60 s: a loaded machine is slow, nothing here
 # asserts how fast) for a visible window of that name and prints its id; a
 # transient failure to reach the X server ("Can't open display") is
