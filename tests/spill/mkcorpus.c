@@ -7,6 +7,8 @@
  *   cc -I. -Ispill -Ilogfmt/include -Ibuild tests/spill/mkcorpus.c \
  *     build/spill/.libs/libspillfmt.a build/logfmt/.libs/liblogfmt.so \
  *     -o mkcorpus && ./mkcorpus tests/spill
+ * corpus-spill/spill-NN are its output at spill format version 2 (kept:
+ * old files must still read); v3-spill-NN at version 3 (packed runs).
  */
 #include <stdio.h>
 #include <stdlib.h>
