@@ -180,8 +180,8 @@ anim_listen_watch (AnimListen *l, GMainContext *ctx,
     l->unix_src = watch_fd (ctx, l->unix_fd, accept_cb, data);
 }
 
-static void
-unwatch (GSource **src)
+void
+anim_source_drop (GSource **src)
 {
   if (!*src)
     return;
@@ -213,8 +213,8 @@ anim_conn_fill (int fd, guint8 *buf, size_t *len, size_t cap)
 void
 anim_listen_close (AnimListen *l)
 {
-  unwatch (&l->tcp_src);
-  unwatch (&l->unix_src);
+  anim_source_drop (&l->tcp_src);
+  anim_source_drop (&l->unix_src);
   if (l->tcp_fd >= 0)
     close (l->tcp_fd);
   if (l->unix_fd >= 0)

@@ -34,6 +34,8 @@ void     anim_listen_watch (AnimListen *l, GMainContext *ctx,
 /* Stops the watches, closes the sockets and removes the UNIX socket and
  * its directory. */
 void     anim_listen_close (AnimListen *l);
+/* Destroys and releases *src, if any, and clears it. */
+void     anim_source_drop (GSource **src);
 
 /* Reads what the non-blocking fd has into buf[*len .. cap), at most 16
  * reads so one busy client cannot hold the main loop; TRUE at the end of

@@ -45,21 +45,11 @@ struct Conn
 };
 
 static void
-drop_source (GSource **src)
-{
-  if (!*src)
-    return;
-  g_source_destroy (*src);
-  g_source_unref (*src);
-  *src = NULL;
-}
-
-static void
 conn_close (Conn *c)
 {
   AnimServer *srv = c->srv;
-  drop_source (&c->src);
-  drop_source (&c->timer);
+  anim_source_drop (&c->src);
+  anim_source_drop (&c->timer);
   close (c->fd);
   srv->conns = g_list_remove (srv->conns, c);
   g_atomic_int_dec_and_test (&srv->nopen);
@@ -84,7 +74,7 @@ on_hello (void *user, int rank, int size)
   Conn *c = user;
   if (g_atomic_int_add (&c->srv->nhello, 1) == 0)
     g_printerr ("mpeanim: a job of %d processes is connecting\n", size);
-  drop_source (&c->timer);
+  anim_source_drop (&c->timer);
   anim_live_hello (c->srv->live, rank, size);
 }
 
