@@ -9,16 +9,10 @@
 #include "config.h"
 
 #include <dlfcn.h>
-#include <execinfo.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef HAVE_LIBUNWIND
-# define UNW_LOCAL_ONLY
-# include <libunwind.h>
-#endif
 
 #include "mpe-plugin-internal.h"
 #include "mpe-sample.h"
@@ -171,11 +165,7 @@ static int
 stack_from (const void *site, uint64_t *pcs, int max)
 {
   void *buf[80];
-#ifdef HAVE_LIBUNWIND
-  int got = unw_backtrace (buf, 80);
-#else
-  int got = backtrace (buf, 80);
-#endif
+  int got = mpe__backtrace (buf, 80);
   int k = 0;
   while (k < got && buf[k] != site)
     k++;

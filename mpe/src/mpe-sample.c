@@ -577,6 +577,16 @@ mpe__sample_init (void)
   atomic_store (&sampling, S.hz > 0);
 }
 
+int
+mpe__backtrace (void **buf, int max)
+{
+#ifdef HAVE_LIBUNWIND
+  return unw_backtrace (buf, max);
+#else
+  return backtrace (buf, max);
+#endif
+}
+
 /* The calling thread's last return addresses (its outermost frames stay
  * the same while it lives); outside the handler, so unw_backtrace's slow
  * path and glibc's backtrace are both fine here. */
@@ -584,11 +594,7 @@ static void
 outer_frames (mpe_sthread_t *s)
 {
   void *buf[256];
-#ifdef HAVE_LIBUNWIND
-  int got = unw_backtrace (buf, 256);
-#else
-  int got = backtrace (buf, 256);
-#endif
+  int got = mpe__backtrace (buf, 256);
   if (got <= 0 || got >= 256)
     return;   /* none, or the outermost frames were cut off */
   int k = got < 4 ? got : 4;

@@ -101,6 +101,10 @@ typedef struct
 } mpe_module_t;
 
 /* mpe-sample.c */
+/* The calling thread's return addresses, innermost first, into buf (at
+ * most max): libunwind's unw_backtrace where built with it, else glibc's
+ * backtrace.  Not for a signal handler. */
+MPE_HIDDEN int  mpe__backtrace (void **buf, int max);
 MPE_HIDDEN void mpe__sample_init (void);
 MPE_HIDDEN void mpe__sample_thread_start (int thread);
 MPE_HIDDEN void mpe__sample_stop (void);
