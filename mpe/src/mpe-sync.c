@@ -86,8 +86,9 @@ mpe__sync_algorithm (const char *env, int size)
 }
 
 /* The measuring side of one pair: ping-pongs child, sends it the
- * offset from its clock to ours and its reading. */
-static void
+ * offset from its clock to ours, its reading and the offset's error
+ * bound, and returns that bound. */
+static int64_t
 measure_child (int child, int freq)
 {
   int64_t best_rtt = INT64_MAX, res[3] = { 0, 0, 0 };
@@ -112,9 +113,8 @@ measure_child (int child, int freq)
           res[2] = best_rtt / 2 + 1;           /* the offset's error bound */
         }
     }
-  if (mpe__g.rank == 0)
-    note_error (res[2]);
   PMPI_Send (res, 3, MPI_INT64_T, child, TAG_RESULT, mpe__comm);
+  return res[2];
 }
 
 /* The measured side: res = { offset to the parent's clock, reading,
@@ -233,7 +233,7 @@ mpe__sync_run (void)
     {
       for (int r = 1; r < mpe__g.size; r++)
         if (mpe__g.sync_peer[r])
-          measure_child (r, freq);
+          note_error (measure_child (r, freq));
       add_point (local_now (), 0);
     }
   else if (!mpe__g.sync_self)
