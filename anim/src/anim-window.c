@@ -39,7 +39,6 @@ typedef struct
      tiles: only the tiles that changed are invalidated, so the display
      copies a few stripes a frame, and nothing when nothing moved. */
   cairo_surface_t *back;
-  gboolean         frame_valid;
   /* What the shown frame was rendered from (scene_key): a scene that
      did not change, an idle job's or a paused replay's, is not
      rendered again. */
@@ -83,6 +82,14 @@ ensure_image (cairo_surface_t **sf, int wd, int ht)
     }
 }
 
+/* Whether there is a shown frame, of that size. */
+static gboolean
+frame_fits (const Win *w, int wd, int ht)
+{
+  return w->frame && cairo_image_surface_get_width (w->frame) == wd
+         && cairo_image_surface_get_height (w->frame) == ht;
+}
+
 /* Everything a frame is rendered from, field by field, into out. */
 static void
 scene_key (const AnimScene *s, int wd, int ht, GByteArray *out)
@@ -111,24 +118,62 @@ scene_key (const AnimScene *s, int wd, int ht, GByteArray *out)
                          (guint) strlen (s->info[i]) + 1);
 }
 
-/* Renders the scene into w->back and swaps it in as the frame.  Returns
- * the region that differs from the frame before (NULL: all of it; empty
- * when the scene is the one the frame shows, which is then kept). */
+/* The TILE x TILE tiles where two images of one size differ: row by row
+ * (one comparison for a row that did not change), then the tiles of a
+ * changed row not yet known to have changed. */
+static cairo_region_t *
+changed_tiles (cairo_surface_t *now, cairo_surface_t *before)
+{
+  cairo_surface_flush (now);
+  cairo_surface_flush (before);
+  const unsigned char *a = cairo_image_surface_get_data (now);
+  const unsigned char *b = cairo_image_surface_get_data (before);
+  int stride = cairo_image_surface_get_stride (now);
+  int wd = cairo_image_surface_get_width (now);
+  int ht = cairo_image_surface_get_height (now);
+  cairo_region_t *dirty = cairo_region_create ();
+  int ncols = (wd + TILE - 1) / TILE;
+  gboolean *hit = g_newa (gboolean, ncols);
+  for (int ty = 0; ty < ht; ty += TILE)
+    {
+      int th = ty + TILE <= ht ? TILE : ht - ty, nhit = 0;
+      memset (hit, 0, sizeof (gboolean) * (size_t) ncols);
+      for (int y = ty; y < ty + th && nhit < ncols; y++)
+        {
+          size_t row = (size_t) y * (size_t) stride;
+          if (memcmp (a + row, b + row, (size_t) wd * 4) == 0)
+            continue;
+          for (int c = 0; c < ncols; c++)
+            {
+              int tx = c * TILE, tw = tx + TILE <= wd ? TILE : wd - tx;
+              size_t off = row + (size_t) tx * 4;
+              if (!hit[c] && memcmp (a + off, b + off, (size_t) tw * 4) != 0)
+                {
+                  hit[c] = TRUE;
+                  nhit++;
+                  cairo_rectangle_int_t r = { tx, ty, tw, th };
+                  cairo_region_union_rectangle (dirty, &r);
+                }
+            }
+        }
+    }
+  return dirty;
+}
+
+/* Renders the scene into w->back and swaps it in as the frame, its CPU
+ * time in w->draw_cpu_ns.  Returns the region that differs from the frame
+ * before (NULL: all of it; empty when the scene is the one the frame
+ * shows, which is then kept). */
 static cairo_region_t *
 render_frame (Win *w, int wd, int ht)
 {
+  gint64 c0 = thread_cpu_ns ();
   AnimScene s;
   build_scene (w, &s);
-  if (!w->key)
-    {
-      w->key = g_byte_array_new ();
-      w->next_key = g_byte_array_new ();
-    }
   scene_key (&s, wd, ht, w->next_key);
-  if (w->frame_valid && w->frame
-      && cairo_image_surface_get_width (w->frame) == wd
-      && cairo_image_surface_get_height (w->frame) == ht
-      && w->key->len == w->next_key->len
+  gboolean fits = frame_fits (w, wd, ht);
+  w->draw_cpu_ns = thread_cpu_ns () - c0;
+  if (fits && w->key->len == w->next_key->len
       && memcmp (w->key->data, w->next_key->data, w->key->len) == 0)
     return cairo_region_create ();
   GByteArray *t0 = w->key;
@@ -144,50 +189,11 @@ render_frame (Win *w, int wd, int ht)
       anim_live_frame_drawn (w->o.live);
       anim_live_unlock (w->o.live);
     }
-  cairo_region_t *dirty = NULL;
-  if (w->frame_valid && w->frame
-      && cairo_image_surface_get_width (w->frame) == wd
-      && cairo_image_surface_get_height (w->frame) == ht)
-    {
-      cairo_surface_flush (w->back);
-      cairo_surface_flush (w->frame);
-      const unsigned char *a = cairo_image_surface_get_data (w->back);
-      const unsigned char *b = cairo_image_surface_get_data (w->frame);
-      int stride = cairo_image_surface_get_stride (w->back);
-      dirty = cairo_region_create ();
-      /* Row by row (one compare for a row that did not change), then the
-         tiles of a changed row not yet known to have changed. */
-      int ncols = (wd + TILE - 1) / TILE;
-      gboolean *hit = g_newa (gboolean, ncols);
-      for (int ty = 0; ty < ht; ty += TILE)
-        {
-          int th = ty + TILE <= ht ? TILE : ht - ty, nhit = 0;
-          memset (hit, 0, sizeof (gboolean) * (size_t) ncols);
-          for (int y = ty; y < ty + th && nhit < ncols; y++)
-            {
-              size_t row = (size_t) y * (size_t) stride;
-              if (memcmp (a + row, b + row, (size_t) wd * 4) == 0)
-                continue;
-              for (int c = 0; c < ncols; c++)
-                {
-                  int tx = c * TILE, tw = tx + TILE <= wd ? TILE : wd - tx;
-                  if (!hit[c] && memcmp (a + row + (size_t) tx * 4,
-                                         b + row + (size_t) tx * 4,
-                                         (size_t) tw * 4) != 0)
-                    {
-                      hit[c] = TRUE;
-                      nhit++;
-                      cairo_rectangle_int_t r = { tx, ty, tw, th };
-                      cairo_region_union_rectangle (dirty, &r);
-                    }
-                }
-            }
-        }
-    }
+  cairo_region_t *dirty = fits ? changed_tiles (w->back, w->frame) : NULL;
   cairo_surface_t *t = w->frame;
   w->frame = w->back;
   w->back = t;
-  w->frame_valid = TRUE;
+  w->draw_cpu_ns = thread_cpu_ns () - c0;
   return dirty;
 }
 
@@ -198,16 +204,11 @@ on_draw (GtkWidget *area, cairo_t *cr, gpointer data)
   Win *w = data;
   int wd = gtk_widget_get_allocated_width (area);
   int ht = gtk_widget_get_allocated_height (area);
-  if (!w->frame_valid || !w->frame
-      || cairo_image_surface_get_width (w->frame) != wd
-      || cairo_image_surface_get_height (w->frame) != ht)
+  if (!frame_fits (w, wd, ht))
     {
       /* First draw or a new size: no frame to show yet. */
-      gint64 c0 = thread_cpu_ns ();
       cairo_region_t *d = render_frame (w, wd, ht);
-      if (d)
-        cairo_region_destroy (d);
-      w->draw_cpu_ns = thread_cpu_ns () - c0;
+      g_clear_pointer (&d, cairo_region_destroy);
     }
   cairo_set_source_surface (cr, w->frame, 0, 0);
   cairo_set_operator (cr, CAIRO_OPERATOR_SOURCE);
@@ -301,9 +302,7 @@ on_tick (GtkWidget *area, GdkFrameClock *clock, gpointer data)
     {
       int wd = gtk_widget_get_allocated_width (area);
       int ht = gtk_widget_get_allocated_height (area);
-      gint64 c0 = thread_cpu_ns ();
       cairo_region_t *dirty = render_frame (w, wd, ht);
-      w->draw_cpu_ns = thread_cpu_ns () - c0;
       if (!dirty)
         gtk_widget_queue_draw (area);
       else
@@ -488,7 +487,8 @@ int
 anim_window_run (const AnimWindowOpts *opts)
 {
   Win w = { .o = *opts, .selected = -1,
-            .speed = opts->speed > 0 ? opts->speed : 1 };
+            .speed = opts->speed > 0 ? opts->speed : 1,
+            .key = g_byte_array_new (), .next_key = g_byte_array_new () };
   w.win = gtk_window_new (GTK_WINDOW_TOPLEVEL);
   gtk_window_set_title (GTK_WINDOW (w.win),
                         opts->live ? "mpeanim - waiting for a job"
@@ -552,10 +552,7 @@ anim_window_run (const AnimWindowOpts *opts)
   gtk_main ();
   g_clear_pointer (&w.frame, cairo_surface_destroy);
   g_clear_pointer (&w.back, cairo_surface_destroy);
-  if (w.key)
-    {
-      g_byte_array_unref (w.key);
-      g_byte_array_unref (w.next_key);
-    }
+  g_byte_array_unref (w.key);
+  g_byte_array_unref (w.next_key);
   return w.status;
 }
