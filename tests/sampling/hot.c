@@ -57,10 +57,13 @@ zero_fp_call (long n)
 }
 #endif
 
-/* The same work per unit in both loops, so the shares are the units'. */
+/* The same work per unit in both loops, so the shares are the units'.
+ * A zero-fp unit takes about as long as a multiply-add one (four of its
+ * one-cycle iterations to one dependent multiply-add), so both modes get
+ * as many samples. */
 #define WORK(n, acc)                                                    \
   if (zero_fp)                                                          \
-    zero_fp_call ((n) * 400000L);                                       \
+    zero_fp_call ((n) * 1600000L);                                      \
   else                                                                  \
     for (long i_ = 0; i_ < (n) * 200000L; i_++)                         \
       acc = acc * 1.0000001 + (double) (i_ & 7)
