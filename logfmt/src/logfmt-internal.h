@@ -69,7 +69,7 @@ extern uint32_t logfmt__split_try_joint;
 /* Type byte in a block: low 3 bits record type, bit 3 cargo present. */
 #define LOGFMT__TB_CARGO 0x08u
 
-#define LOGFMT__MSGS_PER_CHUNK 4096
+#define LOGFMT__MSGS_PER_CHUNK LOGFMT_MESSAGES_PER_CHUNK
 
 /* ---- Load / store (little-endian, any alignment) -------------------- */
 

@@ -142,6 +142,27 @@ logfmt_writer_track_flush (logfmt_writer_t *w, uint32_t stream)
   return rc;
 }
 
+/* The directory entry of a TRACK chunk at `at`. */
+static int
+add_trackref (logfmt_writer_t *w, uint64_t at, const logfmt__track_hdr_t *h)
+{
+  struct logfmt__wtracks *t = wt_get (w);
+  if (!t)
+    return LOGFMT_ENOMEM;
+  if (t->nrefs == t->crefs)
+    {
+      size_t c = t->crefs ? t->crefs * 2 : 64;
+      logfmt__trackref_t *r = realloc (t->refs, c * sizeof *r);
+      if (!r)
+        return LOGFMT_ENOMEM;
+      t->refs = r;
+      t->crefs = c;
+    }
+  t->refs[t->nrefs] = h->ref;
+  t->refs[t->nrefs++].offset = at;
+  return 0;
+}
+
 int
 logfmt_writer_put_track (logfmt_writer_t *w, uint32_t stream,
                          const void *chunk, size_t len)
@@ -163,18 +184,8 @@ logfmt_writer_put_track (logfmt_writer_t *w, uint32_t stream,
   logfmt__track_hdr_t h;
   if (logfmt__track_parse (pay, plen, &h, NULL, 0, NULL))
     return LOGFMT_ECORRUPT;
-  struct logfmt__wtracks *t = wt_get (w);
-  if (!t)
+  if (!wt_get (w))
     return LOGFMT_ENOMEM;
-  if (t->nrefs == t->crefs)
-    {
-      size_t c = t->crefs ? t->crefs * 2 : 64;
-      logfmt__trackref_t *r = realloc (t->refs, c * sizeof *r);
-      if (!r)
-        return LOGFMT_ENOMEM;
-      t->refs = r;
-      t->crefs = c;
-    }
   uint8_t patch[8];
   st32 (patch, stream);
   st32 (patch + 4, ~stream);
@@ -186,10 +197,21 @@ logfmt_writer_put_track (logfmt_writer_t *w, uint32_t stream,
     rc = logfmt__writer_raw (w, pay + 8, len - LOGFMT__CHUNK_HDR - 8, NULL);
   if (rc)
     return rc;
-  h.ref.offset = at;
   h.ref.stream = stream;
-  t->refs[t->nrefs++] = h.ref;
-  return 0;
+  return add_trackref (w, at, &h);
+}
+
+int
+logfmt__wtracks_note (logfmt_writer_t *w, uint64_t at, const uint8_t *pay,
+                      size_t len, uint64_t plen)
+{
+  logfmt__track_hdr_t h;
+  if (len < LOGFMT__TRACK_HDR
+      || logfmt__track_parse (pay, plen, &h, NULL, 0, NULL))
+    return LOGFMT_ECORRUPT;
+  if (h.ref.stream >= logfmt__writer_nstreams (w))
+    return LOGFMT_ERANGE;
+  return add_trackref (w, at, &h);
 }
 
 static void

@@ -49,6 +49,10 @@ int  logfmt__writer_raw (logfmt_writer_t *w, const void *bytes, size_t len,
 int  logfmt__writer_chunk (logfmt_writer_t *w, uint32_t type,
                            const uint8_t *payload, uint64_t len,
                            uint64_t *at);
+/* Indexes a TRACK chunk written at `at` by someone else; pay: the first
+ * len bytes of its payload of plen. */
+int  logfmt__wtracks_note (logfmt_writer_t *w, uint64_t at,
+                           const uint8_t *pay, size_t len, uint64_t plen);
 /* Seals every stream's tracks and writes the track directory. */
 int  logfmt__wtracks_finish (logfmt_writer_t *w);
 /* DEFS records of kinds 6 (with_dir) and 7, malloc'd. */

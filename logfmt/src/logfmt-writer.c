@@ -66,6 +66,8 @@ struct logfmt_writer
 };
 
 static int write_defs (logfmt_writer_t *w, uint64_t *at);
+static int add_msgref (logfmt_writer_t *w, uint64_t at, uint64_t t_min,
+                       uint64_t t_max, uint32_t count);
 
 struct logfmt__enc_user
 {
@@ -678,6 +680,81 @@ logfmt_writer_put_summary (logfmt_writer_t *w, uint32_t stream,
   return rc;
 }
 
+/* ---- Chunks written in place by others ------------------------------ */
+
+const logfmt_error_t *
+logfmt_writer_error (const logfmt_writer_t *w)
+{
+  return w && w->err ? &w->errinfo : NULL;
+}
+
+int
+logfmt_writer_reserve (logfmt_writer_t *w, uint64_t len, uint64_t *at)
+{
+  if (!w || !at)
+    return LOGFMT_EINVAL;
+  if (w->err)
+    return w->err;
+  if (!w->started)
+    {
+      /* As for logfmt_writer_event: definitions before the first block. */
+      int rc = write_defs (w, NULL);
+      if (rc)
+        return rc;
+      w->started = true;
+    }
+  int rc = flush_out (w);
+  if (rc)
+    return rc;
+  if (len && lseek (w->fd, (off_t) len, SEEK_CUR) < 0)
+    return io_err (w, errno);
+  *at = w->off;
+  w->off += len;
+  return 0;
+}
+
+int
+logfmt_writer_note_chunk (logfmt_writer_t *w, uint64_t at, const void *head,
+                          size_t len)
+{
+  if (!w || !head)
+    return LOGFMT_EINVAL;
+  if (w->err)
+    return w->err;
+  const uint8_t *p = head;
+  if (len < LOGFMT__CHUNK_HDR || at >= w->off)
+    return LOGFMT_EINVAL;
+  uint32_t type = ld32 (p);
+  uint64_t plen = ld64 (p + 8);
+  const uint8_t *pay = p + LOGFMT__CHUNK_HDR;
+  len -= LOGFMT__CHUNK_HDR;
+  if (plen > w->off - at)
+    return LOGFMT_EINVAL;
+  if (type == LOGFMT__CHUNK_BLOCK)
+    {
+      logfmt__block_hdr_t h;
+      if (len < LOGFMT__BLOCK_HDR || logfmt__block_parse (pay, plen, &h,
+                                                          NULL, 0, NULL))
+        return LOGFMT_ECORRUPT;
+      if (h.stream >= w->nstreams)
+        return LOGFMT_ERANGE;
+      wstream_t *s = &w->streams[h.stream];
+      if (s->have_time && h.t_first < s->t_last)
+        return LOGFMT_ERANGE;
+      return add_blockref (w, h.stream, at, h.t_first, h.t_last, h.count,
+                           h.lost);
+    }
+  if (type == LOGFMT__CHUNK_MSGS)
+    {
+      if (len < 24 || plen < 32)
+        return LOGFMT_ECORRUPT;
+      return add_msgref (w, at, ld64 (pay + 8), ld64 (pay + 16), ld32 (pay));
+    }
+  if (type == LOGFMT__CHUNK_TRACK)
+    return logfmt__wtracks_note (w, at, pay, len, plen);
+  return LOGFMT_EINVAL;
+}
+
 static int
 cmp_msg (const void *a, const void *b)
 {
@@ -690,32 +767,95 @@ cmp_msg (const void *a, const void *b)
 }
 
 static int
+add_msgref (logfmt_writer_t *w, uint64_t at, uint64_t t_min, uint64_t t_max,
+            uint32_t count)
+{
+  if (grow ((void **) &w->mrefs, &w->cmrefs, w->nmrefs, sizeof *w->mrefs))
+    return set_err (w, LOGFMT_ENOMEM, "no memory");
+  w->mrefs[w->nmrefs++] = (logfmt__msgref_t) {
+    .offset = at, .t_min = t_min, .t_max = t_max, .count = count,
+  };
+  w->nmessages += count;
+  return 0;
+}
+
+/* One sorted run of at most LOGFMT_MESSAGES_PER_CHUNK as a MSGS chunk. */
+static int
+encode_run (const logfmt_message_t *m, size_t n,
+            int (*cb) (void *user, const void *chunk, size_t len,
+                       uint64_t t_min, uint64_t t_max),
+            void *user)
+{
+  uint8_t *chunk;
+  size_t clen;
+  uint64_t t0, t1;
+  int rc = logfmt__msgs_encode (m, n, &chunk, &clen, &t0, &t1);
+  if (rc)
+    return rc;
+  rc = cb (user, chunk, clen, t0, t1);
+  free (chunk);
+  return rc;
+}
+
+static int
+put_msgs_chunk (void *user, const void *chunk, size_t len, uint64_t t_min,
+                uint64_t t_max)
+{
+  logfmt_writer_t *w = user;
+  uint64_t at = w->off;
+  int rc = out (w, chunk, len);
+  if (!rc)
+    rc = add_msgref (w, at, t_min, t_max, w->mlen);
+  return rc;
+}
+
+static int
 flush_msgs (logfmt_writer_t *w)
 {
   if (w->mlen == 0)
     return 0;
   qsort (w->mbuf, w->mlen, sizeof *w->mbuf, cmp_msg);
-  uint8_t *chunk;
-  size_t clen;
-  uint64_t t0, t1;
-  int rc = logfmt__msgs_encode (w->mbuf, w->mlen, &chunk, &clen, &t0, &t1);
+  int rc = encode_run (w->mbuf, w->mlen, put_msgs_chunk, w);
   if (rc)
-    return set_err (w, rc, "cannot encode the message table");
-  if (grow ((void **) &w->mrefs, &w->cmrefs, w->nmrefs, sizeof *w->mrefs))
-    {
-      free (chunk);
-      return set_err (w, LOGFMT_ENOMEM, "no memory");
-    }
-  uint64_t at = w->off;
-  rc = out (w, chunk, clen);
-  free (chunk);
-  if (rc)
-    return rc;
-  w->mrefs[w->nmrefs++] = (logfmt__msgref_t) {
-    .offset = at, .t_min = t0, .t_max = t1, .count = (uint32_t) w->mlen,
-  };
-  w->nmessages += w->mlen;
+    return w->err ? w->err : set_err (w, rc, "cannot encode the message "
+                                      "table");
   w->mlen = 0;
+  return 0;
+}
+
+typedef struct
+{
+  int (*cb) (void *user, const void *chunk, size_t len);
+  void *user;
+} chunk_sink_t;
+
+static int
+to_sink (void *user, const void *chunk, size_t len, uint64_t t_min,
+         uint64_t t_max)
+{
+  (void) t_min;
+  (void) t_max;
+  const chunk_sink_t *s = user;
+  return s->cb (s->user, chunk, len);
+}
+
+int
+logfmt_messages_encode (logfmt_message_t *m, size_t n,
+                        int (*cb) (void *user, const void *chunk, size_t len),
+                        void *user)
+{
+  if ((!m && n) || !cb)
+    return LOGFMT_EINVAL;
+  qsort (m, n, sizeof *m, cmp_msg);
+  chunk_sink_t sink = { cb, user };
+  for (size_t i = 0; i < n; i += LOGFMT_MESSAGES_PER_CHUNK)
+    {
+      size_t k = n - i < LOGFMT_MESSAGES_PER_CHUNK ? n - i
+                                                    : LOGFMT_MESSAGES_PER_CHUNK;
+      int rc = encode_run (m + i, k, to_sink, &sink);
+      if (rc)
+        return rc;
+    }
   return 0;
 }
 
@@ -724,12 +864,12 @@ logfmt__writer_add_message (logfmt_writer_t *w, const logfmt_message_t *m)
 {
   if (!w->mbuf)
     {
-      w->mbuf = malloc (LOGFMT__MSGS_PER_CHUNK * sizeof *w->mbuf);
+      w->mbuf = malloc (LOGFMT_MESSAGES_PER_CHUNK * sizeof *w->mbuf);
       if (!w->mbuf)
         return set_err (w, LOGFMT_ENOMEM, "no memory");
     }
   w->mbuf[w->mlen++] = *m;
-  if (w->mlen == LOGFMT__MSGS_PER_CHUNK)
+  if (w->mlen == LOGFMT_MESSAGES_PER_CHUNK)
     return flush_msgs (w);
   return 0;
 }

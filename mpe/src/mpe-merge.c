@@ -9,8 +9,11 @@
  *      "arrives before sent" cases are removed by shifting receivers;
  *   4. re-encodes its streams with corrected times and builds their
  *      summaries.  Rank 0 hands its own blocks straight to the logfmt
- *      writer; the others stage theirs in a local file and send it to rank
- *      0 in pieces of at most 4 MiB, so no rank holds the whole log.
+ *      writer; the others stage their chunks in a local file and write
+ *      them into their own region of the output (MPI-IO, offsets from a
+ *      scan of the sizes), and send rank 0 only the chunks' index
+ *      entries, summaries and tables, in pieces of at most 4 MiB: no
+ *      rank holds the whole log, and its bulk passes through no one rank.
  * Each step is a phase (the table `phases` at the end), a function on the
  * merge context; after each one the ranks agree on failure.  Rank 0 writes
  * NAME.clog.part and renames it when it is complete.  A failed merge
@@ -39,9 +42,13 @@
 #include "mpe-sched.h"
 
 enum { TAG_PIECE = 811, TAG_DONE = 812, TAG_DEFS_HDR = 813, TAG_DEFS = 814 };
-enum { ITEM_BLOCK = 1, ITEM_SUMMARY = 2, ITEM_MESSAGES = 3, ITEM_TRACK = 4,
-       ITEM_RESOURCE = 5, ITEM_CALLPATHS = 9 };
+/* What the other ranks send rank 0: a chunk's index entry (its offset in
+ * the rank's region of the output and its first bytes), a summary, the
+ * resources, the call-path tables. */
+enum { ITEM_CHUNKREF = 1, ITEM_SUMMARY = 2, ITEM_RESOURCE = 5,
+       ITEM_CALLPATHS = 9 };
 #define PIECE_MAX ((size_t) 4 << 20)
+#define PLACE_BUF ((size_t) 8 << 20)
 #define BATCH 4096
 
 typedef struct
@@ -687,8 +694,10 @@ writer_add_comms (logfmt_writer_t *w, const char *p, size_t len)
 typedef struct
 {
   logfmt_writer_t *w;        /* rank 0 */
-  int              fd;       /* other ranks: staging file */
+  int              fd;       /* other ranks: items for rank 0 */
   uint64_t         fsize;
+  int              bulk_fd;  /* other ranks: their region of the output */
+  uint64_t         bulk_size;
   int              err;      /* first error: LOGFMT_E* */
   logfmt_summary_builder_t *sb;
   int64_t          shift;    /* -G + delta */
@@ -708,34 +717,70 @@ emit_fail (emit_t *e, int rc)
     e->err = rc;
 }
 
+/* Appends to a staging file; a LOGFMT_E* code on failure. */
 static int
-stage_item (emit_t *e, uint32_t kind, uint32_t stream, const void *p,
-            uint64_t len)
+append (int fd, const void *p, size_t len)
+{
+  errno = 0;
+  if (len && write (fd, p, len) != (ssize_t) len)
+    /* A short write without errno: the file system is full. */
+    return errno == 0 || errno == ENOSPC || errno == EDQUOT ? LOGFMT_ENOSPC
+           : errno == ENOMEM ? LOGFMT_ENOMEM : LOGFMT_EIO;
+  return 0;
+}
+
+/* An item for rank 0, in two parts (a head and a body). */
+static int
+stage_item2 (emit_t *e, uint32_t kind, uint32_t stream, const void *a,
+             uint64_t alen, const void *b, uint64_t blen)
 {
   if (e->err)
     return e->err;
+  uint64_t len = alen + blen;
   unsigned char hdr[16];
   memcpy (hdr, &kind, 4);
   memcpy (hdr + 4, &stream, 4);
   memcpy (hdr + 8, &len, 8);
   static const char zeros[8];
   uint64_t pad = mpe_spill_pad8 (len) - len;
-  errno = 0;
-  if (write (e->fd, hdr, 16) != 16
-      || (len && write (e->fd, p, len) != (ssize_t) len)
-      || (pad && write (e->fd, zeros, pad) != (ssize_t) pad))
-    {
-      /* A short write without errno: the file system is full. */
-      emit_fail (e, errno == 0 || errno == ENOSPC || errno == EDQUOT
-                    ? LOGFMT_ENOSPC : errno == ENOMEM ? LOGFMT_ENOMEM
-                    : LOGFMT_EIO);
-      return e->err;
-    }
-  e->fsize += 16 + len + pad;
-  return 0;
+  int rc = append (e->fd, hdr, 16);
+  if (!rc)
+    rc = append (e->fd, a, alen);
+  if (!rc)
+    rc = append (e->fd, b, blen);
+  if (!rc)
+    rc = append (e->fd, zeros, pad);
+  emit_fail (e, rc);
+  if (!rc)
+    e->fsize += 16 + len + pad;
+  return e->err;
 }
 
-/* One encoded block: to the writer on rank 0, to the staging file
+static int
+stage_item (emit_t *e, uint32_t kind, uint32_t stream, const void *p,
+            uint64_t len)
+{
+  return stage_item2 (e, kind, stream, p, len, NULL, 0);
+}
+
+/* A chunk for this rank's region of the output: its bytes to the bulk
+ * file, its index entry (offset in the region, first bytes) for rank 0. */
+static int
+stage_chunk (emit_t *e, const void *chunk, size_t len)
+{
+  if (e->err)
+    return e->err;
+  uint64_t at = e->bulk_size;
+  emit_fail (e, append (e->bulk_fd, chunk, len));
+  if (e->err)
+    return e->err;
+  e->bulk_size += len;
+  return stage_item2 (e, ITEM_CHUNKREF, 0, &at, 8, chunk,
+                      len < LOGFMT_CHUNK_HEAD_MAX ? len
+                                                  : LOGFMT_CHUNK_HEAD_MAX);
+}
+
+/* One encoded block: to the writer on rank 0, to the rank's region
  * elsewhere. */
 static int
 block_cb (void *user, const void *block, size_t len,
@@ -745,7 +790,7 @@ block_cb (void *user, const void *block, size_t len,
   if (e->w)
     emit_fail (e, logfmt_writer_put_block (e->w, info->stream, block, len));
   else
-    stage_item (e, ITEM_BLOCK, info->stream, block, len);
+    stage_chunk (e, block, len);
   return 0;
 }
 
@@ -767,7 +812,7 @@ track_cb (void *user, const void *chunk, size_t len)
   if (e->w)
     emit_fail (e, logfmt_writer_put_track (e->w, stream, chunk, len));
   else
-    stage_item (e, ITEM_TRACK, stream, chunk, len);
+    stage_chunk (e, chunk, len);
   return 0;
 }
 
@@ -869,9 +914,11 @@ add_resource (void *user, const logfmt_resource_def_t *d)
   return logfmt_writer_add_resource (user, d);
 }
 
-/* Rank 0: consume one received piece. */
+/* Rank 0: consume one piece received from a rank whose region of the
+ * output starts at `start`. */
 static int
-consume_piece (logfmt_writer_t *w, const unsigned char *p, size_t len)
+consume_piece (logfmt_writer_t *w, uint64_t start, const unsigned char *p,
+               size_t len)
 {
   size_t o = 0;
   int rc = 0;
@@ -886,23 +933,19 @@ consume_piece (logfmt_writer_t *w, const unsigned char *p, size_t len)
       if (n > len - o)
         return LOGFMT_ECORRUPT;
       int r = 0;
+      uint64_t at;
       switch (kind)
         {
-        case ITEM_BLOCK:
-          r = logfmt_writer_put_block (w, stream, p + o, n);
+        case ITEM_CHUNKREF:
+          memcpy (&at, p + o, 8);
+          r = n < 8 ? LOGFMT_ECORRUPT
+              : logfmt_writer_note_chunk (w, start + at, p + o + 8, n - 8);
           break;
         case ITEM_SUMMARY:
           r = logfmt_writer_put_summary (w, stream, p + o, n);
           break;
         case ITEM_CALLPATHS:
           r = logfmt_writer_put_callpaths (w, p + o, n);
-          break;
-        case ITEM_TRACK:
-          r = logfmt_writer_put_track (w, stream, p + o, n);
-          break;
-        case ITEM_MESSAGES:
-          r = logfmt_writer_put_messages (w, (const logfmt_message_t *) (p + o),
-                                          n / sizeof (logfmt_message_t));
           break;
         case ITEM_RESOURCE:
           r = mpe__res_parse (p + o, n, add_resource, w) ? LOGFMT_ECORRUPT
@@ -1063,6 +1106,9 @@ typedef struct
   int              published;     /* rank 0 renamed it to name */
   unsigned char   *piece;         /* rank 0: receive buffer */
   size_t           piece_cap;
+  uint64_t        *starts;        /* rank 0: each rank's region */
+  uint64_t         in_place;      /* bytes the ranks wrote themselves */
+  uint64_t         via_rank0;     /* rank 0: bytes received from them */
   uint64_t         totals[2];     /* events, lost: all ranks (rank 0) */
 } merge_t;
 
@@ -1663,7 +1709,10 @@ phase_definitions (merge_t *m)
 static int
 write_status (const merge_t *m, int rc)
 {
-  if (rc)
+  const logfmt_error_t *e = logfmt_writer_error (m->em.w);
+  if (rc && e && e->code == rc)
+    fprintf (stderr, "mpe: cannot write %s\n", e->message);
+  else if (rc)
     fprintf (stderr, "mpe: cannot write %s: %s\n", m->name,
              logfmt_strerror (rc));
   return mpe_code (rc);
@@ -1734,31 +1783,42 @@ open_writer (merge_t *m)
   /* Pieces from the other ranks land here (a bigger one grows it). */
   m->piece_cap = PIECE_MAX + 16;
   m->piece = rc ? NULL : malloc (m->piece_cap);
-  if (!rc && !m->piece)
+  m->starts = rc ? NULL : calloc ((size_t) m->size, sizeof *m->starts);
+  if (!rc && (!m->piece || !m->starts))
     rc = LOGFMT_ENOMEM;
   return write_status (m, rc);
 }
 
 /* Phase "open": rank 0 opens the output, the others a staging file. */
 static int
+open_stage (const merge_t *m, const char *suffix)
+{
+  char stage[4200];
+  snprintf (stage, sizeof stage, "%s.%s", mpe__g.spill_path, suffix);
+  int fd = open (stage, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0)
+    fprintf (stderr, "mpe: rank %d: cannot create %s: %s\n", m->rank,
+             stage, strerror (errno));
+  else
+    unlink (stage);
+  return fd;
+}
+
+/* Phase "open": rank 0 opens the output, the others two staging files:
+ * their chunks (the region of the output they will write) and the items
+ * for rank 0. */
+static int
 phase_open (merge_t *m)
 {
   m->em.fd = -1;
+  m->em.bulk_fd = -1;
   if (failed (m))
     return MPE_LOG_OK;
   if (m->rank == 0)
     return open_writer (m);
-  char stage[4200];
-  snprintf (stage, sizeof stage, "%s.merge", mpe__g.spill_path);
-  m->em.fd = open (stage, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (m->em.fd < 0)
-    {
-      fprintf (stderr, "mpe: rank %d: cannot create %s: %s\n", m->rank,
-               stage, strerror (errno));
-      return MPE_LOG_FILE_PROB;
-    }
-  unlink (stage);
-  return MPE_LOG_OK;
+  m->em.fd = open_stage (m, "merge");
+  m->em.bulk_fd = m->em.fd < 0 ? -1 : open_stage (m, "chunks");
+  return m->em.bulk_fd < 0 ? MPE_LOG_FILE_PROB : MPE_LOG_OK;
 }
 
 /* One stream's summary: to the writer or the staging file. */
@@ -1792,7 +1852,7 @@ sample_track_cb (void *user, const void *chunk, size_t len)
     emit_fail (o->em, logfmt_writer_put_track (o->em->w, o->stream, chunk,
                                                len));
   else
-    stage_item (o->em, ITEM_TRACK, o->stream, chunk, len);
+    stage_chunk (o->em, chunk, len);
   return o->em->err;
 }
 
@@ -1978,6 +2038,12 @@ put_callpaths (merge_t *m)
     }
 }
 
+static int
+msgs_chunk_cb (void *user, const void *chunk, size_t len)
+{
+  return stage_chunk (user, chunk, len);
+}
+
 /* Phase "encode": every stream, then this rank's matched messages. */
 static int
 phase_encode (merge_t *m)
@@ -1994,17 +2060,9 @@ phase_encode (merge_t *m)
     emit_resources (m);
   if (em->w && m->nmatch && !em->err)
     emit_fail (em, logfmt_writer_put_messages (em->w, m->msgs, m->nmatch));
-  else if (!em->w)
-    {
-      /* Messages in items of at most PIECE_MAX bytes. */
-      size_t per = PIECE_MAX / sizeof (logfmt_message_t) - 1;
-      for (size_t i = 0; i < m->nmatch && !em->err; i += per)
-        {
-          size_t k = m->nmatch - i < per ? m->nmatch - i : per;
-          stage_item (em, ITEM_MESSAGES, 0, m->msgs + i,
-                      k * sizeof (logfmt_message_t));
-        }
-    }
+  else if (!em->w && !em->err)
+    emit_fail (em, logfmt_messages_encode (m->msgs, m->nmatch,
+                                           msgs_chunk_cb, em));
   if (em->err)
     fprintf (stderr, "mpe: rank %d: cannot %s: %s\n", m->rank,
              em->w ? "write the log" : "stage its part of the log",
@@ -2012,19 +2070,157 @@ phase_encode (merge_t *m)
   return mpe_code (em->err);
 }
 
-/* Phase "assemble": the other ranks' pieces reach rank 0's writer.  A
- * rank that failed sends none, only the end; rank 0 having failed
- * receives them all and drops them. */
+/* {events, lost, failure word}: summed, summed, maximum. */
+static void
+totals_op (void *in, void *inout, int *len, MPI_Datatype *type)
+{
+  (void) type;
+  const uint64_t *a = in;
+  uint64_t *b = inout;
+  for (int i = 0; i < *len; i++, a += 3, b += 3)
+    {
+      b[0] += a[0];
+      b[1] += a[1];
+      if (a[2] > b[2])
+        b[2] = a[2];
+    }
+}
+
+/* Copies this rank's chunks into its region of the output, at `at`. */
+static int
+write_region (merge_t *m, MPI_File fh, uint64_t at)
+{
+  unsigned char *buf = malloc (PLACE_BUF);
+  if (!buf)
+    return fail_nomem (m, "the chunks' copy");
+  int rc = MPE_LOG_OK;
+  for (uint64_t off = 0; off < m->em.bulk_size && !rc;)
+    {
+      size_t n = m->em.bulk_size - off < PLACE_BUF
+                 ? (size_t) (m->em.bulk_size - off) : PLACE_BUF;
+      MPI_Status st;
+      int got = 0, e = MPI_SUCCESS;
+      if (pread (m->em.bulk_fd, buf, n, (off_t) off) != (ssize_t) n)
+        {
+          fprintf (stderr, "mpe: rank %d: cannot read back its chunks: %s\n",
+                   m->rank, strerror (errno));
+          rc = MPE_LOG_FILE_PROB;
+        }
+      else if ((e = PMPI_File_write_at (fh, (MPI_Offset) (at + off), buf,
+                                        (int) n, MPI_BYTE, &st))
+               != MPI_SUCCESS
+               || PMPI_Get_count (&st, MPI_BYTE, &got) != MPI_SUCCESS
+               || got != (int) n)
+        {
+          char msg[MPI_MAX_ERROR_STRING] = "short write";
+          int ml = 0;
+          if (e != MPI_SUCCESS)
+            PMPI_Error_string (e, msg, &ml);
+          fprintf (stderr, "mpe: rank %d: cannot write its part of %s: %s\n",
+                   m->rank, m->name, msg);
+          rc = MPE_LOG_FILE_PROB;
+        }
+      off += n;
+    }
+  free (buf);
+  return rc;
+}
+
+/* The chunks go into the output in parallel: an exclusive scan of their
+ * sizes gives each rank its region, rank 0 sets the whole span aside in
+ * its writer, and each rank writes its region with MPI-IO (a parallel
+ * file system takes them side by side).  Rank 0 learns each region's
+ * start for the index entries that follow.  Returns this rank's result. */
+static int
+place_chunks (merge_t *m)
+{
+  uint64_t size = failed (m) ? 0 : m->em.bulk_size, rel = 0;
+  uint64_t mine[3] = { size, 0, (uint64_t) m->mine }, all[3];
+  MPI_Datatype triple;
+  MPI_Op op;
+  MPI_Request rq[2];
+  PMPI_Type_contiguous (3, MPI_UINT64_T, &triple);
+  PMPI_Type_commit (&triple);
+  PMPI_Op_create (totals_op, 1, &op);
+  PMPI_Iexscan (&size, &rel, 1, MPI_UINT64_T, MPI_SUM, mpe__comm, &rq[0]);
+  PMPI_Iallreduce (mine, all, 1, triple, op, mpe__comm, &rq[1]);
+  merge_wait (&rq[0]);
+  merge_wait (&rq[1]);
+  PMPI_Op_free (&op);
+  PMPI_Type_free (&triple);
+  int word = (int) all[2];
+  learn_failures (m, &word, 1, 1);
+  if (m->rank == 0)
+    rel = 0;   /* an exclusive scan leaves rank 0's undefined */
+  m->in_place = all[0];
+  if (m->all || all[0] == 0)
+    return MPE_LOG_OK;
+  /* Rank 0 reserves the span; its start and rank 0's result go out. */
+  int64_t hdr[2] = { 0, 0 };
+  if (m->rank == 0)
+    {
+      uint64_t base = 0;
+      int rc = logfmt_writer_reserve (m->em.w, all[0], &base);
+      hdr[0] = (int64_t) base;
+      hdr[1] = fail_word (write_status (m, rc), m->phase);
+    }
+  PMPI_Ibcast (hdr, 2, MPI_INT64_T, 0, mpe__comm, &rq[0]);
+  PMPI_Igather (&rel, 1, MPI_UINT64_T, m->starts, 1, MPI_UINT64_T, 0,
+                mpe__comm, &rq[1]);
+  merge_wait (&rq[0]);
+  merge_wait (&rq[1]);
+  word = (int) hdr[1];
+  learn_failures (m, &word, 1, 1);
+  if (m->all)
+    return MPE_LOG_OK;
+  if (m->rank == 0)
+    for (int r = 0; r < m->size; r++)
+      m->starts[r] += (uint64_t) hdr[0];
+  if (m->em.bulk_size == 0)
+    return MPE_LOG_OK;
+  /* Each rank opens the file alone: a collective open and close would
+   * make the ranks that finished wait (spinning) for the slowest. */
+  MPI_File fh;
+  int e = PMPI_File_open (MPI_COMM_SELF, m->part, MPI_MODE_WRONLY,
+                          MPI_INFO_NULL, &fh);
+  if (e != MPI_SUCCESS)
+    {
+      char msg[MPI_MAX_ERROR_STRING];
+      int ml = 0;
+      PMPI_Error_string (e, msg, &ml);
+      fprintf (stderr, "mpe: rank %d: cannot open %s for its part: %s\n",
+               m->rank, m->part, msg);
+      return MPE_LOG_FILE_PROB;
+    }
+  int rc = write_region (m, fh, (uint64_t) hdr[0] + rel);
+  if (PMPI_File_close (&fh) != MPI_SUCCESS && !rc)
+    {
+      fprintf (stderr, "mpe: rank %d: cannot close %s\n", m->rank, m->part);
+      rc = MPE_LOG_FILE_PROB;
+    }
+  return rc;
+}
+
+/* Phase "assemble": the chunks go into the output (place_chunks), then
+ * the other ranks' index entries, summaries and tables reach rank 0's
+ * writer: a few per cent of the log's bytes.  A rank that failed sends
+ * none, only the end; rank 0 having failed receives them all and drops
+ * them. */
 static int
 phase_assemble (merge_t *m)
 {
-  int rc = failed (m) ? LOGFMT_EINVAL : 0;
+  int placed = place_chunks (m);
+  int rc = failed (m) || placed ? LOGFMT_EINVAL : 0;
   if (m->rank != 0)
     {
       rc = send_staged (m->em.fd, rc ? 0 : m->em.fsize);
       if (m->em.fd >= 0)
         close (m->em.fd);
-      m->em.fd = -1;
+      if (m->em.bulk_fd >= 0)
+        close (m->em.bulk_fd);
+      m->em.fd = m->em.bulk_fd = -1;
+      if (placed || failed (m))
+        return placed;
       if (rc)
         fprintf (stderr, "mpe: rank %d: cannot send its part of the log: "
                  "%s\n", m->rank, logfmt_strerror (rc));
@@ -2066,29 +2262,21 @@ phase_assemble (merge_t *m)
       PMPI_Irecv (m->piece, cnt, MPI_BYTE, st.MPI_SOURCE, TAG_PIECE,
                   mpe__comm, &rq);
       merge_wait (&rq);
-      int r = rc ? 0 : consume_piece (m->em.w, m->piece, (size_t) cnt);
+      m->via_rank0 += (uint64_t) cnt;
+      int r = rc ? 0 : consume_piece (m->em.w, m->starts[st.MPI_SOURCE],
+                                      m->piece, (size_t) cnt);
       if (r && !rc)
         rc = r;
     }
+  if (m->debug_timing)
+    fprintf (stderr, "mpe: assemble: %" PRIu64 " bytes written in place by "
+             "the ranks, %" PRIu64 " bytes of index entries and tables "
+             "through rank 0\n", m->in_place, m->via_rank0);
   if (failed (m))
     return MPE_LOG_OK;   /* already reported */
+  if (placed)
+    return placed;
   return write_status (m, rc);
-}
-
-/* {events, lost, failure word}: summed, summed, maximum. */
-static void
-totals_op (void *in, void *inout, int *len, MPI_Datatype *type)
-{
-  (void) type;
-  const uint64_t *a = in;
-  uint64_t *b = inout;
-  for (int i = 0; i < *len; i++, a += 3, b += 3)
-    {
-      b[0] += a[0];
-      b[1] += a[1];
-      if (a[2] > b[2])
-        b[2] = a[2];
-    }
 }
 
 /* Phase "finish": totals (with every failure so far); rank 0 completes
@@ -2207,7 +2395,9 @@ merge_failed (merge_t *m, int rc, const char *phase)
     }
   if (m->em.fd >= 0)
     close (m->em.fd);
-  m->em.fd = -1;
+  if (m->em.bulk_fd >= 0)
+    close (m->em.bulk_fd);
+  m->em.fd = m->em.bulk_fd = -1;
   mpe__crash_flush ();
   mpe__spill_keep ();
   /* Where the files are: rank 0's directory, and whether any rank has
@@ -2279,6 +2469,7 @@ merge_free (merge_t *m)
   free (m->comms_displs);
   free (m->comms_all);
   free (m->piece);
+  free (m->starts);
   free (m->pair_out);
   free (m->pair_in);
   free (m->pair64);
@@ -2289,7 +2480,7 @@ mpe__merge (const char *prefix)
 {
   merge_t m;
   memset (&m, 0, sizeof m);
-  m.em.fd = -1;
+  m.em.fd = m.em.bulk_fd = -1;
   m.t_start = PMPI_Wtime ();
   m.debug_timing = mpe__env_bool ("MPE_DEBUG_TIMING", 0);
   m.rank = mpe__g.rank;

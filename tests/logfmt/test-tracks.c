@@ -2,13 +2,15 @@
 /* Extension tracks (FORMAT.md section 14): round trip of metric samples
  * and definitions, window reads that decode only the overlapping chunks
  * (counted), metric bins from the level-of-detail summaries against a
- * brute-force pass over the samples, the assembly path (encoder + put),
+ * brute-force pass over the samples, the assembly paths (encoder + put,
+ * and chunks written in place by others, indexed from their heads),
  * and damaged track chunks and directories giving error codes.
  * With an argument DIR it also writes DIR/tracks.clog and
  * DIR/notracks.clog (same events) for tests/tools/clogtool-tracks.sh. */
 #include "tests/common/tap.h"
 #include "logfmt-internal.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #define NS   50000      /* samples on stream 0 */
@@ -245,6 +247,47 @@ on_chunk (void *user, const void *chunk, size_t len)
   return logfmt_writer_put_track (user, 1, chunk, len);
 }
 
+/* Chunks made "elsewhere", for the assembly in place: their bytes one
+ * after the other, as another process's region of the file. */
+typedef struct
+{
+  uint8_t *b;
+  size_t len, cap;
+  size_t off[4096];
+  size_t n;
+} region_t;
+
+static int
+region_add (void *user, const void *chunk, size_t len)
+{
+  region_t *g = user;
+  if (g->len + len > g->cap)
+    {
+      g->cap = (g->len + len) * 2;
+      g->b = realloc (g->b, g->cap);
+    }
+  if (!g->b || g->n == 4096)
+    return LOGFMT_ENOMEM;
+  memcpy (g->b + g->len, chunk, len);
+  g->off[g->n++] = g->len;
+  g->len += len;
+  return 0;
+}
+
+static int
+region_block (void *user, const void *block, size_t len,
+              const logfmt_block_info_t *info)
+{
+  (void) info;
+  return region_add (user, block, len);
+}
+
+static size_t
+region_chunk_len (const region_t *g, size_t i)
+{
+  return (i + 1 < g->n ? g->off[i + 1] : g->len) - g->off[i];
+}
+
 int
 main (int argc, char **argv)
 {
@@ -409,6 +452,133 @@ main (int argc, char **argv)
     ok (n == NS - 1 && mism == 0, "put_track renumbers the stream");
     logfmt_reader_close (r);
     ASSERT_OK (logfmt_verify (bad, NULL, NULL), "verify the assembly");
+  }
+
+  /* Assembly in place: stream 1's blocks, samples and messages are
+   * written into a region the writer set aside, as another process would,
+   * and indexed from their first bytes only. */
+  {
+    char ip[256];
+    snprintf (ip, sizeof ip, "/tmp/test-tracks-%d-inplace.clog",
+              (int) getpid ());
+    logfmt_writer_opts_t o = { .size = sizeof o, .world_size = 2 };
+    logfmt_writer_t *w;
+    ASSERT_OK (logfmt_writer_open (ip, &o, &w, &e), "in-place writer");
+    logfmt_state_def_t st = { 10, 11, "Compute", "red", NULL, 0 };
+    logfmt_writer_add_state (w, &st);
+    for (int s = 0; s < 2; s++)
+      {
+        logfmt_stream_def_t sd = { s, 0, NULL };
+        logfmt_writer_add_stream (w, &sd, NULL);
+      }
+    region_t *g = calloc (1, sizeof *g);
+    logfmt_encoder_opts_t eo = { sizeof eo, 1, 500, 0 };
+    logfmt_encoder_t *enc;
+    logfmt_summary_builder_t *sb;
+    ASSERT_OK (logfmt_encoder_new (&eo, region_block, g, &enc), "encoder");
+    ASSERT_OK (logfmt_summary_builder_new (&st, 1, &sb), "summary builder");
+    logfmt_event_t ev;
+    for (int i = 0; i < NEV; i++)
+      {
+        event (1, i, &ev);
+        logfmt_encoder_add (enc, &ev, 1);
+        logfmt_summary_builder_add (sb, &ev, 1);
+        event (0, i, &ev);
+        logfmt_writer_event (w, 0, &ev, 1);   /* the writer's own stream */
+      }
+    ASSERT_OK (logfmt_encoder_flush (enc), "blocks");
+    logfmt_encoder_free (enc);
+    logfmt_track_encoder_t *te;
+    ASSERT_OK (logfmt_track_encoder_new (1, region_add, g, &te), "tracks");
+    logfmt_track_rec_t x;
+    for (int i = 0; i < NS; i++)
+      {
+        sample (i, &x);
+        logfmt_track_encoder_add (te, LOGFMT_TRACK_METRIC, &x, 1);
+      }
+    ASSERT_OK (logfmt_track_encoder_flush (te), "samples");
+    logfmt_track_encoder_free (te);
+    enum { NM = 9000 };
+    logfmt_message_t *msg = calloc (NM, sizeof *msg);
+    for (int i = 0; i < NM; i++)
+      msg[i] = (logfmt_message_t) {
+        .send_stream = 0, .recv_stream = 1,
+        .send_time = 500 + (uint64_t) (NM - i) * 300,
+        .recv_time = 600 + (uint64_t) (NM - i) * 300,
+        .send_rank = 0, .recv_rank = 1, .tag = i % 7, .size = 8 };
+    ASSERT_OK (logfmt_messages_encode (msg, NM, region_add, g), "messages");
+    ok (msg[0].send_time < msg[NM - 1].send_time,
+        "logfmt_messages_encode sorts by time");
+
+    uint64_t at = 0;
+    ASSERT_OK (logfmt_writer_reserve (w, g->len, &at), "reserve");
+    int fd = open (ip, O_WRONLY);
+    ok (fd >= 0 && pwrite (fd, g->b, g->len, (off_t) at)
+                   == (ssize_t) g->len, "the region written by another fd");
+    close (fd);
+    int bad_rc = 0;
+    for (size_t i = 0; i < g->n; i++)
+      {
+        size_t cl = region_chunk_len (g, i);
+        bad_rc |= logfmt_writer_note_chunk (w, at + g->off[i],
+                                            g->b + g->off[i],
+                                            cl < LOGFMT_CHUNK_HEAD_MAX
+                                            ? cl : LOGFMT_CHUNK_HEAD_MAX);
+      }
+    ok (bad_rc == 0, "every chunk indexed from its first bytes");
+    ok (logfmt_writer_note_chunk (w, at, g->b, LOGFMT_CHUNK_HEAD_MAX)
+        == LOGFMT_ERANGE, "a block going back in time is refused");
+    ok (logfmt_writer_note_chunk (w, at + g->len + 1000, g->b,
+                                  LOGFMT_CHUNK_HEAD_MAX) == LOGFMT_EINVAL,
+        "an offset past the file is refused");
+    ok (logfmt_writer_note_chunk (w, at, g->b, 12) == LOGFMT_EINVAL,
+        "a head shorter than a chunk header is refused");
+    uint8_t odd[LOGFMT_CHUNK_HEAD_MAX];
+    memcpy (odd, g->b, sizeof odd);
+    st32 (odd, 0x77);
+    ok (logfmt_writer_note_chunk (w, at, odd, sizeof odd) == LOGFMT_EINVAL,
+        "an unknown chunk type is refused");
+    void *sum;
+    size_t sumlen;
+    ASSERT_OK (logfmt_summary_builder_finish (sb, 1, &sum, &sumlen), "sum");
+    ASSERT_OK (logfmt_writer_put_summary (w, 1, sum, sumlen), "summary");
+    free (sum);
+    logfmt_summary_builder_free (sb);
+    ASSERT_OK (logfmt_writer_finish (w, &e), "in-place file finished");
+    ASSERT_OK (logfmt_verify (ip, NULL, NULL), "verify the in-place file");
+    ASSERT_OK (logfmt_reader_open (ip, 0, &r, &e), "open it");
+    ok (logfmt_reader_stream_events (r, 0) == NEV
+        && logfmt_reader_stream_events (r, 1) == NEV,
+        "both streams' events indexed");
+    uint64_t ne = 0;
+    logfmt_iter_t *it;
+    ASSERT_OK (logfmt_iter_new (r, 1, 0, UINT64_MAX, &it), "iter");
+    logfmt_event_t back;
+    int same_ev = 1;
+    while (logfmt_iter_next (it, &back) == 1)
+      {
+        event (1, (int) ne++, &ev);
+        same_ev &= back.time == ev.time && back.id == ev.id;
+      }
+    logfmt_iter_free (it);
+    ok (ne == NEV && same_ev, "stream 1 read back (%llu events)",
+        (unsigned long long) ne);
+    mism = 0;
+    count_window (r, 1, 0, UINT64_MAX, &n, &chunks, &mism, 0);
+    ok (n == NS && mism == 0, "stream 1's samples read back");
+    logfmt_msg_iter_t *mi;
+    ASSERT_OK (logfmt_msg_iter_new (r, 0, UINT64_MAX, &mi), "msg iter");
+    logfmt_message_t mm;
+    uint64_t nm = 0;
+    while (logfmt_msg_iter_next (mi, &mm) == 1)
+      nm++;
+    logfmt_msg_iter_free (mi);
+    ok (nm == NM, "every message read back (%llu)", (unsigned long long) nm);
+    logfmt_reader_close (r);
+    unlink (ip);
+    free (msg);
+    free (g->b);
+    free (g);
   }
 
   /* Damage. */

@@ -59,6 +59,7 @@ is "normal run: MPE_Finish_log returns MPE_LOG_OK" "$(finish_rc 0)$(finish_rc 1)
 is "normal run: every begin" "$(val logmany.clog count 1 2 600)" $N
 test -z "$(ls "$MPE_TMPDIR")" && test ! -e logmany.clog.part
 ok $? "normal run: no local file, no .part left"
+size=$(wc -c < logmany.clog)
 rm -f logmany.clog
 
 # Disk full: the output directory is a 16 KiB tmpfs (the log takes about
@@ -76,6 +77,40 @@ $CLOGTOOL $cmd > rec.txt 2>&1; ok $? "disk full: the printed command works"
 is "disk full: printed command: every begin" \
   "$(val full/logmany.clog count 1 1 600)" $N
 recovered "disk full" 2
+
+# Each rank writes its own chunks into the log (MPI-IO, at offsets from a
+# scan of their sizes): only index entries, summaries and tables go
+# through rank 0.
+MPE_DEBUG_TIMING=1 run 4 $B/tests/mpe/logmany 600000 2
+ok $? "4 ranks: normal run"
+for r in 1 2 3; do
+  is "4 ranks: rank $r thread 2: every begin" \
+    "$(val logmany.clog count $r 2 600)" 600000
+done
+is "4 ranks: messages matched" "$(val logmany.clog matched)" 4
+$CLOGTOOL verify logmany.clog > /dev/null; ok $? "4 ranks: clogtool verify"
+placed=$(sed -n 's/^mpe: assemble: \([0-9]*\) bytes written in place.*/\1/p' err.txt)
+via=$(sed -n 's/.*place by the ranks, \([0-9]*\) bytes of index.*/\1/p' err.txt)
+size4=$(wc -c < logmany.clog)
+test -n "$placed" && [ "$placed" -gt $((size4 / 2)) ] && [ "$via" -lt $((placed / 4)) ]
+ok $? "4 ranks: ranks 1-3 wrote their blocks themselves ($placed of $size4 bytes; $via through rank 0)"
+rm -f logmany.clog
+
+# The disk fills while rank 1 writes its own region of the log (rank 0
+# wrote its part, about half, and set rank 1's aside): a tmpfs of about
+# half the log, in whole pages.
+half=$(( (size / 2 / 4096 + 2) * 4 ))k
+rm -f full/logmany.clog
+MPE_LOGFILE_PREFIX=full/logmany in_mount_ns sh -c \
+  "mount -t tmpfs -o size=$half tmpfs full && timeout 120 $MPIEXEC -n 2 \
+   $B/tests/mpe/logmany $N 2 > out.txt 2> err.txt"
+ok $? "disk full in rank 1's region: the job itself succeeds"
+grep -q 'rank 1: cannot write its part of full/logmany.clog' err.txt &&
+  grep -q 'No space left on device' err.txt
+ok $? "disk full in rank 1's region: rank 1 says why"
+[ $? -eq 0 ] || sed 's/^/# /' err.txt
+failed "disk full in rank 1's region" full/logmany.clog 3
+recovered "disk full in rank 1's region" 2
 
 # Read-only directory (root ignores permissions, not a read-only mount).
 mkdir -p ro

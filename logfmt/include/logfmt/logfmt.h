@@ -317,6 +317,35 @@ LOGFMT_API int logfmt_writer_put_messages (logfmt_writer_t *w,
                                            const logfmt_message_t *m,
                                            size_t n);
 
+/* The writer's first error (its code and a message naming the cause), or
+ * NULL while there is none. */
+LOGFMT_API const logfmt_error_t *logfmt_writer_error (const logfmt_writer_t *w);
+
+/* Assembly in place, for parallel writers that write their chunks into
+ * the file themselves (each process its own region, e.g. with MPI-IO):
+ * logfmt_writer_reserve sets `len` bytes aside at the end of the file
+ * (what the writer buffered is written first) and gives their offset in
+ * *at; the chunks written there are indexed with logfmt_writer_note_chunk,
+ * from their offset and their first bytes (at least
+ * LOGFMT_CHUNK_HEAD_MAX, or the whole chunk): blocks made by an encoder,
+ * TRACK chunks made by a track encoder, MSGS chunks made by
+ * logfmt_messages_encode, with their own stream ids (nothing is patched).
+ * Every reserved byte must be written, by chunks, before the file is
+ * used; the writer cannot check it. */
+#define LOGFMT_CHUNK_HEAD_MAX 72
+LOGFMT_API int logfmt_writer_reserve (logfmt_writer_t *w, uint64_t len,
+                                      uint64_t *at);
+LOGFMT_API int logfmt_writer_note_chunk (logfmt_writer_t *w, uint64_t at,
+                                         const void *head, size_t len);
+/* Matched messages as MSGS chunks of at most LOGFMT_MESSAGES_PER_CHUNK,
+ * each handed to cb (the array is sorted in place by first time). */
+#define LOGFMT_MESSAGES_PER_CHUNK 4096
+LOGFMT_API int logfmt_messages_encode (logfmt_message_t *m, size_t n,
+                                       int (*cb) (void *user,
+                                                  const void *chunk,
+                                                  size_t len),
+                                       void *user);
+
 /* Writes summaries, messages (unmatched ones included), definitions,
  * index and trailer, then fsyncs.  Until this returns 0 the file has no
  * valid trailer and readers report LOGFMT_EPARTIAL.  Frees w in all
