@@ -19,7 +19,8 @@
  * "F faults, S switches, M migrations": page faults (the library's or the
  * floor's first touches would show here), involuntary context switches
  * (another process or our spill thread took its core) and moves to
- * another core (-1 where the kernel does not say).
+ * another core (-1 where the kernel does not say); then "B blocked":
+ * voluntary switches (the thread slept, e.g. in a write).
  */
 #define _GNU_SOURCE 1
 #include "config.h"
@@ -56,7 +57,7 @@ static double cpu0, cpu;   /* process CPU time at the loop's start, in it */
 
 /* What disturbed the calling thread: page faults, involuntary switches,
  * migrations (from /proc, -1 without it). */
-typedef struct { double faults, switches, migrations; } disturb_t;
+typedef struct { double faults, switches, migrations, blocked; } disturb_t;
 
 static double
 migrations (void)
@@ -83,7 +84,8 @@ disturb_now (void)
   struct rusage u;
   getrusage (RUSAGE_THREAD, &u);
   return (disturb_t) { (double) (u.ru_minflt + u.ru_majflt),
-                       (double) u.ru_nivcsw, migrations () };
+                       (double) u.ru_nivcsw, migrations (),
+                       (double) u.ru_nvcsw };
 }
 
 static disturb_t d0, dloop;   /* at the loop's start, in it */
@@ -102,6 +104,7 @@ loop_end (void)
   disturb_t d1 = disturb_now ();
   dloop.faults = d1.faults - d0.faults;
   dloop.switches = d1.switches - d0.switches;
+  dloop.blocked = d1.blocked - d0.blocked;
   dloop.migrations = d0.migrations < 0 || d1.migrations < 0
                        ? -1 : d1.migrations - d0.migrations;
 }
@@ -202,16 +205,17 @@ main (int argc, char **argv)
   int rank, size;
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Comm_size (MPI_COMM_WORLD, &size);
-  double t[5] = { floor ? floor_loop (n) : mpe_loop (n), cpu,
-                   dloop.faults, dloop.switches, dloop.migrations },
-         worst[5];
-  MPI_Reduce (t, worst, 5, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  double t[6] = { floor ? floor_loop (n) : mpe_loop (n), cpu,
+                   dloop.faults, dloop.switches, dloop.migrations,
+                   dloop.blocked },
+         worst[6];
+  MPI_Reduce (t, worst, 6, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0)
     printf ("mpe-user: %d ranks, %ld calls: %.2f ns/call, %.2f ns CPU (%s); "
-            "%.0f faults, %.0f switches, %.0f migrations\n",
+            "%.0f faults, %.0f switches, %.0f migrations, %.0f blocked\n",
             size, n, worst[0] / (double) n * 1e9,
             worst[1] / (double) n * 1e9, floor ? "floor" : "mpe",
-            worst[2], worst[3], worst[4]);
+            worst[2], worst[3], worst[4], worst[5]);
   MPI_Finalize ();
   return 0;
 }

@@ -27,7 +27,7 @@ while [ "$r" -le "$rounds" ]; do
       defaults) x=$($mpiexec -n "$n" "$prog" "$calls" 2>/dev/null) ;;
       *) x=$(env "$what" $mpiexec -n "$n" "$prog" "$calls" 2>/dev/null) ;;
     esac
-    ns=$(echo "$x" | sed -n 's/.*: \([0-9.]*\) ns\/call, \([0-9.]*\) ns CPU.*; \([-0-9]*\) faults, \([-0-9]*\) switches, \([-0-9]*\) migrations.*/\1 \2 \3 \4 \5/p')
+    ns=$(echo "$x" | sed -n 's/.*: \([0-9.]*\) ns\/call, \([0-9.]*\) ns CPU.*; \([-0-9]*\) faults, \([-0-9]*\) switches, \([-0-9]*\) migrations, \([-0-9]*\) blocked.*/\1 \2 \3 \4 \5 \6/p')
     echo "$n $what $ns" >> "$out"
   done
   r=$((r + 1))
@@ -53,7 +53,8 @@ awk -v col=$col '
 ' "$out"
 done
 echo "-- each run: wall ns/call, CPU ns/call; the timed thread's page faults,"
-echo "-- involuntary switches, migrations in the loop (the most of any rank)"
+echo "-- involuntary switches, migrations, voluntary switches (blocked) in the"
+echo "-- loop (the most of any rank)"
 awk '{ k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[++no] = k }
-       r[k] = r[k] sprintf("  %.2f/%.2f %s/%s/%s", $3, $4, $5, $6, $7) }
+       r[k] = r[k] sprintf("  %.2f/%.2f %s/%s/%s/%s", $3, $4, $5, $6, $7, $8) }
      END { for (i = 1; i <= no; i++) printf "%-28s%s\n", order[i], r[order[i]] }' "$out"

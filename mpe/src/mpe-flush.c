@@ -27,6 +27,20 @@ typedef struct
   uint64_t    pending;
 } spill_ctx_t;
 
+/* A PACKED frame of thread's payload at p (the payload is already at
+ * p + its header); returns the frame's length. */
+static size_t
+frame_seal (unsigned char *p, int thread, size_t len)
+{
+  unsigned char *pay = p + sizeof (mpe_spill_frame_t);
+  mpe_spill_frame_t h = { MPE_SPILL_FRAME_MAGIC, MPE_SPILL_PACKED,
+                          (uint16_t) thread, (uint32_t) len,
+                          mpe_spill_sum (pay, len) };
+  memcpy (p, &h, sizeof h);
+  memset (pay + len, 0, mpe_spill_pad8 (len) - len);
+  return sizeof h + mpe_spill_pad8 (len);
+}
+
 static int
 burst_add (spill_ctx_t *c, const void *block, size_t len, uint64_t count)
 {
@@ -42,14 +56,9 @@ burst_add (spill_ctx_t *c, const void *block, size_t len, uint64_t count)
       c->mem = nm;
       c->memcap = nc;
     }
-  mpe_spill_frame_t h = { MPE_SPILL_FRAME_MAGIC, MPE_SPILL_PACKED,
-                          (uint16_t) c->b->thread, (uint32_t) len,
-                          mpe_spill_sum (block, len) };
   unsigned char *p = c->mem + c->memlen;
-  memcpy (p, &h, sizeof h);
-  memcpy (p + sizeof h, block, len);
-  memset (p + sizeof h + len, 0, mpe_spill_pad8 (len) - len);
-  c->memlen += need;
+  memcpy (p + sizeof (mpe_spill_frame_t), block, len);
+  c->memlen += frame_seal (p, c->b->thread, len);
   c->pending += count;
   return 0;
 }
@@ -95,6 +104,52 @@ spill_frame_out (spill_ctx_t *c, const void *payload, size_t len,
 
 static int spill_burst_write (spill_ctx_t *c);
 
+/* The events and frames wholly within the first `done` bytes of frames
+ * built in memory (a torn write keeps those). */
+static uint64_t
+frames_events (const unsigned char *p, size_t done, int *nframes)
+{
+  uint64_t events = 0;
+  size_t o = 0;
+  *nframes = 0;
+  while (o + sizeof (mpe_spill_frame_t) <= done)
+    {
+      mpe_spill_frame_t h;
+      memcpy (&h, p + o, sizeof h);
+      size_t whole = sizeof h + mpe_spill_pad8 (h.len);
+      if (whole > done - o)
+        break;
+      uint32_t n;
+      memcpy (&n, p + o + sizeof h + 8, 4);
+      events += n;
+      (*nframes)++;
+      o += whole;
+    }
+  return events;
+}
+
+/* The previous flush's LOSS record sits in the first frame (after the
+ * 560 event): if that frame is lost, carry its count forward instead of
+ * counting the record itself, so the LOSS records that survive always
+ * add up to the events lost. */
+static uint64_t
+carry_loss (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to,
+            uint64_t lost)
+{
+  for (const mpe_rec_t *q = from; q < to && q < from + 4;
+       q += 1 + mpe_spill_rec_ext (q->aux))
+    if ((q->aux & 0xffu) == MPE_REC_LOSS)
+      {
+        uint64_t carried;
+        memcpy (&carried, q + 1, 8);
+        /* Already counted in b->lost, which the logging thread adds to
+         * while this runs on the spill thread. */
+        __atomic_fetch_sub (&b->lost, carried, __ATOMIC_RELAXED);
+        return lost - 1 + carried;
+      }
+  return lost;
+}
+
 
 /* Packs [from, to) of b into the spill file; returns events lost.  Packed
  * records, not logfmt blocks: a spill often runs on the program's critical
@@ -130,32 +185,118 @@ spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to,
       spill_frame_out (&ctx, buf, len, n);
     }
   free (buf);
+  uint64_t gathered = ctx.pending;
   if (burst && spill_burst_write (&ctx) != 0)
     {
-      /* Not written (full disk, or the crash path took the records). */
+      /* Not all written (full disk, or the crash path took the records):
+       * what the frames before the torn one hold is in the file. */
       ctx.lost += ctx.pending;
-      if (ctx.nblocks)
+      if (ctx.nblocks && ctx.pending == gathered)
         ctx.first_failed = 1;
     }
   free (ctx.mem);
-  /* The previous flush's LOSS record sits in the first frame (after the
-   * 560 event): if that frame is lost, carry its count forward instead of
-   * counting the record itself, so the LOSS records that survive always
-   * add up to the events lost. */
   if (ctx.lost && (ctx.first_failed || ctx.nblocks == 0))
-    for (const mpe_rec_t *q = from; q < to && q < from + 4;
-         q += 1 + mpe_spill_rec_ext (q->aux))
-      if ((q->aux & 0xffu) == MPE_REC_LOSS)
-        {
-          uint64_t carried;
-          memcpy (&carried, q + 1, 8);
-          ctx.lost = ctx.lost - 1 + carried;
-          /* Already counted in b->lost, which the logging thread adds
-           * to while this runs on the spill thread. */
-          __atomic_fetch_sub (&b->lost, carried, __ATOMIC_RELAXED);
-          break;
-        }
+    ctx.lost = carry_loss (b, from, to, ctx.lost);
   return ctx.lost;
+}
+
+/* ------------------------------------------------------------------ */
+/* Inline spilling, a window at a time                                 */
+/* ------------------------------------------------------------------ */
+
+/* Slots per window: 512 KB, half this machine's L2 (and most), so the
+ * records are packed while still in the cache, not read back from
+ * memory at the round's end (about half the cost of a spill). */
+enum { PACK_WINDOW = 32768 };
+
+static mpe_rec_t *
+window_end (const mpe_tbuf_t *b, const mpe_rec_t *from)
+{
+  return b->round_end - from > PACK_WINDOW ? (mpe_rec_t *) from + PACK_WINDOW
+                                           : b->round_end;
+}
+
+void
+mpe__tbuf_windows (mpe_tbuf_t *b)
+{
+  if (!b->mid && !b->pk)
+    {
+      /* Room for a round at a byte or two a record, faulted in now, not
+       * on the event path (it grows if a round needs more). */
+      size_t want = b->cap * sizeof (mpe_rec_t) / 16 + ((size_t) 1 << 20);
+      b->pk = malloc (want);
+      b->pk_cap = b->pk ? want : 0;
+      for (size_t o = 0; o < b->pk_cap; o += 4096)
+        b->pk[o] = 0;
+    }
+  b->packed = b->seg;
+  b->pk_len = 0;
+  b->pk_events = 0;
+  b->pk_frames = 0;
+  b->end = b->mid ? b->round_end : window_end (b, b->pos);
+}
+
+/* Packs [b->packed, to) into frames at the end of pk.  Returns -1 when
+ * pk cannot hold them (at most an eighth of the buffer): the rest of the
+ * round is then packed at its end, as without windows. */
+static int
+pk_add (mpe_tbuf_t *b, const mpe_rec_t *to)
+{
+  enum { FRAME = 256 * 1024 };
+  size_t want = sizeof (mpe_spill_frame_t) + FRAME + 8;
+  size_t most = b->cap * sizeof (mpe_rec_t) / 8;
+  while (b->packed < to)
+    {
+      if (b->pk_cap - b->pk_len < want)
+        {
+          size_t nc = b->pk_cap ? b->pk_cap * 2 : (size_t) 1 << 20;
+          while (nc - b->pk_len < want)
+            nc *= 2;
+          unsigned char *n = nc <= most || !b->pk_cap ? realloc (b->pk, nc)
+                                                      : NULL;
+          if (!n)
+            return -1;
+          b->pk = n;
+          b->pk_cap = nc;
+        }
+      unsigned char *p = b->pk + b->pk_len;
+      size_t len = mpe_spill_pack (&b->packed, to,
+                                   p + sizeof (mpe_spill_frame_t), FRAME);
+      if (len == 0)
+        break;
+      uint32_t n;
+      memcpy (&n, p + sizeof (mpe_spill_frame_t) + 8, 4);
+      b->pk_len += frame_seal (p, b->thread, len);
+      b->pk_events += n;
+      b->pk_frames++;
+    }
+  return 0;
+}
+
+/* The round is full: its frames go out in one write (what pk could not
+ * hold, frame by frame after them).  Returns the events lost. */
+static uint64_t
+spill_round (mpe_tbuf_t *b)
+{
+  int rest = pk_add (b, b->pos);
+  uint64_t lost = 0;
+  if (b->pk_len)
+    {
+      size_t done;
+      int nframes = b->pk_frames;
+      uint64_t in = mpe__spill_frames (b->pk, b->pk_len, &done) == 0
+                    ? b->pk_events : frames_events (b->pk, done, &nframes);
+      MPE_PUBLISH (b->spilled, b->spilled + in);
+      test_kill_point (nframes);
+      /* What did not reach the file is lost, the first frame's LOSS
+       * record carried if that one did not. */
+      lost = b->pk_events - in;
+      if (lost && nframes == 0)
+        lost = carry_loss (b, b->seg, b->pos, lost);
+    }
+  if (rest)
+    lost += spill_records (b, b->packed, b->pos, 0);
+  return lost;
 }
 
 static int warned_spill;
@@ -221,27 +362,15 @@ spill_burst_write (spill_ctx_t *c)
     }
   if (c->memlen == 0)
     return 0;
-  if (mpe__g.spill_fail_hook || mpe__g.spill_fd < 0)
-    return -1;
-  uint64_t off = atomic_fetch_add (&mpe__g.spill_off, c->memlen);
-  const unsigned char *p = c->mem;
-  size_t len = c->memlen;
-  while (len)
-    {
-      ssize_t w = pwrite (mpe__g.spill_fd, p, len, (off_t) off);
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w <= 0)
-        return -1;  /* a frame scan stops at the torn frame */
-      p += w;
-      len -= (size_t) w;
-      off += (uint64_t) w;
-    }
-  MPE_PUBLISH (c->b->spilled, c->b->spilled + c->pending);
-  c->written += c->pending;
-  c->pending = 0;
-  test_kill_point (c->nblocks);
-  return 0;
+  size_t done;
+  int rc = mpe__spill_frames (c->mem, c->memlen, &done);
+  int nframes = c->nblocks;
+  uint64_t in = rc ? frames_events (c->mem, done, &nframes) : c->pending;
+  MPE_PUBLISH (c->b->spilled, c->b->spilled + in);
+  c->written += in;
+  c->pending -= in;
+  test_kill_point (nframes);
+  return rc ? -1 : 0;
 }
 
 static int
@@ -351,6 +480,15 @@ mpe__spill_drain (void)
 mpe_rec_t *
 mpe__tbuf_full (mpe_tbuf_t *b)
 {
+  if (b->end < b->round_end)
+    {
+      /* A window's end: pack it while it is in the cache. */
+      if (mpe__g.spill_fd < 0 || pk_add (b, b->pos) != 0)
+        b->end = b->round_end;
+      else
+        b->end = window_end (b, b->pos);
+      return b->pos;
+    }
   uint64_t t0 = mpe__ticks ();
   b->in_flush = 1;
   uint64_t lost = 0;
@@ -361,12 +499,13 @@ mpe__tbuf_full (mpe_tbuf_t *b)
       job_queue (b, b->seg, b->pos);
       b->seg = b->seg == b->base ? b->mid : b->base;
       b->end = (b->seg == b->base ? b->mid : b->base + b->cap) - 8;
+      b->round_end = b->end;
       mpe__part_new_round (b, b->seg != b->base);
     }
   else
     {
       if (mpe__g.spill_fd >= 0)
-        lost = spill_records (b, b->seg, b->pos, 0);
+        lost = spill_round (b);
       else
         for (const mpe_rec_t *p = b->seg; p < b->pos;
              p += 1 + mpe_spill_rec_ext (p->aux))
@@ -405,6 +544,7 @@ mpe__tbuf_full (mpe_tbuf_t *b)
       r++;
     }
   MPE_PUBLISH (b->pos, r);
+  mpe__tbuf_windows (b);
   b->in_flush = 0;
   return r;
 }

@@ -61,6 +61,16 @@ typedef struct mpe_tbuf
   const mpe_rec_t *job_from, *job_to;
   uint64_t         job_lost;
   struct mpe_tbuf *job_next;
+  /* Inline spilling (no spill thread) packs the round a window at a time,
+   * while the window's records are still in the cache (mpe-flush.c): end
+   * is then the window's end, round_end the round's.  The frames wait in
+   * pk until the round is full, and are written with one write. */
+  mpe_rec_t       *round_end;
+  const mpe_rec_t *packed;   /* records before this are packed in pk */
+  unsigned char   *pk;
+  size_t           pk_len, pk_cap;
+  uint64_t         pk_events;
+  int              pk_frames;
 } mpe_tbuf_t;
 
 enum
@@ -167,6 +177,8 @@ MPE_HIDDEN void        mpe__ring_detach_all (void);
 MPE_HIDDEN void        mpe__ring_keep_all (void);
 /* mpe-flush.c: full buffers to the spill file. */
 MPE_HIDDEN mpe_rec_t  *mpe__tbuf_full (mpe_tbuf_t *b);
+/* An empty round: no frames waiting, the first window's end. */
+MPE_HIDDEN void        mpe__tbuf_windows (mpe_tbuf_t *b);
 MPE_HIDDEN void        mpe__spill_drain (void);
 /* mpe-spillfile.c: the spill file. */
 MPE_HIDDEN int         mpe__spill_open (void);
@@ -174,6 +186,10 @@ MPE_HIDDEN void        mpe__spill_close (int remove_file);
 MPE_HIDDEN void        mpe__spill_keep (void);
 MPE_HIDDEN int         mpe__spill_frame (int type, int thread,
                                          const void *p, size_t len);
+/* Frames built in memory, in one write; *done: the bytes written (all of
+ * them unless it fails: the frames before the torn one are in the file). */
+MPE_HIDDEN int         mpe__spill_frames (const void *frames, size_t len,
+                                          size_t *done);
 MPE_HIDDEN void        mpe__spill_meta (void);
 /* mpe-crash.c: the crash path. */
 MPE_HIDDEN void        mpe__crash_install (void);

@@ -152,9 +152,10 @@ mpe__spill_keep (void)
 }
 
 static int
-pwrite_all (int fd, const void *p, size_t len, uint64_t off)
+pwrite_some (int fd, const void *p, size_t len, uint64_t off, size_t *done)
 {
   const char *c = p;
+  *done = 0;
   while (len)
     {
       ssize_t w = pwrite (fd, c, len, (off_t) off);
@@ -169,8 +170,16 @@ pwrite_all (int fd, const void *p, size_t len, uint64_t off)
       c += w;
       len -= (size_t) w;
       off += (uint64_t) w;
+      *done += (size_t) w;
     }
   return 0;
+}
+
+static int
+pwrite_all (int fd, const void *p, size_t len, uint64_t off)
+{
+  size_t done;
+  return pwrite_some (fd, p, len, off, &done);
 }
 
 /* Async-signal-safe: an atomic offset reservation and pwrite. */
@@ -197,6 +206,21 @@ mpe__spill_frame (int type, int thread, const void *p, size_t len)
       rc = pwrite_all (fd, zeros, padded - len, off + sizeof h + len);
     }
   return rc;
+}
+
+/* Frames built in memory (header, payload, padding each), in one write
+ * at a reserved offset. */
+int
+mpe__spill_frames (const void *frames, size_t len, size_t *done)
+{
+  int fd = mpe__g.spill_fd;
+  *done = 0;
+  if (fd < 0)
+    return -EBADF;
+  if (mpe__g.spill_fail_hook)
+    return -ENOSPC;
+  uint64_t off = atomic_fetch_add (&mpe__g.spill_off, len);
+  return pwrite_some (fd, frames, len, off, done);
 }
 
 void

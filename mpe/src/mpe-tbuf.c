@@ -50,13 +50,14 @@ tbuf_layout (mpe_tbuf_t *b)
   MPE_PUBLISH (b->pos, b->base);
   /* Room for the largest record (3 slots) or a begin+message pair (3),
    * plus the flush's own records (560, LOSS, 561: 4 slots). */
-  b->end = (b->mid ? b->mid : b->base + b->cap) - 8;
+  b->round_end = (b->mid ? b->mid : b->base + b->cap) - 8;
   if (b->ring)
     {
       b->ring->split = b->mid ? (uint64_t) (b->mid - b->base) : b->cap;
       mpe__part_spilled (b, 1);
     }
   mpe__part_new_round (b, 0);
+  mpe__tbuf_windows (b);
 }
 
 /* Ring files (spill/spillfmt.h, docs/SPILL-FORMAT.md). */

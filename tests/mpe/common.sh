@@ -23,3 +23,8 @@ is () {
   ok $r "$1"
   [ $r -eq 0 ] || diag "  got '$2', want '$3'"
 }
+# in_mount_ns CMD...: CMD in a private mount namespace (a tmpfs mounted
+# there disappears with it, whatever happens to the test).
+in_mount_ns () {
+  if [ "$(id -u)" = 0 ]; then unshare -m "$@"; else unshare -rm "$@"; fi
+}

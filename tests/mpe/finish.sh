@@ -13,11 +13,6 @@ N=60000
 # memory (its ring file) when the finish starts.
 export MPE_BUFFER_MB=1
 
-# A private mount namespace: a tmpfs mounted there disappears with the
-# job, whatever happens to the test.
-in_mount_ns () {
-  if [ "$(id -u)" = 0 ]; then unshare -m "$@"; else unshare -rm "$@"; fi
-}
 # finish_rc RANK: what MPE_Finish_log returned there (logmany prints it).
 finish_rc () { sed -n "s/^rank $1: MPE_Finish_log //p" out.txt; }
 # failed WHAT OUT RC: the checks after a finish that failed with RC.

@@ -74,7 +74,7 @@ main (int argc, char **argv)
   const logfmt_info_t *info = logfmt_reader_info (r);
   printf ("streams %u\nevents %" PRIu64 "\nlost %" PRIu64 "\nworld %u\n",
           info->nstreams, info->nevents, info->lost_events, info->world_size);
-  uint64_t nonmono = 0, badnest = 0;
+  uint64_t nonmono = 0, badnest = 0, lossrecs = 0;
   int32_t *cargo_done = calloc (1, sizeof *cargo_done);
   size_t ncargo = 0;
   for (uint32_t s = 0; s < info->nstreams; s++)
@@ -94,6 +94,7 @@ main (int argc, char **argv)
           prev = ev.time;
           if (ev.type == LOGFMT_REC_EVENT)
             count (sd->rank, sd->thread, ev.id);
+          lossrecs += ev.type == LOGFMT_REC_LOSS;
           if (ev.kind == LOGFMT_KIND_BEGIN)
             depth++;
           else if (ev.kind == LOGFMT_KIND_END && --depth < 0)
@@ -163,8 +164,8 @@ main (int argc, char **argv)
     }
   printf ("messages %" PRIu64 "\nmatched %" PRIu64 "\nunmatched %" PRIu64
           "\nviolations %" PRIu64 "\nnonmonotonic %" PRIu64
-          "\nbadnest %" PRIu64 "\n", nm, matched, unmatched, viol, nonmono,
-          badnest);
+          "\nbadnest %" PRIu64 "\nlossrecs %" PRIu64 "\n", nm, matched,
+          unmatched, viol, nonmono, badnest, lossrecs);
   logfmt_reader_close (r);
   return 0;
 }
