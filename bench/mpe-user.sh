@@ -27,7 +27,7 @@ while [ "$r" -le "$rounds" ]; do
       defaults) x=$($mpiexec -n "$n" "$prog" "$calls" 2>/dev/null) ;;
       *) x=$(env "$what" $mpiexec -n "$n" "$prog" "$calls" 2>/dev/null) ;;
     esac
-    ns=$(echo "$x" | sed -n 's/.*: \([0-9.]*\) ns\/call, \([0-9.]*\) ns CPU.*; \([-0-9]*\) faults, \([-0-9]*\) switches, \([-0-9]*\) migrations, \([-0-9]*\) blocked.*/\1 \2 \3 \4 \5 \6/p')
+    ns=$(echo "$x" | sed -n 's/.*: \([0-9.]*\) ns\/call, \([0-9.]*\) ns CPU.*; \([-0-9]*\) faults, \([-0-9]*\) switches, \([-0-9]*\) migrations\(, \([-0-9]*\) blocked\)*.*/\1 \2 \3 \4 \5 \7/p')
     echo "$n $what $ns" >> "$out"
   done
   r=$((r + 1))

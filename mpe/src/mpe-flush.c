@@ -12,6 +12,8 @@
 
 #include "mpe-internal.h"
 
+enum { FRAME = 256 * 1024 };  /* packed bytes per frame, at most */
+
 typedef struct
 {
   mpe_tbuf_t *b;
@@ -160,7 +162,6 @@ static uint64_t
 spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to,
                int burst)
 {
-  enum { FRAME = 256 * 1024 };  /* packed bytes per frame */
   spill_ctx_t ctx = { .b = b, .burst = burst };
   unsigned char *buf = malloc (FRAME);
   uint64_t total = 0;
@@ -208,6 +209,8 @@ spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to,
  * records are packed while still in the cache, not read back from
  * memory at the round's end (about half the cost of a spill). */
 enum { PACK_WINDOW = 32768 };
+/* pk holds a frame at least. */
+enum { PK_MIN = FRAME + 4096 };
 
 static mpe_rec_t *
 window_end (const mpe_tbuf_t *b, const mpe_rec_t *from)
@@ -216,14 +219,22 @@ window_end (const mpe_tbuf_t *b, const mpe_rec_t *from)
                                            : b->round_end;
 }
 
+/* The frames a round may keep: an eighth of the buffer. */
+static size_t
+pk_most (const mpe_tbuf_t *b)
+{
+  size_t most = b->cap * sizeof (mpe_rec_t) / 8;
+  return most < PK_MIN ? PK_MIN : most;
+}
+
 void
 mpe__tbuf_windows (mpe_tbuf_t *b)
 {
   if (!b->mid && !b->pk)
     {
-      /* Room for a round at a byte or two a record, faulted in now, not
-       * on the event path (it grows if a round needs more). */
-      size_t want = b->cap * sizeof (mpe_rec_t) / 16 + ((size_t) 1 << 20);
+      /* Room for a round at up to two bytes a record, faulted in now,
+       * not on the event path. */
+      size_t want = pk_most (b);
       b->pk = malloc (want);
       b->pk_cap = b->pk ? want : 0;
       for (size_t o = 0; o < b->pk_cap; o += 4096)
@@ -233,35 +244,34 @@ mpe__tbuf_windows (mpe_tbuf_t *b)
   b->pk_len = 0;
   b->pk_events = 0;
   b->pk_frames = 0;
-  b->end = b->mid ? b->round_end : window_end (b, b->pos);
+  /* Windows only once the buffer has filled: a program whose records fit
+   * in it never spills, and must not pack. */
+  b->end = b->mid || b->flushes == 0 ? b->round_end : window_end (b, b->pos);
 }
 
 /* Packs [b->packed, to) into frames at the end of pk.  Returns -1 when
- * pk cannot hold them (at most an eighth of the buffer): the rest of the
- * round is then packed at its end, as without windows. */
+ * pk cannot hold them (an eighth of the buffer): the rest of the round is
+ * then packed at its end, as without windows. */
 static int
 pk_add (mpe_tbuf_t *b, const mpe_rec_t *to)
 {
-  enum { FRAME = 256 * 1024 };
-  size_t want = sizeof (mpe_spill_frame_t) + FRAME + 8;
-  size_t most = b->cap * sizeof (mpe_rec_t) / 8;
+  const size_t over = sizeof (mpe_spill_frame_t) + 8;  /* header, padding */
   while (b->packed < to)
     {
-      if (b->pk_cap - b->pk_len < want)
+      if (b->pk_cap < b->pk_len + over + 4096)
         {
-          size_t nc = b->pk_cap ? b->pk_cap * 2 : (size_t) 1 << 20;
-          while (nc - b->pk_len < want)
-            nc *= 2;
-          unsigned char *n = nc <= most || !b->pk_cap ? realloc (b->pk, nc)
-                                                      : NULL;
+          /* pk could not be had at creation: try once more, at its least. */
+          unsigned char *n = b->pk_cap ? NULL : malloc (PK_MIN);
           if (!n)
             return -1;
           b->pk = n;
-          b->pk_cap = nc;
+          b->pk_cap = PK_MIN;
         }
+      size_t room = b->pk_cap - b->pk_len - over;
       unsigned char *p = b->pk + b->pk_len;
       size_t len = mpe_spill_pack (&b->packed, to,
-                                   p + sizeof (mpe_spill_frame_t), FRAME);
+                                   p + sizeof (mpe_spill_frame_t),
+                                   room < FRAME ? room : FRAME);
       if (len == 0)
         break;
       uint32_t n;

@@ -227,8 +227,8 @@ mpe__tbuf_reset_all (void)
   pthread_mutex_lock (&mpe__g.lock);
   for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
     {
-      tbuf_layout (b);
       b->lost = b->flushes = 0;
+      tbuf_layout (b);
       MPE_PUBLISH (b->spilled, 0);
       MPE_PUBLISH (b->metric_slots, 0);
     }
