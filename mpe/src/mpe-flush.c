@@ -46,6 +46,8 @@ frame_seal (unsigned char *p, int thread, size_t len)
 static int
 burst_add (spill_ctx_t *c, const void *block, size_t len, uint64_t count)
 {
+  if (mpe__g.gather_frames > 0 && c->nblocks >= mpe__g.gather_frames)
+    return -ENOMEM;
   size_t need = sizeof (mpe_spill_frame_t) + mpe_spill_pad8 (len);
   if (c->memlen + need > c->memcap)
     {
@@ -77,17 +79,28 @@ test_kill_point (int nframes)
     kill (getpid (), SIGKILL);
 }
 
+static void burst_flush (spill_ctx_t *c);
+
 /* One PACKED frame of `count` events: written, or gathered (burst). */
 static void
 spill_frame_out (spill_ctx_t *c, const void *payload, size_t len,
                  uint64_t count)
 {
-  if (c->burst && burst_add (c, payload, len, count) == 0)
+  if (c->burst)
     {
-      c->nblocks++;
-      return;
+      if (burst_add (c, payload, len, count) == 0)
+        {
+          c->nblocks++;
+          return;
+        }
+      /* No memory to gather this frame: the gathered ones go first, so
+       * the file keeps the thread's time order, then the rest one by
+       * one (none once the crash path has taken the records). */
+      burst_flush (c);
+      c->burst = 0;
     }
-  int rc = mpe__spill_frame (MPE_SPILL_PACKED, c->b->thread, payload, len);
+  int rc = mpe__crash_taken () ? -ECANCELED
+           : mpe__spill_frame (MPE_SPILL_PACKED, c->b->thread, payload, len);
   if (c->nblocks++ == 0)
     c->first_failed = rc != 0;
   if (rc != 0)
@@ -186,15 +199,8 @@ spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to,
       spill_frame_out (&ctx, buf, len, n);
     }
   free (buf);
-  uint64_t gathered = ctx.pending;
-  if (burst && spill_burst_write (&ctx) != 0)
-    {
-      /* Not all written (full disk, or the crash path took the records):
-       * what the frames before the torn one hold is in the file. */
-      ctx.lost += ctx.pending;
-      if (ctx.nblocks && ctx.pending == gathered)
-        ctx.first_failed = 1;
-    }
+  if (ctx.burst)
+    burst_flush (&ctx);
   free (ctx.mem);
   if (ctx.lost && (ctx.first_failed || ctx.nblocks == 0))
     ctx.lost = carry_loss (b, from, to, ctx.lost);
@@ -381,6 +387,22 @@ spill_burst_write (spill_ctx_t *c)
   c->pending -= in;
   test_kill_point (nframes);
   return rc ? -1 : 0;
+}
+
+/* The gathered frames to the file; what did not reach it (full disk, or
+ * the crash path took the records) is counted lost: the frames before a
+ * torn one are in the file. */
+static void
+burst_flush (spill_ctx_t *c)
+{
+  if (spill_burst_write (c) != 0)
+    {
+      c->lost += c->pending;
+      if (c->nblocks && c->written == 0)
+        c->first_failed = 1;
+    }
+  c->pending = 0;
+  c->memlen = 0;
 }
 
 static int

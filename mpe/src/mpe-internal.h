@@ -121,6 +121,9 @@ typedef struct
   char        runid[32];
   atomic_uint_fast64_t spill_off;
   int         spill_fail_hook; /* MPE_TEST_SPILL_FAIL */
+  int         gather_frames;   /* MPE_TEST_GATHER_FRAMES: the spill thread
+                                  gathers at most this many frames (0: no
+                                  limit), as if out of memory */
   long        kill_in_spill;   /* MPE_TEST_KILL_IN_SPILL: SIGKILL after
                                   that many spilled blocks */
   int         delete_local;

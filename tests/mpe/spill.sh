@@ -33,6 +33,17 @@ kept=$(val logmany.clog count 0 0 600)
 [ "$kept" -lt 150000 ] && [ "$kept" -gt 0 ]; ok $? "events after the loss kept ($kept)"
 done
 
+# The spill thread out of memory after gathering 2 frames of a half (a
+# test hook): those go to the file first, then the rest one by one, so
+# the thread's events stay in time order and every one survives.
+MPE_TEST_GATHER_FRAMES=2 MPE_SPILL_THREAD=yes MPE_BUFFER_MB=32 \
+  run 1 $B/tests/mpe/logmany 3000000
+ok $? "gathering cut short: logmany spilling"
+is "gathering cut short: all begins" "$(val logmany.clog count 0 0 600)" 3000000
+is "gathering cut short: nothing lost" "$(val logmany.clog lost)" 0
+is "gathering cut short: in time order" "$(val logmany.clog nonmonotonic)" 0
+is "gathering cut short: nesting" "$(val logmany.clog badnest)" 0
+
 # Without the spill thread, a buffer of many windows: the logging thread
 # packs each window of the round while it is in the cache and writes the
 # round's frames at once.  Every event survives; with the spill directory
