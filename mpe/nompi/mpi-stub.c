@@ -458,6 +458,14 @@ PMPI_File_write_at (MPI_File fh, MPI_Offset off, const void *b, int n,
 }
 
 int
+PMPI_File_read_at (MPI_File fh, MPI_Offset off, void *b, int n,
+                   MPI_Datatype t, MPI_Status *st)
+{
+  (void) fh; (void) off; (void) b; (void) n; (void) t; (void) st;
+  return no_peer ("MPI_File_read_at");
+}
+
+int
 PMPI_File_close (MPI_File *fh)
 {
   (void) fh;

@@ -41,7 +41,11 @@
 #include "mpe-sample.h"
 #include "mpe-sched.h"
 
-enum { TAG_PIECE = 811, TAG_DONE = 812, TAG_DEFS_HDR = 813, TAG_DEFS = 814 };
+enum { TAG_PIECE = 811, TAG_DONE = 812, TAG_DEFS_HDR = 813, TAG_DEFS = 814,
+       TAG_REGION = 815 };
+/* The bytes of the log's header a rank compares with rank 0's, to know
+ * it opened the same file (its directory may not be shared). */
+#define HEAD_CHECK 64
 /* What the other ranks send rank 0: a chunk's index entry (its offset in
  * the rank's region of the output and its first bytes), a summary, the
  * resources, the call-path tables. */
@@ -961,6 +965,14 @@ consume_piece (logfmt_writer_t *w, uint64_t start, const unsigned char *p,
   return rc;
 }
 
+static void
+send_piece (const void *p, size_t len, int tag)
+{
+  MPI_Request rq;
+  PMPI_Isend (p, (int) len, MPI_BYTE, 0, tag, mpe__comm, &rq);
+  merge_wait (&rq);
+}
+
 /* Other ranks: send the staging file in pieces cut at item boundaries,
  * then TAG_DONE (always, so rank 0 never waits for a rank that failed). */
 static int
@@ -1012,15 +1024,36 @@ send_staged (int fd, uint64_t size)
           rc = LOGFMT_EIO;
           break;
         }
-      MPI_Request rq;
-      PMPI_Isend (buf, (int) piece, MPI_BYTE, 0, TAG_PIECE, mpe__comm, &rq);
-      merge_wait (&rq);
+      send_piece (buf, piece, TAG_PIECE);
       off += piece;
     }
   free (buf);
-  MPI_Request rq;
-  PMPI_Isend (NULL, 0, MPI_BYTE, 0, TAG_DONE, mpe__comm, &rq);
-  merge_wait (&rq);
+  send_piece (NULL, 0, TAG_DONE);
+  return rc;
+}
+
+/* A rank that cannot write its region itself (the file it sees is not
+ * rank 0's): the region to rank 0 in pieces, each with its offset in the
+ * region. */
+static int
+send_region (int fd, uint64_t size)
+{
+  unsigned char *buf = malloc (PIECE_MAX);
+  if (!buf)
+    return LOGFMT_ENOMEM;
+  int rc = 0;
+  for (uint64_t off = 0; off < size && !rc;)
+    {
+      size_t n = size - off < PIECE_MAX - 8 ? (size_t) (size - off)
+                                            : PIECE_MAX - 8;
+      memcpy (buf, &off, 8);
+      if (pread (fd, buf + 8, n, (off_t) off) != (ssize_t) n)
+        rc = LOGFMT_EIO;
+      else
+        send_piece (buf, n + 8, TAG_REGION);
+      off += n;
+    }
+  free (buf);
   return rc;
 }
 
@@ -1107,6 +1140,10 @@ typedef struct
   unsigned char   *piece;         /* rank 0: receive buffer */
   size_t           piece_cap;
   uint64_t        *starts;        /* rank 0: each rank's region */
+  int              region_fd;     /* rank 0: writes the regions of ranks
+                                     that cannot see the file */
+  int              via_rank0_region;  /* this rank's region goes through
+                                         rank 0 */
   uint64_t         in_place;      /* bytes the ranks wrote themselves */
   uint64_t         via_rank0;     /* rank 0: bytes received from them */
   uint64_t         totals[2];     /* events, lost: all ranks (rank 0) */
@@ -2126,6 +2163,34 @@ write_region (merge_t *m, MPI_File fh, uint64_t at)
   return rc;
 }
 
+/* Opens the output for this rank's region, if what it sees under that
+ * name is rank 0's file (its first bytes are `head`): on a directory that
+ * is not shared it is not, and the region goes through rank 0.  Each rank
+ * opens the file alone: a collective open and close would make the ranks
+ * that finished wait (spinning) for the slowest. */
+static int
+open_shared (const merge_t *m, const unsigned char *head, MPI_File *fh)
+{
+  unsigned char mine[HEAD_CHECK];
+  MPI_Status st;
+  int got = 0;
+  const char *why = "its first bytes are not rank 0's";
+  if (PMPI_File_open (MPI_COMM_SELF, m->part, MPI_MODE_RDWR, MPI_INFO_NULL,
+                      fh) != MPI_SUCCESS)
+    why = "it cannot open it";
+  else if (PMPI_File_read_at (*fh, 0, mine, HEAD_CHECK, MPI_BYTE, &st)
+           == MPI_SUCCESS
+           && PMPI_Get_count (&st, MPI_BYTE, &got) == MPI_SUCCESS
+           && got == HEAD_CHECK && memcmp (mine, head, HEAD_CHECK) == 0)
+    return 1;
+  else
+    PMPI_File_close (fh);
+  fprintf (stderr, "mpe: rank %d: %s is not the file rank 0 writes (%s: "
+           "is the directory not shared?); its part goes through rank 0\n",
+           m->rank, m->part, why);
+  return 0;
+}
+
 /* The chunks go into the output in parallel: an exclusive scan of their
  * sizes gives each rank its region, rank 0 sets the whole span aside in
  * its writer, and each rank writes its region with MPI-IO (a parallel
@@ -2155,50 +2220,75 @@ place_chunks (merge_t *m)
   m->in_place = all[0];
   if (m->all || all[0] == 0)
     return MPE_LOG_OK;
-  /* Rank 0 reserves the span; its start and rank 0's result go out. */
-  int64_t hdr[2] = { 0, 0 };
+  /* Rank 0 reserves the span; its start, rank 0's result and the file's
+   * first bytes go out. */
+  struct
+  {
+    int64_t base, word;
+    unsigned char head[HEAD_CHECK];
+  } hdr;
+  memset (&hdr, 0, sizeof hdr);
   if (m->rank == 0)
     {
       uint64_t base = 0;
       int rc = logfmt_writer_reserve (m->em.w, all[0], &base);
-      hdr[0] = (int64_t) base;
-      hdr[1] = fail_word (write_status (m, rc), m->phase);
+      m->region_fd = rc ? -1 : open (m->part, O_RDWR | O_CLOEXEC);
+      if (!rc && (m->region_fd < 0
+                  || pread (m->region_fd, hdr.head, HEAD_CHECK, 0)
+                     != HEAD_CHECK))
+        rc = LOGFMT_EIO;
+      hdr.base = (int64_t) base;
+      hdr.word = fail_word (write_status (m, rc), m->phase);
     }
-  PMPI_Ibcast (hdr, 2, MPI_INT64_T, 0, mpe__comm, &rq[0]);
+  PMPI_Ibcast (&hdr, (int) sizeof hdr, MPI_BYTE, 0, mpe__comm, &rq[0]);
   PMPI_Igather (&rel, 1, MPI_UINT64_T, m->starts, 1, MPI_UINT64_T, 0,
                 mpe__comm, &rq[1]);
   merge_wait (&rq[0]);
   merge_wait (&rq[1]);
-  word = (int) hdr[1];
+  word = (int) hdr.word;
   learn_failures (m, &word, 1, 1);
   if (m->all)
     return MPE_LOG_OK;
   if (m->rank == 0)
     for (int r = 0; r < m->size; r++)
-      m->starts[r] += (uint64_t) hdr[0];
+      m->starts[r] += (uint64_t) hdr.base;
   if (m->em.bulk_size == 0)
     return MPE_LOG_OK;
-  /* Each rank opens the file alone: a collective open and close would
-   * make the ranks that finished wait (spinning) for the slowest. */
   MPI_File fh;
-  int e = PMPI_File_open (MPI_COMM_SELF, m->part, MPI_MODE_WRONLY,
-                          MPI_INFO_NULL, &fh);
-  if (e != MPI_SUCCESS)
+  if (!open_shared (m, hdr.head, &fh))
     {
-      char msg[MPI_MAX_ERROR_STRING];
-      int ml = 0;
-      PMPI_Error_string (e, msg, &ml);
-      fprintf (stderr, "mpe: rank %d: cannot open %s for its part: %s\n",
-               m->rank, m->part, msg);
-      return MPE_LOG_FILE_PROB;
+      m->via_rank0_region = 1;
+      return MPE_LOG_OK;
     }
-  int rc = write_region (m, fh, (uint64_t) hdr[0] + rel);
+  int rc = write_region (m, fh, (uint64_t) hdr.base + rel);
   if (PMPI_File_close (&fh) != MPI_SUCCESS && !rc)
     {
       fprintf (stderr, "mpe: rank %d: cannot close %s\n", m->rank, m->part);
       rc = MPE_LOG_FILE_PROB;
     }
   return rc;
+}
+
+/* Rank 0: a piece of the region of a rank that could not write it, at
+ * its offset in that region (the region starts at `start`). */
+static int
+write_for (int fd, uint64_t start, const unsigned char *p, size_t len)
+{
+  uint64_t off;
+  if (len < 8)
+    return LOGFMT_ECORRUPT;
+  memcpy (&off, p, 8);
+  for (size_t o = 8; o < len;)
+    {
+      ssize_t w = pwrite (fd, p + o, len - o, (off_t) (start + off + o - 8));
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return w == 0 || errno == ENOSPC || errno == EDQUOT ? LOGFMT_ENOSPC
+               : LOGFMT_EIO;
+      o += (size_t) w;
+    }
+  return 0;
 }
 
 /* Phase "assemble": the chunks go into the output (place_chunks), then
@@ -2213,6 +2303,8 @@ phase_assemble (merge_t *m)
   int rc = failed (m) || placed ? LOGFMT_EINVAL : 0;
   if (m->rank != 0)
     {
+      if (!rc && m->via_rank0_region)
+        rc = send_region (m->em.bulk_fd, m->em.bulk_size);
       rc = send_staged (m->em.fd, rc ? 0 : m->em.fsize);
       if (m->em.fd >= 0)
         close (m->em.fd);
@@ -2238,7 +2330,7 @@ phase_assemble (merge_t *m)
             sched_yield ();
         }
       PMPI_Get_count (&st, MPI_BYTE, &cnt);
-      if (st.MPI_TAG != TAG_PIECE)
+      if (st.MPI_TAG != TAG_PIECE && st.MPI_TAG != TAG_REGION)
         {
           done += st.MPI_TAG == TAG_DONE;
           PMPI_Recv (NULL, 0, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, mpe__comm,
@@ -2259,12 +2351,16 @@ phase_assemble (merge_t *m)
           m->piece_cap = (size_t) cnt;
         }
       MPI_Request rq;
-      PMPI_Irecv (m->piece, cnt, MPI_BYTE, st.MPI_SOURCE, TAG_PIECE,
+      PMPI_Irecv (m->piece, cnt, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG,
                   mpe__comm, &rq);
       merge_wait (&rq);
       m->via_rank0 += (uint64_t) cnt;
-      int r = rc ? 0 : consume_piece (m->em.w, m->starts[st.MPI_SOURCE],
-                                      m->piece, (size_t) cnt);
+      int r = rc ? 0
+              : st.MPI_TAG == TAG_REGION
+              ? write_for (m->region_fd, m->starts[st.MPI_SOURCE], m->piece,
+                           (size_t) cnt)
+              : consume_piece (m->em.w, m->starts[st.MPI_SOURCE], m->piece,
+                               (size_t) cnt);
       if (r && !rc)
         rc = r;
     }
@@ -2470,6 +2566,8 @@ merge_free (merge_t *m)
   free (m->comms_all);
   free (m->piece);
   free (m->starts);
+  if (m->region_fd >= 0)
+    close (m->region_fd);
   free (m->pair_out);
   free (m->pair_in);
   free (m->pair64);
@@ -2480,7 +2578,7 @@ mpe__merge (const char *prefix)
 {
   merge_t m;
   memset (&m, 0, sizeof m);
-  m.em.fd = m.em.bulk_fd = -1;
+  m.em.fd = m.em.bulk_fd = m.region_fd = -1;
   m.t_start = PMPI_Wtime ();
   m.debug_timing = mpe__env_bool ("MPE_DEBUG_TIMING", 0);
   m.rank = mpe__g.rank;

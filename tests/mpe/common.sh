@@ -25,6 +25,5 @@ is () {
 }
 # in_mount_ns CMD...: CMD in a private mount namespace (a tmpfs mounted
 # there disappears with it, whatever happens to the test).
-in_mount_ns () {
-  if [ "$(id -u)" = 0 ]; then unshare -m "$@"; else unshare -rm "$@"; fi
-}
+if [ "$(id -u)" = 0 ]; then MOUNT_NS="unshare -m"; else MOUNT_NS="unshare -rm"; fi
+in_mount_ns () { $MOUNT_NS "$@"; }

@@ -91,6 +91,30 @@ test -n "$placed" && [ "$placed" -gt $((size4 / 2)) ] && [ "$via" -lt $((placed 
 ok $? "4 ranks: ranks 1-3 wrote their blocks themselves ($placed of $size4 bytes; $via through rank 0)"
 rm -f logmany.clog
 
+# The log's directory not shared: rank 1 sees another directory under
+# the same name (its own tmpfs), empty, then with a stale file of that
+# name.  It says so and its part goes through rank 0: the log is whole.
+p=$B/tests/mpe/logmany
+mkdir -p out
+for stale in no yes; do
+  [ $stale = yes ] && mk="head -c 5000 /dev/urandom > out/logmany.clog.part &&" || mk=
+  MPE_LOGFILE_PREFIX=out/logmany timeout 120 $MPIEXEC -n 1 $p 300000 2 : \
+    -n 1 $MOUNT_NS sh -c "mount -t tmpfs tmpfs out && $mk exec $p 300000 2" : \
+    -n 1 $p 300000 2 > out.txt 2> err.txt
+  ok $? "directory not shared (stale file: $stale): the job succeeds"
+  grep -q "rank 1: out/logmany.clog.part is not the file rank 0 writes" err.txt
+  ok $? "directory not shared (stale file: $stale): rank 1 says so"
+  $CLOGTOOL verify out/logmany.clog > /dev/null
+  ok $? "directory not shared (stale file: $stale): clogtool verify"
+  for r in 0 1 2; do
+    is "directory not shared (stale file: $stale): rank $r: every begin" \
+      "$(val out/logmany.clog count $r 2 600)" 300000
+  done
+  is "directory not shared (stale file: $stale): messages matched" \
+    "$(val out/logmany.clog matched)" 3
+  rm -f out/logmany.clog
+done
+
 # The disk fills while rank 1 writes its own region of the log (rank 0
 # wrote its part, about half, and set rank 1's aside): a tmpfs of about
 # half the log, in whole pages.
