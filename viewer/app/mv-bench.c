@@ -151,6 +151,9 @@ frame (MvCache *cache, GArray *slots, const MvLayout *l, const MvView *v,
   double ca = cpu_ms ();
   MvSceneParams coarse;
   *staged = mv_scene_coarse_first (cache, &p, &coarse);
+  if (g_getenv ("MV_BENCH_VERBOSE"))
+    g_print ("  stages chosen: %.2f ms CPU%s\n", cpu_ms () - ca,
+             coarse.sample_rows ? ", rows sampled" : "");
   if (!stage (cache, l, *staged ? &coarse : &p, cr, plot, scene_ms, paint_ms,
               summary))
     return FALSE;
@@ -264,9 +267,9 @@ mv_bench_run (const char *input, int width, int height, MvGroupMode group,
               return 1;
             if (verbose)
               g_print ("  frame %3u: span %.3g s, %s, scene %.2f ms, "
-                       "cpu %.2f ms, from %.9f s%s\n", steps,
+                       "cpu %.2f ms (first image %.2f), from %.9f s%s\n", steps,
                        (v.t1 - v.t0) / 1e9, summary ? "summ" : "dec", sm,
-                       cm, v.t0 / 1e9, staged ? ", two stages" : "");
+                       cm, cm1, v.t0 / 1e9, staged ? ", two stages" : "");
             g_array_append_val (full, fm);
             nstaged += staged;
             g_array_append_val (cpu, cm);

@@ -141,10 +141,8 @@ mv_cache_levels (const MvCache *c)
 
 /* ---- whole-run pyramids ---- */
 
-/* Reads a stream's pyramid into q (mv_pyr_offset (bins, levels)
- * bytes). */
-static MvPyrQuality
-pyr_read (MvCache *c, guint32 stream, guint8 *q)
+void
+mv_cache_note_stream_read (MvCache *c)
 {
   /* Reading every stream once touches most of a file of many small
    * streams: its pages need not stay mapped (resident). */
@@ -154,6 +152,14 @@ pyr_read (MvCache *c, guint32 stream, guint8 *q)
       g_atomic_int_set (&c->reads, 0);
       logfmt_reader_drop_pages (c->log->reader);
     }
+}
+
+/* Reads a stream's pyramid into q (mv_pyr_offset (bins, levels)
+ * bytes). */
+static MvPyrQuality
+pyr_read (MvCache *c, guint32 stream, guint8 *q)
+{
+  mv_cache_note_stream_read (c);
   MvLog *log = c->log;
   guint nb = c->bins, ns = log->nstates;
   gsize bytes = mv_pyr_offset (nb, c->levels);
@@ -244,6 +250,28 @@ mv_cache_pyramid_peek (MvCache *c, guint32 stream)
   MvPyrQuality q = c->pyr[stream] || c->pyr_seen[stream]
                    ? c->pyr_quality[stream] : MV_PYR_UNREAD;
   g_mutex_unlock (&c->lock);
+  return q;
+}
+
+gboolean
+mv_cache_pyramid_kept (MvCache *c, guint32 stream)
+{
+  g_mutex_lock (&c->lock);
+  gboolean kept = c->pyr[stream] != NULL;
+  g_mutex_unlock (&c->lock);
+  return kept;
+}
+
+MvPyrQuality
+mv_cache_pyramid_quality (MvCache *c, guint32 stream, guint8 *scratch)
+{
+  MvPyrQuality q = mv_cache_pyramid_peek (c, stream);
+  if (q != MV_PYR_UNREAD)
+    return q;
+  if (scratch)
+    mv_cache_pyramid_scratch (c, stream, scratch, &q);
+  else
+    mv_cache_pyramid (c, stream, &q);
   return q;
 }
 

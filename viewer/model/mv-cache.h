@@ -58,6 +58,19 @@ MvPyrQuality  mv_cache_pyramid_peek (MvCache *c, guint32 stream);
 const guint8 *mv_cache_pyramid_scratch (MvCache *c, guint32 stream,
                                         guint8 *scratch,
                                         MvPyrQuality *quality);
+/* TRUE if the stream's pyramid is in the cache (not only its quality:
+ * mv_cache_pyramid_scratch reads without keeping). */
+gboolean      mv_cache_pyramid_kept (MvCache *c, guint32 stream);
+/* The quality of the stream's pyramid: known once read (kept or not),
+ * else read (into scratch without keeping it, when scratch is not
+ * NULL). */
+MvPyrQuality  mv_cache_pyramid_quality (MvCache *c, guint32 stream,
+                                        guint8 *scratch);
+/* Counts one stream read from the file: a log of many streams has its
+ * mapped pages dropped every few hundred (each read maps up to 64 KB
+ * around it; reading all of 100,000 streams would keep the whole file
+ * resident). */
+void          mv_cache_note_stream_read (MvCache *c);
 /* Reads the pyramids of rows [first, last) on all cores (the first
  * frame of a many-process log: one summary read per stream). */
 void          mv_cache_prefill (MvCache *c, guint first, guint last);

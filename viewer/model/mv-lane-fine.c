@@ -47,11 +47,15 @@ mv__fine_wanted (MvCache *cache, const MvSceneParams *p)
           guint32 st = log->rows[r].stream;
           double n = (double) logfmt_reader_stream_events (log->reader, st);
           est += MIN (n, n * frac + FINE_BLOCK_GUESS);
+          if (differs)
+            continue;
           /* A row of its own whose stored summary is finer than the
            * pyramid is read from the file already (lane_summary). */
           MvPyrQuality q = mv_cache_pyramid_peek (cache, st);
           differs |= q == MV_PYR_UNREAD || q == MV_PYR_FINEST;
         }
+      if (est > FINE_MAX_EVENTS)
+        return FALSE;
     }
   return any && differs && est <= FINE_MAX_EVENTS;
 }
@@ -77,6 +81,11 @@ struct MvFineAcc_
    * (one dominant state and coverage per pixel) instead of the lane. */
   gint16  *row_dom;
   float   *row_cov;
+  /* Set while a lane of more than MV_SCENE_FINE_MAX_GROUP_ROWS rows is
+   * computed: its rows' pyramids are read here, not kept (a pixel row
+   * of 100,000 processes ungrouped, as a big group's header). */
+  guint8  *pyr_scratch;
+  gboolean many;
 };
 
 /* Rows that more than one lane of a frame sums (a row drawn in a lane
@@ -126,6 +135,7 @@ mv__fine_acc_free (MvFineAcc *a)
   g_free (a->occ);
   logfmt_iter_free (a->it);
   mv_tracker_free (a->tr);
+  g_free (a->pyr_scratch);
   g_free (a);
 }
 
@@ -604,8 +614,17 @@ fine_row_summary (MvScene *s, MvFineAcc *a, guint32 stream)
 static void
 fine_row (MvScene *s, MvFineAcc *a, const MvRow *row, guint64 *nread)
 {
-  MvPyrQuality exact;
-  mv_cache_pyramid (s->cache, row->stream, &exact);
+  MvCache *cache = s->cache;
+  if (a->many && a->pyr_scratch == NULL)
+    a->pyr_scratch = g_malloc (mv_pyr_offset (mv_cache_bins (cache),
+                                              mv_cache_levels (cache)));
+  MvPyrQuality exact = mv_cache_pyramid_quality (cache, row->stream,
+                                                 a->many ? a->pyr_scratch
+                                                         : NULL);
+  /* Such lanes read every row's window: the file's pages go with the
+   * pyramids'. */
+  if (a->many)
+    mv_cache_note_stream_read (cache);
   if (exact == MV_PYR_DAMAGED)
     mv__scene_problem (s, g_strdup_printf ("rank %d: the summary is damaged "
                                            "(empty where it cannot be read)",
@@ -726,6 +745,7 @@ mv__lane_fine (MvScene *s, MvLane *lane, MvFineAcc *a, const guint32 *lut,
 {
   MvLog *log = s->log;
   fine_acc_reset (a);
+  a->many = lane->row_count > MV_SCENE_FINE_MAX_GROUP_ROWS;
   /* Rows another lane is computing come last, when they are done (a
    * header's rows are at most MV_SCENE_FINE_MAX_GROUP_ROWS). */
   guint64 later = 0;

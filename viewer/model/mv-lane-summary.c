@@ -76,8 +76,10 @@ mv__summary_frame_init (MvScene *s, MvSummaryFrame *f)
   guint first, last;
   mv_scene_visible_rows (log, p, &first, &last);
   /* Grouped rows: big groups' rows are read by their lanes, without
-   * keeping their pyramids. */
-  if (!p->sample_rows && p->slots == NULL)
+   * keeping their pyramids; so are the rows of pixel rows holding as
+   * many (100,000 processes ungrouped). */
+  if (!p->sample_rows && p->slots == NULL
+      && !mv__rows_per_pixel_many (log, p))
     mv_cache_prefill (cache, first, last);
   guint ns = MAX (log->nstates, 1);
   guint32 *rgb = g_new (guint32, ns);
@@ -157,20 +159,25 @@ lane_pyr (MvScene *s, const MvLane *lane, guint hid)
    * the lane (kept apart from the exact pyramid: bit 63 of the key). */
   guint k = s->p.sample_rows && lane->row_count > s->p.sample_rows
             ? s->p.sample_rows : lane->row_count;
-  if (k < lane->row_count)
-    g_atomic_int_set (&s->rows_sampled, TRUE);
-  guint64 key = (guint64) lane->row_first << 32 | lane->row_count
-                | (k < lane->row_count ? 1ull << 63 : 0);
+  guint64 key = (guint64) lane->row_first << 32 | lane->row_count;
+  /* The exact one, if built already, serves a first stage too. */
   GBytes *b = mv_cache_lane_pyr_get (cache, key, hid);
   if (b)
     return b;
+  if (k < lane->row_count)
+    {
+      g_atomic_int_set (&s->rows_sampled, TRUE);
+      key |= 1ull << 63;
+      if ((b = mv_cache_lane_pyr_get (cache, key, hid)))
+        return b;
+    }
   guint nb = mv_cache_bins (cache), ns = log->nstates;
   float *acc = g_new0 (float, (gsize) nb * ns);
   float inv = 1.0f / (255.0f * k);
   gint32 damaged = -1;
-  /* A big group's rows are read without keeping their pyramids. */
-  guint8 *scratch = s->p.slots && lane->row_count
-                                  > MV_SCENE_FINE_MAX_GROUP_ROWS
+  /* A big group's rows, or a pixel row's as many, are read without
+   * keeping their pyramids. */
+  guint8 *scratch = lane->row_count > MV_SCENE_FINE_MAX_GROUP_ROWS
     ? g_malloc (mv_pyr_offset (nb, mv_cache_levels (cache))) : NULL;
   for (guint j = 0; j < k; j++)
     {
@@ -264,6 +271,11 @@ mv__lane_summary (MvScene *s, MvLane *lane, const MvSummaryFrame *f,
           || (mv_cache_pyramid (cache, st, &quality) != NULL
               && quality == MV_PYR_FINEST)))
     {
+      /* A pixel row of rows whose pyramids are not kept: its own
+       * pyramid is built on the way (the rows' pyramids are read for
+       * their quality anyway), for the first images of later views. */
+      if (ns > 0 && lane->row_count > MV_SCENE_FINE_MAX_GROUP_ROWS)
+        g_bytes_unref (lane_pyr (s, lane, f->hid));
       mv__lane_fine (s, lane, fine, f->lut, nread);
       return TRUE;
     }

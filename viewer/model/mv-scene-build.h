@@ -23,6 +23,11 @@ G_BEGIN_DECLS
  * unfolded to such, gets the window's detail. */
 #define MV_SCENE_FINE_MAX_GROUP_ROWS 64u
 
+/* TRUE if the visible rows are many more than the pixel rows (no
+ * slots): lanes of more than MV_SCENE_FINE_MAX_GROUP_ROWS rows each, as
+ * big groups' headers, whose rows' pyramids are read without keeping
+ * them (100,000 processes ungrouped: 150 MB). */
+gboolean mv__rows_per_pixel_many (const MvLog *log, const MvSceneParams *p);
 /* Length of the run, ns (at least 1). */
 double   mv__run_span (const MvLog *log);
 /* Where a stream's decode for [t0, t1] starts: far enough back to find

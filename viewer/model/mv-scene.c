@@ -110,6 +110,17 @@ mv_scene_visible_rows (const MvLog *log, const MvSceneParams *p,
 }
 
 gboolean
+mv__rows_per_pixel_many (const MvLog *log, const MvSceneParams *p)
+{
+  if (p->slots != NULL)
+    return FALSE;
+  guint first, last;
+  mv_scene_visible_rows (log, p, &first, &last);
+  return last - first > MV_SCENE_FINE_MAX_GROUP_ROWS * ceil (MAX (p->height,
+                                                                  1));
+}
+
+gboolean
 mv_scene_choose_summary (const MvLog *log, const MvSceneParams *p)
 {
   if (p->force_lod >= 0)
@@ -170,16 +181,23 @@ mv_scene_coarse_first (MvCache *cache, const MvSceneParams *p,
     {
       /* Many more rows than pixels, their summaries not read yet (the
        * first views of 100,000 processes): a first image from a few rows
-       * per lane, so that no first frame reads every stream. */
+       * per lane, so that no first frame reads every stream.  Pixel rows
+       * of so many rows that their pyramids are not kept read them again
+       * for a lane not built yet (a lane built already serves: lane_pyr
+       * in mv-lane-summary.c). */
       guint first, last, unread = 0;
       mv_scene_visible_rows (log, p, &first, &last);
       guint n = last - first;
+      gboolean unkept = mv__rows_per_pixel_many (log, p);
       if (n > SAMPLE_ROWS * MAX (p->height, 1) && n >= SAMPLE_PROBES)
         for (guint i = 0; i < SAMPLE_PROBES; i++)
-          unread += mv_cache_pyramid_peek
-                      (cache, log->rows[first + (guint64) i * n
-                                                / SAMPLE_PROBES].stream)
-                    == MV_PYR_UNREAD;
+          {
+            guint32 st = log->rows[first + (guint64) i * n
+                                   / SAMPLE_PROBES].stream;
+            unread += unkept ? !mv_cache_pyramid_kept (cache, st)
+                             : mv_cache_pyramid_peek (cache, st)
+                               == MV_PYR_UNREAD;
+          }
       if (unread >= SAMPLE_UNREAD)
         {
           coarse->sample_rows = SAMPLE_ROWS;
