@@ -176,7 +176,7 @@ int
 mv_testlog_write_steps (const char *path, int nranks)
 {
   scale_ = 1;
-  if (nranks < 1 || nranks > 4096)
+  if (nranks < 1 || nranks > 16384)
     return -1;
   logfmt_writer_t *w = writer_open (path, nranks, 0);
   if (w == NULL)
@@ -186,7 +186,7 @@ mv_testlog_write_steps (const char *path, int nranks)
   int rc = logfmt_writer_add_state (w, &a);
   if (rc == 0)
     rc = logfmt_writer_add_state (w, &b);
-  static uint32_t st[4096];
+  static uint32_t st[16384];
   for (int r = 0; r < nranks && rc == 0; r++)
     {
       logfmt_stream_def_t sd = { r, 0, NULL };

@@ -672,6 +672,94 @@ test_sampled_rows (const char *path)
   mv_log_unref (log);
 }
 
+/* Rows kept by the cache's pyramids (not only their quality). */
+static guint
+pyramids_kept (MvCache *cache, MvLog *log)
+{
+  guint n = 0;
+  for (guint r = 0; r < log->nrows; r++)
+    n += mv_cache_pyramid_kept (cache, log->rows[r].stream);
+  return n;
+}
+
+/* Ungrouped, 80 rows per pixel row (more than a big group's header):
+ * the rows' pyramids are not kept (100,000 processes: 150 MB), the
+ * second stage builds each pixel row's pyramid, and the first image of
+ * a deeper view is drawn from those, reading no row again, with the
+ * pixels a cache that kept every row's pyramid draws. */
+static void
+test_many_rows_per_pixel (const char *path)
+{
+  GError *error = NULL;
+  ok (mv_testlog_write_steps (path, 8000) == 0, "8000-rank step log written");
+  MvLog *log = mv_log_open (path, NULL, NULL, &error);
+  ok (log != NULL, "8000-rank log opened");
+  if (log == NULL)
+    return;
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  MvSceneParams p = { .t0 = 0, .t1 = 1000000, .width = 500, .height = 100,
+                      .row_h = 100.0 / 8000, .force_lod = -1 };
+  MvSceneParams c;
+  ok (mv_scene_coarse_first (cache, &p, &c) && c.sample_rows > 0,
+      "80 rows per pixel row, none read: a first stage from a sample");
+  MvScene *s = mv_scene_compute (cache, &c, NULL, &error);
+  guint64 reads = mv_cache_pyramid_reads (cache);
+  ok (s && s->rows_sampled && reads <= s->nlanes * c.sample_rows,
+      "the first stage read %" G_GUINT64_FORMAT " of 8000 rows (%u lanes)",
+      reads, s ? s->nlanes : 0);
+  mv_scene_free (s);
+  s = mv_scene_compute (cache, &p, NULL, &error);
+  ok (s && !s->rows_sampled && mv_cache_pyramid_reads (cache) >= 8000,
+      "the second stage reads every row");
+  mv_scene_free (s);
+  guint kept = pyramids_kept (cache, log);
+  ok (kept == 0, "no row's pyramid kept (%u)", kept);
+
+  /* Zoomed in past the pyramids: a first stage, then the window read
+   * from every row. */
+  p.t0 = 480000;
+  p.t1 = 530000;
+  ok (mv_scene_coarse_first (cache, &p, &c) && c.coarse_lanes,
+      "zoomed in: two stages");
+  reads = mv_cache_pyramid_reads (cache);
+  s = mv_scene_compute (cache, &c, NULL, &error);
+  ok (s && !s->rows_sampled && mv_cache_pyramid_reads (cache) == reads,
+      "its first image reads no row: the lanes' own pyramids serve");
+  MvSceneParams exact = c;
+  exact.sample_rows = 0;
+  g_autoptr (MvCache) fresh = mv_cache_new (log);
+  for (guint r = 0; r < log->nrows; r++)
+    mv_cache_pyramid (fresh, log->rows[r].stream, NULL);
+  MvScene *s2 = mv_scene_compute (fresh, &exact, NULL, &error);
+  gboolean same = s && s2 && s->nlanes == s2->nlanes && s->nlanes > 1;
+  for (guint i = 0; same && i < s->nlanes; i++)
+    same = memcmp (s->lanes[i].pixels, s2->lanes[i].pixels,
+                   p.width * sizeof (guint32)) == 0;
+  ok (same, "... with the pixels of a cache keeping every row's pyramid");
+  mv_scene_free (s);
+  mv_scene_free (s2);
+  s = mv_scene_compute (cache, &p, NULL, &error);
+  s2 = mv_scene_compute (fresh, &p, NULL, &error);
+  same = s && s2 && s->fine && s->nlanes == s2->nlanes;
+  for (guint i = 0; same && i < s->nlanes; i++)
+    same = memcmp (s->lanes[i].pixels, s2->lanes[i].pixels,
+                   p.width * sizeof (guint32)) == 0;
+  ok (same, "the second stage reads the window of every row, as a cache "
+      "keeping their pyramids does");
+  /* Rank r changes state at 500000 + r ns: pixel x = (r + 20000) / 100
+   * of the pixel row holding it changes colour there. */
+  const MvLane *l = s && s->nlanes > 1 ? &s->lanes[1] : NULL;
+  ok (l && l->row_first == 80 && l->dominant[0] == 0
+      && l->dominant[p.width - 1] == 1 && l->dominant[200] == 0
+      && l->dominant[202] == 1,
+      "its pixel row 1 (ranks 80-159) turns from A to B at x 200-201");
+  mv_scene_free (s);
+  mv_scene_free (s2);
+  kept = pyramids_kept (cache, log);
+  ok (kept == 0, "still no row's pyramid kept (%u)", kept);
+  mv_log_unref (log);
+}
+
 /* Per state, how many of host's ranks are in it at time t, read from
  * the file with logfmt's own iterator (not the viewer's model); the
  * number of ranks on host in *n. */
@@ -1212,6 +1300,7 @@ main (void)
   test_fine_lanes (path);
   test_seed_lookback ();
   test_sampled_rows (path);
+  test_many_rows_per_pixel (path);
   test_groups (path);
   test_group_fine (path);
   test_overlap (path);

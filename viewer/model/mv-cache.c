@@ -26,6 +26,7 @@ struct MvCache
   guint8       *pyr_seen;         /* [stream]: read, maybe not kept
                                      (mv_cache_pyramid_scratch) */
   gint          reads;            /* atomic: since the last page drop */
+  gsize         pyr_reads;        /* atomic: pyramids read from the file */
   guint         pyr_filled;       /* streams with a pyramid */
   GHashTable   *lane_pyr;         /* guint64 key -> GBytes */
   gsize         lane_pyr_bytes;
@@ -160,6 +161,7 @@ static MvPyrQuality
 pyr_read (MvCache *c, guint32 stream, guint8 *q)
 {
   mv_cache_note_stream_read (c);
+  g_atomic_pointer_add (&c->pyr_reads, 1);
   MvLog *log = c->log;
   guint nb = c->bins, ns = log->nstates;
   gsize bytes = mv_pyr_offset (nb, c->levels);
@@ -251,6 +253,12 @@ mv_cache_pyramid_peek (MvCache *c, guint32 stream)
                    ? c->pyr_quality[stream] : MV_PYR_UNREAD;
   g_mutex_unlock (&c->lock);
   return q;
+}
+
+guint64
+mv_cache_pyramid_reads (MvCache *c)
+{
+  return (guint64) (gsize) g_atomic_pointer_get (&c->pyr_reads);
 }
 
 gboolean

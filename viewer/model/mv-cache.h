@@ -58,6 +58,8 @@ MvPyrQuality  mv_cache_pyramid_peek (MvCache *c, guint32 stream);
 const guint8 *mv_cache_pyramid_scratch (MvCache *c, guint32 stream,
                                         guint8 *scratch,
                                         MvPyrQuality *quality);
+/* Pyramids read from the file so far (kept or not). */
+guint64       mv_cache_pyramid_reads (MvCache *c);
 /* TRUE if the stream's pyramid is in the cache (not only its quality:
  * mv_cache_pyramid_scratch reads without keeping). */
 gboolean      mv_cache_pyramid_kept (MvCache *c, guint32 stream);
