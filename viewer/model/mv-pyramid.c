@@ -114,6 +114,16 @@ mv_pyr_sample (const MvPyrGeom *g, const guint8 *pyr, guint ns,
   const float *restrict w = g->w;
   for (guint x = xa; x < xb; x++)
     {
+      /* Zoomed in past the pyramid, runs of pixels lie in one bin each
+       * with the same weight: the same colour as the last pixel. */
+      if (x > xa && nbins[x] == 1 && nbins[x - 1] == 1
+          && b0[x] == b0[x - 1] && w[(gsize) x * 4] == w[(gsize) (x - 1) * 4])
+        {
+          pix[x] = pix[x - 1];
+          dominant[x] = dominant[x - 1];
+          pct[x] = pct[x - 1];
+          continue;
+        }
       const guint8 *e = q + 3 * (gsize) b0[x];
       const float *wx = w + (gsize) x * 4;
       guint dstate[4];
