@@ -672,6 +672,17 @@ test_sampled_rows (const char *path)
   mv_log_unref (log);
 }
 
+/* TRUE if two scenes have the same lanes' pixels. */
+static gboolean
+same_lane_pixels (const MvScene *a, const MvScene *b)
+{
+  gboolean same = a && b && a->nlanes == b->nlanes;
+  for (guint i = 0; same && i < a->nlanes; i++)
+    same = memcmp (a->lanes[i].pixels, b->lanes[i].pixels,
+                   a->p.width * sizeof (guint32)) == 0;
+  return same;
+}
+
 /* Rows kept by the cache's pyramids (not only their quality). */
 static guint
 pyramids_kept (MvCache *cache, MvLog *log)
@@ -731,20 +742,14 @@ test_many_rows_per_pixel (const char *path)
   for (guint r = 0; r < log->nrows; r++)
     mv_cache_pyramid (fresh, log->rows[r].stream, NULL);
   MvScene *s2 = mv_scene_compute (fresh, &exact, NULL, &error);
-  gboolean same = s && s2 && s->nlanes == s2->nlanes && s->nlanes > 1;
-  for (guint i = 0; same && i < s->nlanes; i++)
-    same = memcmp (s->lanes[i].pixels, s2->lanes[i].pixels,
-                   p.width * sizeof (guint32)) == 0;
-  ok (same, "... with the pixels of a cache keeping every row's pyramid");
+  ok (s && s->nlanes > 1 && same_lane_pixels (s, s2),
+      "... with the pixels of a cache keeping every row's pyramid");
   mv_scene_free (s);
   mv_scene_free (s2);
   s = mv_scene_compute (cache, &p, NULL, &error);
   s2 = mv_scene_compute (fresh, &p, NULL, &error);
-  same = s && s2 && s->fine && s->nlanes == s2->nlanes;
-  for (guint i = 0; same && i < s->nlanes; i++)
-    same = memcmp (s->lanes[i].pixels, s2->lanes[i].pixels,
-                   p.width * sizeof (guint32)) == 0;
-  ok (same, "the second stage reads the window of every row, as a cache "
+  ok (s && s->fine && same_lane_pixels (s, s2),
+      "the second stage reads the window of every row, as a cache "
       "keeping their pyramids does");
   /* Rank r changes state at 500000 + r ns: pixel x = (r + 20000) / 100
    * of the pixel row holding it changes colour there. */
