@@ -235,6 +235,10 @@ uint32_t logfmt__crc32c (uint32_t crc, const void *data, size_t len);
 /* The X11 colour name nearest to 0xRRGGBB (logfmt-color.c). */
 const char *logfmt__color_nearest (uint32_t rgb);
 
+/* Grows an array of elements of size esz (*cap of them, doubling from 16)
+ * to hold n+1; 0 or LOGFMT_ENOMEM. */
+int logfmt__grow (void **arr, size_t *cap, size_t n, size_t esz);
+
 /* Fills err (may be NULL) and returns code. */
 int logfmt__err (logfmt_error_t *err, int code, const char *file,
                  uint64_t offset, const char *fmt, ...)

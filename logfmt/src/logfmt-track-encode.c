@@ -240,15 +240,9 @@ find_series (logfmt_track_encoder_t *te, int64_t id, int64_t object)
         return x;
       j = (j + 1) & (te->nslots - 1);
     }
-  if (te->nseries == te->cseries)
-    {
-      size_t c = te->cseries ? te->cseries * 2 : 16;
-      series_t *n = realloc (te->series, c * sizeof *n);
-      if (!n)
-        return NULL;
-      te->series = n;
-      te->cseries = c;
-    }
+  if (logfmt__grow ((void **) &te->series, &te->cseries, te->nseries,
+                    sizeof *te->series))
+    return NULL;
   series_t *x = &te->series[te->nseries];
   memset (x, 0, sizeof *x);
   x->id = id;

@@ -63,15 +63,9 @@ logfmt_writer_add_metric (logfmt_writer_t *w, const logfmt_metric_def_t *d)
       break;
   if (i == t->nmetrics)
     {
-      if (t->nmetrics == t->cmetrics)
-        {
-          size_t c = t->cmetrics ? t->cmetrics * 2 : 16;
-          logfmt_metric_def_t *m = realloc (t->metrics, c * sizeof *m);
-          if (!m)
-            return LOGFMT_ENOMEM;
-          t->metrics = m;
-          t->cmetrics = c;
-        }
+      if (logfmt__grow ((void **) &t->metrics, &t->cmetrics, t->nmetrics,
+                        sizeof *t->metrics))
+        return LOGFMT_ENOMEM;
       t->nmetrics++;
     }
   else
@@ -149,15 +143,8 @@ add_trackref (logfmt_writer_t *w, uint64_t at, const logfmt__track_hdr_t *h)
   struct logfmt__wtracks *t = wt_get (w);
   if (!t)
     return LOGFMT_ENOMEM;
-  if (t->nrefs == t->crefs)
-    {
-      size_t c = t->crefs ? t->crefs * 2 : 64;
-      logfmt__trackref_t *r = realloc (t->refs, c * sizeof *r);
-      if (!r)
-        return LOGFMT_ENOMEM;
-      t->refs = r;
-      t->crefs = c;
-    }
+  if (logfmt__grow ((void **) &t->refs, &t->crefs, t->nrefs, sizeof *t->refs))
+    return LOGFMT_ENOMEM;
   t->refs[t->nrefs] = h->ref;
   t->refs[t->nrefs++].offset = at;
   return 0;

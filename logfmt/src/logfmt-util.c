@@ -8,6 +8,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+int
+logfmt__grow (void **arr, size_t *cap, size_t n, size_t esz)
+{
+  if (n < *cap)
+    return 0;
+  size_t nc = *cap ? *cap * 2 : 16;
+  void *p = realloc (*arr, nc * esz);
+  if (!p)
+    return LOGFMT_ENOMEM;
+  *arr = p;
+  *cap = nc;
+  return 0;
+}
+
 LOGFMT_API const char *
 logfmt_strerror (int code)
 {

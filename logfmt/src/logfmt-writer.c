@@ -77,21 +77,6 @@ struct logfmt__enc_user
 
 #define OBUF_SIZE (1u << 20)
 
-/* Grows an array of elements of size esz to hold n+1. */
-static int
-grow (void **arr, size_t *cap, size_t n, size_t esz)
-{
-  if (n < *cap)
-    return 0;
-  size_t nc = *cap ? *cap * 2 : 16;
-  void *p = realloc (*arr, nc * esz);
-  if (!p)
-    return LOGFMT_ENOMEM;
-  *arr = p;
-  *cap = nc;
-  return 0;
-}
-
 static char *
 xstrdup (const char *s)
 {
@@ -310,7 +295,7 @@ logfmt_writer_add_state (logfmt_writer_t *w, const logfmt_state_def_t *d)
       break;
   if (i == w->nstates)
     {
-      if (grow ((void **) &w->states, &w->cstates, w->nstates,
+      if (logfmt__grow ((void **) &w->states, &w->cstates, w->nstates,
                 sizeof *w->states))
         return LOGFMT_ENOMEM;
       w->nstates++;
@@ -342,7 +327,7 @@ logfmt_writer_add_event_def (logfmt_writer_t *w, const logfmt_event_def_t *d)
       break;
   if (i == w->nevents)
     {
-      if (grow ((void **) &w->events, &w->cevents, w->nevents,
+      if (logfmt__grow ((void **) &w->events, &w->cevents, w->nevents,
                 sizeof *w->events))
         return LOGFMT_ENOMEM;
       w->nevents++;
@@ -371,7 +356,7 @@ logfmt_writer_add_stream (logfmt_writer_t *w, const logfmt_stream_def_t *d,
     return LOGFMT_EINVAL;
   if (w->nstreams >= UINT32_MAX - 1)
     return LOGFMT_ERANGE;
-  if (grow ((void **) &w->streams, &w->cstreams, w->nstreams,
+  if (logfmt__grow ((void **) &w->streams, &w->cstreams, w->nstreams,
             sizeof *w->streams))
     return LOGFMT_ENOMEM;
   wstream_t *s = &w->streams[w->nstreams];
@@ -391,7 +376,7 @@ logfmt_writer_add_comm (logfmt_writer_t *w, const logfmt_comm_def_t *d)
 {
   if (!w || !d)
     return LOGFMT_EINVAL;
-  if (grow ((void **) &w->comms, &w->ccomms, w->ncomms, sizeof *w->comms))
+  if (logfmt__grow ((void **) &w->comms, &w->ccomms, w->ncomms, sizeof *w->comms))
     return LOGFMT_ENOMEM;
   logfmt_comm_def_t *c = &w->comms[w->ncomms];
   *c = *d;
@@ -414,7 +399,7 @@ logfmt_writer_add_const (logfmt_writer_t *w, const logfmt_const_def_t *d)
 {
   if (!w || !d)
     return LOGFMT_EINVAL;
-  if (grow ((void **) &w->consts, &w->cconsts, w->nconsts,
+  if (logfmt__grow ((void **) &w->consts, &w->cconsts, w->nconsts,
             sizeof *w->consts))
     return LOGFMT_ENOMEM;
   logfmt_const_def_t *c = &w->consts[w->nconsts];
@@ -431,7 +416,7 @@ logfmt_writer_add_resource (logfmt_writer_t *w,
   if (!w || !d || d->kind < LOGFMT_RES_CPU || d->kind > LOGFMT_RES_NIC
       || d->nv > LOGFMT_RES_MAX_V || d->ns > LOGFMT_RES_MAX_S)
     return LOGFMT_EINVAL;
-  if (grow ((void **) &w->res, &w->cres, w->nres, sizeof *w->res))
+  if (logfmt__grow ((void **) &w->res, &w->cres, w->nres, sizeof *w->res))
     return LOGFMT_ENOMEM;
   logfmt_resource_def_t *c = &w->res[w->nres];
   *c = *d;
@@ -453,7 +438,7 @@ add_blockref (logfmt_writer_t *w, uint32_t stream, uint64_t at,
               uint64_t lost)
 {
   wstream_t *s = &w->streams[stream];
-  if (grow ((void **) &s->blocks, &s->cap, s->nblocks, sizeof *s->blocks))
+  if (logfmt__grow ((void **) &s->blocks, &s->cap, s->nblocks, sizeof *s->blocks))
     return set_err (w, LOGFMT_ENOMEM, "no memory for the index");
   s->blocks[s->nblocks++] = (logfmt__blockref_t) {
     .offset = at, .t_first = t_first, .t_last = t_last, .count = count,
@@ -770,7 +755,7 @@ static int
 add_msgref (logfmt_writer_t *w, uint64_t at, uint64_t t_min, uint64_t t_max,
             uint32_t count)
 {
-  if (grow ((void **) &w->mrefs, &w->cmrefs, w->nmrefs, sizeof *w->mrefs))
+  if (logfmt__grow ((void **) &w->mrefs, &w->cmrefs, w->nmrefs, sizeof *w->mrefs))
     return set_err (w, LOGFMT_ENOMEM, "no memory");
   w->mrefs[w->nmrefs++] = (logfmt__msgref_t) {
     .offset = at, .t_min = t_min, .t_max = t_max, .count = count,
