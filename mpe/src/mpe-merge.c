@@ -2123,6 +2123,23 @@ totals_op (void *in, void *inout, int *len, MPI_Datatype *type)
     }
 }
 
+/* {events, lost, failure word} (or any such triple) over all ranks:
+ * summed, summed, maximum. */
+static void
+allreduce_totals (const uint64_t in[3], uint64_t out[3])
+{
+  MPI_Datatype triple;
+  MPI_Op op;
+  MPI_Request rq;
+  PMPI_Type_contiguous (3, MPI_UINT64_T, &triple);
+  PMPI_Type_commit (&triple);
+  PMPI_Op_create (totals_op, 1, &op);
+  PMPI_Iallreduce (in, out, 1, triple, op, mpe__comm, &rq);
+  merge_wait (&rq);
+  PMPI_Op_free (&op);
+  PMPI_Type_free (&triple);
+}
+
 /* Copies this rank's chunks into its region of the output, at `at`. */
 static int
 write_region (merge_t *m, MPI_File fh, uint64_t at)
@@ -2201,18 +2218,10 @@ place_chunks (merge_t *m)
 {
   uint64_t size = failed (m) ? 0 : m->em.bulk_size, rel = 0;
   uint64_t mine[3] = { size, 0, (uint64_t) m->mine }, all[3];
-  MPI_Datatype triple;
-  MPI_Op op;
   MPI_Request rq[2];
-  PMPI_Type_contiguous (3, MPI_UINT64_T, &triple);
-  PMPI_Type_commit (&triple);
-  PMPI_Op_create (totals_op, 1, &op);
   PMPI_Iexscan (&size, &rel, 1, MPI_UINT64_T, MPI_SUM, mpe__comm, &rq[0]);
-  PMPI_Iallreduce (mine, all, 1, triple, op, mpe__comm, &rq[1]);
+  allreduce_totals (mine, all);
   merge_wait (&rq[0]);
-  merge_wait (&rq[1]);
-  PMPI_Op_free (&op);
-  PMPI_Type_free (&triple);
   int word = (int) all[2];
   learn_failures (m, &word, 1, 1);
   if (m->rank == 0)
@@ -2384,16 +2393,7 @@ phase_finish (merge_t *m)
   for (int t = 0; t < m->nt; t++)
     if (m->tb[t])
       counts[1] += m->tb[t]->lost;
-  MPI_Datatype triple;
-  MPI_Op op;
-  MPI_Request rq;
-  PMPI_Type_contiguous (3, MPI_UINT64_T, &triple);
-  PMPI_Type_commit (&triple);
-  PMPI_Op_create (totals_op, 1, &op);
-  PMPI_Iallreduce (counts, all, 1, triple, op, mpe__comm, &rq);
-  merge_wait (&rq);
-  PMPI_Op_free (&op);
-  PMPI_Type_free (&triple);
+  allreduce_totals (counts, all);
   m->totals[0] = all[0];
   m->totals[1] = all[1];
   int word = (int) all[2];
