@@ -143,6 +143,23 @@ frames_events (const unsigned char *p, size_t done, int *nframes)
   return events;
 }
 
+/* Frames built in memory (`events` in *nframes of them) to the file in
+ * one write.  Returns the events that reached it, now published: all of
+ * them, or after a failed or torn write those of the frames before the
+ * tear (*nframes: how many). */
+static uint64_t
+frames_write (mpe_tbuf_t *b, const unsigned char *frames, size_t len,
+              uint64_t events, int *nframes)
+{
+  size_t done;
+  uint64_t in = events;
+  if (mpe__spill_frames (frames, len, &done) != 0)
+    in = frames_events (frames, done, nframes);
+  MPE_PUBLISH (b->spilled, b->spilled + in);
+  test_kill_point (*nframes);
+  return in;
+}
+
 /* The previous flush's LOSS record sits in the first frame (after the
  * 560 event): if that frame is lost, carry its count forward instead of
  * counting the record itself, so the LOSS records that survive always
@@ -298,12 +315,9 @@ spill_round (mpe_tbuf_t *b)
   uint64_t lost = 0;
   if (b->pk_len)
     {
-      size_t done;
       int nframes = b->pk_frames;
-      uint64_t in = mpe__spill_frames (b->pk, b->pk_len, &done) == 0
-                    ? b->pk_events : frames_events (b->pk, done, &nframes);
-      MPE_PUBLISH (b->spilled, b->spilled + in);
-      test_kill_point (nframes);
+      uint64_t in = frames_write (b, b->pk, b->pk_len, b->pk_events,
+                                  &nframes);
       /* What did not reach the file is lost, the first frame's LOSS
        * record carried if that one did not. */
       lost = b->pk_events - in;
@@ -378,15 +392,11 @@ spill_burst_write (spill_ctx_t *c)
     }
   if (c->memlen == 0)
     return 0;
-  size_t done;
-  int rc = mpe__spill_frames (c->mem, c->memlen, &done);
   int nframes = c->nblocks;
-  uint64_t in = rc ? frames_events (c->mem, done, &nframes) : c->pending;
-  MPE_PUBLISH (c->b->spilled, c->b->spilled + in);
+  uint64_t in = frames_write (c->b, c->mem, c->memlen, c->pending, &nframes);
   c->written += in;
   c->pending -= in;
-  test_kill_point (nframes);
-  return rc ? -1 : 0;
+  return c->pending ? -1 : 0;
 }
 
 /* The gathered frames to the file; what did not reach it (full disk, or
