@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -73,6 +74,27 @@ report (const char *what, GArray *a)
   g_print ("%-22s n=%-4u median %7.2f ms  p95 %7.2f ms  max %7.2f ms\n",
            what, n, v[n / 2], v[MIN (n - 1, (guint) ceil (n * 0.95) - 1)],
            v[n - 1]);
+}
+
+/* MV_BENCH_PERF_CTL=FIFO: "enable" and "disable" written to a perf
+ * control fifo around each first image (`perf record -D -1 --control
+ * fifo:FIFO`), to profile first images apart from the second stages
+ * (not the first frame's, which opens the log, nor those of the next
+ * MV_BENCH_PERF_SKIP=N views). */
+static void
+perf_ctl (const char *cmd)
+{
+  static FILE *ctl;
+  static guint calls;
+  const char *path = g_getenv ("MV_BENCH_PERF_CTL");
+  const char *skip = g_getenv ("MV_BENCH_PERF_SKIP");
+  if (path == NULL || *path == '\0'
+      || calls++ < 2 * (1 + (skip ? atoi (skip) : 0)))
+    return;
+  if (ctl == NULL && (ctl = fopen (path, "w")) == NULL)
+    return;
+  fprintf (ctl, "%s\n", cmd);
+  fflush (ctl);
 }
 
 static long
@@ -149,6 +171,7 @@ frame (MvCache *cache, GArray *slots, const MvLayout *l, const MvView *v,
     .height = l->plot_h, .row_h = v->row_h, .y0 = v->y0, .force_lod = -1,
     .slots = slots,
   };
+  perf_ctl ("enable");
   double ca = cpu_ms ();
   MvSceneParams coarse;
   *staged = mv_scene_coarse_first (cache, &p, &coarse);
@@ -160,6 +183,7 @@ frame (MvCache *cache, GArray *slots, const MvLayout *l, const MvView *v,
     return FALSE;
   *full_ms = *scene_ms + *paint_ms;
   *cpu1 = cpu_ms () - ca;
+  perf_ctl ("disable");
   if (*staged)
     {
       double sm, pm;
