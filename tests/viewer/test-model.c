@@ -17,6 +17,7 @@
 #include "viewer/model/mv-groups.h"
 #include "viewer/model/mv-intervals.h"
 #include "viewer/model/mv-matrix.h"
+#include "viewer/model/mv-pyramid.h"
 #include "viewer/model/mv-scene.h"
 #include "viewer/model/mv-stats.h"
 #include "viewer/model/mv-view.h"
@@ -1273,12 +1274,134 @@ test_overlap (const char *path)
   mv_log_unref (log);
 }
 
+/* One pixel of mv_pyr_sample as it was computed pixel by pixel (before
+ * runs of pixels in one bin shared one computation): the reference. */
+static void
+pyr_pixel_ref (const MvPyrGeom *g, const guint8 *pyr, guint ns,
+               const guint8 *hid, const guint32 *lut, guint32 bg, guint x,
+               guint32 *pix, gint16 *dom, guint8 *pct)
+{
+  const guint8 *e = pyr + g->off + 3 * (gsize) g->b0[x];
+  guint dstate[4], nd = 0;
+  float dw[4], cov = 0;
+  for (guint j = 0; j < g->nbins[x]; j++, e += 3)
+    {
+      guint d = e[0] | (guint) e[1] << 8;
+      if (d >= ns || e[2] == 0 || (hid && hid[d]))
+        continue;
+      float v = g->w[(gsize) x * 4 + j] * e[2];
+      cov += v;
+      guint i = 0;
+      while (i < nd && dstate[i] != d)
+        i++;
+      if (i == nd)
+        {
+          dstate[nd] = d;
+          dw[nd++] = 0;
+        }
+      dw[i] += v;
+    }
+  if (nd == 0)
+    {
+      *pix = bg;
+      *dom = -1;
+      *pct = 0;
+      return;
+    }
+  guint bj = 0;
+  for (guint i = 1; i < nd; i++)
+    if (dw[i] > dw[bj])
+      bj = i;
+  *pix = lut[(gsize) dstate[bj] * 256 + (guint) MIN (cov + 0.5f, 255.0f)];
+  *dom = (gint16) dstate[bj];
+  *pct = (guint8) MIN (cov * (100.0f / 255) + 0.5f, 100);
+}
+
+/* mv_pyr_sample computes one colour per run of pixels lying in the
+ * same bin (zoomed in past the pyramid): the same pixels as one
+ * computation per pixel, from any column range, zoomed out or in. */
+static void
+test_pyr_runs (void)
+{
+  const guint nb = 256, nlev = 4, ns = 5, w = 640;
+  guint8 *pyr = g_malloc (mv_pyr_offset (nb, nlev));
+  float *occ = g_new (float, nb * ns);
+  GRand *rand = g_rand_new_with_seed (22);
+  for (guint i = 0; i < nb * ns; i++)
+    occ[i] = g_rand_int_range (rand, 0, 4) == 0 ? 0
+             : (float) g_rand_double (rand) / ns;
+  mv_pyr_build (occ, nb, ns, nlev, pyr);
+  guint32 lut[5 * 256];
+  for (guint i = 0; i < G_N_ELEMENTS (lut); i++)
+    lut[i] = i * 2654435761u;
+  const guint8 hid[5] = { 0, 0, 1, 0, 0 };
+  /* Windows of [lo, hi] = [1000, 1000 + 2^20]: zoomed out, a pixel a
+   * bin, zoomed in 50x and 5,000x (long runs), off both ends. */
+  static const struct { guint64 t0, t1; } win[] = {
+    { 1000, 1000 + (1 << 20) }, { 5000, 5000 + 640 * 4096 / 2 },
+    { 300000, 300000 + 640 * 4096 / 50 }, { 777777, 777777 + 640 * 4096 / 5000 },
+    { 0, 400000 }, { 900000, 1500000 },
+  };
+  gboolean same = TRUE, runs = FALSE, covered = TRUE;
+  guint32 *pix = g_new (guint32, w);
+  gint16 *dom = g_new (gint16, w);
+  guint8 *pct = g_new (guint8, w);
+  for (guint k = 0; k < G_N_ELEMENTS (win); k++)
+    for (guint h = 0; h < 2; h++)
+      {
+        MvPyrGeom g;
+        mv_pyr_geom_init (&g, nb, nlev, 1000, 1000 + (1 << 20), win[k].t0,
+                          win[k].t1, w);
+        guint longest = 0;
+        for (guint x = 0; x < w; x++)
+          {
+            longest = MAX (longest, g.run[x]);
+            covered &= g.run[x] >= 1 && x + g.run[x] <= w;
+          }
+        runs |= longest >= 50;
+        /* Whole width, then ranges starting inside runs. */
+        static const guint ranges[][2] = { { 0, 640 }, { 3, 97 },
+                                           { 101, 102 }, { 333, 640 } };
+        for (guint r = 0; r < G_N_ELEMENTS (ranges); r++)
+          {
+            guint xa = ranges[r][0], xb = ranges[r][1];
+            memset (pix, 0xab, w * sizeof *pix);
+            memset (dom, 0xab, w * sizeof *dom);
+            memset (pct, 0xab, w);
+            mv_pyr_sample (&g, pyr, ns, h ? hid : NULL, lut, 0xffffff, pix,
+                           dom, pct, xa, xb);
+            for (guint x = 0; x < w; x++)
+              {
+                guint32 rp = 0xabababab;
+                gint16 rd = (gint16) 0xabab;
+                guint8 rc = 0xab;
+                if (x >= xa && x < xb)
+                  pyr_pixel_ref (&g, pyr, ns, h ? hid : NULL, lut, 0xffffff,
+                                 x, &rp, &rd, &rc);
+                same &= pix[x] == rp && dom[x] == rd && pct[x] == rc;
+              }
+          }
+        mv_pyr_geom_clear (&g);
+      }
+  ok (covered, "pyramid runs: every pixel in a run within the width");
+  ok (runs, "pyramid runs: zoomed in 5,000x, runs of 50 pixels or more");
+  ok (same, "pyramid sampling by runs: the pixels of one computation per "
+      "pixel, over every range (only the range written)");
+  g_free (pix);
+  g_free (dom);
+  g_free (pct);
+  g_free (occ);
+  g_free (pyr);
+  g_rand_free (rand);
+}
+
 int
 main (void)
 {
   char *dir = g_dir_make_tmp ("mvtest-XXXXXX", NULL);
   char *path = g_build_filename (dir, "t.clog", NULL);
   test_view ();
+  test_pyr_runs ();
   ok (mv_testlog_write (path, 1000) == 0, "test log (us) written");
   GError *error = NULL;
   MvLog *log = mv_log_open (path, NULL, NULL, &error);

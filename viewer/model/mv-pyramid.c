@@ -73,6 +73,7 @@ mv_pyr_geom_init (MvPyrGeom *g, guint nb, guint nlev, guint64 lo,
   g->b0 = g_new (gint32, w);
   g->nbins = g_new0 (guint8, w);
   g->w = g_new0 (float, (gsize) w * 4);
+  g->run = g_new (guint32, MAX (w, 1));
   for (guint x = 0; x < w; x++)
     {
       double xa = first + x * per, xb = xa + per;
@@ -88,6 +89,14 @@ mv_pyr_geom_init (MvPyrGeom *g, guint nb, guint nlev, guint64 lo,
           g->w[(gsize) x * 4 + g->nbins[x]++] = (float) (MAX (ov, 0) / per);
         }
     }
+  /* Runs, from the right: a pixel continues its right neighbour's run
+   * if both lie in the same one bin with the same overlap (more bins
+   * than one: rarely the same, not worth comparing). */
+  for (guint x = w; x-- > 0;)
+    g->run[x] = x + 1 < w && g->nbins[x] == 1 && g->nbins[x + 1] == 1
+                && g->b0[x] == g->b0[x + 1]
+                && g->w[(gsize) x * 4] == g->w[(gsize) (x + 1) * 4]
+                ? g->run[x + 1] + 1 : 1;
 }
 
 void
@@ -96,6 +105,7 @@ mv_pyr_geom_clear (MvPyrGeom *g)
   g_free (g->b0);
   g_free (g->nbins);
   g_free (g->w);
+  g_free (g->run);
 }
 
 void
@@ -112,18 +122,16 @@ mv_pyr_sample (const MvPyrGeom *g, const guint8 *pyr, guint ns,
   const gint32 *restrict b0 = g->b0;
   const guint8 *restrict nbins = g->nbins;
   const float *restrict w = g->w;
-  for (guint x = xa; x < xb; x++)
+  const guint32 *restrict run = g->run;
+  /* One colour per run of pixels (zoomed in past the pyramid, pixels
+   * share bins), stored along it: the fill is a plain loop, without
+   * reading back what was just stored. */
+  for (guint x = xa, n; x < xb; x += n)
     {
-      /* Zoomed in past the pyramid, runs of pixels lie in one bin each
-       * with the same weight: the same colour as the last pixel. */
-      if (x > xa && nbins[x] == 1 && nbins[x - 1] == 1
-          && b0[x] == b0[x - 1] && w[(gsize) x * 4] == w[(gsize) (x - 1) * 4])
-        {
-          pix[x] = pix[x - 1];
-          dominant[x] = dominant[x - 1];
-          pct[x] = pct[x - 1];
-          continue;
-        }
+      n = MIN (run[x], xb - x);
+      guint32 pv;
+      gint16 dv;
+      guint8 cv;
       const guint8 *e = q + 3 * (gsize) b0[x];
       const float *wx = w + (gsize) x * 4;
       guint dstate[4];
@@ -149,18 +157,26 @@ mv_pyr_sample (const MvPyrGeom *g, const guint8 *pyr, guint ns,
         }
       if (nd == 0)
         {
-          pix[x] = bg;
-          dominant[x] = -1;
-          pct[x] = 0;
-          continue;
+          pv = bg;
+          dv = -1;
+          cv = 0;
         }
-      guint bj = 0;
-      for (guint i = 1; i < nd; i++)
-        if (dw[i] > dw[bj])
-          bj = i;
-      guint c = (guint) MIN (cov + 0.5f, 255.0f);
-      pix[x] = lut[(gsize) dstate[bj] * 256 + c];
-      dominant[x] = (gint16) dstate[bj];
-      pct[x] = (guint8) MIN (cov * (100.0f / 255) + 0.5f, 100);
+      else
+        {
+          guint bj = 0;
+          for (guint i = 1; i < nd; i++)
+            if (dw[i] > dw[bj])
+              bj = i;
+          guint c = (guint) MIN (cov + 0.5f, 255.0f);
+          pv = lut[(gsize) dstate[bj] * 256 + c];
+          dv = (gint16) dstate[bj];
+          cv = (guint8) MIN (cov * (100.0f / 255) + 0.5f, 100);
+        }
+      for (guint i = x; i < x + n; i++)
+        {
+          pix[i] = pv;
+          dominant[i] = dv;
+          pct[i] = cv;
+        }
     }
 }

@@ -35,6 +35,10 @@ typedef struct
   gint32  *b0;         /* per pixel: first bin */
   guint8  *nbins;      /* per pixel: bins overlapped (0..4) */
   float   *w;          /* per pixel: 4 overlaps, in pixel fractions */
+  guint32 *run;        /* per pixel: how many pixels from it on (itself
+                          included) have its bins and overlaps, so its
+                          colour (zoomed in past the pyramid: long runs
+                          in one bin) */
 } MvPyrGeom;
 
 /* The window [t0, t1] on width pixels, over pyramids of nb bins and
