@@ -708,6 +708,16 @@ test_many_rows_per_pixel (const char *path)
   ok (log != NULL, "8000-rank log opened");
   if (log == NULL)
     return;
+  /* The rows' events summed once at open (the level of detail's
+   * estimates over 100,000 rows use them, not a loop per frame). */
+  gboolean sums = log->row_events[0] == 0;
+  for (guint r = 0; r < log->nrows; r++)
+    sums &= log->row_events[r + 1] - log->row_events[r]
+            == logfmt_reader_stream_events (log->reader,
+                                            log->rows[r].stream);
+  ok (sums && log->row_events[log->nrows] == log->info->nevents,
+      "row_events: the events of the rows before each, %" G_GUINT64_FORMAT
+      " in all", log->row_events[log->nrows]);
   g_autoptr (MvCache) cache = mv_cache_new (log);
   MvSceneParams p = { .t0 = 0, .t1 = 1000000, .width = 500, .height = 100,
                       .row_h = 100.0 / 8000, .force_lod = -1 };

@@ -42,6 +42,7 @@ log_free (MvLog *log)
   g_free (log->warning);
   g_free (log->rows);
   g_free (log->stream_row);
+  g_free (log->row_events);
   g_clear_pointer (&log->evdef_by_id, g_hash_table_unref);
 }
 
@@ -122,8 +123,12 @@ mv_log_open (const char *path, MvProgressFunc progress, gpointer user,
   g_hash_table_unref (low);
   qsort (log->rows, log->nrows, sizeof (MvRow), row_cmp);
   guint threads = 0;
+  log->row_events = g_new (guint64, log->nrows + 1);
+  log->row_events[0] = 0;
   for (guint i = 0; i < log->nrows; i++)
     {
+      log->row_events[i + 1] = log->row_events[i]
+        + logfmt_reader_stream_events (r, log->rows[i].stream);
       log->stream_row[log->rows[i].stream] = i;
       log->rows[i].first_of_rank = i == 0
         || log->rows[i - 1].rank != log->rows[i].rank;

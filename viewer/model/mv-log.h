@@ -40,6 +40,9 @@ typedef struct
   guint                nrows;
   MvRow               *rows;
   guint               *stream_row;  /* stream -> row */
+  guint64             *row_events;  /* nrows + 1: the events of the rows
+                                       before each (rows [a, b) hold
+                                       row_events[b] - row_events[a]) */
   guint                nstates;
   guint                nevdefs;
   guint                max_threads; /* threads of the busiest process */
