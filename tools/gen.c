@@ -16,7 +16,7 @@ static void
 gen_help (void)
 {
   fputs (
-    "Usage: clogtool gen -o FILE [-p PROCS] [-t THREADS] [-n EVENTS]\n"
+    "Usage: clogtool gen [-o] FILE [-p PROCS] [-t THREADS] [-n EVENTS]\n"
     "                    [--seed S]\n"
     "\n"
     "Writes a synthetic log like one an MPI program would produce: PROCS\n"
@@ -26,7 +26,7 @@ gen_help (void)
     "and seed always give the same events.\n"
     "\n"
     "Options:\n"
-    "  -o, --output FILE    the file to write (required)\n"
+    "  -o, --output FILE    the file to write (or FILE as the operand)\n"
     "  -p, --procs PROCS    processes (default 4)\n"
     "  -t, --threads T      threads per process (default 1)\n"
     "  -n, --events N       events per thread (default 10000)\n"
@@ -86,6 +86,9 @@ clogtool_gen_main (int argc, char **argv)
         return clogtool__usage_error ("gen", "bad %s '%s' (%lld..%lld)",
                                       what, optarg, min, max);
     }
+  /* The file may also be given as the operand, as the readers take it. */
+  if (out == NULL && optind < argc)
+    out = argv[optind++];
   if (optind != argc)
     return clogtool__usage_error ("gen", "unexpected argument '%s'",
                                   argv[optind]);

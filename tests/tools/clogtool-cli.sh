@@ -40,6 +40,8 @@ usage_err "from is after" print --from 2s --to 1s x.clog
 usage_err "no output given" gen -p 2
 usage_err "bad --procs '0'" gen -o x.clog -p 0
 usage_err "bad --events 'many'" gen -o x.clog -n many
+usage_err "unexpected argument 'y.clog'" gen x.clog y.clog
+usage_err "unexpected argument 'y.clog'" gen -o x.clog y.clog
 usage_err "no output given" repair in.clog
 usage_err "no input FILE" repair -o out.clog
 usage_err "no FILE given" verify
@@ -67,6 +69,10 @@ run 1 "verify of an empty file" "$clogtool" verify "$tap_tmp/empty.clog"
 # gen refuses an unwritable path.
 run 1 "gen into a missing directory" "$clogtool" gen -o "$tap_tmp/no/dir/x.clog" -n 10
 grep -q "^clogtool: " "$tap_tmp/err"; ok $? "gen error message"
+# gen takes its file as the operand too: the same bytes as with -o.
+"$clogtool" gen -o "$tap_tmp/g-opt.clog" -p 3 -n 200 >/dev/null 2>&1
+run 0 "gen with the file as operand" "$clogtool" gen -p 3 "$tap_tmp/g-arg.clog" -n 200
+cmp -s "$tap_tmp/g-opt.clog" "$tap_tmp/g-arg.clog"; ok $? "gen FILE writes what gen -o FILE does"
 # A full disk on output: exit 1 with a message, not a silent loss.
 "$clogtool" gen -o "$tap_tmp/small.clog" -n 100 >/dev/null 2>&1
 for c in "print" "stats --json" "--help"; do
