@@ -1051,6 +1051,91 @@ plot_equal_after_other (MvLog *log, int width, guint64 span, guint64 t_other)
   return same;
 }
 
+/* The plot of s drawn into an image surface (the density image blended
+ * straight into it) or through a recording surface replayed onto one
+ * (cairo composites it): (transfer full) pixels. */
+static guint8 *
+plot_pixels (const MvScene *s, int width, int height, gboolean recorded)
+{
+  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_RGB24,
+                                                     width, height);
+  cairo_surface_t *target = recorded
+    ? cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA, NULL) : img;
+  cairo_t *cr = cairo_create (target);
+  MvDrawOpts o = { .highlight_state = -1 };
+  mv_draw_plot (cr, s, width, height, &o);
+  cairo_destroy (cr);
+  if (recorded)
+    {
+      cr = cairo_create (img);
+      cairo_set_source_surface (cr, target, 0, 0);
+      cairo_paint (cr);
+      cairo_destroy (cr);
+      cairo_surface_destroy (target);
+    }
+  cairo_surface_flush (img);
+  guint8 *px = g_memdup2 (cairo_image_surface_get_data (img),
+                          (gsize) cairo_image_surface_get_stride (img)
+                          * height);
+  cairo_surface_destroy (img);
+  return px;
+}
+
+/* Many aggregated arrows leaving most of their box empty are blended
+ * straight into an image target, each pixel's colour as it is found:
+ * the pixels cairo composites from the density image, in plots of
+ * half (tall) and full vertical resolution.  (3,000 lines of 16 pixels
+ * over 300,000: summed as runs, and under a quarter of the box.) */
+static void
+test_arrows_direct (MvLog *log)
+{
+  static const int heights[] = { 600, 300 };
+  for (guint k = 0; k < G_N_ELEMENTS (heights); k++)
+    {
+      int w = 1000, h = heights[k], vs = h > 400 ? 2 : 1;
+      g_autoptr (MvCache) cache = mv_cache_new (log);
+      MvSceneParams p = { .t0 = 0, .t1 = 1000, .width = w, .height = h,
+                          .row_h = h / 2.0, .force_lod = -1 };
+      MvScene *s = mv_scene_compute (cache, &p, NULL, NULL);
+      if (s == NULL)
+        {
+          ok (FALSE, "scene for the arrows");
+          continue;
+        }
+      GRand *rand = g_rand_new_with_seed (7 + k);
+      g_array_set_size (s->arrows, 0);
+      for (guint i = 0; i < 3000; i++)
+        {
+          MvArrow a = { .count = 1 + g_rand_int_range (rand, 0, 40) };
+          a.x0 = (float) g_rand_double_range (rand, -5, w + 5);
+          a.y0 = (float) g_rand_double_range (rand, -5, h + 5);
+          a.x1 = a.x0 + (g_rand_boolean (rand) ? 15 : -15);
+          a.y1 = a.y0 + (float) g_rand_double_range (rand, -3, 3) * vs;
+          g_array_append_val (s->arrows, a);
+        }
+      s->arrows_aggregated = TRUE;
+      g_rand_free (rand);
+      guint8 *direct = plot_pixels (s, w, h, FALSE);
+      guint8 *composited = plot_pixels (s, w, h, TRUE);
+      g_array_set_size (s->arrows, 0);
+      guint8 *blank = plot_pixels (s, w, h, FALSE);
+      gsize n = (gsize) cairo_format_stride_for_width (CAIRO_FORMAT_RGB24, w)
+                * h, diff = 0, drawn = 0;
+      for (gsize i = 0; i < n; i++)
+        diff += direct[i] != composited[i];
+      for (gsize i = 0; i < n; i += 4)
+        drawn += memcmp (direct + i, blank + i, 3) != 0;
+      ok (diff == 0 && drawn > 20000,
+          "aggregated arrows, %dx%d: blended directly, the pixels cairo "
+          "composites (%" G_GSIZE_FORMAT " bytes differ, %" G_GSIZE_FORMAT
+          " pixels drawn)", w, h, diff, drawn);
+      g_free (direct);
+      g_free (composited);
+      g_free (blank);
+      mv_scene_free (s);
+    }
+}
+
 static void
 test_dense_arrows (const char *path)
 {
@@ -1066,6 +1151,7 @@ test_dense_arrows (const char *path)
       "dense arrows as runs: the same picture after another frame");
   ok (plot_equal_after_other (log, 4000, 700, 300),
       "sparse arrows: the same picture after another frame");
+  test_arrows_direct (log);
   mv_log_unref (log);
 }
 
