@@ -5,6 +5,8 @@
 
 #include "logfmt-writer-internal.h"
 
+#include <zstd.h>
+
 /* What is open at each block start of a stream, for window passes of the
  * interval iterator (logfmt-intervals.c); built on first use. */
 typedef struct logfmt__ivcache logfmt__ivcache_t;
@@ -58,6 +60,10 @@ struct logfmt_reader
   logfmt__cpref_t *cprefs; /* call-path table chunks (DEFS kind 10) */
   size_t ncprefs;
   uint64_t blocks_decoded;  /* by every iterator (atomic, relaxed) */
+  /* Decompression contexts lent to calls on the shared reader (each
+   * taken and given back atomically): a context made per call costs
+   * more than a summary level's decompression (zstd probes the CPU). */
+  ZSTD_DCtx *dctx_pool[4];
 
   /* Extension tracks (logfmt-track-reader.c). */
   logfmt_metric_def_t *metrics;
@@ -73,6 +79,12 @@ int logfmt__track_check (const logfmt_reader_t *r, size_t i,
                          logfmt_error_t *err);
 int logfmt__load_trackdir (logfmt_reader_t *r, uint64_t off, uint64_t n,
                            logfmt_error_t *err);
+
+/* Decompresses a whole zstd frame of src into dst (cap bytes) with a
+ * context of r's pool (or a fresh one when all are lent): what
+ * ZSTD_decompress returns. */
+size_t logfmt__reader_decompress (const logfmt_reader_t *r, void *dst,
+                                  size_t cap, const void *src, size_t len);
 
 /* Opens a .clog image held in memory; data must outlive the reader.  Used
  * by the fuzzer and by logfmt_reader_open after mmap. */

@@ -503,11 +503,38 @@ logfmt_reader_close (logfmt_reader_t *r)
 {
   if (!r)
     return;
+  for (size_t i = 0; i < sizeof r->dctx_pool / sizeof r->dctx_pool[0]; i++)
+    ZSTD_freeDCtx (r->dctx_pool[i]);
   logfmt__reader_free_contents (r);
   free (r->path);
   if (r->map)
     munmap (r->map, r->map_len);
   free (r);
+}
+
+size_t
+logfmt__reader_decompress (const logfmt_reader_t *r, void *dst, size_t cap,
+                           const void *src, size_t len)
+{
+  /* The pool is the reader's one mutable part besides its caches: the
+   * slots are exchanged atomically, so threads sharing r never share a
+   * context. */
+  ZSTD_DCtx **pool = (ZSTD_DCtx **) r->dctx_pool, *d = NULL;
+  size_t n = sizeof r->dctx_pool / sizeof r->dctx_pool[0];
+  for (size_t i = 0; i < n && !d; i++)
+    d = __atomic_exchange_n (&pool[i], NULL, __ATOMIC_ACQUIRE);
+  if (!d && !(d = ZSTD_createDCtx ()))
+    return ZSTD_decompress (dst, cap, src, len);
+  size_t got = ZSTD_decompressDCtx (d, dst, cap, src, len);
+  for (size_t i = 0; i < n && d; i++)
+    {
+      ZSTD_DCtx *none = NULL;
+      if (__atomic_compare_exchange_n (&pool[i], &none, d, false,
+                                       __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        d = NULL;
+    }
+  ZSTD_freeDCtx (d);
+  return got;
 }
 
 void

@@ -547,7 +547,8 @@ logfmt_reader_summary (const logfmt_reader_t *r, uint32_t stream,
   uint8_t *raw = malloc (L->raw_len ? L->raw_len : 1);
   if (!raw)
     return logfmt__err (err, LOGFMT_ENOMEM, path, UINT64_MAX, "no memory");
-  size_t got = ZSTD_decompress (raw, L->raw_len, L->data, L->clen);
+  size_t got = logfmt__reader_decompress (r, raw, L->raw_len, L->data,
+                                          L->clen);
   if (ZSTD_isError (got) || got != L->raw_len)
     {
       free (raw);

@@ -13,6 +13,7 @@
 #include "tests/common/tap.h"
 #include "logfmt/logfmt.h"
 #include "logfmt-internal.h"
+#include "logfmt-reader-internal.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -273,10 +274,19 @@ check_threads (const char *path)
       return;
     }
   uint64_t want = read_all (r);
-  reader_job_t jobs[4];
-  pthread_t th[4];
+  /* A summary's decompression context is kept by the reader and lent
+   * to the next call, not made anew each time. */
+  ZSTD_DCtx *kept = r->dctx_pool[0];
+  uint64_t again = read_all (r);
+  ok (kept != NULL && r->dctx_pool[0] == kept && again == want,
+      "a summary's decompression context is kept for the next call");
+  /* More threads than the reader keeps contexts: some calls make their
+   * own. */
+  enum { NTH = 6 };
+  reader_job_t jobs[NTH];
+  pthread_t th[NTH];
   int started = 0, bad = 0;
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < NTH; i++)
     {
       jobs[i] = (reader_job_t) { r, want, 0 };
       if (pthread_create (&th[i], NULL, reader_thread, &jobs[i]) == 0)
@@ -287,8 +297,8 @@ check_threads (const char *path)
       pthread_join (th[i], NULL);
       bad += jobs[i].bad;
     }
-  ok (started == 4 && bad == 0 && want != 0,
-      "4 threads x 200 passes over one reader: all as one thread saw"
+  ok (started == NTH && bad == 0 && want != 0,
+      "6 threads x 200 passes over one reader: all as one thread saw"
       " (%d differed)", bad);
   logfmt_reader_close (r);
 }
