@@ -21,6 +21,7 @@ struct logfmt_encoder
   logfmt_block_cb cb;
   void *user;
   ZSTD_CCtx *cctx;
+  bool own_cctx;                /* not a writer's shared one */
   /* columns: deltas (u64), slots (u16), types, ids, messages, cargo */
   logfmt__bytes_t dcol, scol, tycol, icol, mcol, ccol;
   logfmt__bytes_t sec[3];       /* sealing: bases, tsym, text */
@@ -35,6 +36,14 @@ struct logfmt_encoder
 int
 logfmt_encoder_new (const logfmt_encoder_opts_t *opts, logfmt_block_cb cb,
                     void *user, logfmt_encoder_t **out)
+{
+  return logfmt__encoder_new_shared (opts, cb, user, NULL, out);
+}
+
+int
+logfmt__encoder_new_shared (const logfmt_encoder_opts_t *opts,
+                            logfmt_block_cb cb, void *user, ZSTD_CCtx *cctx,
+                            logfmt_encoder_t **out)
 {
   if (!opts || !cb || !out)
     return LOGFMT_EINVAL;
@@ -52,7 +61,8 @@ logfmt_encoder_new (const logfmt_encoder_opts_t *opts, logfmt_block_cb cb,
   e->cb = cb;
   e->user = user;
   memset (e->base, 0xff, sizeof e->base);
-  e->cctx = ZSTD_createCCtx ();
+  e->own_cctx = cctx == NULL;
+  e->cctx = cctx ? cctx : ZSTD_createCCtx ();
   if (!e->cctx)
     {
       free (e);
@@ -67,7 +77,8 @@ logfmt_encoder_free (logfmt_encoder_t *e)
 {
   if (!e)
     return;
-  ZSTD_freeCCtx (e->cctx);
+  if (e->own_cctx)
+    ZSTD_freeCCtx (e->cctx);
   free (e->dcol.p);
   free (e->scol.p);
   free (e->tycol.p);

@@ -239,6 +239,20 @@ const char *logfmt__color_nearest (uint32_t rgb);
  * to hold n+1; 0 or LOGFMT_ENOMEM. */
 int logfmt__grow (void **arr, size_t *cap, size_t n, size_t esz);
 
+/* A writer of many streams compresses with one zstd context: a context
+ * per stream (an encoder's) and one per summary level (ZSTD_compress's)
+ * cost more than a 200-event stream's compression itself.  The context
+ * is borrowed, not owned, and used from the writer's thread only. */
+struct ZSTD_CCtx_s;
+int logfmt__encoder_new_shared (const logfmt_encoder_opts_t *opts,
+                                logfmt_block_cb cb, void *user,
+                                struct ZSTD_CCtx_s *cctx,
+                                logfmt_encoder_t **out);
+int logfmt__summary_builder_finish_cctx (logfmt_summary_builder_t *b,
+                                         uint32_t stream,
+                                         struct ZSTD_CCtx_s *cctx,
+                                         void **bytes, size_t *len);
+
 /* A growable byte buffer, for what is built before it is written (a
  * block's columns, definitions, the index, call-path tables).  A growth
  * that fails sets oom, which take then keeps: a builder appends without

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <zstd.h>
 
 typedef struct
 {
@@ -60,6 +61,7 @@ struct logfmt_writer
   uint64_t nmessages;
   struct logfmt__matcher *matcher;
 
+  ZSTD_CCtx *cctx;         /* shared by the streams' encoders, summaries */
   struct logfmt__wcallpaths *callpaths;  /* call-path table chunks */
   struct logfmt__wtracks *tracks;  /* extension tracks, if any */
   bool tracks_done;                /* directory written: DEFS point at it */
@@ -228,8 +230,9 @@ logfmt_writer_open (const char *path, const logfmt_writer_opts_t *opts,
   w->path = strdup (path);
   w->creator = xstrdup (w->opts.creator ? w->opts.creator : "logfmt");
   w->obuf = malloc (OBUF_SIZE);
+  w->cctx = ZSTD_createCCtx ();
   w->fd = -1;
-  if (!w->path || !w->creator || !w->obuf)
+  if (!w->path || !w->creator || !w->obuf || !w->cctx)
     {
       logfmt_writer_abort (w);
       return logfmt__err (err, LOGFMT_ENOMEM, path, UINT64_MAX, "no memory");
@@ -504,7 +507,8 @@ logfmt_writer_event (logfmt_writer_t *w, uint32_t stream,
         .block_events = w->opts.block_events,
         .zstd_level = w->opts.zstd_level,
       };
-      int rc = logfmt_encoder_new (&eo, on_block_w, u, &s->enc);
+      int rc = logfmt__encoder_new_shared (&eo, on_block_w, u, w->cctx,
+                                           &s->enc);
       if (rc)
         {
           free (u);
@@ -542,8 +546,9 @@ put_stream_summary (logfmt_writer_t *w, size_t i)
 {
   void *bytes;
   size_t len;
-  int rc = logfmt_summary_builder_finish (w->streams[i].sb, (uint32_t) i,
-                                          &bytes, &len);
+  int rc = logfmt__summary_builder_finish_cctx (w->streams[i].sb,
+                                                (uint32_t) i, w->cctx,
+                                                &bytes, &len);
   if (rc)
     set_err (w, rc, "cannot build a summary");
   else
@@ -1115,6 +1120,7 @@ writer_free (logfmt_writer_t *w)
   free (w->obuf);
   free (w->creator);
   free (w->path);
+  ZSTD_freeCCtx (w->cctx);
   free (w);
 }
 
