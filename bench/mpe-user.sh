@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The logging cost as users see it (bench/mpe-user.c), interleaved with
 # its floor loop: ROUNDS rounds, each running every configuration once, as
-# its own job; then per configuration the median and the range over the
-# rounds, and the median against the floor's for the same rank count;
+# its own job; then per configuration the median, the range (spread) and
+# the interquartile range over the rounds, and the median against the
+# floor's for the same rank count;
 # then what disturbed the timed thread in each run (page faults,
 # involuntary switches, migrations: bench/mpe-user.c), so a slow run can
 # be told from a slow configuration.
@@ -43,13 +44,15 @@ awk -v col=$col '
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
       if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
     lo[k] = a[1]; hi[k] = a[n]
+    # the middle half: what a run or two preempted by the host leaves
+    q = int((n + 3) / 4); iqr[k] = a[n + 1 - q] - a[q]
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
   END {
     for (i = 1; i <= no; i++) m[order[i]] = med(order[i])
-    printf "%-28s %8s %17s %7s %9s\n", "ranks configuration", "median", "range (ns/call)", "spread", "vs floor"
+    printf "%-28s %8s %17s %7s %7s %9s\n", "ranks configuration", "median", "range (ns/call)", "spread", "IQR", "vs floor"
     for (i = 1; i <= no; i++) {
       k = order[i]; split(k, p, " "); f = m[p[1] " floor"]
-      printf "%-28s %8.2f %8.2f-%-8.2f %7.2f %8.2fx\n", k, m[k], lo[k], hi[k], hi[k] - lo[k], m[k] / f } }
+      printf "%-28s %8.2f %8.2f-%-8.2f %7.2f %7.2f %8.2fx\n", k, m[k], lo[k], hi[k], hi[k] - lo[k], iqr[k], m[k] / f } }
 ' "$out"
 done
 echo "-- each run: wall ns/call, CPU ns/call; the timed thread's page faults,"

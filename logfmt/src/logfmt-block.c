@@ -15,37 +15,17 @@
 #include <stdlib.h>
 #include <zstd.h>
 
-typedef struct
-{
-  uint8_t *p;
-  size_t   len, cap;
-} buf_t;
-
-static int
-buf_reserve (buf_t *b, size_t extra)
-{
-  if (b->len + extra <= b->cap)
-    return 0;
-  size_t cap = b->cap ? b->cap : 4096;
-  while (cap < b->len + extra)
-    cap *= 2;
-  uint8_t *p = realloc (b->p, cap);
-  if (!p)
-    return LOGFMT_ENOMEM;
-  b->p = p;
-  b->cap = cap;
-  return 0;
-}
-
 struct logfmt_encoder
 {
   logfmt_encoder_opts_t opts;
   logfmt_block_cb cb;
   void *user;
   ZSTD_CCtx *cctx;
-  buf_t dcol, scol, tycol, icol, mcol, ccol;   /* deltas (u64), slots (u16) */
-  buf_t sec[3];                 /* sealing: bases, tsym, text */
-  buf_t out, joint;             /* the chunk: codec 2, codec 1 */
+  bool own_cctx;                /* not a writer's shared one */
+  /* columns: deltas (u64), slots (u16), types, ids, messages, cargo */
+  logfmt__bytes_t dcol, scol, tycol, icol, mcol, ccol;
+  logfmt__bytes_t sec[3];       /* sealing: bases, tsym, text */
+  logfmt__bytes_t out, joint;   /* the chunk: codec 2, codec 1 */
   uint64_t base[LOGFMT__TIME_SLOTS];   /* smallest delta per slot */
   uint32_t count;
   uint64_t t_first, t_prev, lost;
@@ -56,6 +36,14 @@ struct logfmt_encoder
 int
 logfmt_encoder_new (const logfmt_encoder_opts_t *opts, logfmt_block_cb cb,
                     void *user, logfmt_encoder_t **out)
+{
+  return logfmt__encoder_new_shared (opts, cb, user, NULL, out);
+}
+
+int
+logfmt__encoder_new_shared (const logfmt_encoder_opts_t *opts,
+                            logfmt_block_cb cb, void *user, ZSTD_CCtx *cctx,
+                            logfmt_encoder_t **out)
 {
   if (!opts || !cb || !out)
     return LOGFMT_EINVAL;
@@ -73,7 +61,8 @@ logfmt_encoder_new (const logfmt_encoder_opts_t *opts, logfmt_block_cb cb,
   e->cb = cb;
   e->user = user;
   memset (e->base, 0xff, sizeof e->base);
-  e->cctx = ZSTD_createCCtx ();
+  e->own_cctx = cctx == NULL;
+  e->cctx = cctx ? cctx : ZSTD_createCCtx ();
   if (!e->cctx)
     {
       free (e);
@@ -88,7 +77,8 @@ logfmt_encoder_free (logfmt_encoder_t *e)
 {
   if (!e)
     return;
-  ZSTD_freeCCtx (e->cctx);
+  if (e->own_cctx)
+    ZSTD_freeCCtx (e->cctx);
   free (e->dcol.p);
   free (e->scol.p);
   free (e->tycol.p);
@@ -122,12 +112,12 @@ time_slot (uint8_t type, int32_t id)
 static int
 build_time_sections (logfmt_encoder_t *e)
 {
-  buf_t *bs = &e->sec[0], *sy = &e->sec[1], *tx = &e->sec[2];
+  logfmt__bytes_t *bs = &e->sec[0], *sy = &e->sec[1], *tx = &e->sec[2];
   bs->len = sy->len = tx->len = 0;
   int rc;
-  if ((rc = buf_reserve (bs, LOGFMT__MAX_BASES_RAW))
-      || (rc = buf_reserve (sy, e->count))
-      || (rc = buf_reserve (tx, (size_t) e->count * 10)))
+  if ((rc = logfmt__bytes_reserve (bs, LOGFMT__MAX_BASES_RAW))
+      || (rc = logfmt__bytes_reserve (sy, e->count))
+      || (rc = logfmt__bytes_reserve (tx, (size_t) e->count * 10)))
     return rc;
   uint8_t *p = bs->p;
   for (uint32_t k = 0; k < LOGFMT__TIME_SLOTS; k++)
@@ -175,8 +165,8 @@ build_time_sections (logfmt_encoder_t *e)
  * the body length or 0 on a zstd error; *rawlen gets the sum of the raw
  * lengths. */
 static size_t
-pack_split (logfmt_encoder_t *e, const buf_t *const *sec, uint8_t *o,
-            size_t *rawlen)
+pack_split (logfmt_encoder_t *e, const logfmt__bytes_t *const *sec,
+            uint8_t *o, size_t *rawlen)
 {
   uint8_t *q = o;
   *rawlen = 0;
@@ -209,10 +199,10 @@ static int
 pack_joint (logfmt_encoder_t *e, size_t pre, size_t *body, size_t *rawlen,
             uint8_t *codec)
 {
-  buf_t *t = &e->sec[1], *raw = &e->sec[2];   /* free again by now */
+  logfmt__bytes_t *t = &e->sec[1], *raw = &e->sec[2];   /* free again by now */
   const uint64_t *d = (const uint64_t *) (void *) e->dcol.p;
   t->len = raw->len = 0;
-  int rc = buf_reserve (t, (size_t) e->count * 10);
+  int rc = logfmt__bytes_reserve (t, (size_t) e->count * 10);
   if (rc)
     return rc;
   uint8_t *p = t->p;
@@ -221,7 +211,7 @@ pack_joint (logfmt_encoder_t *e, size_t pre, size_t *body, size_t *rawlen,
   t->len = (size_t) (p - t->p);
   size_t n = 4 * LOGFMT__RAW_COLS + t->len + e->tycol.len + e->icol.len
              + e->mcol.len + e->ccol.len;
-  if ((rc = buf_reserve (raw, n)))
+  if ((rc = logfmt__bytes_reserve (raw, n)))
     return rc;
   uint8_t *r = raw->p;
   st32 (r, (uint32_t) t->len);
@@ -229,7 +219,8 @@ pack_joint (logfmt_encoder_t *e, size_t pre, size_t *body, size_t *rawlen,
   st32 (r + 8, (uint32_t) e->mcol.len);
   st32 (r + 12, (uint32_t) e->ccol.len);
   r += 16;
-  const buf_t *cols[] = { t, &e->tycol, &e->icol, &e->mcol, &e->ccol };
+  const logfmt__bytes_t *cols[] = { t, &e->tycol, &e->icol, &e->mcol,
+                                    &e->ccol };
   for (int i = 0; i < 5; i++)
     {
       memcpy (r, cols[i]->p, cols[i]->len);
@@ -237,7 +228,8 @@ pack_joint (logfmt_encoder_t *e, size_t pre, size_t *body, size_t *rawlen,
     }
   size_t bound = ZSTD_compressBound (n);
   e->joint.len = 0;
-  if ((rc = buf_reserve (&e->joint, pre + bound + LOGFMT__CHUNK_CRC)))
+  if ((rc = logfmt__bytes_reserve (&e->joint,
+                                   pre + bound + LOGFMT__CHUNK_CRC)))
     return rc;
   size_t clen = ZSTD_compressCCtx (e->cctx, e->joint.p + pre, bound,
                                    raw->p, n, e->opts.zstd_level);
@@ -267,7 +259,7 @@ seal (logfmt_encoder_t *e)
   int rc = build_time_sections (e);
   if (rc)
     return rc;
-  const buf_t *sec[LOGFMT__SPLIT_SECTIONS] = {
+  const logfmt__bytes_t *sec[LOGFMT__SPLIT_SECTIONS] = {
     &e->sec[0], &e->sec[1], &e->sec[2], &e->tycol, &e->icol, &e->mcol,
     &e->ccol,
   };
@@ -276,7 +268,7 @@ seal (logfmt_encoder_t *e)
     bound += 8 + ZSTD_compressBound (sec[i]->len);
   size_t pre = LOGFMT__CHUNK_HDR + LOGFMT__BLOCK_HDR;
   e->out.len = 0;
-  rc = buf_reserve (&e->out, pre + bound + LOGFMT__CHUNK_CRC);
+  rc = logfmt__bytes_reserve (&e->out, pre + bound + LOGFMT__CHUNK_CRC);
   if (rc)
     return rc;
   size_t rawlen, body = pack_split (e, sec, e->out.p + pre, &rawlen);
@@ -340,12 +332,12 @@ logfmt_encoder_add (logfmt_encoder_t *e, const logfmt_event_t *ev, size_t n)
       size_t room = e->opts.block_events - e->count;
       size_t k = n < room ? n : room;
       int rc;
-      if ((rc = buf_reserve (&e->dcol, k * sizeof (uint64_t)))
-          || (rc = buf_reserve (&e->scol, k * sizeof (uint16_t)))
-          || (rc = buf_reserve (&e->tycol, k))
-          || (rc = buf_reserve (&e->icol, k * 5))
-          || (rc = buf_reserve (&e->mcol, k * 25))
-          || (rc = buf_reserve (&e->ccol, k * LOGFMT_CARGO_SIZE)))
+      if ((rc = logfmt__bytes_reserve (&e->dcol, k * sizeof (uint64_t)))
+          || (rc = logfmt__bytes_reserve (&e->scol, k * sizeof (uint16_t)))
+          || (rc = logfmt__bytes_reserve (&e->tycol, k))
+          || (rc = logfmt__bytes_reserve (&e->icol, k * 5))
+          || (rc = logfmt__bytes_reserve (&e->mcol, k * 25))
+          || (rc = logfmt__bytes_reserve (&e->ccol, k * LOGFMT_CARGO_SIZE)))
         return rc;
       uint64_t *dp = (uint64_t *) (void *) (e->dcol.p + e->dcol.len);
       uint16_t *sp = (uint16_t *) (void *) (e->scol.p + e->scol.len);

@@ -15,71 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct
-{
-  uint8_t *p;
-  size_t len, cap;
-  int oom;
-} buf_t;
-
-static uint8_t *
-take (buf_t *b, size_t n)
-{
-  if (b->oom)
-    return NULL;
-  if (b->len + n > b->cap)
-    {
-      size_t c = b->cap ? b->cap * 2 : 4096;
-      while (c < b->len + n)
-        c *= 2;
-      uint8_t *q = realloc (b->p, c);
-      if (!q)
-        {
-          b->oom = 1;
-          return NULL;
-        }
-      b->p = q;
-      b->cap = c;
-    }
-  uint8_t *r = b->p + b->len;
-  b->len += n;
-  return r;
-}
-
+/* A string: u32 length (0 for none), its bytes. */
 static void
-b_u32 (buf_t *b, uint32_t v)
-{
-  uint8_t *p = take (b, 4);
-  if (p)
-    st32 (p, v);
-}
-
-static void
-b_u64 (buf_t *b, uint64_t v)
-{
-  uint8_t *p = take (b, 8);
-  if (p)
-    st64 (p, v);
-}
-
-static void
-b_str (buf_t *b, const char *s)
+b_str (logfmt__bytes_t *b, const char *s)
 {
   size_t n = s ? strlen (s) : 0;
-  b_u32 (b, (uint32_t) n);
-  uint8_t *p = take (b, n);
-  if (p && n)
-    memcpy (p, s, n);
-}
-
-static void
-b_uv (buf_t *b, uint64_t v)
-{
-  uint8_t tmp[10];
-  size_t n = (size_t) (put_uv (tmp, v) - tmp);
-  uint8_t *p = take (b, n);
-  if (p)
-    memcpy (p, tmp, n);
+  logfmt__bytes_u32 (b, (uint32_t) n);
+  logfmt__bytes_put (b, s, n);
 }
 
 /* Blob: u64 L8 | MODULES payload | u64 L9 | CALLPATHS payload. */
@@ -88,7 +30,7 @@ logfmt_callpaths_encode (int32_t rank, const logfmt_module_t *mods,
                          size_t nmods, const logfmt_cpnode_t *nodes,
                          size_t nnodes, void **out, size_t *len)
 {
-  buf_t b = { 0 };
+  logfmt__bytes_t b = { 0 };
   *out = NULL;
   *len = 0;
   if (nmods > UINT32_MAX || nnodes > UINT32_MAX)
@@ -97,32 +39,32 @@ logfmt_callpaths_encode (int32_t rank, const logfmt_module_t *mods,
     if (nodes[i].parent >= i
         || (nodes[i].module != LOGFMT_NO_MODULE && nodes[i].module >= nmods))
       return LOGFMT_EINVAL;
-  b_u64 (&b, 0);
+  logfmt__bytes_u64 (&b, 0);
   size_t at8 = b.len;
-  b_u32 (&b, (uint32_t) rank);
-  b_u32 (&b, (uint32_t) nmods);
+  logfmt__bytes_u32 (&b, (uint32_t) rank);
+  logfmt__bytes_u32 (&b, (uint32_t) nmods);
   for (size_t i = 0; i < nmods; i++)
     {
-      b_u64 (&b, mods[i].base);
-      b_u64 (&b, mods[i].lo);
-      b_u64 (&b, mods[i].hi);
+      logfmt__bytes_u64 (&b, mods[i].base);
+      logfmt__bytes_u64 (&b, mods[i].lo);
+      logfmt__bytes_u64 (&b, mods[i].hi);
       b_str (&b, mods[i].path);
       b_str (&b, mods[i].build_id);
     }
   size_t l8 = b.len - at8;
-  b_u64 (&b, 0);
+  logfmt__bytes_u64 (&b, 0);
   size_t at9 = b.len;
-  b_u32 (&b, (uint32_t) rank);
-  b_u32 (&b, 0);
-  b_u64 (&b, nnodes);
+  logfmt__bytes_u32 (&b, (uint32_t) rank);
+  logfmt__bytes_u32 (&b, 0);
+  logfmt__bytes_u64 (&b, nnodes);
   /* Node 0 (the root) is implied; each other node: distance to its
    * parent, module + 1 (0: none), address. */
   for (size_t i = 1; i < nnodes; i++)
     {
-      b_uv (&b, i - nodes[i].parent);
-      b_uv (&b, nodes[i].module == LOGFMT_NO_MODULE
-                ? 0 : (uint64_t) nodes[i].module + 1);
-      b_uv (&b, nodes[i].addr);
+      logfmt__bytes_uv (&b, i - nodes[i].parent);
+      logfmt__bytes_uv (&b, nodes[i].module == LOGFMT_NO_MODULE
+                            ? 0 : (uint64_t) nodes[i].module + 1);
+      logfmt__bytes_uv (&b, nodes[i].addr);
     }
   size_t l9 = b.len - at9;
   if (b.oom)

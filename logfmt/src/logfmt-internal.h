@@ -239,6 +239,40 @@ const char *logfmt__color_nearest (uint32_t rgb);
  * to hold n+1; 0 or LOGFMT_ENOMEM. */
 int logfmt__grow (void **arr, size_t *cap, size_t n, size_t esz);
 
+/* A writer of many streams compresses with one zstd context: a context
+ * per stream (an encoder's) and one per summary level (ZSTD_compress's)
+ * cost more than a 200-event stream's compression itself.  The context
+ * is borrowed, not owned, and used from the writer's thread only. */
+struct ZSTD_CCtx_s;
+int logfmt__encoder_new_shared (const logfmt_encoder_opts_t *opts,
+                                logfmt_block_cb cb, void *user,
+                                struct ZSTD_CCtx_s *cctx,
+                                logfmt_encoder_t **out);
+int logfmt__summary_builder_finish_cctx (logfmt_summary_builder_t *b,
+                                         uint32_t stream,
+                                         struct ZSTD_CCtx_s *cctx,
+                                         void **bytes, size_t *len);
+
+/* A growable byte buffer, for what is built before it is written (a
+ * block's columns, definitions, the index, call-path tables).  A growth
+ * that fails sets oom, which take then keeps: a builder appends without
+ * checking each step and looks once at the end. */
+typedef struct
+{
+  uint8_t *p;
+  size_t   len, cap;
+  bool     oom;
+} logfmt__bytes_t;
+
+/* Room for extra more bytes (doubling from 4 KB); 0 or LOGFMT_ENOMEM. */
+int      logfmt__bytes_reserve (logfmt__bytes_t *b, size_t extra);
+/* n bytes appended, for the caller to fill; NULL once out of memory. */
+uint8_t *logfmt__bytes_take (logfmt__bytes_t *b, size_t n);
+void     logfmt__bytes_put (logfmt__bytes_t *b, const void *src, size_t n);
+void     logfmt__bytes_u32 (logfmt__bytes_t *b, uint32_t v);
+void     logfmt__bytes_u64 (logfmt__bytes_t *b, uint64_t v);
+void     logfmt__bytes_uv (logfmt__bytes_t *b, uint64_t v);
+
 /* Fills err (may be NULL) and returns code. */
 int logfmt__err (logfmt_error_t *err, int code, const char *file,
                  uint64_t offset, const char *fmt, ...)

@@ -317,8 +317,8 @@ ob_need (obuf_t *o, size_t n)
 
 /* Appends one level (header + zstd'd columns) built from bins/ent. */
 static bool
-put_level (obuf_t *o, uint64_t bin_ns, const sbin_t *bins, size_t nb,
-           const sent_t *ent)
+put_level (obuf_t *o, ZSTD_CCtx *cctx, uint64_t bin_ns, const sbin_t *bins,
+           size_t nb, const sent_t *ent)
 {
   size_t nent = 0;
   for (size_t i = 0; i < nb; i++)
@@ -349,7 +349,7 @@ put_level (obuf_t *o, uint64_t bin_ns, const sbin_t *bins, size_t nb,
       return false;
     }
   uint8_t *h = o->p + o->len;
-  size_t clen = ZSTD_compress (h + LVL_HDR, bound, raw, rawlen, 3);
+  size_t clen = ZSTD_compressCCtx (cctx, h + LVL_HDR, bound, raw, rawlen, 3);
   free (raw);
   if (ZSTD_isError (clen))
     return false;
@@ -364,6 +364,21 @@ put_level (obuf_t *o, uint64_t bin_ns, const sbin_t *bins, size_t nb,
 int
 logfmt_summary_builder_finish (logfmt_summary_builder_t *b, uint32_t stream,
                                void **bytes, size_t *len)
+{
+  if (!b || !bytes || !len)
+    return LOGFMT_EINVAL;
+  ZSTD_CCtx *cctx = ZSTD_createCCtx ();
+  if (!cctx)
+    return LOGFMT_ENOMEM;
+  int rc = logfmt__summary_builder_finish_cctx (b, stream, cctx, bytes, len);
+  ZSTD_freeCCtx (cctx);
+  return rc;
+}
+
+int
+logfmt__summary_builder_finish_cctx (logfmt_summary_builder_t *b,
+                                     uint32_t stream, ZSTD_CCtx *cctx,
+                                     void **bytes, size_t *len)
 {
   if (!b || !bytes || !len)
     return LOGFMT_EINVAL;
@@ -412,14 +427,16 @@ logfmt_summary_builder_finish (logfmt_summary_builder_t *b, uint32_t stream,
   if (b->started)
     {
       /* Finest level, then x8 merges down to <= 64 bins. */
-      ok = put_level (&o, 1ull << b->shift, b->bins, b->nbins, b->ent);
+      ok = put_level (&o, cctx, 1ull << b->shift, b->bins, b->nbins,
+                      b->ent);
       nlevels = 1;
       while (ok && b->nbins > 64 && nlevels < LOGFMT__SUM_MAX_LEVELS)
         {
           coarsen (b);
           coarsen (b);
           coarsen (b);
-          ok = put_level (&o, 1ull << b->shift, b->bins, b->nbins, b->ent);
+          ok = put_level (&o, cctx, 1ull << b->shift, b->bins, b->nbins,
+                      b->ent);
           nlevels++;
         }
     }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Errors, crc32c and the event-id classification table. */
+/* Errors, crc32c, growable arrays and byte buffers, and the event-id
+ * classification table. */
 #include "config.h"
 #include "logfmt-internal.h"
 #include "logfmt-import-internal.h"  /* logfmt__verr, defined here */
@@ -7,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int
 logfmt__grow (void **arr, size_t *cap, size_t n, size_t esz)
@@ -20,6 +22,66 @@ logfmt__grow (void **arr, size_t *cap, size_t n, size_t esz)
   *arr = p;
   *cap = nc;
   return 0;
+}
+
+int
+logfmt__bytes_reserve (logfmt__bytes_t *b, size_t extra)
+{
+  if (b->len + extra <= b->cap)
+    return 0;
+  size_t c = b->cap ? b->cap * 2 : 4096;
+  while (c < b->len + extra)
+    c *= 2;
+  uint8_t *p = realloc (b->p, c);
+  if (!p)
+    {
+      b->oom = true;
+      return LOGFMT_ENOMEM;
+    }
+  b->p = p;
+  b->cap = c;
+  return 0;
+}
+
+uint8_t *
+logfmt__bytes_take (logfmt__bytes_t *b, size_t n)
+{
+  if (b->oom || logfmt__bytes_reserve (b, n) != 0)
+    return NULL;
+  uint8_t *r = b->p + b->len;
+  b->len += n;
+  return r;
+}
+
+void
+logfmt__bytes_put (logfmt__bytes_t *b, const void *src, size_t n)
+{
+  uint8_t *p = logfmt__bytes_take (b, n);
+  if (p && n)
+    memcpy (p, src, n);
+}
+
+void
+logfmt__bytes_u32 (logfmt__bytes_t *b, uint32_t v)
+{
+  uint8_t *p = logfmt__bytes_take (b, 4);
+  if (p)
+    st32 (p, v);
+}
+
+void
+logfmt__bytes_u64 (logfmt__bytes_t *b, uint64_t v)
+{
+  uint8_t *p = logfmt__bytes_take (b, 8);
+  if (p)
+    st64 (p, v);
+}
+
+void
+logfmt__bytes_uv (logfmt__bytes_t *b, uint64_t v)
+{
+  uint8_t tmp[10];
+  logfmt__bytes_put (b, tmp, (size_t) (put_uv (tmp, v) - tmp));
 }
 
 LOGFMT_API const char *

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <zstd.h>
 
 typedef struct
 {
@@ -60,6 +61,7 @@ struct logfmt_writer
   uint64_t nmessages;
   struct logfmt__matcher *matcher;
 
+  ZSTD_CCtx *cctx;         /* shared by the streams' encoders, summaries */
   struct logfmt__wcallpaths *callpaths;  /* call-path table chunks */
   struct logfmt__wtracks *tracks;  /* extension tracks, if any */
   bool tracks_done;                /* directory written: DEFS point at it */
@@ -228,8 +230,9 @@ logfmt_writer_open (const char *path, const logfmt_writer_opts_t *opts,
   w->path = strdup (path);
   w->creator = xstrdup (w->opts.creator ? w->opts.creator : "logfmt");
   w->obuf = malloc (OBUF_SIZE);
+  w->cctx = ZSTD_createCCtx ();
   w->fd = -1;
-  if (!w->path || !w->creator || !w->obuf)
+  if (!w->path || !w->creator || !w->obuf || !w->cctx)
     {
       logfmt_writer_abort (w);
       return logfmt__err (err, LOGFMT_ENOMEM, path, UINT64_MAX, "no memory");
@@ -504,7 +507,8 @@ logfmt_writer_event (logfmt_writer_t *w, uint32_t stream,
         .block_events = w->opts.block_events,
         .zstd_level = w->opts.zstd_level,
       };
-      int rc = logfmt_encoder_new (&eo, on_block_w, u, &s->enc);
+      int rc = logfmt__encoder_new_shared (&eo, on_block_w, u, w->cctx,
+                                           &s->enc);
       if (rc)
         {
           free (u);
@@ -542,8 +546,9 @@ put_stream_summary (logfmt_writer_t *w, size_t i)
 {
   void *bytes;
   size_t len;
-  int rc = logfmt_summary_builder_finish (w->streams[i].sb, (uint32_t) i,
-                                          &bytes, &len);
+  int rc = logfmt__summary_builder_finish_cctx (w->streams[i].sb,
+                                                (uint32_t) i, w->cctx,
+                                                &bytes, &len);
   if (rc)
     set_err (w, rc, "cannot build a summary");
   else
@@ -885,80 +890,31 @@ logfmt_writer_put_messages (logfmt_writer_t *w, const logfmt_message_t *m,
 
 /* ---- Finish ---------------------------------------------------------- */
 
-typedef struct
-{
-  uint8_t *p;
-  size_t len, cap;
-  bool oom;
-} dbuf_t;
-
-static uint8_t *
-db_take (dbuf_t *d, size_t n)
-{
-  if (d->oom)
-    return NULL;
-  if (d->len + n > d->cap)
-    {
-      size_t c = d->cap ? d->cap : 1024;
-      while (c < d->len + n)
-        c *= 2;
-      uint8_t *p = realloc (d->p, c);
-      if (!p)
-        {
-          d->oom = true;
-          return NULL;
-        }
-      d->p = p;
-      d->cap = c;
-    }
-  uint8_t *r = d->p + d->len;
-  d->len += n;
-  return r;
-}
-
 static void
-db_u32 (dbuf_t *d, uint32_t v)
-{
-  uint8_t *p = db_take (d, 4);
-  if (p)
-    st32 (p, v);
-}
-
-static void
-db_u64 (dbuf_t *d, uint64_t v)
-{
-  uint8_t *p = db_take (d, 8);
-  if (p)
-    st64 (p, v);
-}
-
-static void
-db_str (dbuf_t *d, const char *s)
+db_str (logfmt__bytes_t *d, const char *s)
 {
   if (!s)
     {
-      db_u32 (d, UINT32_MAX);
+      logfmt__bytes_u32 (d, UINT32_MAX);
       return;
     }
   size_t n = strlen (s);
-  db_u32 (d, (uint32_t) n);
-  uint8_t *p = db_take (d, n);
-  if (p)
-    memcpy (p, s, n);
+  logfmt__bytes_u32 (d, (uint32_t) n);
+  logfmt__bytes_put (d, s, n);
 }
 
 /* Starts a definition record; returns the offset of its length word. */
 static size_t
-db_rec (dbuf_t *d, uint32_t kind)
+db_rec (logfmt__bytes_t *d, uint32_t kind)
 {
-  db_u32 (d, kind);
+  logfmt__bytes_u32 (d, kind);
   size_t at = d->len;
-  db_u32 (d, 0);
+  logfmt__bytes_u32 (d, 0);
   return at;
 }
 
 static void
-db_end (dbuf_t *d, size_t at)
+db_end (logfmt__bytes_t *d, size_t at)
 {
   if (!d->oom)
     st32 (d->p + at, (uint32_t) (d->len - at - 4));
@@ -967,13 +923,13 @@ db_end (dbuf_t *d, size_t at)
 static int
 write_defs (logfmt_writer_t *w, uint64_t *at)
 {
-  dbuf_t d = { 0 };
+  logfmt__bytes_t d = { 0 };
   for (size_t i = 0; i < w->nstates; i++)
     {
       const logfmt_state_def_t *s = &w->states[i];
       size_t r = db_rec (&d, 1);
-      db_u32 (&d, (uint32_t) s->start_id);
-      db_u32 (&d, (uint32_t) s->end_id);
+      logfmt__bytes_u32 (&d, (uint32_t) s->start_id);
+      logfmt__bytes_u32 (&d, (uint32_t) s->end_id);
       db_str (&d, s->name);
       db_str (&d, s->color);
       db_str (&d, s->format);
@@ -983,7 +939,7 @@ write_defs (logfmt_writer_t *w, uint64_t *at)
     {
       const logfmt_event_def_t *e = &w->events[i];
       size_t r = db_rec (&d, 2);
-      db_u32 (&d, (uint32_t) e->id);
+      logfmt__bytes_u32 (&d, (uint32_t) e->id);
       db_str (&d, e->name);
       db_str (&d, e->color);
       db_str (&d, e->format);
@@ -993,8 +949,8 @@ write_defs (logfmt_writer_t *w, uint64_t *at)
     {
       const logfmt_stream_def_t *s = &w->streams[i].def;
       size_t r = db_rec (&d, 3);
-      db_u32 (&d, (uint32_t) s->rank);
-      db_u32 (&d, (uint32_t) s->thread);
+      logfmt__bytes_u32 (&d, (uint32_t) s->rank);
+      logfmt__bytes_u32 (&d, (uint32_t) s->thread);
       db_str (&d, s->host);
       db_end (&d, r);
     }
@@ -1002,20 +958,20 @@ write_defs (logfmt_writer_t *w, uint64_t *at)
     {
       const logfmt_comm_def_t *c = &w->comms[i];
       size_t r = db_rec (&d, 4);
-      db_u32 (&d, c->id);
-      db_u32 (&d, (uint32_t) c->kind);
-      db_u32 (&d, c->size);
-      db_u32 (&d, c->ranks ? 1 : 0);
+      logfmt__bytes_u32 (&d, c->id);
+      logfmt__bytes_u32 (&d, (uint32_t) c->kind);
+      logfmt__bytes_u32 (&d, c->size);
+      logfmt__bytes_u32 (&d, c->ranks ? 1 : 0);
       db_str (&d, c->name);
       if (c->ranks)
         for (uint32_t k = 0; k < c->size; k++)
-          db_u32 (&d, (uint32_t) c->ranks[k]);
+          logfmt__bytes_u32 (&d, (uint32_t) c->ranks[k]);
       db_end (&d, r);
     }
   for (size_t i = 0; i < w->nconsts; i++)
     {
       size_t r = db_rec (&d, 5);
-      db_u64 (&d, (uint64_t) w->consts[i].value);
+      logfmt__bytes_u64 (&d, (uint64_t) w->consts[i].value);
       db_str (&d, w->consts[i].name);
       db_end (&d, r);
     }
@@ -1025,9 +981,7 @@ write_defs (logfmt_writer_t *w, uint64_t *at)
     d.oom = true;
   else if (clen)
     {
-      uint8_t *p = db_take (&d, clen);
-      if (p)
-        memcpy (p, cdefs, clen);
+      logfmt__bytes_put (&d, cdefs, clen);
       free (cdefs);
     }
   uint8_t *tdefs;
@@ -1036,20 +990,18 @@ write_defs (logfmt_writer_t *w, uint64_t *at)
     d.oom = true;
   else if (tlen)
     {
-      uint8_t *p = db_take (&d, tlen);
-      if (p)
-        memcpy (p, tdefs, tlen);
+      logfmt__bytes_put (&d, tdefs, tlen);
       free (tdefs);
     }
   for (size_t i = 0; i < w->nres; i++)
     {
       const logfmt_resource_def_t *x = &w->res[i];
       size_t r = db_rec (&d, x->kind);
-      db_u32 (&d, x->stream);
-      db_u32 (&d, x->nv);
+      logfmt__bytes_u32 (&d, x->stream);
+      logfmt__bytes_u32 (&d, x->nv);
       for (uint32_t k = 0; k < x->nv; k++)
-        db_u64 (&d, (uint64_t) x->v[k]);
-      db_u32 (&d, x->ns);
+        logfmt__bytes_u64 (&d, (uint64_t) x->v[k]);
+      logfmt__bytes_u32 (&d, x->ns);
       for (uint32_t k = 0; k < x->ns; k++)
         db_str (&d, x->s[k]);
       db_end (&d, r);
@@ -1069,42 +1021,42 @@ static int
 write_index (logfmt_writer_t *w, uint64_t defs_at, uint64_t *at,
              uint64_t *len)
 {
-  dbuf_t d = { 0 };
-  db_u32 (&d, (uint32_t) w->nstreams);
-  db_u32 (&d, (uint32_t) w->nmrefs);
-  db_u64 (&d, defs_at);
-  db_u64 (&d, w->nmessages);
-  db_u64 (&d, 0);
+  logfmt__bytes_t d = { 0 };
+  logfmt__bytes_u32 (&d, (uint32_t) w->nstreams);
+  logfmt__bytes_u32 (&d, (uint32_t) w->nmrefs);
+  logfmt__bytes_u64 (&d, defs_at);
+  logfmt__bytes_u64 (&d, w->nmessages);
+  logfmt__bytes_u64 (&d, 0);
   for (size_t i = 0; i < w->nstreams; i++)
     {
       const wstream_t *s = &w->streams[i];
-      db_u64 (&d, s->nevents);
-      db_u64 (&d, s->have_time ? s->t_first : 0);
-      db_u64 (&d, s->t_last);
-      db_u64 (&d, s->lost);
-      db_u64 (&d, s->summary_off);
-      db_u32 (&d, (uint32_t) s->nblocks);
-      db_u32 (&d, 0);
+      logfmt__bytes_u64 (&d, s->nevents);
+      logfmt__bytes_u64 (&d, s->have_time ? s->t_first : 0);
+      logfmt__bytes_u64 (&d, s->t_last);
+      logfmt__bytes_u64 (&d, s->lost);
+      logfmt__bytes_u64 (&d, s->summary_off);
+      logfmt__bytes_u32 (&d, (uint32_t) s->nblocks);
+      logfmt__bytes_u32 (&d, 0);
     }
   for (size_t i = 0; i < w->nstreams; i++)
     {
       const wstream_t *s = &w->streams[i];
       for (size_t k = 0; k < s->nblocks; k++)
         {
-          db_u64 (&d, s->blocks[k].offset);
-          db_u64 (&d, s->blocks[k].t_first);
-          db_u64 (&d, s->blocks[k].t_last);
-          db_u32 (&d, s->blocks[k].count);
-          db_u32 (&d, 0);
+          logfmt__bytes_u64 (&d, s->blocks[k].offset);
+          logfmt__bytes_u64 (&d, s->blocks[k].t_first);
+          logfmt__bytes_u64 (&d, s->blocks[k].t_last);
+          logfmt__bytes_u32 (&d, s->blocks[k].count);
+          logfmt__bytes_u32 (&d, 0);
         }
     }
   for (size_t i = 0; i < w->nmrefs; i++)
     {
-      db_u64 (&d, w->mrefs[i].offset);
-      db_u64 (&d, w->mrefs[i].t_min);
-      db_u64 (&d, w->mrefs[i].t_max);
-      db_u32 (&d, w->mrefs[i].count);
-      db_u32 (&d, 0);
+      logfmt__bytes_u64 (&d, w->mrefs[i].offset);
+      logfmt__bytes_u64 (&d, w->mrefs[i].t_min);
+      logfmt__bytes_u64 (&d, w->mrefs[i].t_max);
+      logfmt__bytes_u32 (&d, w->mrefs[i].count);
+      logfmt__bytes_u32 (&d, 0);
     }
   if (d.oom)
     {
@@ -1168,6 +1120,7 @@ writer_free (logfmt_writer_t *w)
   free (w->obuf);
   free (w->creator);
   free (w->path);
+  ZSTD_freeCCtx (w->cctx);
   free (w);
 }
 
