@@ -179,23 +179,35 @@ limit (const logfmt_summary_builder_t *b)
   return (size_t) l;
 }
 
+/* Room for one more bin. */
+static bool
+bins_reserve (logfmt_summary_builder_t *b)
+{
+  size_t c = b->cbins ? b->cbins * 2 : 1024;
+  sbin_t *p = realloc (b->bins, c * sizeof *p);
+  if (!p)
+    return false;
+  b->bins = p;
+  b->cbins = c;
+  return true;
+}
+
+/* A bin was appended: coarsen when there are too many, and open the
+ * next. */
+static void
+bin_closed (logfmt_summary_builder_t *b)
+{
+  if (b->nbins >= limit (b) && b->nbins % 2 == 0)
+    coarsen (b);
+  b->cur_end = b->origin + ((uint64_t) (b->nbins + 1) << b->shift);
+}
+
 /* Closes the current bin and opens the next one. */
 static void
 close_bin (logfmt_summary_builder_t *b)
 {
-  if (b->nbins == b->cbins)
-    {
-      size_t c = b->cbins ? b->cbins * 2 : 1024;
-      sbin_t *p = realloc (b->bins, c * sizeof *p);
-      if (!p)
-        {
-          b->oom = true;
-          return;
-        }
-      b->bins = p;
-      b->cbins = c;
-    }
-  if (!ent_reserve (b, b->ntouched))
+  if ((b->nbins == b->cbins && !bins_reserve (b))
+      || !ent_reserve (b, b->ntouched))
     {
       b->oom = true;
       return;
@@ -217,9 +229,7 @@ close_bin (logfmt_summary_builder_t *b)
     }
   b->ntouched = 0;
   b->cur_count = 0;
-  if (b->nbins >= limit (b) && b->nbins % 2 == 0)
-    coarsen (b);
-  b->cur_end = b->origin + ((uint64_t) (b->nbins + 1) << b->shift);
+  bin_closed (b);
 }
 
 static inline void
@@ -233,16 +243,45 @@ account (logfmt_summary_builder_t *b, uint64_t ns)
   b->acc[s] += ns;
 }
 
-/* Moves time forward to t, splitting the open state's time over bins. */
+/* Closes a bin that no event fell in, from its start to its end: it
+ * holds the open state's time only, so it goes in without the
+ * accumulators (a sparse stream crosses thousands of them: 200 events
+ * over 1,024 bins and more). */
+static void
+close_empty_bin (logfmt_summary_builder_t *b)
+{
+  if ((b->nbins == b->cbins && !bins_reserve (b)) || !ent_reserve (b, 1))
+    {
+      b->oom = true;
+      return;
+    }
+  uint64_t ns = b->cur_end - b->t_prev;
+  sbin_t *bin = &b->bins[b->nbins++];
+  bin->count = 0;
+  bin->off = b->nent;
+  bin->nent = 0;
+  if (b->top >= 0 && ns)
+    {
+      b->ent[b->nent++] = (sent_t) { (uint32_t) b->top, ns };
+      bin->nent = 1;
+    }
+  b->t_prev = b->cur_end;
+  bin_closed (b);
+}
+
+/* Moves time forward to t (at or past the current bin's end), splitting
+ * the open state's time over bins. */
 static void
 advance (logfmt_summary_builder_t *b, uint64_t t)
 {
-  while (t >= b->cur_end && !b->oom)
+  if (!b->oom)
     {
       account (b, b->cur_end - b->t_prev);
       b->t_prev = b->cur_end;
       close_bin (b);
     }
+  while (t >= b->cur_end && !b->oom)
+    close_empty_bin (b);
   if (t > b->t_prev)
     {
       account (b, t - b->t_prev);
