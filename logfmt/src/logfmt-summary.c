@@ -183,13 +183,8 @@ limit (const logfmt_summary_builder_t *b)
 static bool
 bins_reserve (logfmt_summary_builder_t *b)
 {
-  size_t c = b->cbins ? b->cbins * 2 : 1024;
-  sbin_t *p = realloc (b->bins, c * sizeof *p);
-  if (!p)
-    return false;
-  b->bins = p;
-  b->cbins = c;
-  return true;
+  return logfmt__grow ((void **) &b->bins, &b->cbins, b->nbins,
+                       sizeof *b->bins) == 0;
 }
 
 /* A bin was appended: coarsen when there are too many, and open the
@@ -206,8 +201,7 @@ bin_closed (logfmt_summary_builder_t *b)
 static void
 close_bin (logfmt_summary_builder_t *b)
 {
-  if ((b->nbins == b->cbins && !bins_reserve (b))
-      || !ent_reserve (b, b->ntouched))
+  if (!bins_reserve (b) || !ent_reserve (b, b->ntouched))
     {
       b->oom = true;
       return;
@@ -250,7 +244,7 @@ account (logfmt_summary_builder_t *b, uint64_t ns)
 static void
 close_empty_bin (logfmt_summary_builder_t *b)
 {
-  if ((b->nbins == b->cbins && !bins_reserve (b)) || !ent_reserve (b, 1))
+  if (!bins_reserve (b) || !ent_reserve (b, 1))
     {
       b->oom = true;
       return;
