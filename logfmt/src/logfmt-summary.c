@@ -326,32 +326,10 @@ logfmt_summary_builder_add (logfmt_summary_builder_t *b,
 
 /* ---- Serialisation --------------------------------------------------- */
 
-typedef struct
-{
-  uint8_t *p;
-  size_t len, cap;
-} obuf_t;
-
-static bool
-ob_need (obuf_t *o, size_t n)
-{
-  if (o->len + n <= o->cap)
-    return true;
-  size_t c = o->cap ? o->cap * 2 : 4096;
-  while (c < o->len + n)
-    c *= 2;
-  uint8_t *p = realloc (o->p, c);
-  if (!p)
-    return false;
-  o->p = p;
-  o->cap = c;
-  return true;
-}
-
 /* Appends one level (header + zstd'd columns) built from bins/ent. */
 static bool
-put_level (obuf_t *o, ZSTD_CCtx *cctx, uint64_t bin_ns, const sbin_t *bins,
-           size_t nb, const sent_t *ent)
+put_level (logfmt__bytes_t *o, ZSTD_CCtx *cctx, uint64_t bin_ns,
+           const sbin_t *bins, size_t nb, const sent_t *ent)
 {
   size_t nent = 0;
   for (size_t i = 0; i < nb; i++)
@@ -376,7 +354,7 @@ put_level (obuf_t *o, ZSTD_CCtx *cctx, uint64_t bin_ns, const sbin_t *bins,
     }
   size_t rawlen = (size_t) (r - raw);
   size_t bound = ZSTD_compressBound (rawlen);
-  if (!ob_need (o, LVL_HDR + bound))
+  if (logfmt__bytes_reserve (o, LVL_HDR + bound))
     {
       free (raw);
       return false;
@@ -398,8 +376,6 @@ int
 logfmt_summary_builder_finish (logfmt_summary_builder_t *b, uint32_t stream,
                                void **bytes, size_t *len)
 {
-  if (!b || !bytes || !len)
-    return LOGFMT_EINVAL;
   ZSTD_CCtx *cctx = ZSTD_createCCtx ();
   if (!cctx)
     return LOGFMT_ENOMEM;
@@ -451,8 +427,8 @@ logfmt__summary_builder_finish_cctx (logfmt_summary_builder_t *b,
     }
   if (b->oom)
     return LOGFMT_ENOMEM;
-  obuf_t o = { 0 };
-  if (!ob_need (&o, LOGFMT__CHUNK_HDR + SUM_HDR))
+  logfmt__bytes_t o = { 0 };
+  if (logfmt__bytes_reserve (&o, LOGFMT__CHUNK_HDR + SUM_HDR))
     return LOGFMT_ENOMEM;
   o.len = LOGFMT__CHUNK_HDR + SUM_HDR;
   uint32_t nlevels = 0;
@@ -469,11 +445,11 @@ logfmt__summary_builder_finish_cctx (logfmt_summary_builder_t *b,
           coarsen (b);
           coarsen (b);
           ok = put_level (&o, cctx, 1ull << b->shift, b->bins, b->nbins,
-                      b->ent);
+                          b->ent);
           nlevels++;
         }
     }
-  if (!ok || !ob_need (&o, LOGFMT__CHUNK_CRC))
+  if (!ok || logfmt__bytes_reserve (&o, LOGFMT__CHUNK_CRC))
     {
       free (o.p);
       return LOGFMT_ENOMEM;

@@ -299,7 +299,7 @@ logfmt_writer_add_state (logfmt_writer_t *w, const logfmt_state_def_t *d)
   if (i == w->nstates)
     {
       if (logfmt__grow ((void **) &w->states, &w->cstates, w->nstates,
-                sizeof *w->states))
+                        sizeof *w->states))
         return LOGFMT_ENOMEM;
       w->nstates++;
     }
@@ -331,7 +331,7 @@ logfmt_writer_add_event_def (logfmt_writer_t *w, const logfmt_event_def_t *d)
   if (i == w->nevents)
     {
       if (logfmt__grow ((void **) &w->events, &w->cevents, w->nevents,
-                sizeof *w->events))
+                        sizeof *w->events))
         return LOGFMT_ENOMEM;
       w->nevents++;
     }
@@ -360,7 +360,7 @@ logfmt_writer_add_stream (logfmt_writer_t *w, const logfmt_stream_def_t *d,
   if (w->nstreams >= UINT32_MAX - 1)
     return LOGFMT_ERANGE;
   if (logfmt__grow ((void **) &w->streams, &w->cstreams, w->nstreams,
-            sizeof *w->streams))
+                    sizeof *w->streams))
     return LOGFMT_ENOMEM;
   wstream_t *s = &w->streams[w->nstreams];
   memset (s, 0, sizeof *s);
@@ -379,7 +379,8 @@ logfmt_writer_add_comm (logfmt_writer_t *w, const logfmt_comm_def_t *d)
 {
   if (!w || !d)
     return LOGFMT_EINVAL;
-  if (logfmt__grow ((void **) &w->comms, &w->ccomms, w->ncomms, sizeof *w->comms))
+  if (logfmt__grow ((void **) &w->comms, &w->ccomms, w->ncomms,
+                    sizeof *w->comms))
     return LOGFMT_ENOMEM;
   logfmt_comm_def_t *c = &w->comms[w->ncomms];
   *c = *d;
@@ -403,7 +404,7 @@ logfmt_writer_add_const (logfmt_writer_t *w, const logfmt_const_def_t *d)
   if (!w || !d)
     return LOGFMT_EINVAL;
   if (logfmt__grow ((void **) &w->consts, &w->cconsts, w->nconsts,
-            sizeof *w->consts))
+                    sizeof *w->consts))
     return LOGFMT_ENOMEM;
   logfmt_const_def_t *c = &w->consts[w->nconsts];
   *c = *d;
@@ -441,7 +442,8 @@ add_blockref (logfmt_writer_t *w, uint32_t stream, uint64_t at,
               uint64_t lost)
 {
   wstream_t *s = &w->streams[stream];
-  if (logfmt__grow ((void **) &s->blocks, &s->cap, s->nblocks, sizeof *s->blocks))
+  if (logfmt__grow ((void **) &s->blocks, &s->cap, s->nblocks,
+                    sizeof *s->blocks))
     return set_err (w, LOGFMT_ENOMEM, "no memory for the index");
   s->blocks[s->nblocks++] = (logfmt__blockref_t) {
     .offset = at, .t_first = t_first, .t_last = t_last, .count = count,
@@ -760,7 +762,8 @@ static int
 add_msgref (logfmt_writer_t *w, uint64_t at, uint64_t t_min, uint64_t t_max,
             uint32_t count)
 {
-  if (logfmt__grow ((void **) &w->mrefs, &w->cmrefs, w->nmrefs, sizeof *w->mrefs))
+  if (logfmt__grow ((void **) &w->mrefs, &w->cmrefs, w->nmrefs,
+                    sizeof *w->mrefs))
     return set_err (w, LOGFMT_ENOMEM, "no memory");
   w->mrefs[w->nmrefs++] = (logfmt__msgref_t) {
     .offset = at, .t_min = t_min, .t_max = t_max, .count = count,
