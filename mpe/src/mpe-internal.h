@@ -121,6 +121,8 @@ typedef struct
   char        runid[32];
   atomic_uint_fast64_t spill_off;
   int         spill_fail_hook; /* MPE_TEST_SPILL_FAIL */
+  int         region_fail_hook; /* MPE_TEST_REGION_FAIL: a region sent
+                                   to rank 0 cannot be read back */
   int         gather_frames;   /* MPE_TEST_GATHER_FRAMES: the spill thread
                                   gathers at most this many frames (0: no
                                   limit), as if out of memory */

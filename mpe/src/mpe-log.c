@@ -260,6 +260,7 @@ MPE_Init_log (void)
     PMPI_Allgather (&mpe__g.sync_self, 1, MPI_INT, mpe__g.sync_peer, 1,
                     MPI_INT, mpe__comm);
   mpe__g.spill_fail_hook = mpe__env_bool ("MPE_TEST_SPILL_FAIL", 0);
+  mpe__g.region_fail_hook = mpe__env_bool ("MPE_TEST_REGION_FAIL", 0);
   const char *gf = getenv ("MPE_TEST_GATHER_FRAMES");
   mpe__g.gather_frames = gf ? atoi (gf) : 0;
   const char *kis = getenv ("MPE_TEST_KILL_IN_SPILL");

@@ -1047,7 +1047,8 @@ send_region (int fd, uint64_t size)
       size_t n = size - off < PIECE_MAX - 8 ? (size_t) (size - off)
                                             : PIECE_MAX - 8;
       memcpy (buf, &off, 8);
-      if (pread (fd, buf + 8, n, (off_t) off) != (ssize_t) n)
+      if (pread (fd, buf + 8, n, (off_t) off) != (ssize_t) n
+          || mpe__g.region_fail_hook)
         rc = LOGFMT_EIO;
       else
         send_piece (buf, n + 8, TAG_REGION);
@@ -2314,7 +2315,11 @@ phase_assemble (merge_t *m)
     {
       if (!rc && m->via_rank0_region)
         rc = send_region (m->em.bulk_fd, m->em.bulk_size);
-      rc = send_staged (m->em.fd, rc ? 0 : m->em.fsize);
+      /* A region that did not reach rank 0 fails the log: its index
+       * entries are not sent, and the failure is not forgotten. */
+      int sent = send_staged (m->em.fd, rc ? 0 : m->em.fsize);
+      if (!rc)
+        rc = sent;
       if (m->em.fd >= 0)
         close (m->em.fd);
       if (m->em.bulk_fd >= 0)

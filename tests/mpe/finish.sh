@@ -115,6 +115,15 @@ for stale in no yes; do
   rm -f out/logmany.clog
 done
 
+# Not shared, and rank 1 cannot read back the region it sends rank 0
+# (test hook): the log fails on both ranks, nothing is lost.
+MPE_LOGFILE_PREFIX=out/logmany timeout 120 $MPIEXEC -n 1 $p $N 2 : \
+  -n 1 $MOUNT_NS sh -c "mount -t tmpfs tmpfs out && MPE_TEST_REGION_FAIL=1 exec $p $N 2" \
+  > out.txt 2> err.txt
+ok $? "region not sent: the job itself succeeds"
+failed "region not sent" out/logmany.clog 3
+recovered "region not sent" 2
+
 # The disk fills while rank 1 writes its own region of the log (rank 0
 # wrote its part, about half, and set rank 1's aside): a tmpfs of about
 # half the log, in whole pages.
