@@ -493,13 +493,23 @@ steps_right (const MvScene *s, int nlanes)
   return right;
 }
 
+/* A step log of nranks ranks written to path and opened: NULL when
+ * either failed (each a test point). */
+static MvLog *
+open_step_log (const char *path, int nranks, GError **error)
+{
+  ok (mv_testlog_write_steps (path, nranks) == 0,
+      "%d-rank step log written", nranks);
+  MvLog *log = mv_log_open (path, NULL, NULL, error);
+  ok (log != NULL, "%d-rank step log opened", nranks);
+  return log;
+}
+
 static void
 test_fine_lanes (const char *path)
 {
   GError *error = NULL;
-  ok (mv_testlog_write_steps (path, 400) == 0, "400-rank step log written");
-  MvLog *log = mv_log_open (path, NULL, NULL, &error);
-  ok (log != NULL, "step log opened");
+  MvLog *log = open_step_log (path, 400, &error);
   if (log == NULL)
     return;
   g_autoptr (MvCache) cache = mv_cache_new (log);
@@ -636,9 +646,7 @@ static void
 test_sampled_rows (const char *path)
 {
   GError *error = NULL;
-  ok (mv_testlog_write_steps (path, 2000) == 0, "2000-rank step log written");
-  MvLog *log = mv_log_open (path, NULL, NULL, &error);
-  ok (log != NULL, "2000-rank log opened");
+  MvLog *log = open_step_log (path, 2000, &error);
   if (log == NULL)
     return;
   g_autoptr (MvCache) cache = mv_cache_new (log);
@@ -703,9 +711,7 @@ static void
 test_many_rows_per_pixel (const char *path)
 {
   GError *error = NULL;
-  ok (mv_testlog_write_steps (path, 8000) == 0, "8000-rank step log written");
-  MvLog *log = mv_log_open (path, NULL, NULL, &error);
-  ok (log != NULL, "8000-rank log opened");
+  MvLog *log = open_step_log (path, 8000, &error);
   if (log == NULL)
     return;
   /* The rows' events summed once at open (the level of detail's
