@@ -17,11 +17,12 @@ val () {
   $LOGCHECK "$f" | awk -v k="$*" '{ v = $NF; $NF = ""; sub(/ $/, "");
     if ($0 == k) { print v; found = 1 } } END { if (!found) print "none" }'
 }
-# is WHAT GOT WANT: an exact comparison as one TAP line.
+# is WHAT GOT WANT: an exact comparison as one TAP line.  Its status
+# has a name of its own: callers loop over r, n and f.
 is () {
-  [ "$2" = "$3" ]; r=$?
-  ok $r "$1"
-  [ $r -eq 0 ] || diag "  got '$2', want '$3'"
+  [ "$2" = "$3" ]; is_rc=$?
+  ok $is_rc "$1"
+  [ $is_rc -eq 0 ] || diag "  got '$2', want '$3'"
 }
 # in_mount_ns CMD...: CMD in a private mount namespace (a tmpfs mounted
 # there disappears with it, whatever happens to the test).

@@ -8,6 +8,8 @@
  * wait in MPI_Recv for a message from CRASH_RANK that never comes.
  * RELOG = 1: first a whole log of N states on the main thread, written to
  * logmany-first.clog, then MPE_Init_log again and the above.
+ * LOGMANY_RANK1_N in the environment: rank 1's threads log that many
+ * states instead of N (a rank whose part of the log is the larger).
  * Writes logmany.clog and prints "rank R: MPE_Finish_log RC" on stdout.
  */
 #include <pthread.h>
@@ -48,6 +50,9 @@ main (int argc, char **argv)
   MPI_Init_thread (&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Comm_size (MPI_COMM_WORLD, &size);
+  const char *n1 = getenv ("LOGMANY_RANK1_N");
+  if (rank == 1 && n1 && *n1)
+    n = atol (n1);
   MPE_Init_log ();
   MPE_Log_get_state_eventIDs (&a, &b);
   if (rank == 0)
