@@ -11,10 +11,14 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 
 #include "mpe-counters.h"
 
@@ -41,6 +45,28 @@ thread_id (void)
   return (unsigned long) pthread_self ();
 }
 
+/* The kernel has no hardware counter for this thread: no PMU (not a
+ * counter the perf_event_paranoid setting forbids, which PAPI reports). */
+static int
+kernel_has_no_pmu (void)
+{
+  struct perf_event_attr a;
+  memset (&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.type = PERF_TYPE_HARDWARE;
+  a.config = PERF_COUNT_HW_CPU_CYCLES;
+  a.disabled = 1;
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  long fd = syscall (SYS_perf_event_open, &a, 0, -1, -1, 0);
+  if (fd >= 0)
+    {
+      close ((int) fd);
+      return 0;
+    }
+  return errno == ENOENT || errno == ENODEV || errno == EOPNOTSUPP;
+}
+
 static int
 papi_up (void)
 {
@@ -59,7 +85,8 @@ papi_up (void)
       else
         {
           const PAPI_component_info_t *ci = PAPI_get_component_info (0);
-          P.no_pmu = !ci || ci->disabled || ci->num_preset_events == 0;
+          P.no_pmu = !ci || ci->disabled || ci->num_preset_events == 0
+                     || kernel_has_no_pmu ();
           P.slots = PAPI_num_cmp_hwctrs (0);
           P.ok = 1;
         }
