@@ -555,10 +555,41 @@ MPE_Describe_known_event (const CLOG_CommIDs_t *commIDs, int thread,
  * mode before any register is saved (a stopped log costs a load and a
  * branch) and reach these by a tail jump. */
 static __attribute__ ((noinline)) int
-put_bare (int32_t id)
+put_bare_any (int32_t id)
 {
   mpe__put_nocheck (MPE_REC_BARE, id, NULL);
   return MPE_LOG_OK;
+}
+
+/* A bare event in the common case, with no stack frame: the thread has a
+ * buffer with room, the counter is the clock, and no metric sample is
+ * due.  Anything else is a tail call to the general path.  The frame
+ * (three saved registers, for the calls of the rare paths) was a fifth
+ * of what a record cost above the clock read on an AMD EPYC guest. */
+static __attribute__ ((noinline)) int
+put_bare (int32_t id)
+{
+#if MPE_HAVE_COUNTER
+  mpe_tbuf_t *b = mpe__tls;
+  if (MPE_LIKELY (b != NULL) && MPE_LIKELY (mpe__use_counter)
+      && MPE_LIKELY (mpe__mon_n == 0))
+    {
+      mpe_rec_t *r = b->pos;
+      if (MPE_LIKELY (r < b->end))
+        {
+          uint64_t t = mpe_counter_read ();
+          if (MPE_LIKELY (t < mpe__mdue))
+            {
+              r->t = t;
+              r->id = id;
+              r->aux = MPE_REC_BARE | b->tag;
+              MPE_PUBLISH (b->pos, r + 1);
+              return MPE_LOG_OK;
+            }
+        }
+    }
+#endif
+  return put_bare_any (id);
 }
 
 static __attribute__ ((noinline)) int
