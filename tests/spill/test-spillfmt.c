@@ -118,6 +118,73 @@ narrow_case (uint64_t tick0, uint64_t mult, int alternate, double max_bytes)
       "%s: a cut run: 19 events, 1 unread (%zu, %u)", what, np, u.left);
 }
 
+/* Alternating runs break at exactly the record that breaks them, wherever
+ * it falls in the four records the packer tests at once: a tick delta of
+ * 256 (255 still fits), the id of the wrong state, a record of another
+ * kind; another round's tag (aux bits 8-31) does not break a run. */
+static void
+test_alt_edges (uint64_t tick0, uint64_t mult)
+{
+  enum { LEN = 44 };
+  int all_agree = 1, tight = 1;
+  size_t whole = 0;   /* the payload's length with nothing broken */
+  for (int what = -1; what < 5; what++)
+    for (int at = 0; at < (what < 0 ? 1 : LEN - 2); at++)
+      {
+        size_t n = 0;
+        uint64_t t = 5000;
+        for (int i = 0; i < LEN; i++)
+          {
+            uint64_t prev = t;
+            t += (uint64_t) (i * 37 % 200);
+            many[n].t = t;
+            many[n].id = 600 + (i & 1);
+            many[n].aux = MPE_REC_BARE | 0x100u;
+            if (i == at && what >= 0)
+              switch (what)
+                {
+                case 0: many[n].t = t = prev + 256; break;
+                case 1: many[n].t = t = prev + 255; break;
+                case 2: many[n].id = 602; break;
+                case 3: many[n].aux = MPE_REC_BARE | 0x200u; break;
+                default:
+                  {
+                    uint64_t ext[2] = { 3, 0 };
+                    many[n].aux = MPE_REC_LOSS | 0x100u;
+                    memcpy (&many[n + 1], ext, 16);
+                    n++;
+                  }
+                }
+            n++;
+          }
+        static logfmt_event_t mem[64], pk[64];
+        const mpe_spill_rec_t *p = many;
+        size_t nm = mpe_spill_recs_decode (&p, many + n, tick0, mult, mem, 64);
+        unsigned char buf[1024];
+        const mpe_spill_rec_t *from = many;
+        size_t len = mpe_spill_pack (&from, many + n, buf, sizeof buf);
+        mpe_spill_unpack_t u;
+        mpe_spill_unpack_init (&u, buf, len);
+        size_t np = mpe_spill_unpack (&u, tick0, mult, pk, 64);
+        int agree = from == many + n && np == nm && u.left == 0
+                    && same_events (mem, pk, nm);
+        if (!agree)
+          diag ("case %d at record %d: %zu of %zu events agree", what, at,
+                np, nm);
+        all_agree &= agree;
+        /* Nothing broken: as long as the unbroken payload. */
+        if (what < 0)
+          whole = len;
+        if ((what == 1 || what == 3) && len != whole)
+          {
+            diag ("case %d at record %d: %zu bytes", what, at, len);
+            tight = 0;
+          }
+      }
+  ok (all_agree, "alternating runs broken at every position agree");
+  ok (tight, "a delta of 255 and another tag leave a run whole");
+}
+
 static void
 test_narrow_runs (uint64_t tick0, uint64_t mult)
 {
@@ -191,6 +258,7 @@ test_codec (void)
 
   /* The checksum is part of the format: a change breaks old files. */
   test_narrow_runs (tick0, mult);
+  test_alt_edges (tick0, mult);
   ASSERT_EQ (mpe_spill_sum ("MPE spill", 9), 0x5c03a0e6u, "checksum value");
   ok (mpe_spill_sum (buf, len) != mpe_spill_sum (buf, len - 1),
       "checksum covers the length");
