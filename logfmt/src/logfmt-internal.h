@@ -235,8 +235,11 @@ uint32_t logfmt__crc32c (uint32_t crc, const void *data, size_t len);
 /* The X11 colour name nearest to 0xRRGGBB (logfmt-color.c). */
 const char *logfmt__color_nearest (uint32_t rgb);
 
-/* Grows an array of elements of size esz (*cap of them, doubling from 16)
- * to hold n+1; 0 or LOGFMT_ENOMEM. */
+/* Grows an array of elements of size esz (*cap of them) to hold need,
+ * doubling from `first`; 0 or LOGFMT_ENOMEM (the array is kept). */
+int logfmt__reserve (void **arr, size_t *cap, size_t need, size_t esz,
+                     size_t first);
+/* logfmt__reserve for n+1 elements, doubling from 16. */
 int logfmt__grow (void **arr, size_t *cap, size_t n, size_t esz);
 
 /* A writer of many streams compresses with one zstd context: a context

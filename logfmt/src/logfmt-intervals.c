@@ -339,22 +339,6 @@ logfmt__ivcache_free (logfmt__ivcache_t *c)
   free (c);
 }
 
-static bool
-grow (void **p, size_t *cap, size_t need, size_t size)
-{
-  if (need <= *cap)
-    return true;
-  size_t c = *cap ? *cap * 2 : 64;
-  while (c < need)
-    c *= 2;
-  void *q = realloc (*p, c * size);
-  if (!q)
-    return false;
-  *p = q;
-  *cap = c;
-  return true;
-}
-
 /* Records the tracker's state as block b's start; slot[i] is open
  * instance i's entry in inst[], or -1 until it is first recorded. */
 static bool
@@ -367,10 +351,10 @@ ck_snapshot (logfmt__ivcache_t *c, size_t b, const logfmt_state_tracker_t *tr,
   sn->n = tr->depth;
   sn->deep_first = c->ndeep;
   sn->ndeep = 0;
-  if (!grow ((void **) &c->open, &c->copen, c->nopen + tr->depth,
-             sizeof *c->open)
-      || !grow ((void **) &c->inst, &c->cinst, c->ninst + tr->depth,
-                sizeof *c->inst))
+  if (logfmt__reserve ((void **) &c->open, &c->copen, c->nopen + tr->depth,
+                       sizeof *c->open, 64) != 0
+      || logfmt__reserve ((void **) &c->inst, &c->cinst, c->ninst + tr->depth,
+                          sizeof *c->inst, 64) != 0)
     return false;
   for (uint32_t i = 0; i < tr->depth; i++)
     {
@@ -387,8 +371,8 @@ ck_snapshot (logfmt__ivcache_t *c, size_t b, const logfmt_state_tracker_t *tr,
     for (uint32_t st = 0; st < tr->nstates; st++)
       if (tr->deep[st])
         {
-          if (!grow ((void **) &c->deep, &c->cdeep, c->ndeep + 2,
-                     sizeof *c->deep))
+          if (logfmt__reserve ((void **) &c->deep, &c->cdeep, c->ndeep + 2,
+                               sizeof *c->deep, 64) != 0)
             return false;
           c->deep[c->ndeep++] = st;
           c->deep[c->ndeep++] = tr->deep[st];

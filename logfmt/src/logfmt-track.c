@@ -43,22 +43,6 @@ logfmt__trackref_cmp (const void *a, const void *b)
   return (x->t_first > y->t_first) - (x->t_first < y->t_first);
 }
 
-static int
-grow_to (uint8_t **buf, size_t *cap, size_t need)
-{
-  if (need <= *cap)
-    return 0;
-  size_t c = *cap ? *cap : 4096;
-  while (c < need)
-    c *= 2;
-  uint8_t *p = realloc (*buf, c);
-  if (!p)
-    return LOGFMT_ENOMEM;
-  *buf = p;
-  *cap = c;
-  return 0;
-}
-
 int
 logfmt__track_encode (ZSTD_CCtx *cctx, const logfmt__trackref_t *h,
                       const logfmt_track_rec_t *recs, uint32_t n,
@@ -72,7 +56,9 @@ logfmt__track_encode (ZSTD_CCtx *cctx, const logfmt__trackref_t *h,
   size_t rawmax = (size_t) n * (1 + h->ncols) * 10;
   size_t bound = ZSTD_compressBound (rawmax);
   size_t pre = LOGFMT__CHUNK_HDR + LOGFMT__TRACK_HDR;
-  int rc = grow_to (out, cap, rawmax + pre + bound + LOGFMT__CHUNK_CRC);
+  int rc = logfmt__reserve ((void **) out, cap,
+                            rawmax + pre + bound + LOGFMT__CHUNK_CRC, 1,
+                            4096);
   if (rc)
     return rc;
   uint8_t *raw = *out, *q = raw;
@@ -192,7 +178,7 @@ logfmt__track_decode (ZSTD_DCtx *dctx, const logfmt__track_hdr_t *h,
   const uint8_t *raw = h->body;
   if (h->codec == LOGFMT__CODEC_ZSTD)
     {
-      if (grow_to (buf, cap, h->raw_size))
+      if (logfmt__reserve ((void **) buf, cap, h->raw_size, 1, 4096))
         return logfmt__err (err, LOGFMT_ENOMEM, file, off, "no memory");
       size_t got = ZSTD_decompressDCtx (dctx, *buf, h->raw_size, h->body,
                                         h->body_len);

@@ -6,40 +6,47 @@
 #include "logfmt-import-internal.h"  /* logfmt__verr, defined here */
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int
-logfmt__grow (void **arr, size_t *cap, size_t n, size_t esz)
+logfmt__reserve (void **arr, size_t *cap, size_t need, size_t esz,
+                 size_t first)
 {
-  if (n < *cap)
+  if (need <= *cap)
     return 0;
-  size_t nc = *cap ? *cap * 2 : 16;
-  void *p = realloc (*arr, nc * esz);
+  size_t c = *cap ? *cap * 2 : first;
+  while (c < need)
+    c *= 2;
+  if (c > SIZE_MAX / esz)
+    return LOGFMT_ENOMEM;
+  void *p = realloc (*arr, c * esz);
   if (!p)
     return LOGFMT_ENOMEM;
   *arr = p;
-  *cap = nc;
+  *cap = c;
   return 0;
+}
+
+int
+logfmt__grow (void **arr, size_t *cap, size_t n, size_t esz)
+{
+  return logfmt__reserve (arr, cap, n + 1, esz, 16);
 }
 
 int
 logfmt__bytes_reserve (logfmt__bytes_t *b, size_t extra)
 {
-  if (b->len + extra <= b->cap)
-    return 0;
-  size_t c = b->cap ? b->cap * 2 : 4096;
-  while (c < b->len + extra)
-    c *= 2;
-  uint8_t *p = realloc (b->p, c);
-  if (!p)
+  void *p = b->p;
+  if (extra > SIZE_MAX - b->len
+      || logfmt__reserve (&p, &b->cap, b->len + extra, 1, 4096) != 0)
     {
       b->oom = true;
       return LOGFMT_ENOMEM;
     }
   b->p = p;
-  b->cap = c;
   return 0;
 }
 
