@@ -41,6 +41,37 @@ same_events (const logfmt_event_t *a, const logfmt_event_t *b, size_t n)
   return 1;
 }
 
+/* many[i] becomes a LOSS record of `lost` events (its extension slot is
+ * many[i + 1]). */
+static void
+make_loss (size_t i, uint64_t lost)
+{
+  uint64_t ext[2] = { lost, 0 };
+  many[i].aux = MPE_REC_LOSS | 0x100u;
+  memcpy (&many[i + 1], ext, 16);
+}
+
+static logfmt_event_t mem[1000], pk[1000];
+
+/* many[0, n) packed into one payload and read back agrees with the
+ * in-memory decoding (mem[], *nm events); *len gets the payload's
+ * length. */
+static int
+pack_agrees (size_t n, uint64_t tick0, uint64_t mult, size_t *nm,
+             size_t *len)
+{
+  const mpe_spill_rec_t *p = many;
+  *nm = mpe_spill_recs_decode (&p, many + n, tick0, mult, mem, 1000);
+  unsigned char buf[8192];
+  const mpe_spill_rec_t *from = many;
+  *len = mpe_spill_pack (&from, many + n, buf, sizeof buf);
+  mpe_spill_unpack_t u;
+  mpe_spill_unpack_init (&u, buf, *len);
+  size_t np = mpe_spill_unpack (&u, tick0, mult, pk, 1000);
+  return from == many + n && np == *nm && u.left == 0
+         && same_events (mem, pk, *nm);
+}
+
 /* Runs of BARE records with small deltas pack one byte each when the ids
  * alternate (each the id two records back, tick delta < 256), else two
  * (narrow: tick delta < 256, id delta in [-128, 127]); every boundary,
@@ -67,14 +98,11 @@ narrow_case (uint64_t tick0, uint64_t mult, int alternate, double max_bytes)
       if (i % 333 == 332)
         {
           /* A LOSS record (two slots) in the middle of a run. */
-          many[n].aux = MPE_REC_LOSS | 0x100u;
-          uint64_t ext[2] = { 9, 0 };
-          memcpy (&many[n + 1], ext, 16);
+          make_loss (n, 9);
           n++;
         }
       n++;
     }
-  static logfmt_event_t mem[1000], pk[1000];
   const mpe_spill_rec_t *p = many;
   size_t nm = mpe_spill_recs_decode (&p, many + n, tick0, mult, mem, 1000);
   unsigned char buf[8192];
@@ -148,29 +176,15 @@ test_alt_edges (uint64_t tick0, uint64_t mult)
                 case 2: many[n].id = 602; break;
                 case 3: many[n].aux = MPE_REC_BARE | 0x200u; break;
                 default:
-                  {
-                    uint64_t ext[2] = { 3, 0 };
-                    many[n].aux = MPE_REC_LOSS | 0x100u;
-                    memcpy (&many[n + 1], ext, 16);
-                    n++;
-                  }
+                  make_loss (n, 3);
+                  n++;
                 }
             n++;
           }
-        static logfmt_event_t mem[64], pk[64];
-        const mpe_spill_rec_t *p = many;
-        size_t nm = mpe_spill_recs_decode (&p, many + n, tick0, mult, mem, 64);
-        unsigned char buf[1024];
-        const mpe_spill_rec_t *from = many;
-        size_t len = mpe_spill_pack (&from, many + n, buf, sizeof buf);
-        mpe_spill_unpack_t u;
-        mpe_spill_unpack_init (&u, buf, len);
-        size_t np = mpe_spill_unpack (&u, tick0, mult, pk, 64);
-        int agree = from == many + n && np == nm && u.left == 0
-                    && same_events (mem, pk, nm);
+        size_t nm, len;
+        int agree = pack_agrees (n, tick0, mult, &nm, &len);
         if (!agree)
-          diag ("case %d at record %d: %zu of %zu events agree", what, at,
-                np, nm);
+          diag ("case %d at record %d: %zu events disagree", what, at, nm);
         all_agree &= agree;
         /* Nothing broken: as long as the unbroken payload. */
         if (what < 0)
