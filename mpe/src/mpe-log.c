@@ -563,9 +563,10 @@ put_bare_any (int32_t id)
 
 /* A bare event in the common case, with no stack frame: the thread has a
  * buffer with room, the counter is the clock, and no metric sample is
- * due.  Anything else is a tail call to the general path.  The frame
- * (three saved registers, for the calls of the rare paths) was a fifth
- * of what a record cost above the clock read on an AMD EPYC guest. */
+ * due.  Anything else is a tail call to the general path.  Its frame
+ * (three saved registers, for the calls of the rare paths) took most of
+ * what a record cost above the clock read on an AMD EPYC guest: 1 rank
+ * unspilled, 13.60 -> 12.41 ns against a floor loop of 12.07. */
 static __attribute__ ((noinline)) int
 put_bare (int32_t id)
 {
