@@ -223,7 +223,7 @@ alt_run (const mpe_spill_rec_t *r, const mpe_spill_rec_t *to,
       }
     t = (uint64_t) _mm_cvtsi128_si64 (prev);
   }
-#endif
+#else
   for (; k + 4 <= max; k += 4, r += 4, o += 4)
     {
       uint64_t d0 = r[0].t - t, d1 = r[1].t - r[0].t;
@@ -240,6 +240,7 @@ alt_run (const mpe_spill_rec_t *r, const mpe_spill_rec_t *to,
       o[3] = (unsigned char) d3;
       t = r[3].t;
     }
+#endif
   for (; k < max; k++, r++, o++)
     {
       uint64_t d = r->t - t;
