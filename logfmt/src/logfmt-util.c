@@ -17,11 +17,16 @@ logfmt__reserve (void **arr, size_t *cap, size_t need, size_t esz,
 {
   if (need <= *cap)
     return 0;
-  size_t c = *cap ? *cap * 2 : first;
-  while (c < need)
-    c *= 2;
-  if (c > SIZE_MAX / esz)
+  /* Doubling stops at the most elements a size_t can count the bytes
+   * of, rather than wrapping around. */
+  size_t most = SIZE_MAX / esz;
+  if (need > most)
     return LOGFMT_ENOMEM;
+  size_t c = *cap ? *cap : first;
+  while (c < need)
+    c = c <= most / 2 ? c * 2 : most;
+  if (c > most)
+    c = most;
   void *p = realloc (*arr, c * esz);
   if (!p)
     return LOGFMT_ENOMEM;
