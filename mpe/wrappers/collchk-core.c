@@ -1142,7 +1142,10 @@ mpe__cc_started (mpe__cc_call_t *c, int rc, const MPI_Request *req)
 
 /* A nonblocking check found a problem: the process at fault reports it
    with the call stack of its call and aborts the job; the others say so
-   and give it a few seconds to report before aborting themselves. */
+   and give it a few seconds to report before aborting themselves.  The
+   abort names MPI_COMM_WORLD: the others are asleep here, not in MPI, and
+   MPICH's abort on another communicator (ch4:ucx) waits for their
+   progress, so the job hung instead of ending. */
 static void
 fail_nb (mpe__cc_pending_t *p, const char *msg)
 {
@@ -1153,7 +1156,7 @@ fail_nb (mpe__cc_pending_t *p, const char *msg)
                p->c.me, msg);
       print_stack (name, p->c.me, p->cs);
       fflush (stderr);
-      PMPI_Abort (p->c.cc, 1);
+      PMPI_Abort (MPI_COMM_WORLD, 1);
     }
   fprintf (stderr, "Collective Checking: %s (Rank %d) --> Error on "
            "another process\n", name, p->c.me);
@@ -1163,7 +1166,7 @@ fail_nb (mpe__cc_pending_t *p, const char *msg)
       struct timespec ts = { 0, 100000000 };
       nanosleep (&ts, NULL);
     }
-  PMPI_Abort (p->c.cc, 1);
+  PMPI_Abort (MPI_COMM_WORLD, 1);
   abort ();
 }
 
