@@ -6,7 +6,8 @@
  * given rate.
  *
  *   anim-feed [--ranks P] [--msgs N] [--rate R] [--threads T]
- *             [--hold-ms H] [--addr A] [--no-client] [--quiet]
+ *             [--hold-ms H [--hold-file F]] [--addr A] [--no-client]
+ *             [--quiet]
  *
  * Each message is four records: state begin, send to rank+1, receive from
  * rank-1, state end.  Times are CLOCK_MONOTONIC (so mpeanim --latency
@@ -58,6 +59,7 @@ static const anim_client_core_t feed_core = {
 /* ---- the fake rank ------------------------------------------------ */
 
 static int ranks = 4, msgs = 1000, threads = 1, hold_ms = 0, no_client;
+static const char *hold_file;  /* ends the hold early once it exists */
 static int quiet, garbage;
 static double rate = 0;
 static const char *addr;
@@ -116,9 +118,15 @@ worker (void *arg)
     }
   if (hold_ms && th == 0)
     {
-      /* Sit in Wait for a while so a screenshot can see the state. */
+      /* Sit in Wait for a while so a screenshot can see the state; a
+         test that saw it says so with the hold file. */
       emit (th, 1, 102, 0, 0, 0);
-      usleep ((useconds_t) hold_ms * 1000);
+      for (int ms = 0; ms < hold_ms; ms += 50)
+        {
+          if (hold_file && access (hold_file, F_OK) == 0)
+            break;
+          usleep (50 * 1000);
+        }
       emit (th, 1, 103, 0, 0, 0);
     }
   return NULL;
@@ -206,6 +214,8 @@ main (int argc, char **argv)
         threads = atoi (v), i++;
       else if (!strcmp (a, "--hold-ms"))
         hold_ms = atoi (v), i++;
+      else if (!strcmp (a, "--hold-file"))
+        hold_file = v, i++;
       else if (!strcmp (a, "--addr"))
         addr = v, i++;
       else
@@ -237,7 +247,8 @@ main (int argc, char **argv)
   return bad ? 1 : 0;
 usage:
   fprintf (stderr, "usage: anim-feed [--ranks P] [--msgs N] [--rate R] "
-           "[--threads T] [--hold-ms H] [--addr A] [--no-client] "
+           "[--threads T] [--hold-ms H [--hold-file F]] [--addr A] "
+           "[--no-client] "
            "[--quiet] [--garbage]\n");
   return 2;
 }

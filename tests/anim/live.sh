@@ -31,11 +31,12 @@ timeout 20 "$feed" --ranks 1 --msgs 50 --quiet --addr "$bad" \
 echo $? > "$T/bad.rc"
 timeout 20 "$feed" --garbage --addr "$tcp" > "$T/garbage.out" 2>&1
 echo $? > "$T/garbage.rc"
-timeout 60 "$feed" --ranks 4 --msgs 2000 --rate 4000 --hold-ms 2500 \
-  --quiet --addr "$good" > "$T/feed1.out" 2>&1 &
+# 2 s of messages, then the ranks hold Wait until a screenshot has shown
+# it (the hold file) or 40 s have passed: a CI under load drew 4 frames
+# in 0.5 s of messages and none in a fixed 2.5 s hold.
+timeout 60 "$feed" --ranks 4 --msgs 2000 --rate 1000 --hold-ms 40000 \
+  --hold-file "$T/seen" --quiet --addr "$good" > "$T/feed1.out" 2>&1 &
 F=$!
-# Screenshots until one shows the ranks in Wait (they hold it 2.5 s):
-# on a loaded machine the first frame after the messages may come late.
 sleep 1
 while kill -0 $F 2> /dev/null; do
   import -window root "$T/shot.png" 2> "$T/import.err"
@@ -44,6 +45,7 @@ while kill -0 $F 2> /dev/null; do
   [ "${n:-0}" -gt 500 ] && break
   sleep 0.2
 done
+touch "$T/seen"
 wait $F
 echo $? > "$T/feed1.rc"
 wait $W
