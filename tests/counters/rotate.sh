@@ -5,9 +5,10 @@
 # CPU time, 2 slots) asked for 5 events rotates 3 sets at the
 # instrumentation points.  The scaled estimates must give the known
 # rates: fakeK = K x fake1 (within 2%), and fake1 = task-clock (perf,
-# never rotated, read at the same points) / 1000 ns within 3% (the task
+# never rotated, read at the same points) / 1000 ns within 5% (the task
 # clock and the thread CPU clock the fake counts by are accounted apart
-# by the kernel: 2.0% apart once at load 20); their standard errors are
+# by the kernel: 2.0% apart once at load 20, 3.1% in an ASan build in
+# CI; a set's time unscaled would be 67% off); their standard errors are
 # recorded as fakeK.err.  With sampling on, a computation without any
 # MPI call rotates at the timer samples (the fake's start and stop are
 # signal-safe) with the same accuracy, and does not when the source is
@@ -32,8 +33,8 @@ for rk in 0 1; do
   ok $? "rank $rk: the sets rotated ($started starts)"
   tc=$(mval ctr.clog task-clock $rk)
   f1=$(mval ctr.clog fake1 $rk)
-  within "$f1" "$(($tc / 1000))" 3
-  ok $? "rank $rk: fake1 $f1 = task clock / 1 us ($tc ns) within 3%"
+  within "$f1" "$(($tc / 1000))" 5
+  ok $? "rank $rk: fake1 $f1 = task clock / 1 us ($tc ns) within 5%"
   for k in 2 3 4 5; do
     fk=$(mval ctr.clog fake$k $rk)
     within "$fk" "$(($f1 * $k))" 2
@@ -57,8 +58,8 @@ n=$(fake_starts)
 ok $? "the sets rotated at the samples ($n starts in 600 ms without MPI calls)"
 tc=$(mval ctr.clog task-clock 0)
 f1=$(mval ctr.clog fake1 0)
-within "$f1" "$(($tc / 1000))" 3
-ok $? "fake1 $f1 = task clock / 1 us ($tc ns) within 3%"
+within "$f1" "$(($tc / 1000))" 5
+ok $? "fake1 $f1 = task clock / 1 us ($tc ns) within 5%"
 for k in 3 5; do
   fk=$(mval ctr.clog fake$k 0)
   within "$fk" "$(($f1 * $k))" 2
