@@ -14,6 +14,9 @@ run () {
   (cd "$tap_tmp" && timeout 120 $MPIEXEC -n "$np" "$@") \
     < /dev/null > "$tap_tmp/out" 2> "$tap_tmp/err"
 }
+# fails RC: the job failed by itself: not 0, and not 124, the timeout
+# stopping a job that hung (an abort on the checker's communicator did).
+fails () { test "$1" -ne 0 && test "$1" -ne 124; }
 has_err () {   # "Rank ?": any rank (an intercommunicator's merged rank)
   pat=$(printf '%s' "$1" | sed 's/[][\\.*^$/]/\\&/g; s/(Rank ?)/(Rank [0-9]*)/')
   grep -q -- "$pat" "$tap_tmp/err"; r=$?
@@ -36,8 +39,7 @@ done
 # mode | rank 2's message
 while IFS='|' read -r mode msg; do
   run 3 "$cb/ccbad" "$mode"; r=$?
-  # 124: timeout stopped a job that hung in its abort.
-  test $r -ne 0 && test $r -ne 124; ok $? "$mode: the job is aborted (not hung: $r)"
+  fails $r; ok $? "$mode: the job is aborted (not hung: $r)"
   has_err "Collective Checking: $msg" "$mode: reported as '$msg'"
   # A nonblocking v-collective's per-peer mismatch is found by the rank
   # at fault alone (no agreement step): rank 0 may run on to the end.
@@ -75,9 +77,9 @@ MODES
    sh "$top_builddir/mpe/mpecc" -mpicheck "$top_srcdir/tests/collchk/ccbad.c" \
    -o ccbad-mpecc) 2> "$tap_tmp/cc.err"
 ok $? "mpecc -mpicheck builds a program"
-run 3 ./ccbad-mpecc op; test $? -ne 0; ok $? "mpecc -mpicheck: the mistake aborts the job"
+run 3 ./ccbad-mpecc op; fails $?; ok $? "mpecc -mpicheck: the mistake aborts the job"
 has_err "Collective Checking: MPI_Reduce (Rank 2) --> inconsistent operator" "mpecc -mpicheck: reported"
-run 1 "$cb/ccbad" noinit; test $? -ne 0; ok $? "a collective before MPI_Init fails"
+run 1 "$cb/ccbad" noinit; fails $?; ok $? "a collective before MPI_Init fails"
 has_err "Collective Checking: MPI_Barrier --> MPI_Init() has not been called!" \
   "a collective before MPI_Init is named"
 run 3 "$cb/ccbad" none; ok $? "no mistake: exit 0"
@@ -90,7 +92,7 @@ cp "$top_srcdir/tests/collchk/ccreal.f" "$top_srcdir/tests/collchk/ccgoodf.f90" 
 (cd "$tap_tmp" && "$fdir/mpif77" -g ccreal.f -o ccreal -L"$libs" -Wl,-rpath,"$libs" -lmpe_collchk) 2> "$tap_tmp/cc.err"
 ok $? "mpif77 ccreal.f -lmpe_collchk links"
 run 3 ./ccreal; r=$?
-test $r -ne 0; ok $? "Fortran REAL vs DOUBLE PRECISION: the job is aborted"
+fails $r; ok $? "Fortran REAL vs DOUBLE PRECISION: the job is aborted"
 has_err "Collective Checking: MPI_Allreduce (Rank 2) --> inconsistent datatype signature: 1 x MPI_REAL (1 basic element) here, 1 x MPI_DOUBLE_PRECISION (1 basic element) at rank 0" \
   "Fortran REAL vs DOUBLE PRECISION reported"
 grep -q '(ccreal.f:1[45])' "$tap_tmp/err"; ok $? "the call stack names the Fortran source line"

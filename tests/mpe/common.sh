@@ -11,6 +11,9 @@ run () {
   n=$1; shift
   timeout 120 $MPIEXEC -n "$n" "$@" > out.txt 2> err.txt
 }
+# fails RC: a job's status says it failed by itself: not 0, and not 124,
+# run's timeout stopping a job that hung.
+fails () { test "$1" -ne 0 && test "$1" -ne 124; }
 # val FILE KEY...: the value of a logcheck line (e.g. val x.clog matched).
 val () {
   f=$1; shift

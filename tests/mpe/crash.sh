@@ -11,7 +11,7 @@ rm -rf "$MPE_TMPDIR"/*
 # Rank 1 dies 300 ms after rank 0 went on to MPE_Finish_log, where rank 0
 # waits for it until the launcher kills it.
 MPE_SPILL_THREAD=$th MPE_BUFFER_MB=1 run 2 $B/tests/mpe/logmany 150000 1 1 11 300
-test $? -ne 0; ok $? "spill thread $th: job fails when rank 1 gets SIGSEGV"
+fails $?; ok $? "spill thread $th: job fails when rank 1 gets SIGSEGV"
 ls "$MPE_TMPDIR"/mpe-*-000001-*.spill > /dev/null 2>&1; ok $? "rank 1 left a spill file"
 $CLOGTOOL recover --clean "$MPE_TMPDIR" -o rec.clog > rec.txt 2>&1; ok $? "clogtool recover"
 grep -q '^rank 1 .*did not finish' rec.txt; ok $? "recover reports the crash"
@@ -31,7 +31,7 @@ done
 for th in yes no; do
 rm -rf "$MPE_TMPDIR"/*
 MPE_SPILL_THREAD=$th MPE_BUFFER_MB=1 run 2 $B/tests/mpe/logmany 150000 3 1 11 300 1
-test $? -ne 0; ok $? "spill thread $th: rank 0 blocked in MPI_Recv, rank 1 dies"
+fails $?; ok $? "spill thread $th: rank 0 blocked in MPI_Recv, rank 1 dies"
 run0=$(ls "$MPE_TMPDIR" | sed -n 's/^mpe-\([0-9a-f]*\)-000000-.*/\1/p')
 ls /dev/shm/mpe-$run0-000000-*.t0.ring > /dev/null 2>&1
 ok $? "rank 0's ring file is in /dev/shm"
@@ -94,7 +94,7 @@ n=$(val none.clog count 0 0 600)
 for th in no yes; do
 rm -rf "$MPE_TMPDIR"/*
 MPE_TEST_KILL_IN_SPILL=2 MPE_SPILL_THREAD=$th MPE_BUFFER_MB=32 run 1 $B/tests/mpe/logmany 600000
-test $? -ne 0; ok $? "spill thread $th: killed in a spill"
+fails $?; ok $? "spill thread $th: killed in a spill"
 $CLOGTOOL recover --clean "$MPE_TMPDIR" -o mid.clog > rec.txt 2>&1; ok $? "recover"
 if [ $th = yes ]; then
   grep -q 'taken from its ring file' rec.txt; ok $? "spill thread $th: ring used"
@@ -146,7 +146,7 @@ ok $? "no ring file left after MPE_Finish_log"
 
 rm -rf "$MPE_TMPDIR"/*
 MPE_SPILL_THREAD=yes MPE_BUFFER_MB=1 run 1 $B/tests/mpe/logmany 100000 1 0 15
-test $? -ne 0; ok $? "job fails on SIGTERM"
+fails $?; ok $? "job fails on SIGTERM"
 $CLOGTOOL recover --clean "$MPE_TMPDIR" -o term.clog > rec.txt 2>&1; ok $? "recover after SIGTERM"
 is "SIGTERM: every begin recovered" "$(val term.clog count 0 0 600)" 100000
 is "SIGTERM: every end recovered" "$(val term.clog count 0 0 601)" 100000

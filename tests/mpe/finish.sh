@@ -184,7 +184,7 @@ done
 for k in 1:scan 1:encode 0:assemble 1:assemble 0:finish; do
   rm -f logmany.clog logmany.clog.part
   MPE_TEST_MERGE_KILL=$k run 2 $B/tests/mpe/logmany $N 2
-  test $? -ne 0; ok $? "rank ${k%%:*} killed in the ${k#*:} phase: the job fails"
+  fails $?; ok $? "rank ${k%%:*} killed in the ${k#*:} phase: the job fails"
   test ! -e logmany.clog; ok $? "killed in ${k#*:}: no file under the log's name"
   recovered "rank ${k%%:*} killed in the ${k#*:} phase" 2
 done

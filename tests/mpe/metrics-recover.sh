@@ -11,7 +11,7 @@
 for sig in 9 11; do
   rm -rf "$MPE_TMPDIR"/*
   run 2 $B/tests/mpe/metricrash $sig
-  test $? -ne 0; ok $? "signal $sig: the job fails (every rank killed)"
+  fails $?; ok $? "signal $sig: the job fails (every rank killed)"
   is "signal $sig: both ranks moved their cells" \
     "$(grep '^rank ' out.txt | sort | tr '\n' ,)" \
     "$(printf 'rank 0: work 10 depth 3 busy %s,rank 1: work 20 depth 4 busy %s,' \
