@@ -4,10 +4,11 @@
 #   finish                              prints the plan, exits 0/1
 tap_n=0
 tap_failed=0
-ok () {
+ok () {  # ok STATUS DESCRIPTION; returns STATUS's verdict, for diagnostics
   tap_n=$((tap_n + 1))
   if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"
   else echo "not ok $tap_n - $2"; tap_failed=$((tap_failed + 1)); fi
+  [ "$1" -eq 0 ]
 }
 diag () { echo "# $*"; }
 skip_all () { echo "1..0 # SKIP $*"; exit 0; }

@@ -126,12 +126,14 @@ failed "region not sent" out/logmany.clog 3
 recovered "region not sent" 2
 
 # The disk fills while rank 1 writes its own region of the log: rank 1
-# logs sixteen times what rank 0 does, and the tmpfs holds the whole
-# normal log (both ranks' N), so rank 0's part fits and rank 1's region
-# does not, whichever rank writes first.  The factor leaves room for the
-# compressed sizes' spread: with clock_gettime stamps (--disable-tsc) the
-# same log takes 76-137 KB from run to run.
-cap=$(( (size / 4096 + 1) * 4 ))k
+# logs sixteen times what rank 0 does, and the tmpfs holds twice the
+# whole normal log (both ranks' N), so rank 0's part fits and rank 1's
+# region does not, whichever rank writes first.  The factors leave room
+# for the compressed sizes' spread: with clock_gettime stamps
+# (--disable-tsc) the same log takes 76-137 KB from run to run.  (In CI's
+# ASan build, under load, a tmpfs of one normal log once failed both
+# finishes without rank 1's message: rank 0's part, likely, did not fit.)
+cap=$(( (2 * size / 4096 + 1) * 4 ))k
 rm -f full/logmany.clog
 LOGMANY_RANK1_N=$((16 * N)) MPE_LOGFILE_PREFIX=full/logmany in_mount_ns sh -c \
   "mount -t tmpfs -o size=$cap tmpfs full && timeout 120 $MPIEXEC -n 2 \

@@ -116,6 +116,11 @@ grep -q "hot-stripped+0x" text.txt; ok $? "its frames are module+offset"
 grep -q "hot_loop" text.txt; ok $((! $?)) "no made-up function names"
 
 # MPI time: the tree's MPI_Barrier time is the wrappers' (clogtool profile).
+# A call site's interval encloses its state's (it is stamped before the
+# state's start event is logged and after its end event), so the tree may
+# hold more, by what logging two events costs: 0.14% in a gcc build,
+# 1-5% in an ASan build stamping with clock_gettime under load (6 ms of
+# 117 in CI).  Less than the wrappers' would be calls the tree lost.
 MPE_SAMPLE_HZ=500 srun "hot runs for the MPI time" 2 $HOT 4 25
 $CLOGTOOL cct --json hot.clog > tree.json 2>/dev/null
 cctt=$(python3 -c '
@@ -130,9 +135,9 @@ import json, sys
 p = json.load(sys.stdin)
 print("%.6f" % sum(float(f["time_s"]) for f in p["functions"] if f["name"] == "MPI_Barrier"))')
 diag "MPI_Barrier: tree $cctt s, wrappers $proft s"
-awk -v a="$cctt" -v b="$proft" 'BEGIN { d = a - b; if (d < 0) d = -d;
-  exit !(b > 0 && d <= 0.02 * b + 0.001) }'
-ok $? "MPI time in the tree equals the wrappers' (2% + 1 ms)"
+awk -v a="$cctt" -v b="$proft" 'BEGIN {
+  exit !(b > 0 && a >= b - 0.001 && a <= 1.10 * b + 0.001) }'
+ok $? "MPI time in the tree is the wrappers' (at most 10% + 1 ms more, 1 ms less)"
 calls=$(python3 -c '
 import json
 t = json.load(open("tree.json"))
