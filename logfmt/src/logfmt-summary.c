@@ -584,7 +584,13 @@ logfmt_reader_summary (const logfmt_reader_t *r, uint32_t stream,
   const uint8_t *q = raw, *end = raw + L->raw_len;
   double span = (double) (t1 - t0);
   double obw = span / nbins;
-  bool bad = false;
+  /* A source bin's weight in each output bin it overlaps (the overlap
+   * over the two bins' widths), computed once per source bin, not per
+   * state in it: v * w[k] is the state's share of output bin j0 + k.
+   * bin_ns is a power of two, so dividing by it is exact. */
+  double wstack[64], *w = wstack;
+  size_t wcap = 64;
+  bool bad = false, past = false;
   for (uint32_t i = 0; i < L->nbins && !bad; i++)
     {
       uint64_t cnt, ne;
@@ -596,14 +602,54 @@ logfmt_reader_summary (const logfmt_reader_t *r, uint32_t stream,
         }
       uint64_t b0 = origin + (uint64_t) i * L->bin_ns;
       uint64_t b1 = b0 + L->bin_ns;
-      bool inside = b1 > t0 && b0 < t1;
-      if (inside && events)
+      if (b0 >= t1)
+        {
+          /* Bins are in time order: none after this one is inside. */
+          past = true;
+          break;
+        }
+      bool inside = b1 > t0 && ne > 0;
+      if (b1 > t0 && events)
         {
           uint64_t mid = b0 + L->bin_ns / 2;
           if (mid >= t0 && mid < t1)
             events[(size_t) ((double) (mid - t0) / obw)
                    < nbins ? (size_t) ((double) (mid - t0) / obw)
                            : nbins - 1] += (uint32_t) cnt;
+        }
+      size_t j0 = 0, nw = 0;
+      if (inside)
+        {
+          double a = (double) (b0 > t0 ? b0 - t0 : 0);
+          double e = (double) (b1 < t1 ? b1 - t0 : t1 - t0);
+          size_t j = (size_t) (a / obw);
+          size_t most = (size_t) ((e - a) / obw) + 2;
+          if (most > wcap)
+            {
+              double *nwb = malloc ((most > nbins + 2 ? most : nbins + 2)
+                                    * sizeof *nwb);
+              if (!nwb)
+                {
+                  if (w != wstack)
+                    free (w);
+                  free (raw);
+                  return logfmt__err (err, LOGFMT_ENOMEM, path, UINT64_MAX,
+                                      "no memory");
+                }
+              if (w != wstack)
+                free (w);
+              w = nwb;
+              wcap = most > nbins + 2 ? most : nbins + 2;
+            }
+          j0 = j;
+          while (j < nbins && a < e && nw < wcap)
+            {
+              double je = (double) (j + 1) * obw;
+              double seg = (je < e ? je : e) - a;
+              w[nw++] = seg / obw / (double) L->bin_ns;
+              a += seg;
+              j++;
+            }
         }
       uint64_t st = 0;
       for (uint64_t k = 0; k < ne; k++)
@@ -620,27 +666,15 @@ logfmt_reader_summary (const logfmt_reader_t *r, uint32_t stream,
               bad = true;
               break;
             }
-          uint32_t state = (uint32_t) st;
+          float *o = occ + j0 * ns + st;
+          for (size_t x = 0; x < nw; x++, o += ns)
+            *o += (float) ((double) v * w[x]);
           st++;
-          if (!inside)
-            continue;
-          /* Spread v uniformly over the source bin, then over the output
-           * bins it overlaps. */
-          double a = (double) (b0 > t0 ? b0 - t0 : 0);
-          double e = (double) (b1 < t1 ? b1 - t0 : t1 - t0);
-          double dens = (double) v / (double) L->bin_ns;
-          size_t j = (size_t) (a / obw);
-          while (j < nbins && a < e)
-            {
-              double je = (double) (j + 1) * obw;
-              double seg = (je < e ? je : e) - a;
-              occ[j * ns + state] += (float) (seg * dens / obw);
-              a += seg;
-              j++;
-            }
         }
     }
-  if (!bad && q != end)
+  if (w != wstack)
+    free (w);
+  if (!bad && !past && q != end)
     bad = true;
   free (raw);
   if (bad)
