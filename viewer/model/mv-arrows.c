@@ -96,15 +96,32 @@ cell_add (MvScene *s, Cells *cells, const MvArrow *a)
     }
 }
 
+/* A message's first time: its send time, or its receive time when the
+ * send was not logged (a run of the file is in this order). */
+static inline guint64
+msg_first_time (const logfmt_message_t *m)
+{
+  return m->send_stream == LOGFMT_NO_STREAM ? m->recv_time : m->send_time;
+}
+
+static gint
+msg_cmp_first (gconstpointer a, gconstpointer b)
+{
+  guint64 x = msg_first_time (a), y = msg_first_time (b);
+  return x < y ? -1 : x > y;
+}
+
 /* Messages kept across frames: at most this many. */
 #define MSG_CACHE_MAX (10 * MAX_MSGS_SCANNED)
 
 /* Messages meeting [ta, tb], at most max (NULL if more, or damaged:
- * *problem then says why). */
+ * *problem then says why), by first time (runs written by different
+ * ranks interleave); *span: the longest |recv_time - send_time|. */
 static GArray *
 msgs_read (const MvLog *log, guint64 ta, guint64 tb, guint64 max,
-           GCancellable *cancellable, char **problem)
+           GCancellable *cancellable, guint64 *span, char **problem)
 {
+  *span = 0;
   logfmt_msg_iter_t *it = NULL;
   if (logfmt_msg_iter_new (log->reader, ta, tb, &it) != 0)
     return NULL;
@@ -119,6 +136,8 @@ msgs_read (const MvLog *log, guint64 ta, guint64 tb, guint64 max,
                                  (guint) MIN (est * 1.25 + 64, (double) max));
   logfmt_message_t m;
   int rc;
+  guint64 last = 0;
+  gboolean sorted = TRUE;
   while ((rc = logfmt_msg_iter_next (it, &m)) == 1)
     {
       if (a->len >= max
@@ -129,33 +148,58 @@ msgs_read (const MvLog *log, guint64 ta, guint64 tb, guint64 max,
           break;
         }
       g_array_append_val (a, m);
+      sorted = sorted && msg_first_time (&m) >= last;
+      last = msg_first_time (&m);
+      if (m.send_stream != LOGFMT_NO_STREAM
+          && m.recv_stream != LOGFMT_NO_STREAM)
+        *span = MAX (*span, MAX (m.send_time, m.recv_time)
+                            - MIN (m.send_time, m.recv_time));
     }
   if (rc < 0)
     *problem = g_strdup (logfmt_msg_iter_error (it)->message);
   logfmt_msg_iter_free (it);
+  if (a && !sorted)
+    g_array_sort (a, msg_cmp_first);
   return a;
 }
 
 /* The window's messages, from the cache if it holds them, else read
- * with a margin of two window widths each side and kept. */
+ * with a margin of two window widths each side and kept; *span: the
+ * longest of them (msgs_read). */
 static GArray *
 msgs_get (MvCache *cache, guint64 t0, guint64 t1, GCancellable *cancellable,
-          char **problem)
+          guint64 *span, char **problem)
 {
   const MvLog *log = mv_cache_log (cache);
-  GArray *a = mv_cache_messages_get (cache, t0, t1);
+  GArray *a = mv_cache_messages_get (cache, t0, t1, span);
   if (a)
     return a;
   guint64 m = 2 * (t1 - t0);
   guint64 ta = t0 - MIN (t0, m);
   guint64 tb = t1 > G_MAXUINT64 - m ? G_MAXUINT64 : t1 + m;
-  a = msgs_read (log, ta, tb, MSG_CACHE_MAX, cancellable, problem);
+  a = msgs_read (log, ta, tb, MSG_CACHE_MAX, cancellable, span, problem);
   if (a == NULL && *problem == NULL)
-    return msgs_read (log, t0, t1, 2 * MAX_MSGS_SCANNED, cancellable,
+    return msgs_read (log, t0, t1, 2 * MAX_MSGS_SCANNED, cancellable, span,
                       problem);
   if (a && *problem == NULL)
-    mv_cache_messages_put (cache, a, ta, tb);
+    mv_cache_messages_put (cache, a, ta, tb, *span);
   return a;
+}
+
+/* The first of msgs (by first time) whose first time is at least t. */
+static guint
+msgs_from (const GArray *msgs, guint64 t)
+{
+  guint lo = 0, hi = msgs->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (msg_first_time (&g_array_index (msgs, logfmt_message_t, mid)) < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
 }
 
 /* TRUE if the message is drawn for the window [t0, t1] (one end
@@ -186,8 +230,9 @@ mv__scene_arrows (MvScene *s, GCancellable *cancellable)
       return;
     }
   char *problem = NULL;
+  guint64 longest = 0;
   GArray *msgs = msgs_get (s->cache, s->p.t0, s->p.t1, cancellable,
-                           &problem);
+                           &longest, &problem);
   if (problem)
     mv__scene_problem (s, problem);
   if (msgs == NULL)
@@ -199,7 +244,15 @@ mv__scene_arrows (MvScene *s, GCancellable *cancellable)
   /* Messages bunched in this window, more than the scan below gives up
    * at: known from their times alone, before any is aggregated (80,000
    * into cells cost 8 ms, to be thrown away). */
-  for (guint mi = 0; mi < msgs->len; mi++)
+  /* The kept messages may span a much wider window than this one (a
+   * deep view's 200 among 190,000): only those whose first time lies
+   * within the longest message of it can meet it.  Unmatched ends
+   * outside are not drawn either way. */
+  guint64 t0 = s->p.t0, t1 = s->p.t1;
+  guint from = msgs_from (msgs, t0 - MIN (t0, longest));
+  guint to = msgs_from (msgs, t1 > G_MAXUINT64 - longest ? G_MAXUINT64
+                              : t1 + longest + 1);
+  for (guint mi = from; mi < to; mi++)
     if (msg_meets (&g_array_index (msgs, logfmt_message_t, mi), s->p.t0,
                    s->p.t1)
         && ++scanned > 2 * MAX_MSGS_SCANNED)
@@ -210,7 +263,7 @@ mv__scene_arrows (MvScene *s, GCancellable *cancellable)
       }
   guint in_window = (guint) scanned;
   scanned = 0;
-  for (guint mi = 0; mi < msgs->len; mi++)
+  for (guint mi = from; mi < to; mi++)
     {
       const logfmt_message_t m = g_array_index (msgs, logfmt_message_t, mi);
       if (!msg_meets (&m, s->p.t0, s->p.t1))
@@ -256,7 +309,7 @@ mv__scene_arrows (MvScene *s, GCancellable *cancellable)
               /* Sized for every message left (pages are touched only
                * as cells are added): no copying as it grows. */
               s->arrows = g_array_sized_new (FALSE, FALSE, sizeof (MvArrow),
-                                             MIN (msgs->len - mi + old->len,
+                                             MIN (to - mi + old->len,
                                                   2 * MAX_MSGS_SCANNED + 1));
               cells_init (&cells, MIN (in_window, 2 * MAX_MSGS_SCANNED));
               for (guint i = 0; i < old->len; i++)

@@ -39,7 +39,7 @@ struct MvCache
   gboolean     *has_open_at;
   guint64       dec_events, dec_clock;
   GArray       *msgs;             /* logfmt_message_t meeting [ta, tb] */
-  guint64       msg_ta, msg_tb;
+  guint64       msg_ta, msg_tb, msg_span;
 };
 
 /* Lane keys are (first row << 32 | rows): g_int64_hash folds them to
@@ -622,12 +622,15 @@ mv_cache_open_at_put (MvCache *c, guint32 stream, MvOpenAt *o)
 /* ---- messages ---- */
 
 GArray *
-mv_cache_messages_get (MvCache *c, guint64 t0, guint64 t1)
+mv_cache_messages_get (MvCache *c, guint64 t0, guint64 t1, guint64 *span)
 {
   g_mutex_lock (&c->lock);
   GArray *a = NULL;
   if (c->msgs && c->msg_ta <= t0 && c->msg_tb >= t1)
-    a = g_array_ref (c->msgs);
+    {
+      a = g_array_ref (c->msgs);
+      *span = c->msg_span;
+    }
   g_mutex_unlock (&c->lock);
   return a;
 }
@@ -642,13 +645,15 @@ mv_cache_messages_cover (MvCache *c, guint64 t0, guint64 t1)
 }
 
 void
-mv_cache_messages_put (MvCache *c, GArray *a, guint64 ta, guint64 tb)
+mv_cache_messages_put (MvCache *c, GArray *a, guint64 ta, guint64 tb,
+                       guint64 span)
 {
   g_mutex_lock (&c->lock);
   GArray *old = c->msgs;
   c->msgs = g_array_ref (a);
   c->msg_ta = ta;
   c->msg_tb = tb;
+  c->msg_span = span;
   g_mutex_unlock (&c->lock);
   if (old)
     g_array_unref (old);

@@ -189,13 +189,16 @@ void       mv_cache_open_at_put (MvCache *c, guint32 stream, MvOpenAt *o);
 
 /* ---- messages ---- */
 
-/* Messages (logfmt_message_t) meeting [t0, t1] if the kept window
- * covers it: (transfer full) or NULL. */
-GArray    *mv_cache_messages_get (MvCache *c, guint64 t0, guint64 t1);
+/* Messages (logfmt_message_t, in the file's order: by first time)
+ * meeting [t0, t1] if the kept window covers it: (transfer full) or
+ * NULL; *span gets the longest |recv_time - send_time| among them. */
+GArray    *mv_cache_messages_get (MvCache *c, guint64 t0, guint64 t1,
+                                  guint64 *span);
 gboolean   mv_cache_messages_cover (MvCache *c, guint64 t0, guint64 t1);
-/* Keeps a (its own reference): the messages meeting [ta, tb]. */
+/* Keeps a (its own reference): the messages meeting [ta, tb], the
+ * longest of them span. */
 void       mv_cache_messages_put (MvCache *c, GArray *a, guint64 ta,
-                                  guint64 tb);
+                                  guint64 tb, guint64 span);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MvCache, mv_cache_unref)
 
