@@ -1089,7 +1089,7 @@ plot_pixels (const MvScene *s, int width, int height, gboolean recorded)
 
 /* Many aggregated arrows leaving most of their box empty are blended
  * straight into an image target, each pixel's colour as it is found:
- * the pixels cairo composites from the density image, in plots of
+ * the pixels cairo composites through the density mask, in plots of
  * half (tall) and full vertical resolution.  (3,000 lines of 16 pixels
  * over 300,000: summed as runs, and under a quarter of the box.) */
 static void

@@ -685,13 +685,16 @@ scratch_free (gpointer p)
 }
 
 /* Slots: the sparse lines' counts, the dense lines' row and column
- * runs (all zeros between uses), the dense lines' image (overwritten).
+ * runs (all zeros between uses), the dense lines' counts and mask
+ * (overwritten).
  * Kept, not freed: on this VM a page faulted in costs ~10 us, and a
  * fresh 4 MB buffer per frame 10 ms. */
-enum { SCRATCH_SPARSE, SCRATCH_HOR, SCRATCH_VER, SCRATCH_IMG, SCRATCH_N };
+enum { SCRATCH_SPARSE, SCRATCH_HOR, SCRATCH_VER, SCRATCH_IMG, SCRATCH_MASK,
+       SCRATCH_N };
 static GPrivate scratch_key[SCRATCH_N] = {
   G_PRIVATE_INIT (scratch_free), G_PRIVATE_INIT (scratch_free),
   G_PRIVATE_INIT (scratch_free), G_PRIVATE_INIT (scratch_free),
+  G_PRIVATE_INIT (scratch_free),
 };
 
 /* n zeroed counts from this thread's slot. */
@@ -729,6 +732,14 @@ density_size (double w, double h, int *vs, int *iw, int *ih)
   *ih = (int) ceil (h / *vs);
 }
 
+/* The dense arrows' A8 mask, in scratch words: the plot's height. */
+static gsize
+density_mask_words (int iw, int ih, int vs)
+{
+  return ((gsize) cairo_format_stride_for_width (CAIRO_FORMAT_A8, iw) * ih
+          * vs + 3) / 4;
+}
+
 /* Sizes the arrow buffers for a plot on the first frame of a size, so
  * the first frame with many arrows does not pay for their pages. */
 static void
@@ -742,6 +753,7 @@ density_prepare (double w, double h)
   scratch_zeroed (SCRATCH_HOR, (gsize) ih * (iw + 1), FALSE);
   scratch_zeroed (SCRATCH_VER, (gsize) (ih + 1) * iw, FALSE);
   scratch_zeroed (SCRATCH_IMG, (gsize) ih * iw, FALSE);
+  scratch_zeroed (SCRATCH_MASK, density_mask_words (iw, ih, vs), FALSE);
 }
 
 /* An arrow clipped to the image, as the stepping of a 1-px line along
@@ -753,14 +765,19 @@ typedef struct
   guint32 count;
 } Seg;
 
-/* rgb at alpha a, premultiplied, as pixman stores it. */
+/* Opaque rgb at alpha a (0-255), premultiplied as pixman multiplies a
+ * solid colour by a mask byte: a colour given as alpha alone (an A8
+ * mask) and as this come out the same. */
 static guint32
-premultiplied (guint32 rgb, double a)
+premultiplied (guint32 rgb, guint a)
 {
-  guint r = (guint) (((rgb >> 16) & 0xff) * a + 0.5);
-  guint g = (guint) (((rgb >> 8) & 0xff) * a + 0.5);
-  guint b = (guint) ((rgb & 0xff) * a + 0.5);
-  return (guint32) (a * 255 + 0.5) << 24 | r << 16 | g << 8 | b;
+  guint32 out = a << 24;
+  for (int sh = 0; sh < 24; sh += 8)
+    {
+      guint t = ((rgb >> sh) & 0xffu) * a + 0x80u;
+      out |= ((t + (t >> 8)) >> 8) << sh;
+    }
+  return out;
 }
 
 /* The arrows' density image as premultiplied colours per pixel: alpha
@@ -772,7 +789,8 @@ density_lut (guint32 vmax, guint32 *lut, guint8 **level, guint *nlev)
   for (int k = 0; k < 256; k++)
     {
       /* C_ARROW at alpha 0.06 .. 0.6: states stay readable. */
-      lut[k] = premultiplied (C_ARROW, k == 0 ? 0 : 0.06 + 0.54 * (k / 255.0));
+      double al = k == 0 ? 0 : 0.06 + 0.54 * (k / 255.0);
+      lut[k] = premultiplied (C_ARROW, (guint) (al * 255 + 0.5));
     }
   /* Counts are whole numbers: their levels come from a table. */
   *nlev = MIN (vmax, 65535u) + 1;
@@ -1016,25 +1034,38 @@ draw_arrow_density (cairo_t *cr, const MvScene *s, double w, double h)
     }
   else
     {
-      /* Each count to its premultiplied colour, in place (0 stays 0). */
+      /* Each count to its alpha in an A8 mask at the plot's height (vs
+       * rows a count), then the arrow colour through it: pixman's
+       * solid-through-mask path, not a scaled image's. */
+      guint8 alpha[256];
+      for (int k = 0; k < 256; k++)
+        alpha[k] = (guint8) (lut[k] >> 24);
+      int stride = cairo_format_stride_for_width (CAIRO_FORMAT_A8, iw);
+      guint8 *mask = (guint8 *) scratch_zeroed
+        (SCRATCH_MASK, density_mask_words (iw, ih, vs), FALSE);
       for (int y = bx.y0; y < bx.y1; y++)
         {
-          guint32 *r = img + (gsize) y * iw;
+          const guint32 *r = img + (gsize) y * iw;
+          guint8 *m = mask + (gsize) y * vs * stride;
           for (int x = bx.x0; x < bx.x1; x++)
-            r[x] = r[x] < nlev ? lut[level[r[x]]]   /* 0 -> 0, no branch */
-                   : density_colour (r[x], lut, level, nlev, vmax);
+            m[x] = r[x] < nlev ? alpha[level[r[x]]]
+                   : (guint8) (density_colour (r[x], lut, level, nlev, vmax)
+                               >> 24);
+          for (int k = 1; k < vs; k++)
+            memcpy (m + (gsize) k * stride + bx.x0, m + bx.x0,
+                    (gsize) (bx.x1 - bx.x0));
         }
       g_free (level);
-      cairo_surface_t *surf = cairo_image_surface_create_for_data
-        ((guint8 *) img, CAIRO_FORMAT_ARGB32, iw, ih, iw * 4);
+      cairo_surface_t *ms = cairo_image_surface_create_for_data
+        (mask, CAIRO_FORMAT_A8, iw, ih * vs, stride);
       cairo_save (cr);
-      cairo_scale (cr, 1, vs);
-      cairo_set_source_surface (cr, surf, 0, 0);
-      cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
-      cairo_rectangle (cr, bx.x0, bx.y0, bx.x1 - bx.x0, bx.y1 - bx.y0);
-      cairo_fill (cr);
+      cairo_rectangle (cr, bx.x0, bx.y0 * vs, bx.x1 - bx.x0,
+                       (bx.y1 - bx.y0) * vs);
+      cairo_clip (cr);
+      set_rgb (cr, C_ARROW);
+      cairo_mask_surface (cr, ms, 0, 0);
       cairo_restore (cr);
-      cairo_surface_destroy (surf);
+      cairo_surface_destroy (ms);
     }
 }
 
@@ -1112,7 +1143,7 @@ draw_arrows (cairo_t *cr, const MvScene *s, double w, double h)
     {
       guint32 lut[256];
       for (int k = 0; k < 256; k++)
-        lut[k] = premultiplied (C_ARROW, k * 0.85 / 255);
+        lut[k] = premultiplied (C_ARROW, (guint) (k * 0.85 + 0.5));
       for (guint i = 0; i < s->arrows->len; i++)
         {
           const MvArrow *a = &g_array_index (s->arrows, MvArrow, i);
