@@ -1142,6 +1142,43 @@ test_arrows_direct (MvLog *log)
     }
 }
 
+/* A deep window's arrows come from the messages kept for a wider view,
+ * scanned from the first that can reach it (by the longest kept
+ * message): the 50 slanted messages (sent in [800, 850), received 100
+ * ns later) all cross [870, 880], sent 21-70 ns before it; none of the
+ * vertical ones does.  Then a window between them meets none. */
+static void
+test_arrows_kept_window (MvLog *log)
+{
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  MvSceneParams wide = { .t0 = 0, .t1 = 1000, .width = 1000, .height = 400,
+                         .row_h = 200, .force_lod = -1 };
+  MvScene *s = mv_scene_compute (cache, &wide, NULL, NULL);
+  ok (s != NULL && s->nmessages == 650,
+      "whole run: all 650 messages (%" G_GUINT64_FORMAT ")",
+      s ? (guint64) s->nmessages : 0);
+  if (s)
+    mv_scene_free (s);
+  ok (mv_cache_messages_cover (cache, 870, 880),
+      "the kept messages cover the deep window");
+  static const struct { guint64 t0, t1; guint want; } win[] = {
+    { 870, 880, 50 }, { 300, 400, 0 }, { 849, 851, 50 }, { 955, 990, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (win); i++)
+    {
+      MvSceneParams p = wide;
+      p.t0 = win[i].t0;
+      p.t1 = win[i].t1;
+      s = mv_scene_compute (cache, &p, NULL, NULL);
+      ok (s != NULL && s->nmessages == win[i].want,
+          "[%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT "]: %u messages "
+          "drawn (%" G_GUINT64_FORMAT ")", win[i].t0, win[i].t1,
+          win[i].want, s ? (guint64) s->nmessages : 0);
+      if (s)
+        mv_scene_free (s);
+    }
+}
+
 static void
 test_dense_arrows (const char *path)
 {
@@ -1158,6 +1195,7 @@ test_dense_arrows (const char *path)
   ok (plot_equal_after_other (log, 4000, 700, 300),
       "sparse arrows: the same picture after another frame");
   test_arrows_direct (log);
+  test_arrows_kept_window (log);
   mv_log_unref (log);
 }
 
