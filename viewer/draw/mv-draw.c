@@ -808,8 +808,6 @@ density_colour (guint32 v, const guint32 *lut, const guint8 *level,
              : MAX (1, (int) (log1p (v) / log1p (vmax) * 255))];
 }
 
-
-
 /* Few pixels of lines: each line is stepped into a zeroed per-thread
  * buffer, and only the pixels it touched are coloured, blended into the
  * target (or into an image for cairo) and cleared again.  The pixels
