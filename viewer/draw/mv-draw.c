@@ -1075,6 +1075,8 @@ static void
 line_direct (const Pixels *p, double x0, double y0, double x1, double y1,
              double lw, const guint32 *lut)
 {
+  if (!isfinite (x0 + y0 + x1 + y1))
+    return;   /* nothing to draw, and no loop over every pixel */
   x0 += p->dx;
   x1 += p->dx;
   y0 += p->dy;
