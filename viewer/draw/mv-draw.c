@@ -180,20 +180,20 @@ lane_inset (double h)
  * centre lies in the lane (what cairo fills on whole pixels) gets the
  * lane's row.  A cairo fill per lane, stretching an image row through a
  * transformed pattern, cost most of a frame of a few hundred lanes
- * (100,000 processes in rank ranges).  Marks the lanes it drew in done;
- * returns TRUE if lanes are left for cairo (a vector target). */
+ * (100,000 processes in rank ranges).  Returns FALSE, drawing nothing,
+ * where the target is not such an image (a vector target: cairo draws
+ * every lane). */
 static gboolean
-summary_lanes_direct (cairo_t *cr, const MvScene *s, double w, gboolean *done)
+summary_lanes_direct (cairo_t *cr, const MvScene *s, double w)
 {
   Pixels px;
   int iw = s->p.width;
   if (iw != w || !pixels_get (cr, &px))
-    return TRUE;
+    return FALSE;
   int x0 = MAX (px.dx, px.cx0), x1 = MIN (iw + px.dx, px.cx1);
   for (guint i = 0; i < s->nlanes; i++)
     {
       const MvLane *l = &s->lanes[i];
-      done[i] = TRUE;
       if (l->pixels == NULL)
         continue;
       double in = lane_inset (l->h);
@@ -211,7 +211,7 @@ summary_lanes_direct (cairo_t *cr, const MvScene *s, double w, gboolean *done)
         }
     }
   cairo_surface_mark_dirty (cairo_get_target (cr));
-  return FALSE;
+  return TRUE;
 }
 
 static void
@@ -220,14 +220,8 @@ draw_summary_lanes (cairo_t *cr, const MvScene *s, double w, double h)
   /* One image row per lane (not per pixel row): small to fill, then
    * each lane's row is stretched over the lane's height. */
   int iw = s->p.width, n = (int) s->nlanes;
-  if (iw <= 0 || n <= 0)
+  if (iw <= 0 || n <= 0 || summary_lanes_direct (cr, s, w))
     return;
-  gboolean *done = g_new0 (gboolean, n);
-  if (!summary_lanes_direct (cr, s, w, done))
-    {
-      g_free (done);
-      return;
-    }
   cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32,
                                                      iw, n);
   cairo_surface_flush (img);
@@ -249,8 +243,6 @@ draw_summary_lanes (cairo_t *cr, const MvScene *s, double w, double h)
   for (int i = 0; i < n; i++)
     {
       const MvLane *l = &s->lanes[i];
-      if (done[i])
-        continue;
       double in = lane_inset (l->h);
       double y0 = l->y + in, hh = l->h - 2 * in;
       if (hh <= 0 || y0 > h || y0 + hh < 0)
@@ -266,7 +258,6 @@ draw_summary_lanes (cairo_t *cr, const MvScene *s, double w, double h)
   cairo_pattern_destroy (pat);
   cairo_restore (cr);
   cairo_surface_destroy (img);
-  g_free (done);
 }
 
 typedef struct
