@@ -623,23 +623,19 @@ logfmt_reader_summary (const logfmt_reader_t *r, uint32_t stream,
           double a = (double) (b0 > t0 ? b0 - t0 : 0);
           double e = (double) (b1 < t1 ? b1 - t0 : t1 - t0);
           size_t j = (size_t) (a / obw);
-          size_t most = (size_t) ((e - a) / obw) + 2;
-          if (most > wcap)
+          /* At most nbins output bins, and at most this many: past the
+           * stack's, room for every output bin, once. */
+          if (w == wstack && (size_t) ((e - a) / obw) + 2 > wcap)
             {
-              double *nwb = malloc ((most > nbins + 2 ? most : nbins + 2)
-                                    * sizeof *nwb);
-              if (!nwb)
+              double *all = malloc (((size_t) nbins + 2) * sizeof *all);
+              if (!all)
                 {
-                  if (w != wstack)
-                    free (w);
                   free (raw);
                   return logfmt__err (err, LOGFMT_ENOMEM, path, UINT64_MAX,
                                       "no memory");
                 }
-              if (w != wstack)
-                free (w);
-              w = nwb;
-              wcap = most > nbins + 2 ? most : nbins + 2;
+              w = all;
+              wcap = (size_t) nbins + 2;
             }
           j0 = j;
           while (j < nbins && a < e && nw < wcap)
