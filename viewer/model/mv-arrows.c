@@ -148,8 +148,9 @@ msgs_read (const MvLog *log, guint64 ta, guint64 tb, guint64 max,
           break;
         }
       g_array_append_val (a, m);
-      sorted = sorted && msg_first_time (&m) >= last;
-      last = msg_first_time (&m);
+      guint64 first = msg_first_time (&m);
+      sorted = sorted && first >= last;
+      last = first;
       if (m.send_stream != LOGFMT_NO_STREAM
           && m.recv_stream != LOGFMT_NO_STREAM)
         *span = MAX (*span, MAX (m.send_time, m.recv_time)
@@ -241,9 +242,6 @@ mv__scene_arrows (MvScene *s, GCancellable *cancellable)
       s->arrows_skipped = !g_cancellable_is_cancelled (cancellable);
       return;
     }
-  /* Messages bunched in this window, more than the scan below gives up
-   * at: known from their times alone, before any is aggregated (80,000
-   * into cells cost 8 ms, to be thrown away). */
   /* The kept messages may span a much wider window than this one (a
    * deep view's 200 among 190,000): only those whose first time lies
    * within the longest message of it can meet it.  Unmatched ends
@@ -252,9 +250,11 @@ mv__scene_arrows (MvScene *s, GCancellable *cancellable)
   guint from = msgs_from (msgs, t0 - MIN (t0, longest));
   guint to = msgs_from (msgs, t1 > G_MAXUINT64 - longest ? G_MAXUINT64
                               : t1 + longest + 1);
+  /* Messages bunched in this window, more than the scan below gives up
+   * at: known from their times alone, before any is aggregated (80,000
+   * into cells cost 8 ms, to be thrown away). */
   for (guint mi = from; mi < to; mi++)
-    if (msg_meets (&g_array_index (msgs, logfmt_message_t, mi), s->p.t0,
-                   s->p.t1)
+    if (msg_meets (&g_array_index (msgs, logfmt_message_t, mi), t0, t1)
         && ++scanned > 2 * MAX_MSGS_SCANNED)
       {
         s->arrows_skipped = TRUE;
@@ -266,7 +266,7 @@ mv__scene_arrows (MvScene *s, GCancellable *cancellable)
   for (guint mi = from; mi < to; mi++)
     {
       const logfmt_message_t m = g_array_index (msgs, logfmt_message_t, mi);
-      if (!msg_meets (&m, s->p.t0, s->p.t1))
+      if (!msg_meets (&m, t0, t1))
         continue;
       if (++scanned > 2 * MAX_MSGS_SCANNED)
         {
