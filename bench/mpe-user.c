@@ -9,8 +9,15 @@
  * instead (the clock libmpe reads and a 16-byte store per call, into a
  * ring of the size of MPE's buffer, faulted in before the loop): what
  * the logging cannot go below.  bench/mpe-user.sh interleaves the two.
+ * With --pair, the user's loop runs in blocks of 65536 calls, by turns
+ * with as many calls of the floor loop (into its own ring): the two see
+ * the same core at the same speed, which on a host whose speed wanders
+ * from process to process and within one (the same clock-read loop took
+ * 8.8-12.8 ns a minute apart; a floor loop and the user's loop right
+ * after it in one process, 0.9-1.5x) is the only ratio that holds still.
+ * The loop's time is then the user's blocks' alone.
  *
- *   mpiexec -n R mpe-user [N] [--floor]
+ *   mpiexec -n R mpe-user [N] [--floor | --pair]
  * prints, on rank 0: "mpe-user: R ranks, N calls: X ns/call, C ns CPU
  * (floor|mpe)": X the slowest rank's wall time around the loop, C the
  * most CPU time a rank's process (all its threads: the spill thread
@@ -20,7 +27,9 @@
  * floor's first touches would show here), involuntary context switches
  * (another process or our spill thread took its core) and moves to
  * another core (-1 where the kernel does not say); then "B blocked":
- * voluntary switches (the thread slept, e.g. in a write).
+ * voluntary switches (the thread slept, e.g. in a write); with --pair,
+ * then "paired floor P ns/call": the floor's blocks, P the slowest
+ * rank's.
  */
 #define _GNU_SOURCE 1
 #include "config.h"
@@ -121,28 +130,33 @@ stamp (void)
 #endif
 }
 
-/* The floor: a ring of MPE_BUFFER_MB (default 64) MiB, as MPE's. */
-static double
-floor_loop (long n)
+/* The floor's ring: MPE_BUFFER_MB (default 64) MiB, as MPE's; *cap
+ * records (a power of two). */
+static rec_t *
+floor_ring (size_t *cap)
 {
   const char *mb = getenv ("MPE_BUFFER_MB");
   size_t bytes = (size_t) ((mb && atof (mb) > 0 ? atof (mb) : 64) * 1048576);
-  size_t cap = 1;
-  while (cap * 2 * sizeof (rec_t) <= bytes)
-    cap *= 2;
-  rec_t *ring = malloc (cap * sizeof *ring);
+  *cap = 1;
+  while (*cap * 2 * sizeof (rec_t) <= bytes)
+    *cap *= 2;
+  rec_t *ring = malloc (*cap * sizeof *ring);
   if (!ring)
-    return -1;
+    return NULL;
   /* Every page faulted in as libmpe faults its buffer in.  Not memset
    * to 0: the compiler makes malloc + memset a calloc, which leaves a
    * fresh mapping untouched, and the floor then paid a fault every 256
    * calls in the loop (0.8x "faster" MPE figures, until 2026-11-25). */
-  for (size_t o = 0; o < cap * sizeof *ring; o += 4096)
+  for (size_t o = 0; o < *cap * sizeof *ring; o += 4096)
     ((volatile char *) ring)[o] = 1;
-  MPI_Barrier (MPI_COMM_WORLD);
-  loop_start ();
-  double t0 = now ();
-  for (long i = 0; i < n; i++)
+  return ring;
+}
+
+/* Floor calls [from, from + n) of the ring. */
+static void
+floor_calls (rec_t *ring, size_t cap, long from, long n)
+{
+  for (long i = from; i < from + n; i++)
     {
       rec_t *r = &ring[(size_t) i & (cap - 1)];
       r->t = stamp ();
@@ -150,14 +164,45 @@ floor_loop (long n)
       r->aux = 0;
       __asm__ volatile ("" ::: "memory");
     }
+}
+
+/* The user's calls: n / 2 starts and ends. */
+static void
+mpe_calls (int a, int b, long n)
+{
+  for (long i = 0; i < n / 2; i++)
+    {
+      MPE_Log_event (a, 0, NULL);
+      MPE_Log_event (b, 0, NULL);
+    }
+}
+
+static double
+floor_loop (long n)
+{
+  size_t cap;
+  rec_t *ring = floor_ring (&cap);
+  if (!ring)
+    return -1;
+  MPI_Barrier (MPI_COMM_WORLD);
+  loop_start ();
+  double t0 = now ();
+  floor_calls (ring, cap, 0, n);
   double t = now () - t0;
   loop_end ();
   free (ring);
   return t;
 }
 
+/* --pair: blocks of this many calls, the floor's and the user's by
+ * turns (about a millisecond each: the host's speed holds that long). */
+enum { PAIR_BLOCK = 65536 };
+
+/* The user's program; with `paired`, its loop goes in blocks, each after
+ * (or, every other block, before) as many floor calls, whose time goes
+ * to *paired. */
 static double
-mpe_loop (long n)
+mpe_loop (long n, double *paired)
 {
   MPE_Init_log ();
   int a, b, rank;
@@ -165,16 +210,50 @@ mpe_loop (long n)
   MPE_Log_get_state_eventIDs (&a, &b);
   if (rank == 0)
     MPE_Describe_state (a, b, "Work", "red");
+  size_t cap = 0;
+  rec_t *ring = paired ? floor_ring (&cap) : NULL;
+  if (paired && !ring)
+    MPI_Abort (MPI_COMM_WORLD, 1);
   MPI_Barrier (MPI_COMM_WORLD);
   loop_start ();
-  double t0 = now ();
-  for (long i = 0; i < n / 2; i++)
+  double t = 0, tf = 0;
+  if (!paired)
     {
-      MPE_Log_event (a, 0, NULL);
-      MPE_Log_event (b, 0, NULL);
+      double t0 = now ();
+      mpe_calls (a, b, n);
+      t = now () - t0;
     }
-  double t = now () - t0;
+  else
+    for (long done = 0, k = 0; done < n; done += PAIR_BLOCK, k++)
+      {
+        long m = n - done < PAIR_BLOCK ? n - done : PAIR_BLOCK;
+        double t0 = now (), t1, t2;
+        if (k & 1)
+          {
+            mpe_calls (a, b, m);
+            t1 = now ();
+            floor_calls (ring, cap, done, m);
+            t2 = now ();
+            t += t1 - t0;
+            tf += t2 - t1;
+          }
+        else
+          {
+            floor_calls (ring, cap, done, m);
+            t1 = now ();
+            mpe_calls (a, b, m);
+            t2 = now ();
+            tf += t1 - t0;
+            t += t2 - t1;
+          }
+      }
   loop_end ();
+  free (ring);
+  if (paired)
+    {
+      *paired = tf;
+      cpu -= tf;   /* the floor's blocks: one thread, on its core */
+    }
   char prefix[64];
   snprintf (prefix, sizeof prefix, "/tmp/mpe-bench-user-%ld",
             (long) getpid ());
@@ -193,10 +272,12 @@ int
 main (int argc, char **argv)
 {
   long n = 10000000;
-  int floor = 0;
+  int floor = 0, pair = 0;
   for (int i = 1; i < argc; i++)
     if (!strcmp (argv[i], "--floor"))
       floor = 1;
+    else if (!strcmp (argv[i], "--pair"))
+      pair = 1;
     else
       n = atol (argv[i]);
   if (n < 2)
@@ -205,17 +286,25 @@ main (int argc, char **argv)
   int rank, size;
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Comm_size (MPI_COMM_WORLD, &size);
-  double t[6] = { floor ? floor_loop (n) : mpe_loop (n), cpu,
+  double paired = 0, worst_paired = 0;
+  double t[6] = { floor ? floor_loop (n)
+                        : mpe_loop (n, pair ? &paired : NULL), cpu,
                    dloop.faults, dloop.switches, dloop.migrations,
                    dloop.blocked },
          worst[6];
   MPI_Reduce (t, worst, 6, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce (&paired, &worst_paired, 1, MPI_DOUBLE, MPI_MAX, 0,
+              MPI_COMM_WORLD);
   if (rank == 0)
     printf ("mpe-user: %d ranks, %ld calls: %.2f ns/call, %.2f ns CPU (%s); "
-            "%.0f faults, %.0f switches, %.0f migrations, %.0f blocked\n",
+            "%.0f faults, %.0f switches, %.0f migrations, %.0f blocked",
             size, n, worst[0] / (double) n * 1e9,
             worst[1] / (double) n * 1e9, floor ? "floor" : "mpe",
             worst[2], worst[3], worst[4], worst[5]);
+  if (rank == 0 && pair && !floor)
+    printf ("; paired floor %.2f ns/call", worst_paired / (double) n * 1e9);
+  if (rank == 0)
+    printf ("\n");
   MPI_Finalize ();
   return 0;
 }
