@@ -12,6 +12,7 @@
 #include "mpe-internal.h"
 
 atomic_int mpe__mode;
+int mpe__bare_fast;
 __thread mpe_tbuf_t *mpe__tls __attribute__ ((tls_model ("initial-exec")));
 int mpe__use_counter;
 mpe_global_t mpe__g = { .lock = PTHREAD_MUTEX_INITIALIZER, .spill_fd = -1 };

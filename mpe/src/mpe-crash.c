@@ -38,7 +38,7 @@ save_memory (int sync)
     return;
   if (atomic_exchange (&crash_done, 1))
     return;
-  atomic_store (&mpe__mode, 0);
+  mpe__mode_store (0);
   for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
     {
       /* A half being spilled: wait (bounded) for a write under way, and

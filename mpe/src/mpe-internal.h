@@ -33,14 +33,16 @@ typedef mpe_spill_rec_t mpe_rec_t;
  * keep pointing at it through TLS across MPE_Finish_log/MPE_Init_log. */
 typedef struct mpe_tbuf
 {
+  /* These three are struct mpe__tbuf_head (mpe_log.h): a bare event
+   * is written at the call site. */
   mpe_rec_t       *pos;      /* next free slot */
   mpe_rec_t       *end;      /* last slot a record may start at (+1) */
+  uint32_t         tag;      /* aux bits 8-31 of this round's records */
+  uint32_t         next_tag;
   mpe_rec_t       *base;
   size_t           cap;      /* slots */
   int              thread;   /* index within the process */
   int              in_flush;
-  uint32_t         tag;      /* aux bits 8-31 of this round's records */
-  uint32_t         next_tag;
   /* Ring file (spill/spillfmt.h): the buffer is a shared mapping of it, so
    * unspilled records outlive a killed process.  NULL: anonymous memory. */
   mpe_ring_header_t *ring;
@@ -79,10 +81,18 @@ enum
   MPE_JOB_ABANDONED   /* the crash path took the records */
 };
 
-/* Logging mode: 0 off, 1 on, 2 on with the live tap. */
+/* Logging mode: 0 off, 1 on, 2 on with the live tap.  Stored with
+ * mpe__mode_store only. */
 extern atomic_int mpe__mode MPE_HIDDEN;
+/* Mode 1, the counter is the clock and no event triggers a metric
+ * sample: a bare event may take the frameless path (mpe-log.c), which
+ * then tests this one word instead of the three. */
+extern int mpe__bare_fast MPE_API;   /* __atomic_* */
+MPE_HIDDEN void mpe__mode_store (int mode);
+/* Exported, as mpe__mdue and mpe__bare_fast: mpe_log.h writes a bare
+ * event at the call site. */
 extern __thread mpe_tbuf_t *mpe__tls
-  __attribute__ ((tls_model ("initial-exec"))) MPE_HIDDEN;
+  __attribute__ ((tls_model ("initial-exec"))) MPE_API;
 /* Events are stamped with the CPU's counter (mpe-counter.h), not
  * clock_gettime: the build has one and it passed the run-time check. */
 extern int mpe__use_counter MPE_HIDDEN;
@@ -291,7 +301,7 @@ extern __thread mpe_mcells_t *mpe__mtls
   __attribute__ ((tls_model ("initial-exec"))) MPE_HIDDEN;
 /* Tick at which the thread's next periodic sample is due. */
 extern __thread uint64_t mpe__mdue
-  __attribute__ ((tls_model ("initial-exec"))) MPE_HIDDEN;
+  __attribute__ ((tls_model ("initial-exec"))) MPE_API;
 extern int mpe__mstd_guarded MPE_HIDDEN;  /* a standard cell has a guard */
 extern int mpe__mon_n MPE_HIDDEN;         /* MPE_Metric_sample_on events */
 

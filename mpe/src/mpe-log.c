@@ -93,11 +93,24 @@ log_rc (int kind, int32_t id, const void *ext)
 int mpe__log_active;
 int mpe__log_off_rc = MPE_LOG_NOT_INITIALIZED;
 
+void
+mpe__mode_store (int mode)
+{
+  atomic_store (&mpe__mode, mode);
+  /* On x86-64, where mpe_log.h writes a bare event at the call site, the
+   * counter is the TSC (mpe-counter.h). */
+  __atomic_store_n (&mpe__bare_fast,
+                    MPE_HAVE_COUNTER && mode == 1
+                    && mpe__use_counter
+                    && __atomic_load_n (&mpe__mon_n, __ATOMIC_ACQUIRE) == 0,
+                    __ATOMIC_SEQ_CST);
+}
+
 static void
 set_mode (void)
 {
   int on = mpe__g.state == 1 && !mpe__g.stopped;
-  atomic_store (&mpe__mode, on ? (atomic_load (&tap_fn) ? 2 : 1) : 0);
+  mpe__mode_store (on ? (atomic_load (&tap_fn) ? 2 : 1) : 0);
   /* For the inline check in mpe_log.h. */
   __atomic_store_n (&mpe__log_off_rc, mpe__g.state == 1 ? MPE_LOG_OK
                     : MPE_LOG_NOT_INITIALIZED, __ATOMIC_RELAXED);
@@ -561,36 +574,44 @@ put_bare_any (int32_t id)
   return MPE_LOG_OK;
 }
 
-/* A bare event in the common case, with no stack frame: the thread has a
- * buffer with room, the counter is the clock, and no metric sample is
- * due.  Anything else is a tail call to the general path.  Its frame
- * (three saved registers, for the calls of the rare paths) took most of
- * what a record cost above the clock read on an AMD EPYC guest: 1 rank
- * unspilled, 13.60 -> 12.41 ns against a floor loop of 12.07. */
-static __attribute__ ((noinline)) int
-put_bare (int32_t id)
+/* A bare event in the common case: logging is on with the counter as
+ * the clock and no event chosen for metric samples (mpe__bare_fast), the
+ * thread has a buffer with room, and no metric sample is due.  Returns
+ * 0 when it wrote the record.  Inlined into the API entry points, which
+ * stay frameless: anything else is a tail call.  A stack frame (three
+ * saved registers, for the calls of the rare paths) took most of what a
+ * record cost above the clock read on an AMD EPYC guest (1 rank
+ * unspilled, 13.60 -> 12.41 ns against a floor loop of 12.07); on an
+ * Intel Xeon guest the three flags tested apart, and a jump to a
+ * separate function, cost about 1.5 ns more (the loop against its floor
+ * in the same process, by turns: bench/mpe-user --pair). */
+static inline __attribute__ ((always_inline)) int
+put_bare_fast (int32_t id)
 {
 #if MPE_HAVE_COUNTER
-  mpe_tbuf_t *b = mpe__tls;
-  if (MPE_LIKELY (b != NULL) && MPE_LIKELY (mpe__use_counter)
-      && MPE_LIKELY (mpe__mon_n == 0))
+  if (MPE_LIKELY (__atomic_load_n (&mpe__bare_fast, __ATOMIC_RELAXED)))
     {
-      mpe_rec_t *r = b->pos;
-      if (MPE_LIKELY (r < b->end))
+      mpe_tbuf_t *b = mpe__tls;
+      if (MPE_LIKELY (b != NULL))
         {
-          uint64_t t = mpe_counter_read ();
-          if (MPE_LIKELY (t < mpe__mdue))
+          mpe_rec_t *r = b->pos;
+          if (MPE_LIKELY (r < b->end))
             {
-              r->t = t;
-              r->id = id;
-              r->aux = MPE_REC_BARE | b->tag;
-              MPE_PUBLISH (b->pos, r + 1);
-              return MPE_LOG_OK;
+              uint64_t t = mpe_counter_read ();
+              if (MPE_LIKELY (t < mpe__mdue))
+                {
+                  r->t = t;
+                  r->id = id;
+                  r->aux = MPE_REC_BARE | b->tag;
+                  MPE_PUBLISH (b->pos, r + 1);
+                  return 0;
+                }
             }
         }
     }
 #endif
-  return put_bare_any (id);
+  (void) id;
+  return -1;
 }
 
 static __attribute__ ((noinline)) int
@@ -610,9 +631,11 @@ int
 MPE_Log_event (int event_id, int data, const char *bytebuf)
 {
   (void) data;
+  if (MPE_LIKELY (bytebuf == NULL) && put_bare_fast (event_id) == 0)
+    return MPE_LOG_OK;
   int mode = atomic_load_explicit (&mpe__mode, memory_order_relaxed);
   if (MPE_LIKELY (mode == 1))
-    return bytebuf ? put_cargo (event_id, bytebuf) : put_bare (event_id);
+    return bytebuf ? put_cargo (event_id, bytebuf) : put_bare_any (event_id);
   if (mode == 0)
     return mpe__g.state == 1 ? MPE_LOG_OK : MPE_LOG_NOT_INITIALIZED;
   return log_not_on (bytebuf ? MPE_REC_CARGO : MPE_REC_BARE, event_id,
@@ -622,9 +645,11 @@ MPE_Log_event (int event_id, int data, const char *bytebuf)
 int
 MPE_Log_bare_event (int event_id)
 {
+  if (put_bare_fast (event_id) == 0)
+    return MPE_LOG_OK;
   int mode = atomic_load_explicit (&mpe__mode, memory_order_relaxed);
   if (MPE_LIKELY (mode == 1))
-    return put_bare (event_id);
+    return put_bare_any (event_id);
   if (mode == 0)
     return mpe__g.state == 1 ? MPE_LOG_OK : MPE_LOG_NOT_INITIALIZED;
   return log_not_on (MPE_REC_BARE, event_id, NULL);

@@ -1262,7 +1262,7 @@ static void
 merge_begin (merge_t *m, const char *prefix)
 {
   pthread_mutex_lock (&mpe__g.lock);
-  atomic_store (&mpe__mode, 0);
+  mpe__mode_store (0);
   pthread_mutex_unlock (&mpe__g.lock);
   /* Spills in flight finish first: the file then holds everything but
    * [seg, pos) of each thread. */

@@ -685,6 +685,10 @@ MPE_Metric_sample_on (int event_id)
       rc = MPE_LOG_OK;
     }
   pthread_mutex_unlock (&mlock);
+  /* Bare events must now look for the chosen ones. */
+  pthread_mutex_lock (&mpe__g.lock);
+  mpe__mode_store (atomic_load (&mpe__mode));
+  pthread_mutex_unlock (&mpe__g.lock);
   return rc;
 }
 

@@ -120,6 +120,17 @@ ring_warn (void)
            mpe__g.rank, mpe__g.ring_prefix, MPE_RING_SUFFIX);
 }
 
+/* mpe_log.h writes a bare event through its own view of these. */
+_Static_assert (offsetof (mpe_tbuf_t, pos)
+                == offsetof (struct mpe__tbuf_head, pos), "pos");
+_Static_assert (offsetof (mpe_tbuf_t, end)
+                == offsetof (struct mpe__tbuf_head, end), "end");
+_Static_assert (offsetof (mpe_tbuf_t, tag)
+                == offsetof (struct mpe__tbuf_head, tag), "tag");
+_Static_assert (sizeof (mpe_rec_t) == sizeof (struct mpe__rec)
+                && offsetof (mpe_rec_t, aux) == offsetof (struct mpe__rec, aux)
+                && MPE_REC_BARE == 0, "record");
+
 mpe_tbuf_t *
 mpe__tbuf_create (int want_thread0)
 {
