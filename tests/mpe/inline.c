@@ -22,6 +22,7 @@
 
 static long n;
 static int s0, s1, mark, cell;
+static const MPE_LOG_BYTES half = "half";   /* a whole bytebuf */
 
 static void
 states (long count)
@@ -30,7 +31,7 @@ states (long count)
     {
       MPE_Log_event (s0, 0, NULL);
       if (i == count / 2)
-        MPE_Log_event (mark, 0, "half");
+        MPE_Log_event (mark, 0, half);
       MPE_Log_bare_event (s1);
     }
 }
