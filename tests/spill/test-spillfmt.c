@@ -199,6 +199,34 @@ test_alt_edges (uint64_t tick0, uint64_t mult)
   ok (tight, "a delta of 255 and another tag leave a run whole");
 }
 
+/* An alternating run whose ticks' low 32 bits wrap between any two of
+ * its records, and whose first record's do after the tick before it:
+ * the deltas are 64-bit wherever the packer takes them. */
+static void
+test_alt_wrap (uint64_t tick0, uint64_t mult)
+{
+  enum { LEN = 44 };
+  int all_agree = 1, one_byte = 1;
+  for (int at = 0; at < LEN; at++)
+    {
+      uint64_t t = ((uint64_t) 1 << 32) + 50 - 100 * (uint64_t) at;
+      for (int i = 0; i < LEN; i++, t += 100)
+        {
+          many[i].t = t;
+          many[i].id = 600 + (i & 1);
+          many[i].aux = MPE_REC_BARE | 0x100u;
+        }
+      size_t nm, len;
+      int agree = pack_agrees (LEN, tick0, mult, &nm, &len);
+      if (!agree)
+        diag ("wrap before record %d: %zu events disagree", at, nm);
+      all_agree &= agree;
+      one_byte &= len < 12 + 8 + 2 * LEN;   /* one run, not varints */
+    }
+  ok (all_agree, "alternating runs across a 2^32 tick boundary agree");
+  ok (one_byte, "and pack a byte a record");
+}
+
 static void
 test_narrow_runs (uint64_t tick0, uint64_t mult)
 {
@@ -273,6 +301,7 @@ test_codec (void)
   /* The checksum is part of the format: a change breaks old files. */
   test_narrow_runs (tick0, mult);
   test_alt_edges (tick0, mult);
+  test_alt_wrap (tick0, mult);
   ASSERT_EQ (mpe_spill_sum ("MPE spill", 9), 0x5c03a0e6u, "checksum value");
   ok (mpe_spill_sum (buf, len) != mpe_spill_sum (buf, len - 1),
       "checksum covers the length");
