@@ -816,6 +816,103 @@ host_states_at (MvLog *log, const char *host, guint64 t, guint *count,
 /* Rows grouped by node (8 ranks placed round-robin on 2 nodes) and by
  * rank range (2000 ranks): the slots, and each group row's aggregate
  * against the states of its ranks read straight from the file. */
+/* The frame around a scene (ruler, row labels) drawn into an image of
+ * the layout's size. */
+static cairo_surface_t *
+frame_image (const MvScene *s, const MvLayout *l)
+{
+  cairo_surface_t *img = cairo_image_surface_create (
+      CAIRO_FORMAT_RGB24, (int) l->width, (int) l->height);
+  cairo_t *cr = cairo_create (img);
+  MvDrawOpts o = { .highlight_state = -1 };
+  mv_draw_frame (cr, s, l, &o);
+  cairo_destroy (cr);
+  cairo_surface_flush (img);
+  return img;
+}
+
+typedef struct
+{
+  const MvScene  *s;
+  const MvLayout *l;
+} FrameJob;
+
+/* On a thread of its own: the label column drawn with no cache. */
+static gpointer
+frame_image_fresh (gpointer p)
+{
+  const FrameJob *j = p;
+  return frame_image (j->s, j->l);
+}
+
+/* The label columns of two images are the same, pixel for pixel. */
+static gboolean
+label_columns_equal (cairo_surface_t *a, cairo_surface_t *b,
+                     const MvLayout *l)
+{
+  int stride = cairo_image_surface_get_stride (a);
+  const guchar *pa = cairo_image_surface_get_data (a);
+  const guchar *pb = cairo_image_surface_get_data (b);
+  for (int y = (int) l->plot_y; y < (int) (l->plot_y + l->plot_h); y++)
+    if (memcmp (pa + (gsize) y * stride, pb + (gsize) y * stride,
+                (gsize) l->label_w * 4) != 0)
+      return FALSE;
+  return TRUE;
+}
+
+/* The label column of a scene on its own (ungrouped, 15 px rows) of the
+ * log at path, drawn after whatever this thread drew last; *fresh the
+ * same drawn on a new thread (no cache). */
+static cairo_surface_t *
+labels_of_log (const char *path, MvLayout *lay, cairo_surface_t **fresh)
+{
+  GError *error = NULL;
+  MvLog *log = mv_log_open (path, NULL, NULL, &error);
+  g_clear_error (&error);
+  if (log == NULL)
+    return NULL;
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  mv_layout_compute (lay, log, 1000 + 96 + 12, 30 + 120, FALSE);
+  MvSceneParams p = { .t0 = 0, .t1 = 1000000, .width = (int) lay->plot_w,
+                      .height = lay->plot_h, .row_h = 15, .force_lod = -1 };
+  MvScene *s = mv_scene_compute (cache, &p, NULL, &error);
+  g_clear_error (&error);
+  cairo_surface_t *img = s ? frame_image (s, lay) : NULL;
+  FrameJob job = { s, lay };
+  *fresh = s ? g_thread_join (g_thread_new ("fresh", frame_image_fresh,
+                                            &job)) : NULL;
+  mv_scene_free (s);
+  mv_log_unref (log);
+  return img;
+}
+
+/* Two logs of 8 rows each, labelled in another order: the same places,
+ * other texts; the second's column must not be the first's kept. */
+static void
+test_label_cache (const char *path)
+{
+  char *path2 = g_strconcat (path, ".n", NULL);
+  MvLayout la, lb;
+  cairo_surface_t *fa = NULL, *fb = NULL, *ra = NULL, *rb = NULL;
+  if (mv_testlog_write_nodes (path) == 0
+      && mv_testlog_write_n (path2, 1, 8) == 0)
+    {
+      fa = labels_of_log (path, &la, &ra);
+      fb = labels_of_log (path2, &lb, &rb);
+    }
+  ok (fa && fb && ra && rb && label_columns_equal (fa, ra, &la)
+      && label_columns_equal (fb, rb, &lb)
+      && !label_columns_equal (fa, fb, &la),
+      "labels of another log at the same places: drawn anew, as with no "
+      "cache");
+  cairo_surface_t *all[4] = { fa, fb, ra, rb };
+  for (int i = 0; i < 4; i++)
+    if (all[i])
+      cairo_surface_destroy (all[i]);
+  g_unlink (path2);
+  g_free (path2);
+}
+
 static void
 test_groups (const char *path)
 {
@@ -887,6 +984,38 @@ test_groups (const char *path)
   ok (tip && strstr (tip, "mostly B") && strstr (tip, "nodeE (4)"),
       "a header's tooltip names its node: %s", tip ? tip : "(none)");
   g_free (tip);
+  /* The label column is kept from frame to frame (per thread): a header
+   * folded or unfolded since must not show the old labels. */
+  MvLayout lay;
+  mv_layout_compute (&lay, log, 1000 + 96 + 12, 30 + 120, FALSE);
+  MvSceneParams lp = p;
+  lp.width = (int) lay.plot_w;
+  lp.height = lay.plot_h;
+  MvScene *sa = mv_scene_compute (cache, &lp, NULL, &error);
+  mv_groups_toggle (g, 0);
+  lp.slots = mv_groups_slots (g);
+  MvScene *sb = mv_scene_compute (cache, &lp, NULL, &error);
+  cairo_surface_t *fa = sa ? frame_image (sa, &lay) : NULL;
+  cairo_surface_t *fb = sb ? frame_image (sb, &lay) : NULL;
+  cairo_surface_t *fb2 = sb ? frame_image (sb, &lay) : NULL;
+  FrameJob job = { sb, &lay };
+  cairo_surface_t *fresh = sb ? g_thread_join (g_thread_new (
+      "fresh", frame_image_fresh, &job)) : NULL;
+  ok (fa && fb && fresh && !label_columns_equal (fa, fb, &lay)
+      && label_columns_equal (fb, fresh, &lay)
+      && label_columns_equal (fb2, fresh, &lay),
+      "labels after a fold: the column is drawn anew, as with no cache");
+  if (fa)
+    cairo_surface_destroy (fa);
+  if (fb)
+    cairo_surface_destroy (fb);
+  if (fb2)
+    cairo_surface_destroy (fb2);
+  if (fresh)
+    cairo_surface_destroy (fresh);
+  mv_scene_free (sa);
+  mv_scene_free (sb);
+  mv_groups_set_all (g, TRUE);
   mv_scene_free (s);
   /* Expanded, tall rows: the rows decoded, the headers still
    * aggregates. */
@@ -1570,6 +1699,7 @@ main (void)
   test_sampled_rows (path);
   test_many_rows_per_pixel (path);
   test_groups (path);
+  test_label_cache (path);
   test_group_fine (path);
   test_overlap (path);
   test_counters (path);

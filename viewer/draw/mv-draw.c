@@ -1352,14 +1352,23 @@ draw_ruler (cairo_t *cr, const MvScene *s, const MvLayout *l,
   g_object_unref (pl);
 }
 
-static void
-draw_labels (cairo_t *cr, const MvScene *s, const MvLayout *l)
+/* One row label as drawn: text (and the host under it) at (x, y) in
+ * the label column, y from the plot's top. */
+typedef struct
+{
+  char   *text, *host;
+  double  x, y;
+  gboolean big;
+} Label;
+
+/* The label column's labels for this view. */
+static GArray *
+labels_of (const MvScene *s)
 {
   const MvLog *log = s->log;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (Label));
   guint first, last;
   mv_scene_visible_slots (log, &s->p, &first, &last);
-  PangoLayout *pl = make_layout (cr, "Sans 9");
-  PangoLayout *small = make_layout (cr, "Sans 7");
   double rh = s->p.row_h;
   /* Label every n-th row so labels never overlap (14 px each). */
   guint every = rh >= 14 ? 1 : (guint) ceil (14 / MAX (rh, 1e-6));
@@ -1371,45 +1380,181 @@ draw_labels (cairo_t *cr, const MvScene *s, const MvLayout *l)
         every = nice[i];
         break;
       }
-  cairo_save (cr);
-  cairo_rectangle (cr, 0, l->plot_y, l->label_w, l->plot_h);
-  cairo_clip (cr);
   for (guint r = first; r < last; r++)
     {
       if (r % every != 0)
         continue;
-      double y = l->plot_y + r * rh - s->p.y0 + MAX (rh, 14) / 2;
+      double y = r * rh - s->p.y0 + MAX (rh, 14) / 2;
       if (every > 1)
-        y = l->plot_y + r * rh - s->p.y0 + 5;
+        y = r * rh - s->p.y0 + 5;
       MvSlot sl = mv_slots_get (s->p.slots, r);
       char *name = mv_slot_label (log, &sl);
       /* A group's header: a triangle (click it to fold or unfold) and
        * its name; rows indented under their group. */
-      char *label = sl.kind == MV_SLOT_ROW ? g_strdup (name)
+      Label lb = { NULL, NULL, 4 + MIN (sl.depth, 6) * 8, y, rh >= 14 };
+      lb.text = sl.kind == MV_SLOT_ROW ? g_strdup (name)
         : g_strdup_printf ("%s %s", sl.collapsed ? "\xe2\x96\xb8" : "\xe2\x96\xbe",
                            name);
-      double x = 4 + MIN (sl.depth, 6) * 8;
       const char *host = sl.kind == MV_SLOT_ROW && s->p.slots == NULL
                          ? log->rows[sl.row_first].host : NULL;
       if (rh >= 30 && host)
+        lb.host = g_strdup (host);
+      else if (s->p.slots == NULL)
+        lb.x = 10;
+      g_free (name);
+      g_array_append_val (out, lb);
+    }
+  return out;
+}
+
+static void
+labels_free (GArray *labels)
+{
+  for (guint i = 0; i < labels->len; i++)
+    {
+      g_free (g_array_index (labels, Label, i).text);
+      g_free (g_array_index (labels, Label, i).host);
+    }
+  g_array_unref (labels);
+}
+
+/* The labels drawn at (0, top). */
+static void
+labels_draw (cairo_t *cr, GArray *labels, double top)
+{
+  PangoLayout *pl = make_layout (cr, "Sans 9");
+  PangoLayout *small = make_layout (cr, "Sans 7");
+  for (guint i = 0; i < labels->len; i++)
+    {
+      const Label *lb = &g_array_index (labels, Label, i);
+      if (lb->host)
         {
-          text_at (cr, pl, label, x + 6, y - 6, 0, C_TEXT);
-          text_at (cr, small, host, x + 6, y + 8, 0, C_TEXT_DIM);
+          text_at (cr, pl, lb->text, lb->x + 6, top + lb->y - 6, 0, C_TEXT);
+          text_at (cr, small, lb->host, lb->x + 6, top + lb->y + 8, 0,
+                   C_TEXT_DIM);
         }
       else
-        text_at (cr, rh >= 14 ? pl : small, label,
-                 s->p.slots ? x : 10, y, 0, C_TEXT);
-      g_free (label);
-      g_free (name);
+        text_at (cr, lb->big ? pl : small, lb->text, lb->x, top + lb->y, 0,
+                 C_TEXT);
     }
-  cairo_restore (cr);
+  g_object_unref (pl);
+  g_object_unref (small);
+}
+
+/* The label column as last drawn to a raster target, per thread, with
+ * a hash of everything drawn in it: rows stay put while the view zooms
+ * and pans in time, and rendering their labels again cost more than
+ * the rest of the frame around the plot (64 rows: 2-3 ms). */
+typedef struct
+{
+  cairo_surface_t *img;
+  guint64          key;
+} LabelCache;
+
+static void
+label_cache_free (gpointer p)
+{
+  LabelCache *lc = p;
+  if (lc->img)
+    cairo_surface_destroy (lc->img);
+  g_free (lc);
+}
+
+static GPrivate label_key = G_PRIVATE_INIT (label_cache_free);
+
+static guint64
+hash_bytes (guint64 h, const void *p, gsize n)
+{
+  const guchar *b = p;
+  for (gsize i = 0; i < n; i++)
+    h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+static guint64
+labels_key (cairo_t *cr, GArray *labels, const MvLayout *l)
+{
+  double sx = 1, sy = 1;
+  cairo_surface_get_device_scale (cairo_get_target (cr), &sx, &sy);
+  cairo_font_options_t *fo = cairo_font_options_create ();
+  cairo_get_font_options (cr, fo);
+  double dims[4] = { l->label_w, l->plot_h, sx, sy };
+  guint64 h = hash_bytes (0xcbf29ce484222325ull, dims, sizeof dims);
+  gulong foh = cairo_font_options_hash (fo);
+  h = hash_bytes (h, &foh, sizeof foh);
+  cairo_font_options_destroy (fo);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      const Label *lb = &g_array_index (labels, Label, i);
+      double xy[3] = { lb->x, lb->y, lb->big };
+      h = hash_bytes (h, xy, sizeof xy);
+      h = hash_bytes (h, lb->text, strlen (lb->text) + 1);
+      if (lb->host)
+        h = hash_bytes (h, lb->host, strlen (lb->host) + 1);
+    }
+  return h;
+}
+
+static void
+draw_labels (cairo_t *cr, const MvScene *s, const MvLayout *l)
+{
+  GArray *labels = labels_of (s);
+  cairo_surface_t *target = cairo_get_target (cr);
+  cairo_surface_type_t type = cairo_surface_get_type (target);
+  gboolean vector = type == CAIRO_SURFACE_TYPE_PDF
+                    || type == CAIRO_SURFACE_TYPE_PS
+                    || type == CAIRO_SURFACE_TYPE_SVG
+                    || type == CAIRO_SURFACE_TYPE_RECORDING
+                    || type == CAIRO_SURFACE_TYPE_SCRIPT;
+  if (!vector && l->label_w >= 1 && l->plot_h >= 1)
+    {
+      LabelCache *lc = g_private_get (&label_key);
+      if (lc == NULL)
+        {
+          lc = g_new0 (LabelCache, 1);
+          g_private_set (&label_key, lc);
+        }
+      guint64 key = labels_key (cr, labels, l);
+      if (lc->img == NULL || lc->key != key)
+        {
+          if (lc->img)
+            cairo_surface_destroy (lc->img);
+          lc->img = cairo_surface_create_similar (
+              target, CAIRO_CONTENT_COLOR, (int) ceil (l->label_w),
+              (int) ceil (l->plot_h));
+          cairo_t *ic = cairo_create (lc->img);
+          cairo_font_options_t *fo = cairo_font_options_create ();
+          cairo_get_font_options (cr, fo);
+          cairo_set_font_options (ic, fo);
+          cairo_font_options_destroy (fo);
+          set_rgb (ic, C_BG);
+          cairo_paint (ic);
+          labels_draw (ic, labels, 0);
+          cairo_destroy (ic);
+          lc->key = key;
+        }
+      cairo_save (cr);
+      cairo_rectangle (cr, 0, l->plot_y, l->label_w, l->plot_h);
+      cairo_clip (cr);
+      cairo_set_source_surface (cr, lc->img, 0, l->plot_y);
+      cairo_paint (cr);
+      cairo_restore (cr);
+    }
+  else
+    {
+      /* Vector targets (exports): text stays text. */
+      cairo_save (cr);
+      cairo_rectangle (cr, 0, l->plot_y, l->label_w, l->plot_h);
+      cairo_clip (cr);
+      labels_draw (cr, labels, l->plot_y);
+      cairo_restore (cr);
+    }
+  labels_free (labels);
   set_rgb (cr, C_RULE);
   cairo_set_line_width (cr, 1);
   cairo_move_to (cr, l->label_w - 0.5, l->plot_y);
   cairo_line_to (cr, l->label_w - 0.5, l->plot_y + l->plot_h);
   cairo_stroke (cr);
-  g_object_unref (pl);
-  g_object_unref (small);
 }
 
 static void
