@@ -845,6 +845,14 @@ frame_image_fresh (gpointer p)
   return frame_image (j->s, j->l);
 }
 
+static void
+surfaces_destroy (cairo_surface_t **v, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (v[i])
+      cairo_surface_destroy (v[i]);
+}
+
 /* The label columns of two images are the same, pixel for pixel. */
 static gboolean
 label_columns_equal (cairo_surface_t *a, cairo_surface_t *b,
@@ -905,10 +913,7 @@ test_label_cache (const char *path)
       && !label_columns_equal (fa, fb, &la),
       "labels of another log at the same places: drawn anew, as with no "
       "cache");
-  cairo_surface_t *all[4] = { fa, fb, ra, rb };
-  for (int i = 0; i < 4; i++)
-    if (all[i])
-      cairo_surface_destroy (all[i]);
+  surfaces_destroy ((cairo_surface_t *[]) { fa, fb, ra, rb }, 4);
   g_unlink (path2);
   g_free (path2);
 }
@@ -1005,14 +1010,7 @@ test_groups (const char *path)
       && label_columns_equal (fb, fresh, &lay)
       && label_columns_equal (fb2, fresh, &lay),
       "labels after a fold: the column is drawn anew, as with no cache");
-  if (fa)
-    cairo_surface_destroy (fa);
-  if (fb)
-    cairo_surface_destroy (fb);
-  if (fb2)
-    cairo_surface_destroy (fb2);
-  if (fresh)
-    cairo_surface_destroy (fresh);
+  surfaces_destroy ((cairo_surface_t *[]) { fa, fb, fb2, fresh }, 4);
   mv_scene_free (sa);
   mv_scene_free (sb);
   mv_groups_set_all (g, TRUE);
