@@ -97,11 +97,11 @@ void
 mpe__mode_store (int mode)
 {
   atomic_store (&mpe__mode, mode);
-  /* On x86-64, where mpe_log.h writes a bare event at the call site, the
-   * counter is the TSC (mpe-counter.h). */
+  /* mpe__use_counter only where the build has a counter: on x86-64,
+   * where mpe_log.h writes a bare event at the call site, the TSC
+   * (mpe-counter.h). */
   __atomic_store_n (&mpe__bare_fast,
-                    MPE_HAVE_COUNTER && mode == 1
-                    && mpe__use_counter
+                    mode == 1 && mpe__use_counter
                     && __atomic_load_n (&mpe__mon_n, __ATOMIC_ACQUIRE) == 0,
                     __ATOMIC_SEQ_CST);
 }
@@ -577,7 +577,9 @@ put_bare_any (int32_t id)
 /* A bare event in the common case: logging is on with the counter as
  * the clock and no event chosen for metric samples (mpe__bare_fast), the
  * thread has a buffer with room, and no metric sample is due.  Returns
- * 0 when it wrote the record.  Inlined into the API entry points, which
+ * 0 when it wrote the record.  The same test as mpe__put_bare_inline in
+ * mpe_log.h, which has it for x86-64's TSC only; this one reads any
+ * counter, and serves callers built without the header's.  Inlined into the API entry points, which
  * stay frameless: anything else is a tail call.  A stack frame (three
  * saved registers, for the calls of the rare paths) took most of what a
  * record cost above the clock read on an AMD EPYC guest (1 rank

@@ -107,7 +107,7 @@ int mpe__log_off_rc = MPE_LOG_OK;
 MPE_API int mpe__bare_fast = 0;
 MPE_API __thread struct mpe__tbuf_head *mpe__tls
   __attribute__ ((tls_model ("initial-exec")));
-MPE_API __thread unsigned long long mpe__mdue
+MPE_API __thread mpe__u64 mpe__mdue
   __attribute__ ((tls_model ("initial-exec")));
 
 int MPE_Log_event (int e, int d, const char *b)
