@@ -147,13 +147,14 @@ narrow_case (uint64_t tick0, uint64_t mult, int alternate, double max_bytes)
 }
 
 /* Alternating runs break at exactly the record that breaks them, wherever
- * it falls in the four records the packer tests at once: a tick delta of
+ * it falls in the four or eight records the packer tests at once, and in
+ * the runs of a stretch longer than one kind byte counts: a tick delta of
  * 256 (255 still fits), the id of the wrong state, a record of another
  * kind; another round's tag (aux bits 8-31) does not break a run. */
 static void
 test_alt_edges (uint64_t tick0, uint64_t mult)
 {
-  enum { LEN = 44 };
+  enum { LEN = 140 };
   int all_agree = 1, tight = 1;
   size_t whole = 0;   /* the payload's length with nothing broken */
   for (int what = -1; what < 5; what++)
@@ -197,6 +198,11 @@ test_alt_edges (uint64_t tick0, uint64_t mult)
       }
   ok (all_agree, "alternating runs broken at every position agree");
   ok (tight, "a delta of 255 and another tag leave a run whole");
+  /* Unbroken: the first record on its own (4 bytes: no id two back
+   * yet), a narrow run of 16 (33), then the rest alternating, a byte a
+   * record and a kind byte a run of at most 60. */
+  ok (whole == 12 + 4 + 33 + (LEN - 17) + (LEN - 17 + 59) / 60,
+      "an unbroken stretch of %d: %zu bytes", LEN, whole);
 }
 
 /* An alternating run whose ticks' low 32 bits wrap between any two of
