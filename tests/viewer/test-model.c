@@ -1250,6 +1250,21 @@ test_arrows_direct (MvLog *log)
       g_rand_free (rand);
       guint8 *direct = plot_pixels (s, w, h, FALSE);
       guint8 *composited = plot_pixels (s, w, h, TRUE);
+      /* Built beside the rest of the plot or on this thread: the same. */
+      guint keep = mv__draw_density_thread_min;
+      mv__draw_density_thread_min = G_MAXUINT;
+      guint8 *here = plot_pixels (s, w, h, FALSE);
+      guint8 *here_rec = plot_pixels (s, w, h, TRUE);
+      mv__draw_density_thread_min = keep;
+      gsize stride = (gsize) cairo_format_stride_for_width
+                       (CAIRO_FORMAT_RGB24, w);
+      ok (s->arrows->len >= mv__draw_density_thread_min
+          && memcmp (direct, here, stride * h) == 0
+          && memcmp (composited, here_rec, stride * h) == 0,
+          "aggregated arrows, %dx%d: built on a thread of their own, the "
+          "pixels drawn on the caller's", w, h);
+      g_free (here);
+      g_free (here_rec);
       g_array_set_size (s->arrows, 0);
       guint8 *blank = plot_pixels (s, w, h, FALSE);
       gsize n = (gsize) cairo_format_stride_for_width (CAIRO_FORMAT_RGB24, w)

@@ -50,6 +50,10 @@ void mv_draw_timeline (cairo_t *cr, const MvScene *scene,
 /* Only the plot's contents, with (0,0) at the plot's top-left. */
 void mv_draw_plot (cairo_t *cr, const MvScene *scene, double w, double h,
                    const MvDrawOpts *o);
+/* Arrows from which mv_draw_plot builds their density image on a thread
+ * of its own, beside the rest of the plot (tests set it to G_MAXUINT to
+ * draw it on the caller's thread). */
+extern guint mv__draw_density_thread_min;
 /* The ruler, labels and decorations around a plot. */
 void mv_draw_frame (cairo_t *cr, const MvScene *scene, const MvLayout *l,
                     const MvDrawOpts *o);
