@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <logfmt/logfmt.h>
@@ -235,6 +236,45 @@ mv_testlog_write_nodes (const char *path)
       rc = in_a ? logfmt_writer_event (w, st[r], ea, 2)
                 : logfmt_writer_event (w, st[r], eb, 2);
     }
+  return writer_close (w, rc);
+}
+
+int
+mv_testlog_write_exchange (const char *path, int nranks, int per_node,
+                           int steps)
+{
+  scale_ = 1;
+  if (nranks < 2 || nranks > 64 || per_node < 1 || steps < 1
+      || steps > 1000)
+    return -1;
+  logfmt_writer_t *w = writer_open (path, nranks, 1);
+  if (w == NULL)
+    return -1;
+  int rc = 0;
+  uint32_t st[64];
+  char host[64][8];
+  for (int r = 0; r < nranks && rc == 0; r++)
+    {
+      snprintf (host[r], sizeof host[r], "n%d", r / per_node);
+      logfmt_stream_def_t sd = { r, 0, host[r] };
+      rc = logfmt_writer_add_stream (w, &sd, &st[r]);
+    }
+  logfmt_event_t *e = malloc (2 * (size_t) steps * sizeof *e);
+  if (e == NULL)
+    rc = -1;
+  for (int r = 0; r < nranks && rc == 0; r++)
+    {
+      for (int i = 0; i < steps; i++)
+        {
+          int d = 1 + i * 7 % (nranks - 1);
+          unsigned long long t = 1000 + (unsigned long long) i * 100;
+          e[2 * i] = msg (LOGFMT_REC_SEND, t, (r + d) % nranks);
+          e[2 * i + 1] = msg (LOGFMT_REC_RECV, t + 50,
+                              (r - d + nranks) % nranks);
+        }
+      rc = logfmt_writer_event (w, st[r], e, 2 * (size_t) steps);
+    }
+  free (e);
   return writer_close (w, rc);
 }
 

@@ -48,6 +48,12 @@ int mv_testlog_write_nodes (const char *path);
  * leaving both at times that differ from rank to rank (states change
  * several times per pixel of a window of a few microseconds). */
 int mv_testlog_write_busy (const char *path, int nranks, int per_node);
+/* mv_testlog_write_exchange writes `nranks` ranks (at most 64) placed in
+ * order on nodes of `per_node` ("n0", "n1", ...), and `steps` rounds in
+ * which every rank r sends one message at 1000 + 100 i ns to rank
+ * r + d (mod nranks), d = 1 + 7i mod (nranks - 1), received 50 ns later. */
+int mv_testlog_write_exchange (const char *path, int nranks, int per_node,
+                               int steps);
 /* mv_testlog_write_metric writes 2 ranks, each in A over [0, 1000000)
  * ns, and metric id 7 "queue" (unit "1"): rank 0 is 0 from 0, 40 from
  * 250000, 10 from 500000, 30 from 750000; rank 1 is 20 throughout. */

@@ -1341,6 +1341,58 @@ test_dense_arrows (const char *path)
   mv_log_unref (log);
 }
 
+/* Arrows between grouped rows, so many that each end's slot comes from
+ * a table: every arrow's ends at the centres of the slots
+ * mv_slots_find_row gives its rows, and every message drawn that does
+ * not lie within a collapsed group (16 ranks on 4 nodes, 1,600
+ * messages; node n1 unfolded, the others collapsed). */
+static void
+test_arrows_grouped (const char *path)
+{
+  ok (mv_testlog_write_exchange (path, 16, 4, 100) == 0,
+      "exchange log written");
+  GError *error = NULL;
+  MvLog *log = mv_log_open (path, NULL, NULL, &error);
+  ok (log != NULL, "exchange log opened");
+  if (log == NULL)
+    return;
+  MvGroups *g = mv_groups_new (log, MV_GROUP_NODE);
+  mv_groups_set_all (g, TRUE);
+  mv_groups_toggle (g, 1);
+  GArray *sl = mv_groups_slots (g);
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  MvSceneParams p = { .t0 = 0, .t1 = 12000, .width = 1000, .height = 200,
+                      .row_h = 25, .force_lod = -1, .slots = sl };
+  MvScene *s = mv_scene_compute (cache, &p, NULL, &error);
+  guint placed = 0, want = 0;
+  for (guint i = 0; s && i < s->arrows->len; i++)
+    {
+      const MvArrow *a = &g_array_index (s->arrows, MvArrow, i);
+      guint ss = mv_slots_find_row (sl,
+                                    log->stream_row[a->msg.send_stream]);
+      guint sr = mv_slots_find_row (sl,
+                                    log->stream_row[a->msg.recv_stream]);
+      placed += a->y0 == (float) ((ss + 0.5) * p.row_h)
+                && a->y1 == (float) ((sr + 0.5) * p.row_h);
+    }
+  /* Ranks 4-7 (n1) have rows of their own; a message between two ranks
+   * of one collapsed node is not drawn. */
+  for (int i = 0; i < 100; i++)
+    for (int r = 0; r < 16; r++)
+      {
+        int to = (r + 1 + i * 7 % 15) % 16;
+        want += !(r / 4 == to / 4 && r / 4 != 1);
+      }
+  ok (s && !s->arrows_aggregated && s->arrows->len == want
+      && placed == want,
+      "grouped arrows: %u of %u placed at their slots (%u expected)",
+      placed, s ? s->arrows->len : 0, want);
+  if (s)
+    mv_scene_free (s);
+  mv_groups_free (g);
+  mv_log_unref (log);
+}
+
 /* Records the fractions a pass reports; stops it at stop_at calls. */
 typedef struct
 {
@@ -1707,6 +1759,7 @@ main (void)
   test_pan_memo (path);
   test_coarse_first (path);
   test_dense_arrows (path);
+  test_arrows_grouped (path);
   test_fine_lanes (path);
   test_seed_lookback ();
   test_sampled_rows (path);
