@@ -1250,6 +1250,20 @@ test_arrows_direct (MvLog *log)
       g_rand_free (rand);
       guint8 *direct = plot_pixels (s, w, h, FALSE);
       guint8 *composited = plot_pixels (s, w, h, TRUE);
+      /* Stepped pixel by pixel, the same pixels as summed as runs. */
+      mv__draw_sparse_below = 0;
+      guint8 *stepped = plot_pixels (s, w, h, FALSE);
+      mv__draw_sparse_below = G_MAXUINT;
+      guint8 *runs = plot_pixels (s, w, h, FALSE);
+      mv__draw_sparse_below = 32;
+      gsize bytes = (gsize) cairo_format_stride_for_width
+                      (CAIRO_FORMAT_RGB24, w) * h;
+      ok (memcmp (stepped, runs, bytes) == 0
+          && memcmp (runs, direct, bytes) == 0,
+          "aggregated arrows, %dx%d: stepped pixel by pixel, the pixels "
+          "summed as runs", w, h);
+      g_free (stepped);
+      g_free (runs);
       /* Built beside the rest of the plot or on this thread: the same. */
       guint keep = mv__draw_density_thread_min;
       mv__draw_density_thread_min = G_MAXUINT;
@@ -1282,6 +1296,50 @@ test_arrows_direct (MvLog *log)
       g_free (blank);
       mv_scene_free (s);
     }
+}
+
+/* Long arrows at every slope, stepped pixel by pixel and summed as runs
+ * (each run ends where the line leaves its row): the same pixels. */
+static void
+test_arrows_long (MvLog *log)
+{
+  int w = 900, h = 700;
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  MvSceneParams p = { .t0 = 0, .t1 = 1000, .width = w, .height = h,
+                      .row_h = h / 2.0, .force_lod = -1 };
+  MvScene *s = mv_scene_compute (cache, &p, NULL, NULL);
+  if (s == NULL)
+    {
+      ok (FALSE, "scene for the long arrows");
+      return;
+    }
+  GRand *rand = g_rand_new_with_seed (11);
+  g_array_set_size (s->arrows, 0);
+  for (guint i = 0; i < 400; i++)
+    {
+      MvArrow a = { .count = 1 + g_rand_int_range (rand, 0, 9) };
+      a.x0 = (float) g_rand_double_range (rand, -50, w + 50);
+      a.y0 = (float) g_rand_double_range (rand, -50, h + 50);
+      a.x1 = (float) g_rand_double_range (rand, -50, w + 50);
+      a.y1 = (float) g_rand_double_range (rand, -50, h + 50);
+      g_array_append_val (s->arrows, a);
+    }
+  s->arrows_aggregated = TRUE;
+  g_rand_free (rand);
+  mv__draw_sparse_below = 0;
+  guint8 *stepped = plot_pixels (s, w, h, FALSE);
+  mv__draw_sparse_below = G_MAXUINT;
+  guint8 *runs = plot_pixels (s, w, h, FALSE);
+  mv__draw_sparse_below = 32;
+  gsize bytes = (gsize) cairo_format_stride_for_width (CAIRO_FORMAT_RGB24, w)
+                * h, diff = 0;
+  for (gsize i = 0; i < bytes; i++)
+    diff += stepped[i] != runs[i];
+  ok (diff == 0, "400 long arrows at every slope: stepped pixel by pixel, "
+      "the pixels summed as runs (%" G_GSIZE_FORMAT " bytes differ)", diff);
+  g_free (stepped);
+  g_free (runs);
+  mv_scene_free (s);
 }
 
 /* A deep window's arrows come from the messages kept for a wider view,
@@ -1337,6 +1395,7 @@ test_dense_arrows (const char *path)
   ok (plot_equal_after_other (log, 4000, 700, 300),
       "sparse arrows: the same picture after another frame");
   test_arrows_direct (log);
+  test_arrows_long (log);
   test_arrows_kept_window (log);
   mv_log_unref (log);
 }

@@ -846,6 +846,7 @@ arrows_dense (const MvScene *s)
 
 /* Fewer arrows cost less than starting a thread (~50 us). */
 guint mv__draw_density_thread_min = 1000;
+guint mv__draw_sparse_below = 32;
 
 /* FALSE if there is no image to build (an empty plot). */
 static gboolean
@@ -1013,7 +1014,7 @@ density_build (Density *d)
    * is sequential: measured in one process on the same scenes, the
    * two cost the same at 2-3% of the pixels in steps (at 1.7%: sparse
    * 2.7, runs 4.5 ms; at 3.3%: 6.4 and 5.2; at 6.5%: 12.3 and 5.5). */
-  if (steps * 32 < (gint64) iw * ih)
+  if ((double) steps * mv__draw_sparse_below < (double) iw * ih)
     {
       density_sparse_build (d, (const Seg *) segs->data, segs->len);
       g_array_unref (segs);

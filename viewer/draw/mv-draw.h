@@ -54,6 +54,10 @@ void mv_draw_plot (cairo_t *cr, const MvScene *scene, double w, double h,
  * of its own, beside the rest of the plot (tests set it to G_MAXUINT to
  * draw it on the caller's thread). */
 extern guint mv__draw_density_thread_min;
+/* Dense arrows are stepped pixel by pixel when their steps number under
+ * 1/N of the image's pixels, else summed as runs (tests set N to 0 or
+ * G_MAXUINT to draw the same arrows either way). */
+extern guint mv__draw_sparse_below;
 /* The ruler, labels and decorations around a plot. */
 void mv_draw_frame (cairo_t *cr, const MvScene *scene, const MvLayout *l,
                     const MvDrawOpts *o);
