@@ -239,6 +239,22 @@ mv_testlog_write_nodes (const char *path)
   return writer_close (w, rc);
 }
 
+/* Streams of ranks 0..nranks-1 (at most 64) placed in order on nodes of
+ * per_node ("n0", "n1", ...) into st; host holds their names. */
+static int
+add_node_streams (logfmt_writer_t *w, int nranks, int per_node,
+                  uint32_t *st, char (*host)[16])
+{
+  int rc = 0;
+  for (int r = 0; r < nranks && rc == 0; r++)
+    {
+      snprintf (host[r], sizeof host[r], "n%d", r / per_node);
+      logfmt_stream_def_t sd = { r, 0, host[r] };
+      rc = logfmt_writer_add_stream (w, &sd, &st[r]);
+    }
+  return rc;
+}
+
 int
 mv_testlog_write_exchange (const char *path, int nranks, int per_node,
                            int steps)
@@ -250,15 +266,9 @@ mv_testlog_write_exchange (const char *path, int nranks, int per_node,
   logfmt_writer_t *w = writer_open (path, nranks, 1);
   if (w == NULL)
     return -1;
-  int rc = 0;
   uint32_t st[64];
-  char host[64][8];
-  for (int r = 0; r < nranks && rc == 0; r++)
-    {
-      snprintf (host[r], sizeof host[r], "n%d", r / per_node);
-      logfmt_stream_def_t sd = { r, 0, host[r] };
-      rc = logfmt_writer_add_stream (w, &sd, &st[r]);
-    }
+  char host[64][16];
+  int rc = add_node_streams (w, nranks, per_node, st, host);
   logfmt_event_t *e = malloc (2 * (size_t) steps * sizeof *e);
   if (e == NULL)
     rc = -1;
@@ -293,13 +303,9 @@ mv_testlog_write_busy (const char *path, int nranks, int per_node)
   if (rc == 0)
     rc = logfmt_writer_add_state (w, &b);
   uint32_t st[64];
-  char host[64][8];
-  for (int r = 0; r < nranks && rc == 0; r++)
-    {
-      snprintf (host[r], sizeof host[r], "n%d", r / per_node);
-      logfmt_stream_def_t sd = { r, 0, host[r] };
-      rc = logfmt_writer_add_stream (w, &sd, &st[r]);
-    }
+  char host[64][16];
+  if (rc == 0)
+    rc = add_node_streams (w, nranks, per_node, st, host);
   for (int r = 0; r < nranks && rc == 0; r++)
     for (unsigned long long t = 0; t < 10000000 && rc == 0; t += 1000)
       {

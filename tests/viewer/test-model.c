@@ -1214,6 +1214,22 @@ plot_pixels (const MvScene *s, int width, int height, gboolean recorded)
   return px;
 }
 
+/* A w x h scene of log's first 1000 ns, two rows, for arrows a test
+ * puts in it (its own emptied), or NULL (said so). */
+static MvScene *
+arrows_scene (MvLog *log, int w, int h)
+{
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  MvSceneParams p = { .t0 = 0, .t1 = 1000, .width = w, .height = h,
+                      .row_h = h / 2.0, .force_lod = -1 };
+  MvScene *s = mv_scene_compute (cache, &p, NULL, NULL);
+  if (s == NULL)
+    ok (FALSE, "scene for the arrows, %dx%d", w, h);
+  else
+    g_array_set_size (s->arrows, 0);
+  return s;
+}
+
 /* Many aggregated arrows leaving most of their box empty are blended
  * straight into an image target, each pixel's colour as it is found:
  * the pixels cairo composites through the density mask, in plots of
@@ -1226,17 +1242,10 @@ test_arrows_direct (MvLog *log)
   for (guint k = 0; k < G_N_ELEMENTS (heights); k++)
     {
       int w = 1000, h = heights[k], vs = h > 400 ? 2 : 1;
-      g_autoptr (MvCache) cache = mv_cache_new (log);
-      MvSceneParams p = { .t0 = 0, .t1 = 1000, .width = w, .height = h,
-                          .row_h = h / 2.0, .force_lod = -1 };
-      MvScene *s = mv_scene_compute (cache, &p, NULL, NULL);
+      MvScene *s = arrows_scene (log, w, h);
       if (s == NULL)
-        {
-          ok (FALSE, "scene for the arrows");
-          continue;
-        }
+        continue;
       GRand *rand = g_rand_new_with_seed (7 + k);
-      g_array_set_size (s->arrows, 0);
       for (guint i = 0; i < 3000; i++)
         {
           MvArrow a = { .count = 1 + g_rand_int_range (rand, 0, 40) };
@@ -1304,17 +1313,10 @@ static void
 test_arrows_long (MvLog *log)
 {
   int w = 900, h = 700;
-  g_autoptr (MvCache) cache = mv_cache_new (log);
-  MvSceneParams p = { .t0 = 0, .t1 = 1000, .width = w, .height = h,
-                      .row_h = h / 2.0, .force_lod = -1 };
-  MvScene *s = mv_scene_compute (cache, &p, NULL, NULL);
+  MvScene *s = arrows_scene (log, w, h);
   if (s == NULL)
-    {
-      ok (FALSE, "scene for the long arrows");
-      return;
-    }
+    return;
   GRand *rand = g_rand_new_with_seed (11);
-  g_array_set_size (s->arrows, 0);
   for (guint i = 0; i < 400; i++)
     {
       MvArrow a = { .count = 1 + g_rand_int_range (rand, 0, 9) };
