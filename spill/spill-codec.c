@@ -247,9 +247,11 @@ have_avx2 (void)
       v = __builtin_cpu_supports ("avx2") ? 1 : 0;
       __atomic_store_n (&known, v, __ATOMIC_RELAXED);
     }
-  return v;
+  return v && mpe_spill__avx2 != 0;
 }
 #endif
+
+int mpe_spill__avx2 = -1;
 
 /* The BARE records from r on (at most max, before `to`) whose tick delta
  * fits a byte and whose id is the event id two records back (id2; id1 is

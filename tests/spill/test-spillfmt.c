@@ -308,6 +308,12 @@ test_codec (void)
   test_narrow_runs (tick0, mult);
   test_alt_edges (tick0, mult);
   test_alt_wrap (tick0, mult);
+  /* The same again as a CPU without AVX2 packs. */
+  mpe_spill__avx2 = 0;
+  narrow_case (tick0, mult, 1, 1.5);
+  test_alt_edges (tick0, mult);
+  test_alt_wrap (tick0, mult);
+  mpe_spill__avx2 = -1;
   ASSERT_EQ (mpe_spill_sum ("MPE spill", 9), 0x5c03a0e6u, "checksum value");
   ok (mpe_spill_sum (buf, len) != mpe_spill_sum (buf, len - 1),
       "checksum covers the length");
