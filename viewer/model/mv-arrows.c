@@ -21,26 +21,17 @@ slot_center (const MvScene *s, guint slot)
 }
 
 /* The slot showing each row (a collapsed group's header holds both ends
- * of the messages inside it), as mv_slots_find_row finds it: a table
- * when many messages are to be placed (a binary search over the slots
- * for each end was a third of a deep view's first image at 100,000
- * processes in rank ranges), else NULL. */
+ * of the messages inside it) as a table when many messages are to be
+ * placed (a binary search over the slots for each end was a third of a
+ * deep view's first image at 100,000 processes in rank ranges), else
+ * NULL: each end is looked up. */
 static guint32 *
 slot_table (const MvLog *log, const GArray *slots, guint messages)
 {
   if (slots == NULL || slots->len == 0 || messages < 1024
       || messages < log->nrows / 64)
     return NULL;
-  guint32 *at = g_new (guint32, MAX (log->nrows, 1));
-  guint i = 0;
-  for (guint row = 0; row < log->nrows; row++)
-    {
-      while (i + 1 < slots->len
-             && g_array_index (slots, MvSlot, i + 1).row_first <= row)
-        i++;
-      at[row] = i;
-    }
-  return at;
+  return mv_slots_row_table (slots, log->nrows);
 }
 
 static guint64

@@ -243,6 +243,23 @@ mv_slots_find_row (const GArray *slots, guint row)
   return lo > 0 ? lo - 1 : 0;
 }
 
+guint32 *
+mv_slots_row_table (const GArray *slots, guint nrows)
+{
+  guint32 *at = g_new (guint32, MAX (nrows, 1));
+  /* The same rule as the search above, walked once: the last slot
+   * starting at or before each row. */
+  guint i = 0;
+  for (guint row = 0; row < nrows; row++)
+    {
+      while (i + 1 < slots->len
+             && g_array_index (slots, MvSlot, i + 1).row_first <= row)
+        i++;
+      at[row] = i;
+    }
+  return at;
+}
+
 char *
 mv_slot_label (const MvLog *log, const MvSlot *s)
 {

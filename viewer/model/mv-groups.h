@@ -92,6 +92,9 @@ guint    mv_slots_count (const MvLog *log, const GArray *slots);
 MvSlot   mv_slots_get (const GArray *slots, guint i);
 /* The slot drawing row `row`: its own, or its collapsed group's. */
 guint    mv_slots_find_row (const GArray *slots, guint row);
+/* mv_slots_find_row of every row [0, nrows), as a table (g_free it): for
+ * callers that place many rows' items at once.  slots must not be NULL. */
+guint32 *mv_slots_row_table (const GArray *slots, guint nrows);
 /* "node3 (4 processes)", "ranks 0-255", "rank 3" (caller frees). */
 char    *mv_slot_label (const MvLog *log, const MvSlot *s);
 
