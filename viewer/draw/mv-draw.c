@@ -624,12 +624,6 @@ box_add (Box *bx, int x0, int y0, int x1, int y1)
   bx->y1 = MAX (bx->y1, y1);
 }
 
-/* Adds cnt along a 1-px line as runs in a difference buffer: the line
- * is stepped along its major axis in 16.16 fixed point from (fa, fb), n
- * steps of (sa, sb), and every stretch of steps on one row of the minor
- * axis becomes a run, i.e. two additions, whatever its length.  Entry
- * (row, pos) is diff[row * row_step + pos * pos_step], pos < len + 1,
- * row < nrows.  bx (x: pos, y: row) grows to hold the runs. */
 /* floor (num / den) for num >= 0, den > 0, from inv = 1.0 / den: a
  * 64-bit division per run was most of line_runs (tens of cycles each,
  * 100,000 runs in a view of 28,000 aggregated arrows); the double's
@@ -645,6 +639,12 @@ floor_div (gint64 num, gint64 den, double inv)
   return f;
 }
 
+/* Adds cnt along a 1-px line as runs in a difference buffer: the line
+ * is stepped along its major axis in 16.16 fixed point from (fa, fb), n
+ * steps of (sa, sb), and every stretch of steps on one row of the minor
+ * axis becomes a run, i.e. two additions, whatever its length.  Entry
+ * (row, pos) is diff[row * row_step + pos * pos_step], pos < len + 1,
+ * row < nrows.  bx (x: pos, y: row) grows to hold the runs. */
 static void
 line_runs (guint32 *diff, gsize row_step, gsize pos_step, int len,
            int nrows, gint64 fa, gint64 fb, gint64 sa, gint64 sb, gint64 n,
@@ -1640,6 +1640,9 @@ draw_labels (cairo_t *cr, const MvScene *s, const MvLayout *l)
                     || type == CAIRO_SURFACE_TYPE_SVG
                     || type == CAIRO_SURFACE_TYPE_RECORDING
                     || type == CAIRO_SURFACE_TYPE_SCRIPT;
+  cairo_save (cr);
+  cairo_rectangle (cr, 0, l->plot_y, l->label_w, l->plot_h);
+  cairo_clip (cr);
   if (!vector && l->label_w >= 1 && l->plot_h >= 1)
     {
       LabelCache *lc = g_private_get (&label_key);
@@ -1667,22 +1670,12 @@ draw_labels (cairo_t *cr, const MvScene *s, const MvLayout *l)
           cairo_destroy (ic);
           lc->key = key;
         }
-      cairo_save (cr);
-      cairo_rectangle (cr, 0, l->plot_y, l->label_w, l->plot_h);
-      cairo_clip (cr);
       cairo_set_source_surface (cr, lc->img, 0, l->plot_y);
       cairo_paint (cr);
-      cairo_restore (cr);
     }
   else
-    {
-      /* Vector targets (exports): text stays text. */
-      cairo_save (cr);
-      cairo_rectangle (cr, 0, l->plot_y, l->label_w, l->plot_h);
-      cairo_clip (cr);
-      labels_draw (cr, labels, l->plot_y);
-      cairo_restore (cr);
-    }
+    labels_draw (cr, labels, l->plot_y);   /* vector targets: text stays text */
+  cairo_restore (cr);
   labels_free (labels);
   set_rgb (cr, C_RULE);
   cairo_set_line_width (cr, 1);
