@@ -236,22 +236,23 @@ alt8 (const mpe_spill_rec_t *r, uint64_t *t, uint32_t a, uint32_t b,
   return k;
 }
 
+int mpe_spill__avx2 = -1;
+
 static int
 have_avx2 (void)
 {
-  static int known = -1;
-  int v = __atomic_load_n (&known, __ATOMIC_RELAXED);
+  int v = __atomic_load_n (&mpe_spill__avx2, __ATOMIC_RELAXED);
   if (v < 0)
     {
       __builtin_cpu_init ();
       v = __builtin_cpu_supports ("avx2") ? 1 : 0;
-      __atomic_store_n (&known, v, __ATOMIC_RELAXED);
+      __atomic_store_n (&mpe_spill__avx2, v, __ATOMIC_RELAXED);
     }
-  return v && mpe_spill__avx2 != 0;
+  return v;
 }
+#else
+int mpe_spill__avx2 = 0;
 #endif
-
-int mpe_spill__avx2 = -1;
 
 /* The BARE records from r on (at most max, before `to`) whose tick delta
  * fits a byte and whose id is the event id two records back (id2; id1 is

@@ -168,9 +168,9 @@ uint32_t mpe_spill_sum (const void *p, size_t n);
  * there is nothing to pack).  cap must be at least 256. */
 size_t mpe_spill_pack (const mpe_spill_rec_t **from, const mpe_spill_rec_t *to,
                        unsigned char *out, size_t cap);
-/* Whether mpe_spill_pack tests eight records at a time with AVX2: -1 (the
- * default) where the CPU has it; tests set 0 for the path of CPUs
- * without it (the bytes are the same). */
+/* Whether mpe_spill_pack tests eight records at a time with AVX2: 1 or
+ * 0, or -1 (the start) to ask the CPU at the next pack; tests set 0 for
+ * the path of CPUs without it (the bytes are the same), then -1. */
 extern int mpe_spill__avx2;
 
 /* Decodes records [*p, end) into at most max events (times in ns since
