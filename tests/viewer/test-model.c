@@ -813,9 +813,6 @@ host_states_at (MvLog *log, const char *host, guint64 t, guint *count,
     }
 }
 
-/* Rows grouped by node (8 ranks placed round-robin on 2 nodes) and by
- * rank range (2000 ranks): the slots, and each group row's aggregate
- * against the states of its ranks read straight from the file. */
 /* The frame around a scene (ruler, row labels) drawn into an image of
  * the layout's size. */
 static cairo_surface_t *
@@ -837,12 +834,20 @@ typedef struct
   const MvLayout *l;
 } FrameJob;
 
-/* On a thread of its own: the label column drawn with no cache. */
 static gpointer
-frame_image_fresh (gpointer p)
+frame_image_job (gpointer p)
 {
   const FrameJob *j = p;
   return frame_image (j->s, j->l);
+}
+
+/* frame_image on a thread of its own: the label column drawn with no
+ * cache. */
+static cairo_surface_t *
+frame_image_fresh (const MvScene *s, const MvLayout *l)
+{
+  FrameJob job = { s, l };
+  return g_thread_join (g_thread_new ("fresh", frame_image_job, &job));
 }
 
 static void
@@ -886,9 +891,7 @@ labels_of_log (const char *path, MvLayout *lay, cairo_surface_t **fresh)
   MvScene *s = mv_scene_compute (cache, &p, NULL, &error);
   g_clear_error (&error);
   cairo_surface_t *img = s ? frame_image (s, lay) : NULL;
-  FrameJob job = { s, lay };
-  *fresh = s ? g_thread_join (g_thread_new ("fresh", frame_image_fresh,
-                                            &job)) : NULL;
+  *fresh = s ? frame_image_fresh (s, lay) : NULL;
   mv_scene_free (s);
   mv_log_unref (log);
   return img;
@@ -918,6 +921,9 @@ test_label_cache (const char *path)
   g_free (path2);
 }
 
+/* Rows grouped by node (8 ranks placed round-robin on 2 nodes) and by
+ * rank range (2000 ranks): the slots, and each group row's aggregate
+ * against the states of its ranks read straight from the file. */
 static void
 test_groups (const char *path)
 {
@@ -1003,9 +1009,7 @@ test_groups (const char *path)
   cairo_surface_t *fa = sa ? frame_image (sa, &lay) : NULL;
   cairo_surface_t *fb = sb ? frame_image (sb, &lay) : NULL;
   cairo_surface_t *fb2 = sb ? frame_image (sb, &lay) : NULL;
-  FrameJob job = { sb, &lay };
-  cairo_surface_t *fresh = sb ? g_thread_join (g_thread_new (
-      "fresh", frame_image_fresh, &job)) : NULL;
+  cairo_surface_t *fresh = sb ? frame_image_fresh (sb, &lay) : NULL;
   ok (fa && fb && fresh && !label_columns_equal (fa, fb, &lay)
       && label_columns_equal (fb, fresh, &lay)
       && label_columns_equal (fb2, fresh, &lay),
