@@ -579,10 +579,11 @@ put_bare_any (int32_t id)
  * thread has a buffer with room, and no metric sample is due.  Returns
  * 0 when it wrote the record.  The same test as mpe__put_bare_inline in
  * mpe_log.h, which has it for x86-64's TSC only; this one reads any
- * counter, and serves callers built without the header's.  Inlined into the API entry points, which
- * stay frameless: anything else is a tail call.  A stack frame (three
- * saved registers, for the calls of the rare paths) took most of what a
- * record cost above the clock read on an AMD EPYC guest (1 rank
+ * counter, and serves callers built without the header's.  Inlined into
+ * the API entry points, which stay frameless: anything else is a tail
+ * call.  A stack frame (three saved registers, for the calls of the rare
+ * paths) took most of what a record cost above the clock read on an AMD
+ * EPYC guest (1 rank
  * unspilled, 13.60 -> 12.41 ns against a floor loop of 12.07); on an
  * Intel Xeon guest the three flags tested apart, and a jump to a
  * separate function, cost about 1.5 ns more (the loop against its floor

@@ -6,8 +6,8 @@
 # (counted by clog_blocks); CSV, JSON, the shell on standard input, and
 # clear errors.
 . "$top_srcdir/tests/common/tap.sh"
-# SQL_TEST_SHRINK=K: a generated log K times smaller (the ThreadSanitizer
-# lane, where each full scan is ten times slower).
+# SQL_TEST_SHRINK=K: a generated log K times smaller (the sanitizer
+# lanes, where each full scan is many times slower).
 CLOGTOOL="$top_builddir/clogtool"
 DATA="$top_srcdir/tests/interop/data"
 T="$tap_tmp"
