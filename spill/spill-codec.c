@@ -22,10 +22,12 @@ enum
   RUN = 0x80,         /* kind byte RUN | n: n narrow BARE records follow
                          (n = 1..63), 2 bytes each */
   ALT = 0xc0,         /* kind byte ALT | n: n alternating BARE records
-                         (n = 1..63), 1 byte each */
+                         (n = 1..63), 1 byte each; ALT alone: a u16 n
+                         follows (version 4) */
   RUN_MAX = 63,
-  ALT_STEP = 60,      /* records an alternating run is cut at: a multiple
-                         of the four the run's loop tests at once */
+  ALT_LONG = 65528,   /* records an alternating run is cut at: even, and
+                         a multiple of the eight the run's loop tests at
+                         once */
   NARROW_MAX = 16     /* records in one narrow run */
 };
 
@@ -178,61 +180,95 @@ unzz (uint64_t v)
 
 #if defined __x86_64__ && defined __GNUC__
 #define HAVE_ALT8 1
+/* The tick deltas' low bytes, in record order, of the eight records
+ * whose deltas d0-d3 hold (lanes 0: records 0 2 4 6; lanes 1: 1 3 5 7),
+ * to o. */
+__attribute__ ((target ("avx2"))) static inline void
+alt8_out (__m256i d0, __m256i d1, __m256i d2, __m256i d3, unsigned char *o)
+{
+  __m256i e = _mm256_or_si256 (
+      _mm256_or_si256 (d0, _mm256_slli_epi64 (d1, 8)),
+      _mm256_or_si256 (_mm256_slli_epi64 (d2, 16),
+                       _mm256_slli_epi64 (d3, 24)));
+  __m128i u = _mm_unpacklo_epi8 (_mm256_castsi256_si128 (e),
+                                 _mm256_extracti128_si256 (e, 1));
+  _mm_storel_epi64 ((__m128i *) (void *) o, u);
+}
+
 /* alt_run's test eight records at a time with AVX2, no shuffle on the
  * way in (the spill of a loop logging as fast as it can runs on that
- * loop's critical path; with alt_stretch, 2.8 -> 1.8 TSC ticks a record
- * packed over and over on a 2.5 GHz Xeon, Cascade Lake).  Returns how
- * many records (a multiple of 8, at most max) passed; *t becomes the tick
- * of the last of them. */
+ * loop's critical path; with alt_stretch's long runs and the test by
+ * differences, 2.8 -> 1.2 TSC ticks a record packed over and over on a
+ * 2.5 GHz Xeon, Cascade Lake).  Returns how many records (a multiple of
+ * 8, at most max) passed; *t becomes the tick of the last of them. */
 __attribute__ ((target ("avx2"))) static size_t
 alt8 (const mpe_spill_rec_t *r, uint64_t *t, uint32_t a, uint32_t b,
       unsigned char *o, size_t max)
 {
+  if (max < 8)
+    return 0;
   /* Each 32-byte load holds records 2j (lane 0) and 2j + 1 (lane 1);
    * less the same load one record back, its tick words are the two
-   * records' deltas.  Tick words must be below 256, id/kind words equal
-   * want's. */
-  const __m256i want = _mm256_set_epi64x ((int64_t) b, 0, (int64_t) a, 0);
-  const __m256i test = _mm256_set_epi64x (0xffffffffffll, ~(int64_t) 0xff,
-                                          0xffffffffffll, ~(int64_t) 0xff);
+   * records' deltas.  The first eight: tick words below 256, id/kind
+   * words equal want's; the first record's predecessor may not be in
+   * memory before it, its tick is *t. */
   const __m256i *v = (const __m256i *) (const void *) r;
-  size_t k = 0;
-  for (; k + 8 <= max; k += 8, v += 4, o += 8)
+  {
+    const __m256i want = _mm256_set_epi64x ((int64_t) b, 0, (int64_t) a, 0);
+    const __m256i test = _mm256_set_epi64x (0xffffffffffll, ~(int64_t) 0xff,
+                                            0xffffffffffll, ~(int64_t) 0xff);
+    const __m256i *back = (const __m256i *) (const void *) (r - 1);
+    __m256i a0 = _mm256_loadu_si256 (v), a1 = _mm256_loadu_si256 (v + 1);
+    __m256i a2 = _mm256_loadu_si256 (v + 2), a3 = _mm256_loadu_si256 (v + 3);
+    __m256i b0 = _mm256_blend_epi32 (_mm256_permute4x64_epi64 (a0, 0),
+                                     _mm256_set1_epi64x ((int64_t) *t), 0x03);
+    __m256i d0 = _mm256_sub_epi64 (a0, b0);
+    __m256i d1 = _mm256_sub_epi64 (a1, _mm256_loadu_si256 (back + 1));
+    __m256i d2 = _mm256_sub_epi64 (a2, _mm256_loadu_si256 (back + 2));
+    __m256i d3 = _mm256_sub_epi64 (a3, _mm256_loadu_si256 (back + 3));
+    /* Tick words from the deltas, id/kind words from the records. */
+    __m256i x0 = _mm256_blend_epi32 (d0, _mm256_xor_si256 (a0, want), 0xcc);
+    __m256i x1 = _mm256_blend_epi32 (d1, _mm256_xor_si256 (a1, want), 0xcc);
+    __m256i x2 = _mm256_blend_epi32 (d2, _mm256_xor_si256 (a2, want), 0xcc);
+    __m256i x3 = _mm256_blend_epi32 (d3, _mm256_xor_si256 (a3, want), 0xcc);
+    __m256i bad = _mm256_or_si256 (_mm256_or_si256 (x0, x1),
+                                   _mm256_or_si256 (x2, x3));
+    if (!_mm256_testz_si256 (bad, test))
+      return 0;
+    alt8_out (d0, d1, d2, d3, o);
+  }
+  /* The rest by differences alone: a record's id/aux word less its
+   * predecessor's is a - b (or b - a) exactly when its id is the one
+   * expected and its aux is its predecessor's, so BARE as the first
+   * eight were (the whole aux: another round's tag ends this loop, and
+   * the caller's four at a time go on). */
+  const __m256i want = _mm256_set_epi64x ((int64_t) ((uint64_t) b - a), 0,
+                                          (int64_t) ((uint64_t) a - b), 0);
+  const __m256i test = _mm256_set_epi64x (~(int64_t) 0, ~(int64_t) 0xff,
+                                          ~(int64_t) 0, ~(int64_t) 0xff);
+  size_t k = 8;
+  for (v += 4, o += 8; k + 8 <= max; k += 8, v += 4, o += 8)
     {
-      __m256i a0 = _mm256_loadu_si256 (v), a1 = _mm256_loadu_si256 (v + 1);
-      __m256i a2 = _mm256_loadu_si256 (v + 2), a3 = _mm256_loadu_si256 (v + 3);
       const __m256i *back = (const __m256i *) (const void *)
                             ((const mpe_spill_rec_t *) (const void *) v - 1);
-      /* The first record's predecessor is not in memory before it: its
-       * tick is *t. */
-      __m256i b0 = k ? _mm256_loadu_si256 (back)
-                     : _mm256_blend_epi32 (_mm256_permute4x64_epi64 (a0, 0),
-                                           _mm256_set1_epi64x ((int64_t) *t),
-                                           0x03);
-      __m256i d0 = _mm256_sub_epi64 (a0, b0);
-      __m256i d1 = _mm256_sub_epi64 (a1, _mm256_loadu_si256 (back + 1));
-      __m256i d2 = _mm256_sub_epi64 (a2, _mm256_loadu_si256 (back + 2));
-      __m256i d3 = _mm256_sub_epi64 (a3, _mm256_loadu_si256 (back + 3));
-      /* Tick words from the deltas, id/kind words from the records. */
-      __m256i x0 = _mm256_blend_epi32 (d0, _mm256_xor_si256 (a0, want), 0xcc);
-      __m256i x1 = _mm256_blend_epi32 (d1, _mm256_xor_si256 (a1, want), 0xcc);
-      __m256i x2 = _mm256_blend_epi32 (d2, _mm256_xor_si256 (a2, want), 0xcc);
-      __m256i x3 = _mm256_blend_epi32 (d3, _mm256_xor_si256 (a3, want), 0xcc);
-      __m256i bad = _mm256_or_si256 (_mm256_or_si256 (x0, x1),
-                                     _mm256_or_si256 (x2, x3));
+      __m256i d0 = _mm256_sub_epi64 (_mm256_loadu_si256 (v),
+                                     _mm256_loadu_si256 (back));
+      __m256i d1 = _mm256_sub_epi64 (_mm256_loadu_si256 (v + 1),
+                                     _mm256_loadu_si256 (back + 1));
+      __m256i d2 = _mm256_sub_epi64 (_mm256_loadu_si256 (v + 2),
+                                     _mm256_loadu_si256 (back + 2));
+      __m256i d3 = _mm256_sub_epi64 (_mm256_loadu_si256 (v + 3),
+                                     _mm256_loadu_si256 (back + 3));
+      __m256i bad = _mm256_or_si256 (
+          _mm256_or_si256 (_mm256_xor_si256 (d0, want),
+                           _mm256_xor_si256 (d1, want)),
+          _mm256_or_si256 (_mm256_xor_si256 (d2, want),
+                           _mm256_xor_si256 (d3, want)));
       if (!_mm256_testz_si256 (bad, test))
         break;
-      /* Lane 0's low bytes: deltas of records 0 2 4 6; lane 1's: 1 3 5 7. */
-      __m256i e = _mm256_or_si256 (
-          _mm256_or_si256 (d0, _mm256_slli_epi64 (d1, 8)),
-          _mm256_or_si256 (_mm256_slli_epi64 (d2, 16),
-                           _mm256_slli_epi64 (d3, 24)));
-      __m128i u = _mm_unpacklo_epi8 (_mm256_castsi256_si128 (e),
-                                     _mm256_extracti128_si256 (e, 1));
-      _mm_storel_epi64 ((__m128i *) (void *) o, u);
+      alt8_out (d0, d1, d2, d3, o);
     }
-  if (k)
-    *t = r[k - 1].t;
+  *t = r[k - 1].t;
   return k;
 }
 
@@ -395,10 +431,11 @@ narrow_run (const mpe_spill_rec_t *r, const mpe_spill_rec_t *to,
   return k;
 }
 
-/* Alternating runs from r on, each ALT_STEP records but the last, each
- * after its kind byte at *op (which advances); ends at lim.  Returns the
- * records taken.  A loop around one call makes a stretch of them as long
- * as a frame, and the spill then runs on that loop's critical path. */
+/* Alternating runs from r on, each ALT_LONG records but the last, each
+ * after its kind byte (and count) at *op, which advances; ends at lim.
+ * Returns the records taken.  A loop around one call makes a stretch of
+ * them as long as a frame, and the spill then runs on that loop's
+ * critical path: one run a stretch, not one per 63 records. */
 static size_t
 alt_stretch (const mpe_spill_rec_t *r, const mpe_spill_rec_t *to,
              uint64_t t, int32_t id2, int32_t id1, unsigned char **op,
@@ -406,20 +443,32 @@ alt_stretch (const mpe_spill_rec_t *r, const mpe_spill_rec_t *to,
 {
   unsigned char *o = *op;
   size_t total = 0;
-  while (lim - o >= 2)
+  while (lim - o >= 5)
     {
-      size_t room = (size_t) (lim - o - 1) / 2;
-      size_t k = alt_run (r + total, to, t, id2, id1, o + 1,
-                          2 * room < ALT_STEP ? 2 * room : ALT_STEP);
+      /* Even: id2 and id1 are where they were after the run. */
+      size_t room = (size_t) (lim - o - 3) & ~(size_t) 1;
+      size_t max = room < ALT_LONG ? room : ALT_LONG;
+      size_t k = alt_run (r + total, to, t, id2, id1, o + 3, max);
       if (k == 0)
         break;
-      *o = (unsigned char) (ALT | k);
-      o += 1 + k;
+      if (k > RUN_MAX)
+        {
+          o[0] = ALT;
+          o[1] = (unsigned char) k;
+          o[2] = (unsigned char) (k >> 8);
+          o += 3 + k;
+        }
+      else
+        {
+          /* Short: its one kind byte, the records moved up to it. */
+          o[0] = (unsigned char) (ALT | k);
+          memmove (o + 1, o + 3, k);
+          o += 1 + k;
+        }
       total += k;
       t = r[total - 1].t;
-      if (k < ALT_STEP)
+      if (k < max)
         break;
-      /* ALT_STEP is even: id2 and id1 are where they were. */
     }
   *op = o;
   return total;
@@ -578,6 +627,12 @@ mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
         {
           alt = (*p & ALT) == ALT;
           run = *p++ & RUN_MAX;
+          if (run == 0 && alt && u->end - p >= 2)
+            {
+              /* A long alternating run: its u16 count. */
+              run = (uint32_t) p[0] | (uint32_t) p[1] << 8;
+              p += 2;
+            }
           if (run == 0)
             break;
         }

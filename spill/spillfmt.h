@@ -15,8 +15,9 @@
 #include <logfmt/logfmt.h>
 
 #define MPE_SPILL_MAGIC        "MPESPIL1"
-#define MPE_SPILL_VERSION      3u   /* 1: BLOCK frames; 2: PACKED frames;
-                                       3: PACKED with runs of BARE records */
+#define MPE_SPILL_VERSION      4u   /* 1: BLOCK frames; 2: PACKED frames;
+                                       3: PACKED with runs of BARE records;
+                                       4: and long alternating runs */
 #define MPE_SPILL_HEADER_SIZE  16u
 #define MPE_SPILL_FRAME_MAGIC  0x4650454du  /* "MEPF" little-endian */
 #define MPE_SPILL_NAME_PREFIX  "mpe-"

@@ -200,9 +200,58 @@ test_alt_edges (uint64_t tick0, uint64_t mult)
   ok (tight, "a delta of 255 and another tag leave a run whole");
   /* Unbroken: the first record on its own (4 bytes: no id two back
    * yet), a narrow run of 16 (33), then the rest alternating, a byte a
-   * record and a kind byte a run of at most 60. */
-  ok (whole == 12 + 4 + 33 + (LEN - 17) + (LEN - 17 + 59) / 60,
+   * record after one long run's kind byte and count. */
+  ok (whole == 12 + 4 + 33 + 3 + (LEN - 17),
       "an unbroken stretch of %d: %zu bytes", LEN, whole);
+}
+
+/* Alternating stretches longer than one long run's count: cut into runs
+ * of at most 65535, read back in batches that end anywhere in them; a
+ * payload cut inside a long run's count reads the records before it. */
+static void
+test_alt_long (uint64_t tick0, uint64_t mult)
+{
+  enum { N = 150000 };
+  mpe_spill_rec_t *r = malloc (N * sizeof *r);
+  unsigned char *buf = malloc (2 * N);
+  logfmt_event_t *ev = malloc (997 * sizeof *ev);
+  if (!r || !buf || !ev)
+    {
+      ok (0, "memory for %d records", N);
+      return;
+    }
+  uint64_t t = 1u << 20;
+  for (size_t i = 0; i < N; i++)
+    {
+      t += (uint64_t) (i * 7919 % 256);
+      r[i].t = t;
+      r[i].id = 600 + (int32_t) (i & 1);
+      r[i].aux = MPE_REC_BARE | 0x100u;
+    }
+  const mpe_spill_rec_t *from = r;
+  size_t len = mpe_spill_pack (&from, r + N, buf, 2 * N);
+  /* As test_alt_edges: 4 + 33 bytes, then the rest in runs of 65528. */
+  size_t rest = N - 17, runs = (rest + 65527) / 65528;
+  ok (from == r + N && len == 12 + 4 + 33 + 3 * runs + rest,
+      "%d alternating records: %zu bytes, %zu runs", N, len, runs);
+  mpe_spill_unpack_t u;
+  mpe_spill_unpack_init (&u, buf, len);
+  size_t i = 0, got;
+  int agree = 1;
+  while ((got = mpe_spill_unpack (&u, tick0, mult, ev, 997)) > 0)
+    for (size_t j = 0; j < got && i < N; j++, i++)
+      agree &= ev[j].id == r[i].id
+               && ev[j].time == mpe_spill_tick_ns (r[i].t, tick0, mult);
+  ok (agree && i == N && u.left == 0,
+      "read back in batches of 997: %zu of %d agree", i, N);
+  mpe_spill_unpack_init (&u, buf, 12 + 4 + 33 + 2);
+  size_t np = mpe_spill_unpack (&u, tick0, mult, ev, 997);
+  ok (np == 17 && u.left == N - 17,
+      "cut in a long run's count: 17 events, the rest unread (%zu, %u)", np,
+      u.left);
+  free (ev);
+  free (buf);
+  free (r);
 }
 
 /* An alternating run whose ticks' low 32 bits wrap between any two of
@@ -308,11 +357,13 @@ test_codec (void)
   test_narrow_runs (tick0, mult);
   test_alt_edges (tick0, mult);
   test_alt_wrap (tick0, mult);
+  test_alt_long (tick0, mult);
   /* The same again as a CPU without AVX2 packs. */
   mpe_spill__avx2 = 0;
   narrow_case (tick0, mult, 1, 1.5);
   test_alt_edges (tick0, mult);
   test_alt_wrap (tick0, mult);
+  test_alt_long (tick0, mult);
   mpe_spill__avx2 = -1;
   ASSERT_EQ (mpe_spill_sum ("MPE spill", 9), 0x5c03a0e6u, "checksum value");
   ok (mpe_spill_sum (buf, len) != mpe_spill_sum (buf, len - 1),
