@@ -263,13 +263,26 @@ mpe__tbuf_windows (mpe_tbuf_t *b)
       for (size_t o = 0; o < b->pk_cap; o += 4096)
         b->pk[o] = 0;
     }
-  b->packed = b->seg;
   b->pk_len = 0;
   b->pk_events = 0;
   b->pk_frames = 0;
-  /* Windows only once the buffer has filled: a program whose records fit
-   * in it never spills, and must not pack. */
-  b->end = b->mid || b->flushes == 0 ? b->round_end : window_end (b, b->pos);
+  if (b->mid)
+    b->end = b->round_end;
+  else if (b->flushes == 0)
+    {
+      /* The first round's windows begin halfway: a program whose records
+       * fit in the buffer never spills and packs at most half of them
+       * for nothing, one that spills packs only the first half from
+       * memory at the round's end (about 5 TSC ticks a record, against
+       * 2 in the cache: 6.3 ms for a 32 MB round here). */
+      b->pk_from = b->packed = NULL;
+      b->end = b->seg + (b->round_end - b->seg) / 2;
+    }
+  else
+    {
+      b->pk_from = b->packed = b->seg;
+      b->end = window_end (b, b->pos);
+    }
 }
 
 /* Packs [b->packed, to) into frames at the end of pk.  Returns -1 when
@@ -311,8 +324,13 @@ pk_add (mpe_tbuf_t *b, const mpe_rec_t *to)
 static uint64_t
 spill_round (mpe_tbuf_t *b)
 {
-  int rest = pk_add (b, b->pos);
   uint64_t lost = 0;
+  if (!b->packed)
+    b->pk_from = b->packed = b->pos;
+  /* The first round's records before its windows: first in the file. */
+  if (b->pk_from > b->seg)
+    lost = spill_records (b, b->seg, b->pk_from, 0);
+  int rest = pk_add (b, b->pos);
   if (b->pk_len)
     {
       int nframes = b->pk_frames;
@@ -320,9 +338,10 @@ spill_round (mpe_tbuf_t *b)
                                   &nframes);
       /* What did not reach the file is lost, the first frame's LOSS
        * record carried if that one did not. */
-      lost = b->pk_events - in;
-      if (lost && nframes == 0)
-        lost = carry_loss (b, b->seg, b->pos, lost);
+      uint64_t out = b->pk_events - in;
+      if (out && nframes == 0)
+        out = carry_loss (b, b->pk_from, b->pos, out);
+      lost += out;
     }
   if (rest)
     lost += spill_records (b, b->packed, b->pos, 0);
@@ -525,6 +544,8 @@ mpe__tbuf_full (mpe_tbuf_t *b)
   if (b->end < b->round_end)
     {
       /* A window's end: pack it while it is in the cache. */
+      if (!b->packed)
+        b->pk_from = b->packed = b->pos;
       if (mpe__g.spill_fd < 0 || pk_add (b, b->pos) != 0)
         b->end = b->round_end;
       else

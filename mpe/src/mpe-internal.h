@@ -68,6 +68,9 @@ typedef struct mpe_tbuf
    * is then the window's end, round_end the round's.  The frames wait in
    * pk until the round is full, and are written with one write. */
   mpe_rec_t       *round_end;
+  const mpe_rec_t *pk_from;  /* pk's first record: seg, or in the first
+                                round where its windows began (NULL:
+                                not yet) */
   const mpe_rec_t *packed;   /* records before this are packed in pk */
   unsigned char   *pk;
   size_t           pk_len, pk_cap;

@@ -56,9 +56,20 @@ is "windows: all begins" "$(val logmany.clog count 0 0 600)" 1500000
 is "windows: all ends" "$(val logmany.clog count 0 0 601)" 1500000
 is "windows: nothing lost" "$(val logmany.clog lost)" 0
 is "windows: nesting" "$(val logmany.clog badnest)" 0
+# The first round's first half (packed at the round's end) is in the
+# file before its windows (packed as they filled).
+is "windows: in time order" "$(val logmany.clog nonmonotonic)" 0
 f=$(val logmany.clog count 0 0 560)
 [ "$f" != none ] && [ "$f" -ge 5 ]; ok $? "windows: rounds spilled ($f)"
 total=$(val logmany.clog events)
+# Past half of the first round (4 MiB, 262144 slots) but not to its end:
+# the windows packed from halfway are never written; nothing is spilled
+# and every event is in the log.
+MPE_BUFFER_MB=8 run 1 $B/tests/mpe/logmany 100000
+ok $? "three quarters of a round: logmany"
+is "three quarters of a round: all begins" "$(val logmany.clog count 0 0 600)" 100000
+is "three quarters of a round: all ends" "$(val logmany.clog count 0 0 601)" 100000
+is "three quarters of a round: no flush" "$(val logmany.clog count 0 0 560)" none
 for sz in 300k 1100k; do
   mkdir -p small
   in_mount_ns sh -c "mount -t tmpfs -o size=$sz tmpfs small &&
