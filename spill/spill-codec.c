@@ -28,6 +28,9 @@ enum
   ALT_LONG = 65528,   /* records an alternating run is cut at: even, and
                          a multiple of the eight the run's loop tests at
                          once */
+  ALT_EXC_MAX = 255,  /* exceptions of a long run, at most */
+  ALT_EXC_BYTES = 10, /* bytes of an exception, at most (u16, varint of
+                         a delta >> 8) */
   NARROW_MAX = 16     /* records in one narrow run */
 };
 
@@ -178,6 +181,23 @@ unzz (uint64_t v)
   return (int64_t) (v >> 1) ^ -(int64_t) (v & 1);
 }
 
+/* A long run's deltas of 256 or more (a preemption, a page walk: one in
+ * ~350 records in a loop logging as fast as it can) are exceptions: the
+ * low byte in its place, the rest after the run's bytes, so that they
+ * do not end the run and the eight-at-a-time test needs no second look
+ * at the bytes. */
+typedef struct
+{
+  uint32_t at;     /* index in the run */
+  uint64_t high;   /* delta >> 8 */
+} alt_exc_t;
+
+typedef struct
+{
+  alt_exc_t *v;
+  size_t     n, cap;
+} alt_excs_t;
+
 #if defined __x86_64__ && defined __GNUC__
 #define HAVE_ALT8 1
 /* The tick deltas' low bytes, in record order, of the eight records
@@ -197,13 +217,14 @@ alt8_out (__m256i d0, __m256i d1, __m256i d2, __m256i d3, unsigned char *o)
 
 /* alt_run's test eight records at a time with AVX2, no shuffle on the
  * way in (the spill of a loop logging as fast as it can runs on that
- * loop's critical path; with alt_stretch's long runs and the test by
+ * loop's critical path; with long runs, exceptions and the test by
  * differences, 2.8 -> 1.2 TSC ticks a record packed over and over on a
- * 2.5 GHz Xeon, Cascade Lake).  Returns how many records (a multiple of
- * 8, at most max) passed; *t becomes the tick of the last of them. */
+ * 2.5 GHz Xeon, Cascade Lake).  Records r[0, max) are the run's from
+ * index `at`; returns how many (a multiple of 8) passed, their bytes at
+ * o, their exceptions added to x; *t becomes the tick of the last. */
 __attribute__ ((target ("avx2"))) static size_t
 alt8 (const mpe_spill_rec_t *r, uint64_t *t, uint32_t a, uint32_t b,
-      unsigned char *o, size_t max)
+      unsigned char *o, size_t max, size_t at, alt_excs_t *x)
 {
   if (max < 8)
     return 0;
@@ -246,6 +267,7 @@ alt8 (const mpe_spill_rec_t *r, uint64_t *t, uint32_t a, uint32_t b,
                                           (int64_t) ((uint64_t) a - b), 0);
   const __m256i test = _mm256_set_epi64x (~(int64_t) 0, ~(int64_t) 0xff,
                                           ~(int64_t) 0, ~(int64_t) 0xff);
+  const __m256i ids = _mm256_set_epi64x (~(int64_t) 0, 0, ~(int64_t) 0, 0);
   size_t k = 8;
   for (v += 4, o += 8; k + 8 <= max; k += 8, v += 4, o += 8)
     {
@@ -264,9 +286,22 @@ alt8 (const mpe_spill_rec_t *r, uint64_t *t, uint32_t a, uint32_t b,
                            _mm256_xor_si256 (d1, want)),
           _mm256_or_si256 (_mm256_xor_si256 (d2, want),
                            _mm256_xor_si256 (d3, want)));
-      if (!_mm256_testz_si256 (bad, test))
+      if (_mm256_testz_si256 (bad, test))
+        {
+          alt8_out (d0, d1, d2, d3, o);
+          continue;
+        }
+      /* An id or an aux: the run ends in these eight.  Else a delta of
+       * 256 or more: these eight one by one. */
+      if (!_mm256_testz_si256 (bad, ids) || x->cap - x->n < 8)
         break;
-      alt8_out (d0, d1, d2, d3, o);
+      for (size_t j = k; j < k + 8; j++)
+        {
+          uint64_t d = r[j].t - r[j - 1].t;
+          o[j - k] = (unsigned char) d;
+          if (d >> 8)
+            x->v[x->n++] = (alt_exc_t) { (uint32_t) (at + j), d >> 8 };
+        }
     }
   *t = r[k - 1].t;
   return k;
@@ -290,69 +325,53 @@ have_avx2 (void)
 int mpe_spill__avx2 = 0;
 #endif
 
-/* The BARE records from r on (at most max, before `to`) whose tick delta
- * fits a byte and whose id is the event id two records back (id2; id1 is
- * the last one): a state entered and left over and over, as a loop around
- * one call makes them.  Written to o one byte each (the tick delta);
- * returns how many.  Four records per test and one 4-byte store (eight
- * and eight with AVX2). */
+/* alt_run's test four records at a time, each delta below 256, at most
+ * max of them; returns how many (a multiple of 4) passed, their bytes at
+ * o; *t becomes the tick of the last. */
 static size_t
-alt_run (const mpe_spill_rec_t *r, const mpe_spill_rec_t *to,
-         uint64_t t, int32_t id2, int32_t id1, unsigned char *o, size_t max)
+alt4 (const mpe_spill_rec_t *r, uint64_t *t, uint32_t a, uint32_t b,
+      unsigned char *o, size_t max)
 {
-  size_t avail = (size_t) (to - r);
-  if (max > avail)
-    max = avail;
   size_t k = 0;
-  uint32_t a = (uint32_t) id2, b = (uint32_t) id1;
-#ifdef HAVE_ALT8
-  if (max >= 8 && have_avx2 ())
-    {
-      k = alt8 (r, &t, a, b, o, max);
-      r += k;
-      o += k;
-    }
-#endif
 #if defined __SSE2__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  /* The same test, two records at a time: lo holds the ticks of records
-   * 0 and 2, hi those of 1 and 3.  0.91 -> 0.66 ns a record on an AMD
-   * EPYC (Zen 3), where the spill runs on the logger's path. */
-  {
-    const __m128i kind_id = _mm_set1_epi64x (0xffffffffffll);
-    const __m128i want_a = _mm_set1_epi64x ((int64_t) a);
-    const __m128i want_b = _mm_set1_epi64x ((int64_t) b);
-    const __m128i high = _mm_set1_epi64x (~(int64_t) 0xff);
-    __m128i prev = _mm_cvtsi64_si128 ((int64_t) t);
-    for (; k + 4 <= max; k += 4, r += 4, o += 4)
-      {
-        const __m128i *v = (const __m128i *) (const void *) r;
-        __m128i r0 = _mm_loadu_si128 (v), r1 = _mm_loadu_si128 (v + 1);
-        __m128i r2 = _mm_loadu_si128 (v + 2), r3 = _mm_loadu_si128 (v + 3);
-        __m128i lo = _mm_unpacklo_epi64 (r0, r2);
-        __m128i hi = _mm_unpacklo_epi64 (r1, r3);
-        __m128i d_odd = _mm_sub_epi64 (hi, lo);
-        __m128i d_even = _mm_sub_epi64 (lo, _mm_unpacklo_epi64 (prev, hi));
-        __m128i bad = _mm_and_si128 (_mm_or_si128 (d_odd, d_even), high);
-        __m128i ids = _mm_or_si128 (
-            _mm_xor_si128 (_mm_unpackhi_epi64 (r0, r2), want_a),
-            _mm_xor_si128 (_mm_unpackhi_epi64 (r1, r3), want_b));
-        bad = _mm_or_si128 (bad, _mm_and_si128 (ids, kind_id));
-        if (_mm_movemask_epi8 (_mm_cmpeq_epi8 (bad, _mm_setzero_si128 ()))
-            != 0xffff)
-          break;
-        /* Bytes d0 d1 at word 0, d2 d3 at word 4 (no delta exceeds 255). */
-        __m128i w = _mm_or_si128 (d_even, _mm_slli_epi64 (d_odd, 8));
-        w = _mm_shufflelo_epi16 (_mm_shuffle_epi32 (w, 0x08), 0x08);
-        uint32_t four = (uint32_t) _mm_cvtsi128_si32 (w);
-        memcpy (o, &four, 4);
-        prev = _mm_unpackhi_epi64 (hi, hi);
-      }
-    t = (uint64_t) _mm_cvtsi128_si64 (prev);
-  }
-#else
+  /* Two records at a time: lo holds the ticks of records 0 and 2, hi
+   * those of 1 and 3.  0.91 -> 0.66 ns a record on an AMD EPYC (Zen 3),
+   * where the spill runs on the logger's path. */
+  const __m128i kind_id = _mm_set1_epi64x (0xffffffffffll);
+  const __m128i want_a = _mm_set1_epi64x ((int64_t) a);
+  const __m128i want_b = _mm_set1_epi64x ((int64_t) b);
+  const __m128i high = _mm_set1_epi64x (~(int64_t) 0xff);
+  __m128i prev = _mm_cvtsi64_si128 ((int64_t) *t);
   for (; k + 4 <= max; k += 4, r += 4, o += 4)
     {
-      uint64_t d0 = r[0].t - t, d1 = r[1].t - r[0].t;
+      const __m128i *v = (const __m128i *) (const void *) r;
+      __m128i r0 = _mm_loadu_si128 (v), r1 = _mm_loadu_si128 (v + 1);
+      __m128i r2 = _mm_loadu_si128 (v + 2), r3 = _mm_loadu_si128 (v + 3);
+      __m128i lo = _mm_unpacklo_epi64 (r0, r2);
+      __m128i hi = _mm_unpacklo_epi64 (r1, r3);
+      __m128i d_odd = _mm_sub_epi64 (hi, lo);
+      __m128i d_even = _mm_sub_epi64 (lo, _mm_unpacklo_epi64 (prev, hi));
+      __m128i bad = _mm_and_si128 (_mm_or_si128 (d_odd, d_even), high);
+      __m128i ids = _mm_or_si128 (
+          _mm_xor_si128 (_mm_unpackhi_epi64 (r0, r2), want_a),
+          _mm_xor_si128 (_mm_unpackhi_epi64 (r1, r3), want_b));
+      bad = _mm_or_si128 (bad, _mm_and_si128 (ids, kind_id));
+      if (_mm_movemask_epi8 (_mm_cmpeq_epi8 (bad, _mm_setzero_si128 ()))
+          != 0xffff)
+        break;
+      /* Bytes d0 d1 at word 0, d2 d3 at word 4 (no delta exceeds 255). */
+      __m128i w = _mm_or_si128 (d_even, _mm_slli_epi64 (d_odd, 8));
+      w = _mm_shufflelo_epi16 (_mm_shuffle_epi32 (w, 0x08), 0x08);
+      uint32_t four = (uint32_t) _mm_cvtsi128_si32 (w);
+      memcpy (o, &four, 4);
+      prev = _mm_unpackhi_epi64 (hi, hi);
+    }
+  *t = (uint64_t) _mm_cvtsi128_si64 (prev);
+#else
+  uint64_t pt = *t;
+  for (; k + 4 <= max; k += 4, r += 4, o += 4)
+    {
+      uint64_t d0 = r[0].t - pt, d1 = r[1].t - r[0].t;
       uint64_t d2 = r[2].t - r[1].t, d3 = r[3].t - r[2].t;
       uint32_t x = ((uint32_t) r[0].id ^ a) | ((uint32_t) r[1].id ^ b)
                    | ((uint32_t) r[2].id ^ a) | ((uint32_t) r[3].id ^ b);
@@ -364,21 +383,62 @@ alt_run (const mpe_spill_rec_t *r, const mpe_spill_rec_t *to,
       o[1] = (unsigned char) d1;
       o[2] = (unsigned char) d2;
       o[3] = (unsigned char) d3;
-      t = r[3].t;
+      pt = r[3].t;
     }
+  *t = pt;
 #endif
-  for (; k < max; k++, r++, o++)
-    {
-      uint64_t d = r->t - t;
-      if ((d >> 8) | ((uint32_t) r->id ^ a) | (r->aux & 0xffu))
-        break;
-      o[0] = (unsigned char) d;
-      t = r->t;
-      uint32_t c = a;
-      a = b;
-      b = c;
-    }
   return k;
+}
+
+/* The BARE records from r on (at most max, before `to`) whose id is the
+ * event id two records back (id2; id1 is the last one): a state entered
+ * and left over and over, as a loop around one call makes them.  Their
+ * tick deltas' low bytes written to o, one each, and the deltas of 256
+ * or more added to x (none when x has no room: the run ends there);
+ * returns how many.  Eight or four records per test. */
+static size_t
+alt_run (const mpe_spill_rec_t *r, const mpe_spill_rec_t *to,
+         uint64_t t, int32_t id2, int32_t id1, unsigned char *o, size_t max,
+         alt_excs_t *x)
+{
+  size_t avail = (size_t) (to - r);
+  if (max > avail)
+    max = avail;
+  size_t k = 0;
+  uint32_t a = (uint32_t) id2, b = (uint32_t) id1;
+  for (;;)
+    {
+#ifdef HAVE_ALT8
+      if (max - k >= 8 && have_avx2 ())
+        k += alt8 (r + k, &t, a, b, o + k, max - k, k, x);
+#endif
+      /* Where eight at a time stopped, four at a time. */
+      k += alt4 (r + k, &t, a, b, o + k, max - k);
+      /* Then one at a time, to the next four: the record that stopped
+       * them (an exception, or the run's end) and those up to a multiple
+       * of four, so that a and b are where they were. */
+      size_t stop = k + 4 < max ? k + 4 : max;
+      for (; k < stop; k++)
+        {
+          const mpe_spill_rec_t *c = &r[k];
+          uint64_t d = c->t - t;
+          if (((uint32_t) c->id ^ a) | (c->aux & 0xffu))
+            return k;
+          if (d >> 8)
+            {
+              if (x->n == x->cap)
+                return k;
+              x->v[x->n++] = (alt_exc_t) { (uint32_t) k, d >> 8 };
+            }
+          o[k] = (unsigned char) d;
+          t = c->t;
+          uint32_t e = a;
+          a = b;
+          b = e;
+        }
+      if (k >= max)
+        return k;
+    }
 }
 
 /* The BARE records from r on (at most max, before `to`) whose tick delta
@@ -441,33 +501,48 @@ alt_stretch (const mpe_spill_rec_t *r, const mpe_spill_rec_t *to,
              uint64_t t, int32_t id2, int32_t id1, unsigned char **op,
              const unsigned char *lim)
 {
+  alt_exc_t exc[ALT_EXC_MAX];
   unsigned char *o = *op;
   size_t total = 0;
-  while (lim - o >= 5)
+  while (lim - o >= 8)
     {
+      /* Room: the long form's 4 header bytes, the records' bytes, then
+       * the exceptions'. */
+      size_t room = (size_t) (lim - o) - 4;
+      alt_excs_t x = { exc, 0, room / 16 < ALT_EXC_MAX ? room / 16
+                                                       : ALT_EXC_MAX };
+      room -= x.cap * ALT_EXC_BYTES;
       /* Even: id2 and id1 are where they were after the run. */
-      size_t room = (size_t) (lim - o - 3) & ~(size_t) 1;
-      size_t max = room < ALT_LONG ? room : ALT_LONG;
-      size_t k = alt_run (r + total, to, t, id2, id1, o + 3, max);
+      size_t max = room < ALT_LONG ? room & ~(size_t) 1 : ALT_LONG;
+      size_t k = alt_run (r + total, to, t, id2, id1, o + 4, max, &x);
       if (k == 0)
         break;
-      if (k > RUN_MAX)
+      if (k <= RUN_MAX && x.n == 0)
+        {
+          /* Short, no exception: its one kind byte, the records moved
+           * up to it. */
+          o[0] = (unsigned char) (ALT | k);
+          memmove (o + 1, o + 4, k);
+          o += 1 + k;
+        }
+      else
         {
           o[0] = ALT;
           o[1] = (unsigned char) k;
           o[2] = (unsigned char) (k >> 8);
-          o += 3 + k;
-        }
-      else
-        {
-          /* Short: its one kind byte, the records moved up to it. */
-          o[0] = (unsigned char) (ALT | k);
-          memmove (o + 1, o + 3, k);
-          o += 1 + k;
+          o[3] = (unsigned char) x.n;
+          o += 4 + k;
+          for (size_t i = 0; i < x.n; i++)
+            {
+              o[0] = (unsigned char) exc[i].at;
+              o[1] = (unsigned char) (exc[i].at >> 8);
+              o = put_varint (o + 2, exc[i].high);
+            }
         }
       total += k;
       t = r[total - 1].t;
-      if (k < max)
+      /* ALT_LONG is even: id2 and id1 are where they were. */
+      if (k < max || max < ALT_LONG)
         break;
     }
   *op = o;
@@ -622,16 +697,25 @@ mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
     {
       const unsigned char *p = u->p;
       uint32_t run = u->run;  /* committed with p, as the record is */
-      int alt = u->alt;
+      int alt = u->alt, lng = u->lng;
+      uint32_t ri = u->ri, xat = u->xat, xleft = u->xleft;
+      const unsigned char *xp = u->xp;
       if (run == 0 && (*p & RUN))
         {
           alt = (*p & ALT) == ALT;
           run = *p++ & RUN_MAX;
-          if (run == 0 && alt && u->end - p >= 2)
+          lng = 0;
+          if (run == 0 && alt && u->end - p >= 3)
             {
-              /* A long alternating run: its u16 count. */
+              /* A long alternating run: u16 count, u8 exceptions; the
+               * records' bytes, then the exceptions. */
               run = (uint32_t) p[0] | (uint32_t) p[1] << 8;
-              p += 2;
+              xleft = p[2];
+              p += 3;
+              xp = (size_t) (u->end - p) >= run ? p + run : NULL;
+              xat = UINT32_MAX;
+              ri = 0;
+              lng = 1;
             }
           if (run == 0)
             break;
@@ -641,7 +725,40 @@ mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
           /* A record of a run: alternating (1 byte) or narrow (2). */
           if (u->end - p < 2 - alt)
             break;
-          uint64_t t = u->t + p[0];
+          uint64_t dt = p[0];
+          const unsigned char *next = p + 2 - alt;
+          if (lng)
+            {
+              /* The next exception's index, then its delta >> 8 when it
+               * is this record's; after the last record, the bytes that
+               * follow the exceptions. */
+              if (xat == UINT32_MAX && xleft > 0)
+                {
+                  if (!xp || u->end - xp < 2)
+                    break;
+                  xat = (uint32_t) xp[0] | (uint32_t) xp[1] << 8;
+                  xp += 2;
+                  xleft--;
+                  if (xat < ri)
+                    break;
+                }
+              if (xat == ri)
+                {
+                  uint64_t high;
+                  if (get_varint (&xp, u->end, &high))
+                    break;
+                  dt |= high << 8;
+                  xat = UINT32_MAX;
+                }
+              ri++;
+              if (run == 1)
+                {
+                  if (xleft > 0 || xat != UINT32_MAX || !xp)
+                    break;
+                  next = xp;
+                }
+            }
+          uint64_t t = u->t + dt;
           int32_t id = alt ? u->id2
                            : (int32_t) ((uint32_t) u->id[0] + p[1] - 128u);
           logfmt_event_t *e = &out[n];
@@ -650,9 +767,14 @@ mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
           e->state = -1;
           e->type = LOGFMT_REC_EVENT;
           e->id = id;
-          u->p = p + 2 - alt;
+          u->p = next;
           u->run = run - 1;
           u->alt = alt;
+          u->lng = lng;
+          u->ri = ri;
+          u->xat = xat;
+          u->xleft = xleft;
+          u->xp = xp;
           u->t = t;
           u->id2 = u->id[0];
           u->id[0] = id;

@@ -190,6 +190,11 @@ typedef struct
   uint32_t left;   /* records not yet read */
   uint32_t run;    /* BARE records left in the current run */
   int      alt;    /* ... an alternating run (else narrow) */
+  int      lng;    /* ... a long one: its exceptions follow its bytes */
+  uint32_t ri;     /* the long run's next record, its index */
+  uint32_t xat;    /* the index of its loaded exception (UINT32_MAX: none) */
+  uint32_t xleft;  /* its exceptions not yet loaded */
+  const unsigned char *xp;  /* its next exception's bytes */
   int32_t  id2;    /* the event id before id[0] */
 } mpe_spill_unpack_t;
 

@@ -190,24 +190,30 @@ test_alt_edges (uint64_t tick0, uint64_t mult)
         /* Nothing broken: as long as the unbroken payload. */
         if (what < 0)
           whole = len;
-        if ((what == 1 || what == 3) && len != whole)
-          {
-            diag ("case %d at record %d: %zu bytes", what, at, len);
-            tight = 0;
-          }
+        /* In the long run (from record 17), a delta of 256 is an
+         * exception: its index and a varint byte. */
+        size_t want = whole + (what == 0 ? 3 : 0);
+        if ((what == 0 && at >= 17) || what == 1 || what == 3)
+          if (len != want)
+            {
+              diag ("case %d at record %d: %zu bytes", what, at, len);
+              tight = 0;
+            }
       }
   ok (all_agree, "alternating runs broken at every position agree");
-  ok (tight, "a delta of 255 and another tag leave a run whole");
+  ok (tight, "a delta of 255, of 256 (three bytes more) and another tag "
+      "leave a run whole");
   /* Unbroken: the first record on its own (4 bytes: no id two back
    * yet), a narrow run of 16 (33), then the rest alternating, a byte a
-   * record after one long run's kind byte and count. */
-  ok (whole == 12 + 4 + 33 + 3 + (LEN - 17),
+   * record after one long run's kind byte and counts. */
+  ok (whole == 12 + 4 + 33 + 4 + (LEN - 17),
       "an unbroken stretch of %d: %zu bytes", LEN, whole);
 }
 
 /* Alternating stretches longer than one long run's count: cut into runs
- * of at most 65535, read back in batches that end anywhere in them; a
- * payload cut inside a long run's count reads the records before it. */
+ * of at most 65535, whatever their deltas, read back in batches that end
+ * anywhere in them; a payload cut inside a long run's count reads the
+ * records before it. */
 static void
 test_alt_long (uint64_t tick0, uint64_t mult)
 {
@@ -220,20 +226,42 @@ test_alt_long (uint64_t tick0, uint64_t mult)
       ok (0, "memory for %d records", N);
       return;
     }
+  /* Deltas of 0-255 and, here and there, ones a preemption makes,
+   * huge ones and a tick that goes back: exceptions, each its index and
+   * a varint of the delta >> 8 more. */
   uint64_t t = 1u << 20;
+  size_t extra = 0;
   for (size_t i = 0; i < N; i++)
     {
-      t += (uint64_t) (i * 7919 % 256);
+      uint64_t d = i * 7919 % 256;
+      if (i % 1000 == 999)
+        d = 300 + i;
+      else if (i == 5000)
+        d = (uint64_t) 1 << 40;
+      else if (i == 7001)
+        d = (uint64_t) -5;
+      t += d;
       r[i].t = t;
       r[i].id = 600 + (int32_t) (i & 1);
       r[i].aux = MPE_REC_BARE | 0x100u;
+      if (i >= 17 && d >= 256)
+        {
+          extra += 2;
+          for (uint64_t v = d >> 8; ; v >>= 7)
+            {
+              extra++;
+              if (v < 0x80)
+                break;
+            }
+        }
     }
   const mpe_spill_rec_t *from = r;
   size_t len = mpe_spill_pack (&from, r + N, buf, 2 * N);
   /* As test_alt_edges: 4 + 33 bytes, then the rest in runs of 65528. */
   size_t rest = N - 17, runs = (rest + 65527) / 65528;
-  ok (from == r + N && len == 12 + 4 + 33 + 3 * runs + rest,
-      "%d alternating records: %zu bytes, %zu runs", N, len, runs);
+  ok (from == r + N && len == 12 + 4 + 33 + 4 * runs + rest + extra,
+      "%d alternating records: %zu bytes, %zu runs, %zu of exceptions",
+      N, len, runs, extra);
   mpe_spill_unpack_t u;
   mpe_spill_unpack_init (&u, buf, len);
   size_t i = 0, got;
@@ -249,6 +277,63 @@ test_alt_long (uint64_t tick0, uint64_t mult)
   ok (np == 17 && u.left == N - 17,
       "cut in a long run's count: 17 events, the rest unread (%zu, %u)", np,
       u.left);
+  /* Cut inside the last record's exception (1000 >> 8: one varint
+   * byte, after its index). */
+  t = 5000;
+  for (size_t j = 0; j < 120; j++)
+    {
+      r[j].t = t += j == 119 ? 1000 : 30;
+      r[j].id = 600 + (int32_t) (j & 1);
+      r[j].aux = MPE_REC_BARE | 0x100u;
+    }
+  from = r;
+  len = mpe_spill_pack (&from, r + 120, buf, 2 * N);
+  mpe_spill_unpack_init (&u, buf, len - 1);
+  np = mpe_spill_unpack (&u, tick0, mult, ev, 997);
+  ok (np == 119 && u.left == 1 && ev[118].time
+                                  == mpe_spill_tick_ns (r[118].t, tick0, mult),
+      "cut in an exception: 119 events, 1 unread (%zu, %u)", np, u.left);
+  mpe_spill_unpack_init (&u, buf, len);
+  np = mpe_spill_unpack (&u, tick0, mult, ev, 997);
+  ok (np == 120 && ev[119].time == mpe_spill_tick_ns (r[119].t, tick0, mult),
+      "and whole, all 120 (%zu)", np);
+  /* Damage anywhere (every byte, a few values): never a read past the
+   * payload (the sanitizer lanes) nor more records than it counts. */
+  int sane = 1;
+  for (size_t at = 0; at < len; at++)
+    for (int v = 0; v < 4; v++)
+      {
+        static const unsigned char vals[] = { 0x00, 0xff, 0x80, 0x7f };
+        unsigned char keep = buf[at];
+        buf[at] = vals[v];
+        mpe_spill_unpack_init (&u, buf, len);
+        size_t got2 = 0, m;
+        while ((m = mpe_spill_unpack (&u, tick0, mult, ev, 997)) > 0)
+          got2 += m;
+        sane &= got2 <= 120;
+        buf[at] = keep;
+      }
+  ok (sane, "a damaged long run reads at most its count");
+  /* More exceptions than a run holds (255): the next run goes on. */
+  t = 5000;
+  for (size_t j = 0; j < 2000; j++)
+    {
+      r[j].t = t += j % 2 ? 300 : 20;
+      r[j].id = 600 + (int32_t) (j & 1);
+      r[j].aux = MPE_REC_BARE | 0x100u;
+    }
+  from = r;
+  len = mpe_spill_pack (&from, r + 2000, buf, 2 * N);
+  mpe_spill_unpack_init (&u, buf, len);
+  i = 0;
+  agree = 1;
+  while ((got = mpe_spill_unpack (&u, tick0, mult, ev, 997)) > 0)
+    for (size_t j = 0; j < got && i < 2000; j++, i++)
+      agree &= ev[j].id == r[i].id
+               && ev[j].time == mpe_spill_tick_ns (r[i].t, tick0, mult);
+  ok (from == r + 2000 && agree && i == 2000 && len < 12 + 2000 + 1000 * 3
+                                                    + 20 * 4 + 40,
+      "1000 exceptions in 2000 records: %zu agree, %zu bytes", i, len);
   free (ev);
   free (buf);
   free (r);
