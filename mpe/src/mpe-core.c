@@ -15,7 +15,8 @@ atomic_int mpe__mode;
 int mpe__bare_fast;
 __thread mpe_tbuf_t *mpe__tls __attribute__ ((tls_model ("initial-exec")));
 int mpe__use_counter;
-mpe_global_t mpe__g = { .lock = PTHREAD_MUTEX_INITIALIZER, .spill_fd = -1 };
+mpe_global_t mpe__g = { .lock = PTHREAD_MUTEX_INITIALIZER, .spill_fd = -1,
+                        .spill_dfd = -1 };
 MPI_Comm mpe__comm = MPI_COMM_NULL;  /* private dup of world */
 
 /* ------------------------------------------------------------------ */

@@ -144,16 +144,19 @@ frames_events (const unsigned char *p, size_t done, int *nframes)
 }
 
 /* Frames built in memory (`events` in *nframes of them) to the file in
- * one write.  Returns the events that reached it, now published: all of
- * them, or after a failed or torn write those of the frames before the
- * tear (*nframes: how many). */
+ * one write; direct I/O where cap (the memory's room, aligned) is not 0.
+ * Returns the events that reached it, now published: all of them, or
+ * after a failed or torn write those of the frames before the tear
+ * (*nframes: how many). */
 static uint64_t
-frames_write (mpe_tbuf_t *b, const unsigned char *frames, size_t len,
+frames_write (mpe_tbuf_t *b, unsigned char *frames, size_t len, size_t cap,
               uint64_t events, int *nframes)
 {
   size_t done;
   uint64_t in = events;
-  if (mpe__spill_frames (frames, len, &done) != 0)
+  int rc = cap ? mpe__spill_frames_direct (frames, len, cap, &done)
+               : mpe__spill_frames (frames, len, &done);
+  if (rc != 0)
     in = frames_events (frames, done, nframes);
   MPE_PUBLISH (b->spilled, b->spilled + in);
   test_kill_point (*nframes);
@@ -242,39 +245,57 @@ window_end (const mpe_tbuf_t *b, const mpe_rec_t *from)
                                            : b->round_end;
 }
 
-/* The frames a round may keep: an eighth of the buffer. */
+/* The frames a round may keep: an eighth of the buffer (write-behind:
+ * of each half, twice), in whole blocks for direct I/O. */
 static size_t
 pk_most (const mpe_tbuf_t *b)
 {
   size_t most = b->cap * sizeof (mpe_rec_t) / 8;
+  if (b->mid)
+    most /= 2;
+  most = (most + MPE_DIO_ALIGN - 1) / MPE_DIO_ALIGN * MPE_DIO_ALIGN;
   return most < PK_MIN ? PK_MIN : most;
+}
+
+/* Frame memory, faulted in now, not on the event path. */
+static unsigned char *
+pk_alloc (size_t bytes)
+{
+  unsigned char *p = aligned_alloc (MPE_DIO_ALIGN, bytes);
+  for (size_t o = 0; p && o < bytes; o += 4096)
+    p[o] = 0;
+  return p;
 }
 
 void
 mpe__tbuf_windows (mpe_tbuf_t *b)
 {
-  if (!b->mid && !b->pk)
+  /* The logger packs its windows: inline, or write-behind's halves. */
+  int windows = !b->mid || mpe__g.spill_wb;
+  if (windows && !b->pk)
     {
-      /* Room for a round at up to two bytes a record, faulted in now,
-       * not on the event path. */
-      size_t want = pk_most (b);
-      b->pk = malloc (want);
-      b->pk_cap = b->pk ? want : 0;
-      for (size_t o = 0; o < b->pk_cap; o += 4096)
-        b->pk[o] = 0;
+      b->pk = pk_alloc (pk_most (b));
+      b->pk_cap = b->pk ? pk_most (b) : 0;
+    }
+  if (windows && b->mid && !b->pk2)
+    {
+      b->pk2 = pk_alloc (pk_most (b));
+      b->pk2_cap = b->pk2 ? pk_most (b) : 0;
     }
   b->pk_len = 0;
   b->pk_events = 0;
   b->pk_frames = 0;
-  if (b->mid)
+  if (!windows)
     b->end = b->round_end;
-  else if (b->flushes == 0)
+  else if (b->flushes == 0 && !b->mid)
     {
       /* The first round's windows begin halfway: a program whose records
        * fit in the buffer never spills and packs at most half of them
        * for nothing, one that spills packs only the first half from
        * memory at the round's end (about 5 TSC ticks a record, against
-       * 2 in the cache: 6.3 ms for a 32 MB round here). */
+       * 2 in the cache: 6.3 ms for a 32 MB round here).  Write-behind's
+       * first half spills whenever the second is reached: its windows
+       * begin at its start, as every later round's. */
       b->pk_from = b->packed = NULL;
       b->end = b->seg + (b->round_end - b->seg) / 2;
     }
@@ -297,7 +318,8 @@ pk_add (mpe_tbuf_t *b, const mpe_rec_t *to)
       if (b->pk_cap < b->pk_len + over + 4096)
         {
           /* pk could not be had at creation: try once more, at its least. */
-          unsigned char *n = b->pk_cap ? NULL : malloc (PK_MIN);
+          unsigned char *n = b->pk_cap ? NULL
+                                       : aligned_alloc (MPE_DIO_ALIGN, PK_MIN);
           if (!n)
             return -1;
           b->pk = n;
@@ -334,7 +356,7 @@ spill_round (mpe_tbuf_t *b)
   if (b->pk_len)
     {
       int nframes = b->pk_frames;
-      uint64_t in = frames_write (b, b->pk, b->pk_len, b->pk_events,
+      uint64_t in = frames_write (b, b->pk, b->pk_len, 0, b->pk_events,
                                   &nframes);
       /* What did not reach the file is lost, the first frame's LOSS
        * record carried if that one did not. */
@@ -368,6 +390,28 @@ static struct
 } sq = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER,
          .done = PTHREAD_COND_INITIALIZER };
 
+/* Write-behind: the half's frames, packed by the logger, in one write
+ * (direct I/O where the file system takes it).  Returns the events
+ * lost. */
+static uint64_t
+wb_write (mpe_tbuf_t *b)
+{
+  /* As spill_burst_write: the crash path may have taken the records. */
+  atomic_store (&b->job, MPE_JOB_WRITING);
+  if (mpe__crash_taken ())
+    {
+      atomic_store (&b->job, MPE_JOB_ABANDONED);
+      return 0;
+    }
+  int nframes = b->job_pk_frames;
+  uint64_t in = frames_write (b, b->job_pk, b->job_pk_len, b->job_pk_cap,
+                              b->job_pk_events, &nframes);
+  uint64_t lost = b->job_pk_events - in;
+  if (lost && nframes == 0)
+    lost = carry_loss (b, b->job_from, b->job_to, lost);
+  return lost;
+}
+
 static void *
 spill_main (void *arg)
 {
@@ -382,7 +426,8 @@ spill_main (void *arg)
       if (sq.head == NULL)
         sq.tail = NULL;
       pthread_mutex_unlock (&sq.lock);
-      uint64_t lost = spill_records (b, b->job_from, b->job_to, 1);
+      uint64_t lost = b->job_pk ? wb_write (b)
+                                : spill_records (b, b->job_from, b->job_to, 1);
       pthread_mutex_lock (&sq.lock);
       b->job_lost = lost;
       if (atomic_load (&b->job) != MPE_JOB_ABANDONED)
@@ -412,7 +457,8 @@ spill_burst_write (spill_ctx_t *c)
   if (c->memlen == 0)
     return 0;
   int nframes = c->nblocks;
-  uint64_t in = frames_write (c->b, c->mem, c->memlen, c->pending, &nframes);
+  uint64_t in = frames_write (c->b, c->mem, c->memlen, 0, c->pending,
+                              &nframes);
   c->written += in;
   c->pending -= in;
   return c->pending ? -1 : 0;
@@ -461,6 +507,26 @@ spill_thread_start (void)
   atomic_store (&sq.state, rc == 0 ? 1 : -1);
   pthread_mutex_unlock (&sq.lock);
   return rc == 0 ? 0 : -1;
+}
+
+/* Write-behind: the rest of the full half packed, its frames become the
+ * spill thread's to write and the other frame memory (written: the job
+ * before was collected) the logger's.  Where they could not all be
+ * packed, the thread packs the half itself. */
+static void
+wb_handoff (mpe_tbuf_t *b)
+{
+  if (b->pk_from != b->seg || !b->pk2 || pk_add (b, b->pos) != 0)
+    return;
+  b->job_pk = b->pk;
+  b->job_pk_cap = b->pk_cap;
+  b->job_pk_len = b->pk_len;
+  b->job_pk_events = b->pk_events;
+  b->job_pk_frames = b->pk_frames;
+  b->pk = b->pk2;
+  b->pk_cap = b->pk2_cap;
+  b->pk2 = b->job_pk;
+  b->pk2_cap = b->job_pk_cap;
 }
 
 /* Waits for b's job, if any; returns the events it lost. */
@@ -559,6 +625,9 @@ mpe__tbuf_full (mpe_tbuf_t *b)
     {
       /* The other half must be on disk before it is reused. */
       lost = job_collect (b);
+      b->job_pk = NULL;
+      if (mpe__g.spill_wb)
+        wb_handoff (b);
       job_queue (b, b->seg, b->pos);
       b->seg = b->seg == b->base ? b->mid : b->base;
       b->end = (b->seg == b->base ? b->mid : b->base + b->cap) - 8;

@@ -76,6 +76,16 @@ typedef struct mpe_tbuf
   size_t           pk_len, pk_cap;
   uint64_t         pk_events;
   int              pk_frames;
+  /* Write-behind (mpe__g.spill_wb): the halves' windows are packed as
+   * above, and a full half's frames are the spill thread's to write
+   * (job_pk: pk2 then, or NULL when the thread packs the half itself);
+   * pk and pk2 are aligned for direct I/O. */
+  unsigned char   *pk2;
+  size_t           pk2_cap;
+  unsigned char   *job_pk;
+  size_t           job_pk_len, job_pk_cap;
+  uint64_t         job_pk_events;
+  int              job_pk_frames;
 } mpe_tbuf_t;
 
 enum
@@ -129,6 +139,7 @@ typedef struct
   atomic_int  flush_defined;
   /* Spill file (mpe-spillfile.c) and its settings (mpe-log.c). */
   int         spill_fd;
+  int         spill_dfd;       /* the same file for direct I/O, or -1 */
   char        spill_path[4096];
   char        tmp_dir[3072];   /* MPE_TMPDIR..., root's if MPE_SAME_TMPDIR */
   char        runid[32];
@@ -144,6 +155,8 @@ typedef struct
   int         delete_local;
   int         save_on_wait;  /* MPE_SAVE_ON_WAIT */
   int         spill_async;     /* MPE_SPILL_THREAD: background spill */
+  int         spill_wb;        /* write-behind: the logger packs, the
+                                  spill thread only writes */
   char        ring_prefix[4096]; /* ring files: PREFIX.t<thread>.ring */
   int         ring_off;        /* MPE_RING_DIR=none */
   /* Sync points (mpe-sync.c; local ns since origin, offset). */
@@ -208,6 +221,13 @@ MPE_HIDDEN int         mpe__spill_frame (int type, int thread,
  * them unless it fails: the frames before the torn one are in the file). */
 MPE_HIDDEN int         mpe__spill_frames (const void *frames, size_t len,
                                           size_t *done);
+/* The same with direct I/O when the file system takes it: frames in
+ * MPE_DIO_ALIGN-aligned memory with room for cap bytes, padded there with
+ * a PAD frame to a whole number of blocks, at a block-aligned offset. */
+enum { MPE_DIO_ALIGN = 4096 };
+MPE_HIDDEN int         mpe__spill_frames_direct (unsigned char *frames,
+                                                 size_t len, size_t cap,
+                                                 size_t *done);
 MPE_HIDDEN void        mpe__spill_meta (void);
 /* mpe-crash.c: the crash path. */
 MPE_HIDDEN void        mpe__crash_install (void);

@@ -123,6 +123,14 @@ mpe__spill_open (void)
     }
   atomic_store (&mpe__g.spill_off, MPE_SPILL_HEADER_SIZE);
   mpe__g.spill_fd = fd;
+  /* Write-behind writes with direct I/O where the file system takes it
+   * (MPE_SPILL_DIRECT, default yes): the spill thread then costs the
+   * node's busy cores next to nothing, where a write through the page
+   * cache copies every byte (0.3 ns a byte here). */
+  mpe__g.spill_dfd = -1;
+  if (mpe__g.spill_wb && mpe__env_bool ("MPE_SPILL_DIRECT", 1))
+    mpe__g.spill_dfd = open (mpe__g.spill_path,
+                             O_WRONLY | O_DIRECT | O_CLOEXEC);
   return 0;
 }
 
@@ -130,6 +138,9 @@ void
 mpe__spill_close (int remove_file)
 {
   mpe__ring_detach_all ();
+  if (mpe__g.spill_dfd >= 0)
+    close (mpe__g.spill_dfd);
+  mpe__g.spill_dfd = -1;
   if (mpe__g.spill_fd < 0)
     return;
   close (mpe__g.spill_fd);
@@ -144,6 +155,9 @@ void
 mpe__spill_keep (void)
 {
   mpe__ring_keep_all ();
+  if (mpe__g.spill_dfd >= 0)
+    close (mpe__g.spill_dfd);
+  mpe__g.spill_dfd = -1;
   if (mpe__g.spill_fd < 0)
     return;
   fsync (mpe__g.spill_fd);
@@ -221,6 +235,75 @@ mpe__spill_frames (const void *frames, size_t len, size_t *done)
     return -ENOSPC;
   uint64_t off = atomic_fetch_add (&mpe__g.spill_off, len);
   return pwrite_some (fd, frames, len, off, done);
+}
+
+/* A PAD frame of `len` bytes (a multiple of 8, at least a header's) at p:
+ * a header and zeros. */
+static void
+pad_frame (unsigned char *p, size_t len)
+{
+  static const unsigned char zeros[MPE_DIO_ALIGN + 16];
+  size_t pay = len - sizeof (mpe_spill_frame_t);
+  mpe_spill_frame_t h = { MPE_SPILL_FRAME_MAGIC, MPE_SPILL_PAD, 0,
+                          (uint32_t) pay, mpe_spill_sum (zeros, pay) };
+  memcpy (p, &h, sizeof h);
+  memset (p + sizeof h, 0, pay);
+}
+
+static size_t
+block_up (size_t n)
+{
+  return (n + MPE_DIO_ALIGN - 1) / MPE_DIO_ALIGN * MPE_DIO_ALIGN;
+}
+
+int
+mpe__spill_frames_direct (unsigned char *frames, size_t len, size_t cap,
+                          size_t *done)
+{
+  int dfd = mpe__g.spill_dfd;
+  *done = 0;
+  if (dfd < 0 || mpe__g.spill_fail_hook)
+    return mpe__spill_frames (frames, len, done);
+  /* The frames, then a PAD frame to the block's end (a whole block more
+   * where less than a header is left). */
+  size_t total = block_up (len);
+  if (total != len && total - len < sizeof (mpe_spill_frame_t))
+    total += MPE_DIO_ALIGN;
+  if (total > cap)
+    return mpe__spill_frames (frames, len, done);
+  if (total > len)
+    pad_frame (frames + len, total - len);
+  /* A block-aligned place after the frames before it, the gap between
+   * them a PAD frame written through the page cache (its page is the
+   * last frame's, there already). */
+  uint64_t old = atomic_load (&mpe__g.spill_off), at;
+  do
+    {
+      at = block_up (old);
+      if (at != old && at - old < sizeof (mpe_spill_frame_t))
+        at += MPE_DIO_ALIGN;
+    }
+  while (!atomic_compare_exchange_weak (&mpe__g.spill_off, &old, at + total));
+  if (at > old)
+    {
+      unsigned char gap[MPE_DIO_ALIGN + 16];
+      pad_frame (gap, at - old);
+      int rc = pwrite_all (mpe__g.spill_fd, gap, at - old, old);
+      if (rc != 0)
+        return rc;
+    }
+  size_t wrote;
+  int rc = pwrite_some (dfd, frames, total, at, &wrote);
+  if (rc == -EINVAL && wrote == 0)
+    {
+      /* The file system takes no direct I/O after all: through the page
+       * cache, here and from now on. */
+      mpe__g.spill_dfd = -1;
+      close (dfd);
+      rc = pwrite_some (mpe__g.spill_fd, frames, total, at, &wrote);
+    }
+  *done = wrote < len ? wrote : len;
+  return rc;
 }
 
 void

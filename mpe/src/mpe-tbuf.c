@@ -44,7 +44,8 @@ mpe__part_spilled (mpe_tbuf_t *b, int p)
 static void
 tbuf_layout (mpe_tbuf_t *b)
 {
-  b->mid = mpe__g.spill_async && b->cap >= 8192 ? b->base + b->cap / 2
+  b->mid = (mpe__g.spill_async || mpe__g.spill_wb) && b->cap >= 8192
+           ? b->base + b->cap / 2
            : NULL;
   b->seg = b->base;
   MPE_PUBLISH (b->pos, b->base);

@@ -5,7 +5,7 @@
 # with the background spill thread (default) and without it.
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/mpe/common.sh"
-for MPE_SPILL_THREAD in yes no; do
+for MPE_SPILL_THREAD in yes write no; do
 export MPE_SPILL_THREAD
 diag "MPE_SPILL_THREAD=$MPE_SPILL_THREAD"
 MPE_BUFFER_MB=1 run 2 $B/tests/mpe/logmany 150000 2; ok $? "logmany spilling"
