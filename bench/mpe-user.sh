@@ -4,11 +4,15 @@
 # its floor loop: ROUNDS rounds, each running every configuration once, as
 # its own job; then per configuration the median, the range (spread) and
 # the interquartile range over the rounds, and the median against the
-# floor's for the same rank count.  Each MPE configuration also runs
-# once more per round with --pair (its loop in blocks, by turns with the
+# floor's for the same rank count (2 ranks fill this 2-core host: there
+# the default spill is write-behind, against the logger spilling itself
+# and the spill thread packing and writing).  Each MPE configuration also
+# runs once more per round with --pair (its loop in blocks, by turns with the
 # floor loop in the same process): since this host's speed wanders from
 # process to process, the same statistics of each such run's own ratio
-# to its floor.  Then what disturbed the timed thread in each plain run
+# to its floor (where a spill thread takes CPU from the ranks, some of
+# its work falls in the floor's blocks and the paired ratio reads low:
+# `2 MPE_SPILL_THREAD=yes`; the wall and CPU columns tell).  Then what disturbed the timed thread in each plain run
 # (page faults, involuntary switches, migrations: bench/mpe-user.c), so
 # a slow run can be told from a slow configuration.
 #   bench/mpe-user.sh [ROUNDS] [CALLS]     (from the build directory)
@@ -32,6 +36,7 @@ r=1
 while [ "$r" -le "$rounds" ]; do
   for cfg in "1 floor" "1 defaults" "1 MPE_SPILL_THREAD=no" \
              "1 MPE_BUFFER_MB=400" "2 floor" "2 defaults" \
+             "2 MPE_SPILL_THREAD=no" "2 MPE_SPILL_THREAD=yes" \
              "2 MPE_BUFFER_MB=400"; do
     set -- $cfg
     if [ "$2" = floor ]; then
