@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The spill packer (spill/spill-codec.c) on what a loop logging as fast as
+ * it can gives it: 32,768 records entering and leaving one state, tick
+ * deltas of 20-32, and here and there one the host stretched (300 more:
+ * a preemption, a page walk), packed over and over (the packer alone, its
+ * records in the cache), with AVX2 and without.  Then the same packing
+ * as libmpe does it in the logger's loop: a window of 32,768 records,
+ * each stamped with the counter libmpe reads and stored into a 32 MB
+ * ring, packed once full, the packing timed apart.  Prints ns a record
+ * (the best of the rounds) and bytes a record.
+ *
+ *   bench/spill-pack [ROUNDS]
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "spillfmt.h"
+#include "mpe-counter.h"
+
+enum { N = 32768, OUT = 256 * 1024, RING = 2 * 1024 * 1024 };
+
+static double
+now (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static inline uint64_t
+stamp (void)
+{
+#if MPE_HAVE_COUNTER
+  return mpe_counter_read ();
+#else
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+#endif
+}
+
+static unsigned char out[OUT];
+
+/* Packs r[0, n) into frames of out; returns the bytes. */
+static size_t
+pack_all (const mpe_spill_rec_t *r, size_t n)
+{
+  size_t bytes = 0;
+  const mpe_spill_rec_t *p = r;
+  while (p < r + n)
+    {
+      size_t len = mpe_spill_pack (&p, r + n, out, sizeof out);
+      if (len == 0)
+        break;
+      bytes += len;
+    }
+  return bytes;
+}
+
+/* Records with a stretched delta about every `every` (0: none). */
+static void
+fill (mpe_spill_rec_t *r, size_t n, unsigned every)
+{
+  uint64_t t = 1000;
+  srand (1);
+  for (size_t i = 0; i < n; i++)
+    {
+      t += 20 + (i * 7919) % 13;
+      if (every && (unsigned) rand () % every == 0)
+        t += 300;
+      r[i].t = t;
+      r[i].id = 600 + (int32_t) (i & 1);
+      r[i].aux = MPE_REC_BARE;
+    }
+}
+
+static void
+hot (mpe_spill_rec_t *r, unsigned every, int rounds)
+{
+  fill (r, N, every);
+  for (int avx2 = 1; avx2 >= 0; avx2--)
+    {
+      mpe_spill__avx2 = avx2 ? -1 : 0;
+      double best = 1e9;
+      size_t bytes = 0;
+      for (int k = 0; k < rounds; k++)
+        {
+          double t0 = now ();
+          for (int j = 0; j < 20; j++)
+            bytes = pack_all (r, N);
+          double ns = (now () - t0) / (20.0 * N) * 1e9;
+          if (ns < best)
+            best = ns;
+        }
+      printf ("hot, a stretched delta %s%-5u %-9s %6.3f ns a record, "
+              "%.3f bytes\n", every ? "every " : "never ", every,
+              avx2 && mpe_spill__avx2 ? "AVX2" : "no AVX2", best,
+              (double) bytes / N);
+    }
+  mpe_spill__avx2 = -1;
+}
+
+/* The logger's loop: the packing of each full window, timed apart. */
+static void
+loop (mpe_spill_rec_t *ring, int rounds)
+{
+  double best_pack = 1e9, best_loop = 1e9;
+  for (int k = 0; k < rounds; k++)
+    {
+      double pack = 0, t0 = now ();
+      size_t from = 0;
+      for (size_t i = 0; i < RING; i++)
+        {
+          mpe_spill_rec_t *r = &ring[i];
+          r->t = stamp ();
+          r->id = 600 + (int32_t) (i & 1);
+          r->aux = MPE_REC_BARE;
+          __asm__ volatile ("" ::: "memory");
+          if (i + 1 - from == N)
+            {
+              double p0 = now ();
+              pack_all (ring + from, N);
+              pack += now () - p0;
+              from = i + 1;
+            }
+        }
+      double all = now () - t0;
+      if (pack / RING < best_pack)
+        best_pack = pack / RING;
+      if ((all - pack) / RING < best_loop)
+        best_loop = (all - pack) / RING;
+    }
+  printf ("in the loop: packing %.3f ns a record, the loop itself %.3f ns "
+          "a record\n", best_pack * 1e9, best_loop * 1e9);
+}
+
+int
+main (int argc, char **argv)
+{
+  int rounds = argc > 1 ? atoi (argv[1]) : 10;
+  if (rounds < 1)
+    rounds = 1;
+  mpe_spill_rec_t *r = malloc (RING * sizeof *r);
+  if (!r)
+    {
+      fprintf (stderr, "spill-pack: out of memory\n");
+      return 1;
+    }
+  /* Faulted in before any timing. */
+  for (size_t o = 0; o < RING * sizeof *r; o += 4096)
+    ((volatile char *) r)[o] = 1;
+  static const unsigned every[] = { 0, 1000, 350, 100 };
+  for (size_t i = 0; i < sizeof every / sizeof every[0]; i++)
+    hot (r, every[i], rounds);
+  loop (r, rounds);
+  free (r);
+  return 0;
+}
