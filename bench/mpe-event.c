@@ -20,30 +20,9 @@
 
 #include <mpi.h>
 #include "mpe.h"
-#include "mpe-counter.h"
+#include "bench-clock.h"
 
 typedef struct { uint64_t t; int32_t id; uint32_t aux; } rec_t;
-
-static double
-now (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* The floor's stamp: what mpe__ticks reads when the counter is usable. */
-static inline uint64_t
-stamp (void)
-{
-#if MPE_HAVE_COUNTER
-  return mpe_counter_read ();
-#else
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-#endif
-}
 
 static int
 cmp (const void *a, const void *b)
@@ -77,34 +56,34 @@ main (int argc, char **argv)
   double fl[16], ev[16], bare[16], off[16];
   for (int r = 0; r < reps; r++)
     {
-      double t0 = now ();
+      double t0 = bench_now ();
       for (long i = 0; i < n; i++)
         {
-          floor_buf[i].t = stamp ();
+          floor_buf[i].t = bench_stamp ();
           floor_buf[i].id = (int32_t) i;
           floor_buf[i].aux = 0;
           __asm__ volatile ("" ::: "memory");
         }
-      fl[r] = (now () - t0) / n * 1e9;
-      t0 = now ();
+      fl[r] = (bench_now () - t0) / n * 1e9;
+      t0 = bench_now ();
       for (long i = 0; i < n / 2; i++)
         {
           MPE_Log_event (a, 0, NULL);
           MPE_Log_event (b, 0, NULL);
         }
-      ev[r] = (now () - t0) / n * 1e9;
-      t0 = now ();
+      ev[r] = (bench_now () - t0) / n * 1e9;
+      t0 = bench_now ();
       for (long i = 0; i < n / 2; i++)
         {
           MPE_Log_bare_event (a);
           MPE_Log_bare_event (b);
         }
-      bare[r] = (now () - t0) / n * 1e9;
+      bare[r] = (bench_now () - t0) / n * 1e9;
       MPE_Stop_log ();
-      t0 = now ();
+      t0 = bench_now ();
       for (long i = 0; i < n; i++)
         MPE_Log_event (a, 0, NULL);
-      off[r] = (now () - t0) / n * 1e9;
+      off[r] = (bench_now () - t0) / n * 1e9;
       MPE_Start_log ();
     }
   double f = median (fl, reps), e = median (ev, reps);

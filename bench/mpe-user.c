@@ -44,7 +44,7 @@
 
 #include <mpi.h>
 #include "mpe.h"
-#include "mpe-counter.h"
+#include "bench-clock.h"
 
 typedef struct { uint64_t t; int32_t id; uint32_t aux; } rec_t;
 
@@ -54,12 +54,6 @@ clock_s (clockid_t c)
   struct timespec ts;
   clock_gettime (c, &ts);
   return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double
-now (void)
-{
-  return clock_s (CLOCK_MONOTONIC);
 }
 
 static double cpu0, cpu;   /* process CPU time at the loop's start, in it */
@@ -118,18 +112,6 @@ loop_end (void)
                        ? -1 : d1.migrations - d0.migrations;
 }
 
-static inline uint64_t
-stamp (void)
-{
-#if MPE_HAVE_COUNTER
-  return mpe_counter_read ();
-#else
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-#endif
-}
-
 /* The floor's ring: MPE_BUFFER_MB (default 64) MiB, as MPE's; *cap
  * records (a power of two). */
 static rec_t *
@@ -159,7 +141,7 @@ floor_calls (rec_t *ring, size_t cap, long from, long n)
   for (long i = from; i < from + n; i++)
     {
       rec_t *r = &ring[(size_t) i & (cap - 1)];
-      r->t = stamp ();
+      r->t = bench_stamp ();
       r->id = (int32_t) (i & 1);
       r->aux = 0;
       __asm__ volatile ("" ::: "memory");
@@ -186,9 +168,9 @@ floor_loop (long n)
     return -1;
   MPI_Barrier (MPI_COMM_WORLD);
   loop_start ();
-  double t0 = now ();
+  double t0 = bench_now ();
   floor_calls (ring, cap, 0, n);
-  double t = now () - t0;
+  double t = bench_now () - t0;
   loop_end ();
   free (ring);
   return t;
@@ -219,30 +201,30 @@ mpe_loop (long n, double *paired)
   double t = 0, tf = 0;
   if (!paired)
     {
-      double t0 = now ();
+      double t0 = bench_now ();
       mpe_calls (a, b, n);
-      t = now () - t0;
+      t = bench_now () - t0;
     }
   else
     for (long done = 0, k = 0; done < n; done += PAIR_BLOCK, k++)
       {
         long m = n - done < PAIR_BLOCK ? n - done : PAIR_BLOCK;
-        double t0 = now (), t1, t2;
+        double t0 = bench_now (), t1, t2;
         if (k & 1)
           {
             mpe_calls (a, b, m);
-            t1 = now ();
+            t1 = bench_now ();
             floor_calls (ring, cap, done, m);
-            t2 = now ();
+            t2 = bench_now ();
             t += t1 - t0;
             tf += t2 - t1;
           }
         else
           {
             floor_calls (ring, cap, done, m);
-            t1 = now ();
+            t1 = bench_now ();
             mpe_calls (a, b, m);
-            t2 = now ();
+            t2 = bench_now ();
             tf += t1 - t0;
             t += t2 - t1;
           }

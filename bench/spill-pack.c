@@ -20,29 +20,9 @@
 #include <time.h>
 
 #include "spillfmt.h"
-#include "mpe-counter.h"
+#include "bench-clock.h"
 
 enum { N = 32768, OUT = 256 * 1024, RING = 2 * 1024 * 1024 };
-
-static double
-now (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static inline uint64_t
-stamp (void)
-{
-#if MPE_HAVE_COUNTER
-  return mpe_counter_read ();
-#else
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-#endif
-}
 
 static unsigned char out[OUT];
 
@@ -90,10 +70,10 @@ hot (mpe_spill_rec_t *r, unsigned every, int rounds)
       size_t bytes = 0;
       for (int k = 0; k < rounds; k++)
         {
-          double t0 = now ();
+          double t0 = bench_now ();
           for (int j = 0; j < 20; j++)
             bytes = pack_all (r, N);
-          double ns = (now () - t0) / (20.0 * N) * 1e9;
+          double ns = (bench_now () - t0) / (20.0 * N) * 1e9;
           if (ns < best)
             best = ns;
         }
@@ -112,24 +92,24 @@ loop (mpe_spill_rec_t *ring, int rounds)
   double best_pack = 1e9, best_loop = 1e9;
   for (int k = 0; k < rounds; k++)
     {
-      double pack = 0, t0 = now ();
+      double pack = 0, t0 = bench_now ();
       size_t from = 0;
       for (size_t i = 0; i < RING; i++)
         {
           mpe_spill_rec_t *r = &ring[i];
-          r->t = stamp ();
+          r->t = bench_stamp ();
           r->id = 600 + (int32_t) (i & 1);
           r->aux = MPE_REC_BARE;
           __asm__ volatile ("" ::: "memory");
           if (i + 1 - from == N)
             {
-              double p0 = now ();
+              double p0 = bench_now ();
               pack_all (ring + from, N);
-              pack += now () - p0;
+              pack += bench_now () - p0;
               from = i + 1;
             }
         }
-      double all = now () - t0;
+      double all = bench_now () - t0;
       if (pack / RING < best_pack)
         best_pack = pack / RING;
       if ((all - pack) / RING < best_loop)
