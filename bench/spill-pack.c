@@ -5,7 +5,7 @@
  * deltas of 20-32, and here and there one the host stretched (300 more:
  * a preemption, a page walk), packed over and over (the packer alone, its
  * records in the cache), with AVX2 and without.  Then the same packing
- * as libmpe does it in the logger's loop: a window of 32,768 records,
+ * as libmpe does it in the logger's loop: a window of 8,192 records,
  * each stamped with the counter libmpe reads and stored into a 32 MB
  * ring, packed once full, the packing timed apart.  Prints ns a record
  * (the best of the rounds) and bytes a record.
@@ -22,7 +22,9 @@
 #include "spillfmt.h"
 #include "bench-clock.h"
 
-enum { N = 32768, OUT = 256 * 1024, RING = 2 * 1024 * 1024 };
+/* N records packed over and over; the loop's windows as libmpe's
+ * (PACK_WINDOW, mpe/src/mpe-flush.c) in a ring as its 32 MB buffer. */
+enum { N = 32768, WINDOW = 8192, OUT = 256 * 1024, RING = 2 * 1024 * 1024 };
 
 static unsigned char out[OUT];
 
@@ -101,10 +103,10 @@ loop (mpe_spill_rec_t *ring, int rounds)
           r->id = 600 + (int32_t) (i & 1);
           r->aux = MPE_REC_BARE;
           __asm__ volatile ("" ::: "memory");
-          if (i + 1 - from == N)
+          if (i + 1 - from == WINDOW)
             {
               double p0 = bench_now ();
-              pack_all (ring + from, N);
+              pack_all (ring + from, WINDOW);
               pack += bench_now () - p0;
               from = i + 1;
             }
