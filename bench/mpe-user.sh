@@ -12,7 +12,9 @@
 # process to process, the same statistics of each such run's own ratio
 # to its floor (where a spill thread takes CPU from the ranks, some of
 # its work falls in the floor's blocks and the paired ratio reads low:
-# `2 MPE_SPILL_THREAD=yes`; the wall and CPU columns tell).  Then what disturbed the timed thread in each plain run
+# `2 MPE_SPILL_THREAD=yes`; the wall and CPU columns tell; and the floor's
+# blocks run 2-4% slower there than a floor-only process, so every paired
+# ratio reads a little low).  Then what disturbed the timed thread in each plain run
 # (page faults, involuntary switches, migrations: bench/mpe-user.c), so
 # a slow run can be told from a slow configuration.
 #   bench/mpe-user.sh [ROUNDS] [CALLS]     (from the build directory)
