@@ -722,53 +722,91 @@ mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
         }
       if (run > 0)
         {
-          /* A record of a run: alternating (1 byte) or narrow (2). */
-          if (u->end - p < 2 - alt)
-            break;
-          uint64_t dt = p[0];
-          const unsigned char *next = p + 2 - alt;
-          if (lng)
+          /* Records of the run, as many as the batch takes: its state in
+           * locals, committed once with the last good record (a damaged
+           * one ends the batch before it).  Alternating: 1 byte each,
+           * exceptions after a long run's bytes; narrow: 2 bytes. */
+          size_t n0 = n;
+          uint64_t t = u->t;
+          int32_t id0 = u->id[0], id2 = u->id2;
+          uint32_t left = u->left;
+          int bad = 0;
+          while (run > 0 && n < max && left > 0)
             {
-              /* The next exception's index, then its delta >> 8 when it
-               * is this record's; after the last record, the bytes that
-               * follow the exceptions. */
-              if (xat == UINT32_MAX && xleft > 0)
+              if (u->end - p < 2 - alt)
                 {
-                  if (!xp || u->end - xp < 2)
-                    break;
-                  xat = (uint32_t) xp[0] | (uint32_t) xp[1] << 8;
-                  xp += 2;
-                  xleft--;
-                  if (xat < ri)
-                    break;
+                  bad = 1;
+                  break;
                 }
-              if (xat == ri)
+              uint64_t dt = p[0];
+              const unsigned char *next = p + 2 - alt;
+              if (lng)
                 {
-                  uint64_t high;
-                  if (get_varint (&xp, u->end, &high))
-                    break;
-                  dt |= high << 8;
-                  xat = UINT32_MAX;
+                  /* The next exception's index, then its delta >> 8 when
+                   * it is this record's; after the last record, the bytes
+                   * that follow the exceptions. */
+                  uint32_t nat = xat, nleft = xleft;
+                  const unsigned char *nxp = xp;
+                  if (nat == UINT32_MAX && nleft > 0)
+                    {
+                      if (!nxp || u->end - nxp < 2)
+                        {
+                          bad = 1;
+                          break;
+                        }
+                      nat = (uint32_t) nxp[0] | (uint32_t) nxp[1] << 8;
+                      nxp += 2;
+                      nleft--;
+                      if (nat < ri)
+                        {
+                          bad = 1;
+                          break;
+                        }
+                    }
+                  if (nat == ri)
+                    {
+                      uint64_t high;
+                      if (get_varint (&nxp, u->end, &high))
+                        {
+                          bad = 1;
+                          break;
+                        }
+                      dt |= high << 8;
+                      nat = UINT32_MAX;
+                    }
+                  if (run == 1)
+                    {
+                      if (nleft > 0 || nat != UINT32_MAX || !nxp)
+                        {
+                          bad = 1;
+                          break;
+                        }
+                      next = nxp;
+                    }
+                  xat = nat;
+                  xleft = nleft;
+                  xp = nxp;
+                  ri++;
                 }
-              ri++;
-              if (run == 1)
-                {
-                  if (xleft > 0 || xat != UINT32_MAX || !xp)
-                    break;
-                  next = xp;
-                }
+              t += dt;
+              int32_t id = alt ? id2
+                               : (int32_t) ((uint32_t) id0 + p[1] - 128u);
+              logfmt_event_t *e = &out[n++];
+              memset (e, 0, offsetof (logfmt_event_t, cargo));
+              e->time = mpe_spill_tick_ns (t, tick0, mult_fp);
+              e->state = -1;
+              e->type = LOGFMT_REC_EVENT;
+              e->id = id;
+              id2 = id0;
+              id0 = id;
+              p = next;
+              run--;
+              left--;
             }
-          uint64_t t = u->t + dt;
-          int32_t id = alt ? u->id2
-                           : (int32_t) ((uint32_t) u->id[0] + p[1] - 128u);
-          logfmt_event_t *e = &out[n];
-          memset (e, 0, offsetof (logfmt_event_t, cargo));
-          e->time = mpe_spill_tick_ns (t, tick0, mult_fp);
-          e->state = -1;
-          e->type = LOGFMT_REC_EVENT;
-          e->id = id;
-          u->p = next;
-          u->run = run - 1;
+          if (n == n0)
+            break;
+          u->p = p;
+          u->run = run;
           u->alt = alt;
           u->lng = lng;
           u->ri = ri;
@@ -776,10 +814,11 @@ mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
           u->xleft = xleft;
           u->xp = xp;
           u->t = t;
-          u->id2 = u->id[0];
-          u->id[0] = id;
-          u->left--;
-          n++;
+          u->id[0] = id0;
+          u->id2 = id2;
+          u->left = left;
+          if (bad)
+            break;
           continue;
         }
       unsigned kind = *p++;
