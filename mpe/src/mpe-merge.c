@@ -144,10 +144,6 @@ scan_spill (blocklist_t **lists, int nthreads)
   if (mpe__g.spill_fd < 0)
     return 0;
   int fd = mpe__g.spill_fd, rc;
-  /* Frames written with direct I/O are not in the page cache: ask for
-   * the whole file at once, not frame by frame as the scan goes. */
-  if (mpe__g.spill_wb)
-    posix_fadvise (fd, 0, 0, POSIX_FADV_WILLNEED);
   mpe_spill_scan_t s;
   if (mpe_spill_scan_init (&s, spill_pread, &fd,
                            atomic_load (&mpe__g.spill_off)) != 0)
