@@ -185,6 +185,22 @@ carry_loss (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to,
   return lost;
 }
 
+/* f's frames (records [from, to) of b) to the file in one write, direct
+ * I/O with `direct`.  Returns the events lost: what did not reach the
+ * file, the first frame's LOSS record carried if that one did not. */
+static uint64_t
+frames_out (mpe_tbuf_t *b, mpe_frames_t *f, int direct,
+            const mpe_rec_t *from, const mpe_rec_t *to)
+{
+  int nframes = f->frames;
+  uint64_t in = frames_write (b, f->buf, f->len, direct ? f->cap : 0,
+                              f->events, &nframes);
+  uint64_t lost = f->events - in;
+  if (lost && nframes == 0)
+    lost = carry_loss (b, from, to, lost);
+  return lost;
+}
+
 
 /* Packs [from, to) of b into the spill file; returns events lost.  Packed
  * records, not logfmt blocks: a spill often runs on the program's critical
@@ -198,8 +214,9 @@ spill_records (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to,
   spill_ctx_t ctx = { .b = b, .burst = burst };
   /* The logger's own spill packs in pk's free end where there is room:
    * memory in use, no page faults (64 a spill from a fresh 256 KB). */
-  unsigned char *scratch = !burst && b->pk && b->pk_cap - b->pk_len >= FRAME
-                           ? b->pk + b->pk_len : NULL;
+  unsigned char *scratch = !burst && b->pk.buf
+                           && b->pk.cap - b->pk.len >= FRAME
+                           ? b->pk.buf + b->pk.len : NULL;
   unsigned char *buf = scratch ? scratch : malloc (FRAME);
   uint64_t total = 0;
   const mpe_rec_t *p = from;
@@ -265,14 +282,19 @@ pk_most (const mpe_tbuf_t *b)
   return most < PK_MIN ? PK_MIN : most;
 }
 
-/* Frame memory, faulted in now, not on the event path. */
-static unsigned char *
-pk_alloc (size_t bytes)
+/* Frame memory of `bytes`, faulted in now, not on the event path.
+ * Returns 0, or -1 (f unchanged) without memory. */
+static int
+frames_alloc (mpe_frames_t *f, size_t bytes)
 {
   unsigned char *p = aligned_alloc (MPE_DIO_ALIGN, bytes);
-  for (size_t o = 0; p && o < bytes; o += 4096)
+  if (!p)
+    return -1;
+  for (size_t o = 0; o < bytes; o += 4096)
     p[o] = 0;
-  return p;
+  f->buf = p;
+  f->cap = bytes;
+  return 0;
 }
 
 void
@@ -280,19 +302,13 @@ mpe__tbuf_windows (mpe_tbuf_t *b)
 {
   /* The logger packs its windows: inline, or write-behind's halves. */
   int windows = !b->mid || mpe__g.spill_wb;
-  if (windows && !b->pk)
-    {
-      b->pk = pk_alloc (pk_most (b));
-      b->pk_cap = b->pk ? pk_most (b) : 0;
-    }
-  if (windows && b->mid && !b->pk2)
-    {
-      b->pk2 = pk_alloc (pk_most (b));
-      b->pk2_cap = b->pk2 ? pk_most (b) : 0;
-    }
-  b->pk_len = 0;
-  b->pk_events = 0;
-  b->pk_frames = 0;
+  if (windows && !b->pk.buf)
+    frames_alloc (&b->pk, pk_most (b));
+  if (windows && b->mid && !b->pk2.buf)
+    frames_alloc (&b->pk2, pk_most (b));
+  b->pk.len = 0;
+  b->pk.events = 0;
+  b->pk.frames = 0;
   if (!windows)
     b->end = b->round_end;
   else if (b->flushes == 0 && !b->mid)
@@ -323,18 +339,13 @@ pk_add (mpe_tbuf_t *b, const mpe_rec_t *to)
   const size_t over = sizeof (mpe_spill_frame_t) + 8;  /* header, padding */
   while (b->packed < to)
     {
-      if (b->pk_cap < b->pk_len + over + 4096)
-        {
-          /* pk could not be had at creation: try once more, at its least. */
-          unsigned char *n = b->pk_cap ? NULL
-                                       : aligned_alloc (MPE_DIO_ALIGN, PK_MIN);
-          if (!n)
-            return -1;
-          b->pk = n;
-          b->pk_cap = PK_MIN;
-        }
-      size_t room = b->pk_cap - b->pk_len - over;
-      unsigned char *p = b->pk + b->pk_len;
+      /* Full; or pk could not be had at creation: try once more, at its
+       * least. */
+      if (b->pk.cap < b->pk.len + over + 4096
+          && (b->pk.cap || frames_alloc (&b->pk, PK_MIN) != 0))
+        return -1;
+      size_t room = b->pk.cap - b->pk.len - over;
+      unsigned char *p = b->pk.buf + b->pk.len;
       size_t len = mpe_spill_pack (&b->packed, to,
                                    p + sizeof (mpe_spill_frame_t),
                                    room < FRAME ? room : FRAME);
@@ -342,9 +353,9 @@ pk_add (mpe_tbuf_t *b, const mpe_rec_t *to)
         break;
       uint32_t n;
       memcpy (&n, p + sizeof (mpe_spill_frame_t) + 8, 4);
-      b->pk_len += frame_seal (p, b->thread, len);
-      b->pk_events += n;
-      b->pk_frames++;
+      b->pk.len += frame_seal (p, b->thread, len);
+      b->pk.events += n;
+      b->pk.frames++;
     }
   return 0;
 }
@@ -361,18 +372,8 @@ spill_round (mpe_tbuf_t *b)
   if (b->pk_from > b->seg)
     lost = spill_records (b, b->seg, b->pk_from, 0);
   int rest = pk_add (b, b->pos);
-  if (b->pk_len)
-    {
-      int nframes = b->pk_frames;
-      uint64_t in = frames_write (b, b->pk, b->pk_len, 0, b->pk_events,
-                                  &nframes);
-      /* What did not reach the file is lost, the first frame's LOSS
-       * record carried if that one did not. */
-      uint64_t out = b->pk_events - in;
-      if (out && nframes == 0)
-        out = carry_loss (b, b->pk_from, b->pos, out);
-      lost += out;
-    }
+  if (b->pk.len)
+    lost += frames_out (b, &b->pk, 0, b->pk_from, b->pos);
   if (rest)
     lost += spill_records (b, b->packed, b->pos, 0);
   return lost;
@@ -411,13 +412,7 @@ wb_write (mpe_tbuf_t *b)
       atomic_store (&b->job, MPE_JOB_ABANDONED);
       return 0;
     }
-  int nframes = b->job_pk_frames;
-  uint64_t in = frames_write (b, b->job_pk, b->job_pk_len, b->job_pk_cap,
-                              b->job_pk_events, &nframes);
-  uint64_t lost = b->job_pk_events - in;
-  if (lost && nframes == 0)
-    lost = carry_loss (b, b->job_from, b->job_to, lost);
-  return lost;
+  return frames_out (b, &b->pk2, 1, b->job_from, b->job_to);
 }
 
 static void *
@@ -434,7 +429,7 @@ spill_main (void *arg)
       if (sq.head == NULL)
         sq.tail = NULL;
       pthread_mutex_unlock (&sq.lock);
-      uint64_t lost = b->job_pk ? wb_write (b)
+      uint64_t lost = b->job_wb ? wb_write (b)
                                 : spill_records (b, b->job_from, b->job_to, 1);
       pthread_mutex_lock (&sq.lock);
       b->job_lost = lost;
@@ -524,17 +519,12 @@ spill_thread_start (void)
 static void
 wb_handoff (mpe_tbuf_t *b)
 {
-  if (b->pk_from != b->seg || !b->pk2 || pk_add (b, b->pos) != 0)
+  if (b->pk_from != b->seg || !b->pk2.buf || pk_add (b, b->pos) != 0)
     return;
-  b->job_pk = b->pk;
-  b->job_pk_cap = b->pk_cap;
-  b->job_pk_len = b->pk_len;
-  b->job_pk_events = b->pk_events;
-  b->job_pk_frames = b->pk_frames;
+  mpe_frames_t full = b->pk;
   b->pk = b->pk2;
-  b->pk_cap = b->pk2_cap;
-  b->pk2 = b->job_pk;
-  b->pk2_cap = b->job_pk_cap;
+  b->pk2 = full;
+  b->job_wb = 1;
 }
 
 /* Waits for b's job, if any; returns the events it lost. */
@@ -633,7 +623,7 @@ mpe__tbuf_full (mpe_tbuf_t *b)
     {
       /* The other half must be on disk before it is reused. */
       lost = job_collect (b);
-      b->job_pk = NULL;
+      b->job_wb = 0;
       if (mpe__g.spill_wb)
         wb_handoff (b);
       job_queue (b, b->seg, b->pos);

@@ -29,6 +29,16 @@ typedef mpe_spill_rec_t mpe_rec_t;
 #define MPE_PUBLISH(lv, v) __atomic_store_n (&(lv), (v), __ATOMIC_RELAXED)
 #define MPE_PEEK(lv) __atomic_load_n (&(lv), __ATOMIC_RELAXED)
 
+/* Frames built in memory (mpe-flush.c): buf[0, len) of cap bytes,
+ * aligned for direct I/O, `events` records in `frames` frames. */
+typedef struct
+{
+  unsigned char *buf;
+  size_t         len, cap;
+  uint64_t       events;
+  int            frames;
+} mpe_frames_t;
+
 /* One thread's timeline.  Never freed while the process lives: threads
  * keep pointing at it through TLS across MPE_Finish_log/MPE_Init_log. */
 typedef struct mpe_tbuf
@@ -72,20 +82,12 @@ typedef struct mpe_tbuf
                                 round where its windows began (NULL:
                                 not yet) */
   const mpe_rec_t *packed;   /* records before this are packed in pk */
-  unsigned char   *pk;
-  size_t           pk_len, pk_cap;
-  uint64_t         pk_events;
-  int              pk_frames;
+  mpe_frames_t     pk;
   /* Write-behind (mpe__g.spill_wb): the halves' windows are packed as
-   * above, and a full half's frames are the spill thread's to write
-   * (job_pk: pk2 then, or NULL when the thread packs the half itself);
-   * pk and pk2 are aligned for direct I/O. */
-  unsigned char   *pk2;
-  size_t           pk2_cap;
-  unsigned char   *job_pk;
-  size_t           job_pk_len, job_pk_cap;
-  uint64_t         job_pk_events;
-  int              job_pk_frames;
+   * above, and a full half's frames, swapped into pk2, are the spill
+   * thread's to write (job_wb; else the thread packs the half itself). */
+  mpe_frames_t     pk2;
+  int              job_wb;
 } mpe_tbuf_t;
 
 enum
