@@ -29,20 +29,6 @@ typedef struct
   uint64_t    pending;
 } spill_ctx_t;
 
-/* A PACKED frame of thread's payload at p (the payload is already at
- * p + its header); returns the frame's length. */
-static size_t
-frame_seal (unsigned char *p, int thread, size_t len)
-{
-  unsigned char *pay = p + sizeof (mpe_spill_frame_t);
-  mpe_spill_frame_t h = { MPE_SPILL_FRAME_MAGIC, MPE_SPILL_PACKED,
-                          (uint16_t) thread, (uint32_t) len,
-                          mpe_spill_sum (pay, len) };
-  memcpy (p, &h, sizeof h);
-  memset (pay + len, 0, mpe_spill_pad8 (len) - len);
-  return sizeof h + mpe_spill_pad8 (len);
-}
-
 static int
 burst_add (spill_ctx_t *c, const void *block, size_t len, uint64_t count)
 {
@@ -62,7 +48,7 @@ burst_add (spill_ctx_t *c, const void *block, size_t len, uint64_t count)
     }
   unsigned char *p = c->mem + c->memlen;
   memcpy (p + sizeof (mpe_spill_frame_t), block, len);
-  c->memlen += frame_seal (p, c->b->thread, len);
+  c->memlen += mpe__frame_seal (p, MPE_SPILL_PACKED, c->b->thread, len);
   c->pending += count;
   return 0;
 }
@@ -278,7 +264,7 @@ pk_most (const mpe_tbuf_t *b)
   size_t most = b->cap * sizeof (mpe_rec_t) / 8;
   if (b->mid)
     most /= 2;
-  most = (most + MPE_DIO_ALIGN - 1) / MPE_DIO_ALIGN * MPE_DIO_ALIGN;
+  most = mpe__dio_up (most);
   return most < PK_MIN ? PK_MIN : most;
 }
 
@@ -353,7 +339,7 @@ pk_add (mpe_tbuf_t *b, const mpe_rec_t *to)
         break;
       uint32_t n;
       memcpy (&n, p + sizeof (mpe_spill_frame_t) + 8, 4);
-      b->pk.len += frame_seal (p, b->thread, len);
+      b->pk.len += mpe__frame_seal (p, MPE_SPILL_PACKED, b->thread, len);
       b->pk.events += n;
       b->pk.frames++;
     }

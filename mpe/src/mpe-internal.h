@@ -227,9 +227,19 @@ MPE_HIDDEN int         mpe__spill_frames (const void *frames, size_t len,
  * MPE_DIO_ALIGN-aligned memory with room for cap bytes, padded there with
  * a PAD frame to a whole number of blocks, at a block-aligned offset. */
 enum { MPE_DIO_ALIGN = 4096 };
+static inline size_t
+mpe__dio_up (size_t n)
+{
+  return (n + MPE_DIO_ALIGN - 1) / MPE_DIO_ALIGN * MPE_DIO_ALIGN;
+}
 MPE_HIDDEN int         mpe__spill_frames_direct (unsigned char *frames,
                                                  size_t len, size_t cap,
                                                  size_t *done);
+/* A frame of `type` whose payload (len bytes) is already at p + its
+ * header: the header written, the payload padded to 8 bytes with zeros.
+ * Returns the frame's length. */
+MPE_HIDDEN size_t      mpe__frame_seal (unsigned char *p, int type,
+                                        int thread, size_t len);
 MPE_HIDDEN void        mpe__spill_meta (void);
 /* mpe-crash.c: the crash path. */
 MPE_HIDDEN void        mpe__crash_install (void);

@@ -237,23 +237,26 @@ mpe__spill_frames (const void *frames, size_t len, size_t *done)
   return pwrite_some (fd, frames, len, off, done);
 }
 
+size_t
+mpe__frame_seal (unsigned char *p, int type, int thread, size_t len)
+{
+  unsigned char *pay = p + sizeof (mpe_spill_frame_t);
+  mpe_spill_frame_t h = { MPE_SPILL_FRAME_MAGIC, (uint16_t) type,
+                          (uint16_t) thread, (uint32_t) len,
+                          mpe_spill_sum (pay, len) };
+  memcpy (p, &h, sizeof h);
+  memset (pay + len, 0, mpe_spill_pad8 (len) - len);
+  return sizeof h + mpe_spill_pad8 (len);
+}
+
 /* A PAD frame of `len` bytes (a multiple of 8, at least a header's) at p:
  * a header and zeros. */
 static void
 pad_frame (unsigned char *p, size_t len)
 {
-  static const unsigned char zeros[MPE_DIO_ALIGN + 16];
   size_t pay = len - sizeof (mpe_spill_frame_t);
-  mpe_spill_frame_t h = { MPE_SPILL_FRAME_MAGIC, MPE_SPILL_PAD, 0,
-                          (uint32_t) pay, mpe_spill_sum (zeros, pay) };
-  memcpy (p, &h, sizeof h);
-  memset (p + sizeof h, 0, pay);
-}
-
-static size_t
-block_up (size_t n)
-{
-  return (n + MPE_DIO_ALIGN - 1) / MPE_DIO_ALIGN * MPE_DIO_ALIGN;
+  memset (p + sizeof (mpe_spill_frame_t), 0, pay);
+  mpe__frame_seal (p, MPE_SPILL_PAD, 0, pay);
 }
 
 int
@@ -266,7 +269,7 @@ mpe__spill_frames_direct (unsigned char *frames, size_t len, size_t cap,
     return mpe__spill_frames (frames, len, done);
   /* The frames, then a PAD frame to the block's end (a whole block more
    * where less than a header is left). */
-  size_t total = block_up (len);
+  size_t total = mpe__dio_up (len);
   if (total != len && total - len < sizeof (mpe_spill_frame_t))
     total += MPE_DIO_ALIGN;
   if (total > cap)
@@ -279,7 +282,7 @@ mpe__spill_frames_direct (unsigned char *frames, size_t len, size_t cap,
   uint64_t old = atomic_load (&mpe__g.spill_off), at;
   do
     {
-      at = block_up (old);
+      at = mpe__dio_up (old);
       if (at != old && at - old < sizeof (mpe_spill_frame_t))
         at += MPE_DIO_ALIGN;
     }
