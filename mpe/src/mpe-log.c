@@ -184,14 +184,19 @@ node_load (int *local, int *ncpu)
     *ncpu = (int) sysconf (_SC_NPROCESSORS_ONLN);
 }
 
+/* Whether the environment sets name, to anything but auto. */
+static int
+env_chosen (const char *name)
+{
+  const char *v = getenv (name);
+  return v && *v && strcmp (v, "auto") != 0;
+}
+
 /* yes/no from the environment, else the automatic choice. */
 static int
 env_auto (const char *name, int automatic)
 {
-  const char *v = getenv (name);
-  if (v && *v && strcmp (v, "auto") != 0)
-    return mpe__env_bool (name, automatic);
-  return automatic;
+  return env_chosen (name) ? mpe__env_bool (name, automatic) : automatic;
 }
 
 int
@@ -297,7 +302,7 @@ MPE_Init_log (void)
   mpe__g.budget = buffer_budget ();
   const char *st = getenv ("MPE_SPILL_THREAD");
   int wb = st && strcmp (st, "write") == 0;
-  int chosen = st && *st && strcmp (st, "auto") != 0;
+  int chosen = env_chosen ("MPE_SPILL_THREAD");
   mpe__g.spill_async = !wb && env_auto ("MPE_SPILL_THREAD", local < ncpu);
   mpe__g.spill_wb = wb || (!mpe__g.spill_async && !chosen
                            && mpe__g.budget <= (size_t) BUFFER_MB_DEFAULT
