@@ -11,13 +11,20 @@
 
 #include "mpe-counter.h"
 
+/* Clock c, seconds. */
+static inline double
+bench_clock_s (clockid_t c)
+{
+  struct timespec ts;
+  clock_gettime (c, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 /* CLOCK_MONOTONIC, seconds. */
 static inline double
 bench_now (void)
 {
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
+  return bench_clock_s (CLOCK_MONOTONIC);
 }
 
 /* The floor's stamp. */

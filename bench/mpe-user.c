@@ -48,14 +48,6 @@
 
 typedef struct { uint64_t t; int32_t id; uint32_t aux; } rec_t;
 
-static double
-clock_s (clockid_t c)
-{
-  struct timespec ts;
-  clock_gettime (c, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static double cpu0, cpu;   /* process CPU time at the loop's start, in it */
 
 /* What disturbed the calling thread: page faults, involuntary switches,
@@ -97,13 +89,13 @@ static void
 loop_start (void)
 {
   d0 = disturb_now ();
-  cpu0 = clock_s (CLOCK_PROCESS_CPUTIME_ID);
+  cpu0 = bench_clock_s (CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static void
 loop_end (void)
 {
-  cpu = clock_s (CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+  cpu = bench_clock_s (CLOCK_PROCESS_CPUTIME_ID) - cpu0;
   disturb_t d1 = disturb_now ();
   dloop.faults = d1.faults - d0.faults;
   dloop.switches = d1.switches - d0.switches;
