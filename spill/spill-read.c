@@ -56,6 +56,17 @@ mpe_spill_scan_init (mpe_spill_scan_t *s, mpe_spill_read_cb read, void *ctx,
   return 0;
 }
 
+void
+mpe_spill_scan_area (mpe_spill_scan_t *s, mpe_spill_read_cb read, void *ctx,
+                     uint64_t size)
+{
+  memset (s, 0, sizeof *s);
+  s->read = read;
+  s->ctx = ctx;
+  s->size = size;
+  s->version = MPE_SPILL_VERSION;
+}
+
 int
 mpe_spill_scan_next (mpe_spill_scan_t *s, mpe_spill_frame_t *h, uint64_t *at)
 {
@@ -373,6 +384,39 @@ part_valid (const mpe_spill_rec_t *r, size_t n, uint32_t tag)
   return i;
 }
 
+/* The live frame areas (version 2), older first: the bytes of whole
+ * frames, as the header says (frames are checked when they are read). */
+static int
+ring_areas (mpe_ring_t *r, mpe_spill_read_cb read, void *ctx, uint64_t size)
+{
+  const mpe_ring_header_t *h = &r->h;
+  if (h->version < 2 || h->frames_off == 0)
+    return 0;
+  if (h->frames_off < MPE_RING_HEADER_SIZE || h->frames_off > size
+      || h->frames_cap > (size - h->frames_off) / 2)
+    return -1;
+  int order[2] = { 0, 1 };
+  if (h->frames_gen[1] < h->frames_gen[0])
+    order[0] = 1, order[1] = 0;
+  for (int k = 0, to = 0; k < 2; k++)
+    {
+      int a = order[k];
+      uint64_t len = h->frames_len[a];
+      if (!h->frames_live[a] || len == 0)
+        continue;
+      if (len > h->frames_cap)
+        len = h->frames_cap;   /* a damaged header: what the area holds */
+      r->area[to] = malloc ((size_t) len);
+      if (!r->area[to])
+        return -2;
+      if (read (ctx, h->frames_off + (uint64_t) a * h->frames_cap,
+                r->area[to], (size_t) len) == 0)
+        r->area_len[to] = (size_t) len;
+      to++;
+    }
+  return 0;
+}
+
 int
 mpe_ring_load (mpe_ring_t *r, mpe_spill_read_cb read, void *ctx,
                uint64_t size)
@@ -382,9 +426,16 @@ mpe_ring_load (mpe_ring_t *r, mpe_spill_read_cb read, void *ctx,
   const uint64_t slot = sizeof (mpe_spill_rec_t);
   if (size < MPE_RING_HEADER_SIZE || read (ctx, 0, h, sizeof *h) != 0
       || memcmp (h->magic, MPE_RING_MAGIC, 8) != 0
-      || h->version != MPE_RING_VERSION || h->split > h->cap
+      || h->version < 1 || h->version > MPE_RING_VERSION
+      || h->split > h->cap
       || h->cap > (size - MPE_RING_HEADER_SIZE) / slot)
     return -1;
+  int ar = ring_areas (r, read, ctx, size);
+  if (ar != 0)
+    {
+      mpe_ring_free (r);
+      return ar;
+    }
   for (int p = 0; p < 2; p++)
     {
       uint64_t from = p ? h->split : 0, to = p ? h->cap : h->split;
@@ -417,6 +468,10 @@ mpe_ring_load (mpe_ring_t *r, mpe_spill_read_cb read, void *ctx,
 void
 mpe_ring_free (mpe_ring_t *r)
 {
+  free (r->area[0]);
+  free (r->area[1]);
+  r->area[0] = r->area[1] = NULL;
+  r->area_len[0] = r->area_len[1] = 0;
   free (r->part[0]);
   free (r->part[1]);
   r->part[0] = r->part[1] = NULL;

@@ -84,7 +84,7 @@ typedef struct
 #define MPE_SPILL_EV_METRIC 16
 
 #define MPE_RING_MAGIC        "MPERING1"
-#define MPE_RING_VERSION      1u
+#define MPE_RING_VERSION      2u  /* 1: no frame areas; still read */
 #define MPE_RING_HEADER_SIZE  4096u
 #define MPE_RING_SUFFIX       ".ring"
 
@@ -98,6 +98,14 @@ typedef struct
   uint32_t tag[2];     /* aux & ~0xff of each part's current round */
   uint32_t live[2];    /* 0: the part's records are in the spill file */
   char     spill[2048];  /* the spill file's path ("" if too long) */
+  /* Version 2: packed write-behind keeps few record slots, packs them into
+   * two frame areas of the file (PACKED frames as in the spill file) and
+   * spills an area whole.  frames_off 0: no areas. */
+  uint64_t frames_off;     /* file offset of area 0; area 1 follows */
+  uint64_t frames_cap;     /* bytes of each area */
+  uint64_t frames_len[2];  /* bytes of whole frames in each area */
+  uint32_t frames_gen[2];  /* order of filling: the older area is lower */
+  uint32_t frames_live[2]; /* 0: the area's frames are in the spill file */
 } mpe_ring_header_t;
 
 /* The layout is the file format: any change here is a new version. */
@@ -109,7 +117,9 @@ _Static_assert (offsetof (mpe_spill_rec_t, aux) == 12, "record aux");
 _Static_assert (offsetof (mpe_ring_header_t, cap) == 16, "ring cap");
 _Static_assert (offsetof (mpe_ring_header_t, tag) == 32, "ring tags");
 _Static_assert (offsetof (mpe_ring_header_t, spill) == 48, "ring spill path");
-_Static_assert (sizeof (mpe_ring_header_t) == 2096
+_Static_assert (offsetof (mpe_ring_header_t, frames_off) == 2096,
+                "ring frame areas");
+_Static_assert (sizeof (mpe_ring_header_t) == 2144
                 && sizeof (mpe_ring_header_t) <= MPE_RING_HEADER_SIZE,
                 "ring header");
 
@@ -302,6 +312,10 @@ typedef struct
 /* 0; -1 not a spill file; -2 a newer version than this reader. */
 int  mpe_spill_scan_init (mpe_spill_scan_t *s, mpe_spill_read_cb read,
                           void *ctx, uint64_t size);
+/* Frames with no file header before them: a ring file's frame area of
+ * `size` bytes. */
+void mpe_spill_scan_area (mpe_spill_scan_t *s, mpe_spill_read_cb read,
+                          void *ctx, uint64_t size);
 /* 1 and the next good frame (*h; payload in s->payload, at file offset
  * *at), 0 at the end, -1 out of memory. */
 int  mpe_spill_scan_next (mpe_spill_scan_t *s, mpe_spill_frame_t *h,
@@ -362,11 +376,13 @@ size_t mpe_spill_events_next (mpe_spill_events_t *it, logfmt_event_t *out,
 uint32_t mpe_spill_events_unread (const mpe_spill_events_t *it);
 void   mpe_spill_events_free (mpe_spill_events_t *it);
 
-/* A ring file: the records of its live parts' current rounds, oldest
- * part first. */
+/* A ring file: the frames of its live areas, older area first, then the
+ * records of its live parts' current rounds, oldest part first. */
 typedef struct
 {
   mpe_ring_header_t h;
+  unsigned char    *area[2];
+  size_t            area_len[2];  /* bytes of whole frames in each */
   mpe_spill_rec_t  *part[2];
   size_t            len[2];   /* valid records (slots) of each */
 } mpe_ring_t;

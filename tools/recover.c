@@ -311,6 +311,54 @@ ring_batches (spill_t *s, int thread, int count, spilled_t *sp,
       return 0;
     }
   int rc = 0;
+  /* Packed write-behind's frame areas, older first: frames not yet
+   * spilled, copies of the last spilled ones where a spill was under
+   * way. */
+  for (int a = 0; a < 2 && rc == 0; a++)
+    {
+      if (!ring.area_len[a])
+        continue;
+      mpe_spill_mem_t mem = { ring.area[a], ring.area_len[a] };
+      mpe_spill_scan_t sc;
+      mpe_spill_scan_area (&sc, mpe_spill_read_mem_cb, &mem, mem.len);
+      mpe_spill_frame_t h;
+      uint64_t at;
+      int sr;
+      while (rc == 0 && (sr = mpe_spill_scan_next (&sc, &h, &at)) == 1)
+        {
+          mpe_spill_events_t it;
+          logfmt_error_t err;
+          if (h.type != MPE_SPILL_PACKED
+              || mpe_spill_events_init (&it, h.type, sc.payload, h.len,
+                                        s->m.tick0, s->m.mult_fp, &err) != 0)
+            continue;
+          size_t n;
+          while (rc == 0 && (n = mpe_spill_events_next (&it, batch, 4096)) > 0)
+            {
+              size_t keep = 0;
+              for (size_t i = 0; i < n; i++)
+                if (!ring_copy (sp, &batch[i]))
+                  batch[keep++] = batch[i];
+              note_spilled (sp, batch, keep);
+              if (keep)
+                {
+                  if (count)
+                    s->ring_events += keep;
+                  rc = cb (user, batch, keep);
+                }
+            }
+          mpe_spill_events_free (&it);
+        }
+      if (sr < 0 && rc == 0)
+        rc = LOGFMT_ENOMEM;
+      if (count && sc.bad)
+        {
+          fprintf (stderr, "clogtool recover: %s: %llu damaged stretches of "
+                   "frames skipped\n", path, (unsigned long long) sc.bad);
+          s->bad_frames++;
+        }
+      mpe_spill_scan_free (&sc);
+    }
   for (int p = 0; p < 2 && rc == 0; p++)
     {
       if (!ring.len[p])  /* part[p] may be NULL */

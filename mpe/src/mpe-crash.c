@@ -50,18 +50,28 @@ save_memory (int sync)
           nanosleep (&ts, NULL);
           st = atomic_load (&b->job);
         }
+      size_t done;
       if (st == MPE_JOB_QUEUED || st == MPE_JOB_ABANDONED)
         {
           atomic_store (&b->job, MPE_JOB_ABANDONED);
-          if (b->job_to > b->job_from)
+          if (b->job_wb)
+            mpe__spill_frames (b->pk2.buf, b->pk2.len, &done);
+          else if (b->job_to > b->job_from)
             mpe__spill_frame (MPE_SPILL_RAW, b->thread, b->job_from,
                               (size_t) (b->job_to - b->job_from)
                               * sizeof (mpe_rec_t));
         }
-      mpe_rec_t *end = b->pos;
-      if (end > b->seg)
-        mpe__spill_frame (MPE_SPILL_RAW, b->thread, b->seg,
-                          (size_t) (end - b->seg) * sizeof (mpe_rec_t));
+      /* Packed write-behind: the records before `packed` are only in
+       * pk's frames. */
+      const mpe_rec_t *from = b->seg, *end = b->pos;
+      if (b->packed_wb)
+        {
+          mpe__spill_frames (b->pk.buf, b->pk.len, &done);
+          from = b->packed;
+        }
+      if (end > from)
+        mpe__spill_frame (MPE_SPILL_RAW, b->thread, from,
+                          (size_t) (end - from) * sizeof (mpe_rec_t));
     }
   if (sync)
     fsync (mpe__g.spill_fd);

@@ -30,13 +30,19 @@ typedef mpe_spill_rec_t mpe_rec_t;
 #define MPE_PEEK(lv) __atomic_load_n (&(lv), __ATOMIC_RELAXED)
 
 /* Frames built in memory (mpe-flush.c): buf[0, len) of cap bytes,
- * aligned for direct I/O, `events` records in `frames` frames. */
+ * aligned for direct I/O, `events` records in `frames` frames.  With
+ * packed write-behind the memory is frame area `area` of the ring file
+ * (else -1), and `carried` the losses its LOSS records report (`loss`
+ * of them), kept should the area itself be lost. */
 typedef struct
 {
   unsigned char *buf;
   size_t         len, cap;
   uint64_t       events;
   int            frames;
+  int            area;
+  uint64_t       carried;
+  uint32_t       loss;
 } mpe_frames_t;
 
 /* One thread's timeline.  Never freed while the process lives: threads
@@ -83,11 +89,18 @@ typedef struct mpe_tbuf
                                 not yet) */
   const mpe_rec_t *packed;   /* records before this are packed in pk */
   mpe_frames_t     pk;
-  /* Write-behind (mpe__g.spill_wb): the halves' windows are packed as
-   * above, and a full half's frames, swapped into pk2, are the spill
-   * thread's to write (job_wb; else the thread packs the half itself). */
+  /* Packed write-behind (mpe__g.spill_wb when the buffer was made): the
+   * buffer is a few windows of slots, whose records live on only as
+   * frames in pk once packed (`packed` is where the unpacked ones
+   * begin), and the round restarts at base.  A full pk, swapped into
+   * pk2, is the spill thread's to write (job_wb).  retired: slots of the
+   * rounds done, as `spilled` counts elsewhere. */
+  int              packed_wb;
   mpe_frames_t     pk2;
   int              job_wb;
+  size_t           area_cap;  /* bytes of each frame area */
+  uint32_t         area_gen;
+  uint64_t         retired;
 } mpe_tbuf_t;
 
 enum
@@ -212,6 +225,14 @@ MPE_HIDDEN void        mpe__ring_keep_all (void);
 MPE_HIDDEN mpe_rec_t  *mpe__tbuf_full (mpe_tbuf_t *b);
 /* An empty round: no frames waiting, the first window's end. */
 MPE_HIDDEN void        mpe__tbuf_windows (mpe_tbuf_t *b);
+/* Packed write-behind's layout for a thread's share of the budget:
+ * *slots record slots, two frame areas of *area bytes each. */
+MPE_HIDDEN void        mpe__wb_layout (size_t bytes, size_t *slots,
+                                       size_t *area);
+/* The area that f's memory is in the ring file: now empty and the
+ * newest (open), or its frames in the spill file (closed). */
+MPE_HIDDEN void        mpe__area_open (mpe_tbuf_t *b, mpe_frames_t *f);
+MPE_HIDDEN void        mpe__area_close (mpe_tbuf_t *b, mpe_frames_t *f);
 MPE_HIDDEN void        mpe__spill_drain (void);
 /* mpe-spillfile.c: the spill file. */
 MPE_HIDDEN int         mpe__spill_open (void);

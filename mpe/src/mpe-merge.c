@@ -177,8 +177,32 @@ scan_spill (blocklist_t **lists, int nthreads)
 static int scan_fast_marker (void *user, logfmt_event_t *ev, size_t n);
 static int scan_memory (void *user, const mpe_rec_t *p, const mpe_rec_t *end);
 
-/* Calls cb with batches of the thread's events, times in local ns.
- * Returns 0, cb's first non-zero return, or LOGFMT_ENOMEM/LOGFMT_EIO. */
+/* cb with batches of a PACKED frame's events. */
+static int
+frame_events (const void *payload, size_t len, batch_cb cb, void *user,
+              logfmt_event_t *scratch)
+{
+  mpe_spill_unpack_t u;
+  if (mpe_spill_unpack_init (&u, payload, len) != 0)
+    return 0;
+  size_t n;
+  while ((n = mpe_spill_unpack (&u, mpe__g.tick0, mpe__g.mult_fp, scratch,
+                                BATCH)) > 0)
+    {
+      int rc = cb (user, scratch, n);
+      if (rc)
+        return rc;
+    }
+  if (u.left)
+    fprintf (stderr, "mpe: rank %d: %u spilled events unreadable\n",
+             mpe__g.rank, u.left);
+  return 0;
+}
+
+/* Calls cb with batches of the thread's events, times in local ns: the
+ * spilled frames, packed write-behind's frames still in memory, then the
+ * records not packed.  Returns 0, cb's first non-zero return, or
+ * LOGFMT_ENOMEM/LOGFMT_EIO. */
 static int
 for_each_event (mpe_tbuf_t *b, const blocklist_t *spilled, batch_cb cb,
                 void *user, logfmt_event_t *scratch)
@@ -209,26 +233,30 @@ for_each_event (mpe_tbuf_t *b, const blocklist_t *spilled, batch_cb cb,
         }
       if (got != (ssize_t) r->len)
         continue;
-      mpe_spill_unpack_t u;
-      if (mpe_spill_unpack_init (&u, buf, r->len) != 0)
-        continue;
-      size_t n;
-      while ((n = mpe_spill_unpack (&u, mpe__g.tick0, mpe__g.mult_fp,
-                                    scratch, BATCH)) > 0)
+      int rc = frame_events (buf, r->len, cb, user, scratch);
+      if (rc)
         {
-          int rc = cb (user, scratch, n);
-          if (rc)
-            {
-              free (buf);
-              return rc;
-            }
+          free (buf);
+          return rc;
         }
-      if (u.left)
-        fprintf (stderr, "mpe: rank %d: %u spilled events unreadable\n",
-                 mpe__g.rank, u.left);
     }
   free (buf);
   const mpe_rec_t *p = b->seg, *end = b->pos;
+  if (b->packed_wb)
+    {
+      /* Sealed here by this process: no damage to look for. */
+      for (size_t o = 0; o + sizeof (mpe_spill_frame_t) <= b->pk.len;)
+        {
+          mpe_spill_frame_t h;
+          memcpy (&h, b->pk.buf + o, sizeof h);
+          int rc = frame_events (b->pk.buf + o + sizeof h, h.len, cb, user,
+                                 scratch);
+          if (rc)
+            return rc;
+          o += sizeof h + mpe_spill_pad8 (h.len);
+        }
+      p = b->packed;
+    }
   if (cb == scan_fast_marker)
     return scan_memory (user, p, end);
   while (p < end)

@@ -120,7 +120,8 @@ read_events (uint32_t code, int thread, int64_t *v)
       {
         /* Metric samples are the logger's, not the program's. */
         int64_t k = (int64_t) (MPE_PEEK (b->pos) - b->base)
-                    + (int64_t) MPE_PEEK (b->spilled)
+                    + (int64_t) (b->packed_wb ? MPE_PEEK (b->retired)
+                                              : MPE_PEEK (b->spilled))
                     - (int64_t) MPE_PEEK (b->metric_slots);
         n += k > 0 ? k : 0;
         found = 1;

@@ -44,7 +44,7 @@ mpe__part_spilled (mpe_tbuf_t *b, int p)
 static void
 tbuf_layout (mpe_tbuf_t *b)
 {
-  b->mid = (mpe__g.spill_async || mpe__g.spill_wb) && b->cap >= 8192
+  b->mid = mpe__g.spill_async && !b->packed_wb && b->cap >= 8192
            ? b->base + b->cap / 2
            : NULL;
   b->seg = b->base;
@@ -68,18 +68,26 @@ ring_path (char *out, size_t len, int thread)
   snprintf (out, len, "%s.t%d" MPE_RING_SUFFIX, mpe__g.ring_prefix, thread);
 }
 
-/* Creates thread's ring file for cap slots and maps it, at `at` (MAP_FIXED,
- * replacing the mapping there) or anywhere.  Returns the mapping or NULL;
- * *len gets its length. */
+/* Where the frame areas begin after cap slots (a ring file's header
+ * before them, or not). */
+static size_t
+areas_at (size_t cap, int header)
+{
+  return mpe__dio_up ((header ? MPE_RING_HEADER_SIZE : 0)
+                      + cap * sizeof (mpe_rec_t));
+}
+
+/* Creates thread's ring file for cap slots (and two frame areas of `area`
+ * bytes) and maps it, at `at` (MAP_FIXED, replacing the mapping there) or
+ * anywhere.  Returns the mapping or NULL; *len gets its length. */
 static void *
-ring_map (int thread, size_t cap, void *at, size_t *len)
+ring_map (int thread, size_t cap, size_t area, void *at, size_t *len)
 {
   if (mpe__g.ring_off || !mpe__g.ring_prefix[0])
     return NULL;
   char path[4200];
   ring_path (path, sizeof path, thread);
-  size_t bytes = MPE_RING_HEADER_SIZE + cap * sizeof (mpe_rec_t);
-  bytes = (bytes + 4095) & ~(size_t) 4095;
+  size_t bytes = areas_at (cap, 1) + 2 * area;
   int fd = open (path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0)
     return NULL;
@@ -102,6 +110,11 @@ ring_map (int thread, size_t cap, void *at, size_t *len)
   h->thread = (uint32_t) thread;
   h->cap = cap;
   h->split = cap;
+  if (area)
+    {
+      h->frames_off = areas_at (cap, 1);
+      h->frames_cap = area;
+    }
   if (strlen (mpe__g.spill_path) < sizeof h->spill)
     strcpy (h->spill, mpe__g.spill_path);
   *len = bytes;
@@ -150,11 +163,15 @@ mpe__tbuf_create (int want_thread0)
   if (bytes < 256 * 1024)
     bytes = 256 * 1024;
   b->cap = bytes / sizeof (mpe_rec_t);
+  b->packed_wb = mpe__g.spill_wb;
+  if (b->packed_wb)
+    mpe__wb_layout (bytes, &b->cap, &b->area_cap);
   b->thread = atomic_fetch_add (&mpe__g.nthreads, 1);
   /* A ring file where possible, else anonymous memory with huge pages.
    * Either way faulted in now: a page fault on the event path costs far
    * more than the event. */
-  void *m = ring_map (b->thread, b->cap, NULL, &b->map_len);
+  void *m = ring_map (b->thread, b->cap, b->area_cap, NULL, &b->map_len);
+  size_t areas = areas_at (b->cap, m != NULL);
   if (m)
     {
       b->ring = m;
@@ -164,7 +181,7 @@ mpe__tbuf_create (int want_thread0)
   else
     {
       ring_warn ();
-      b->map_len = (b->cap * sizeof (mpe_rec_t) + (2u << 20) - 1)
+      b->map_len = (areas + 2 * b->area_cap + (2u << 20) - 1)
                    & ~(size_t) ((2u << 20) - 1);
       m = mmap (NULL, b->map_len, PROT_READ | PROT_WRITE,
                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -180,7 +197,17 @@ mpe__tbuf_create (int want_thread0)
     }
   for (size_t o = 0; o < b->map_len; o += 4096)
     ((volatile char *) m)[o] = ((volatile char *) m)[o];
-  atomic_fetch_add (&mpe__g.allocated, b->cap * sizeof (mpe_rec_t));
+  b->pk.area = b->pk2.area = -1;
+  if (b->packed_wb)
+    {
+      b->pk.buf = (unsigned char *) m + areas;
+      b->pk2.buf = b->pk.buf + b->area_cap;
+      b->pk.cap = b->pk2.cap = b->area_cap;
+      b->pk.area = 0;
+      b->pk2.area = 1;
+    }
+  atomic_fetch_add (&mpe__g.allocated,
+                    b->cap * sizeof (mpe_rec_t) + 2 * b->area_cap);
   tbuf_layout (b);
   pthread_mutex_lock (&mpe__g.lock);
   b->next = mpe__g.tbufs;
@@ -219,7 +246,7 @@ mpe__ring_attach_all (void)
     if (b->ring && !b->ring_linked)
       {
         size_t len;
-        if (ring_map (b->thread, b->cap, b->ring, &len))
+        if (ring_map (b->thread, b->cap, b->area_cap, b->ring, &len))
           {
             b->ring_linked = 1;
             for (size_t o = 0; o < len; o += 4096)
@@ -242,6 +269,7 @@ mpe__tbuf_reset_all (void)
       b->lost = b->flushes = 0;
       tbuf_layout (b);
       MPE_PUBLISH (b->spilled, 0);
+      MPE_PUBLISH (b->retired, 0);
       MPE_PUBLISH (b->metric_slots, 0);
     }
   pthread_mutex_unlock (&mpe__g.lock);

@@ -666,11 +666,151 @@ test_readers (void)
       "a ring claiming more slots than its file is refused");
 }
 
+/* One sealed PACKED frame of n records from t0 at p; its bytes. */
+static size_t
+put_frame (unsigned char *p, uint64_t t0, int n)
+{
+  mpe_spill_rec_t recs[64];
+  for (int i = 0; i < n; i++)
+    recs[i] = (mpe_spill_rec_t) { t0 + (uint64_t) i * 10, 600 + i % 2, 0 };
+  const mpe_spill_rec_t *from = recs;
+  unsigned char *pay = p + sizeof (mpe_spill_frame_t);
+  size_t len = mpe_spill_pack (&from, recs + n, pay, 4000);
+  mpe_spill_frame_t h = { MPE_SPILL_FRAME_MAGIC, MPE_SPILL_PACKED, 0,
+                          (uint32_t) len, mpe_spill_sum (pay, len) };
+  memcpy (p, &h, sizeof h);
+  return sizeof h + mpe_spill_pad8 (len);
+}
+
+/* Events of the frames in a loaded ring's area k, their first time. */
+static uint64_t
+area_events (const mpe_ring_t *ring, int k, int64_t *first, uint64_t *bad)
+{
+  mpe_spill_mem_t mem = { ring->area[k], ring->area_len[k] };
+  mpe_spill_scan_t sc;
+  mpe_spill_scan_area (&sc, mpe_spill_read_mem_cb, &mem, mem.len);
+  mpe_spill_frame_t h;
+  uint64_t at, n = 0;
+  *first = -1;
+  while (mpe_spill_scan_next (&sc, &h, &at) == 1)
+    {
+      mpe_spill_events_t it;
+      logfmt_error_t err;
+      logfmt_event_t ev[64];
+      if (mpe_spill_events_init (&it, h.type, sc.payload, h.len, 0,
+                                 (uint64_t) 1 << 32, &err) != 0)
+        continue;
+      size_t got;
+      while ((got = mpe_spill_events_next (&it, ev, 64)) > 0)
+        {
+          if (*first < 0)
+            *first = ev[0].time;
+          n += got;
+        }
+      mpe_spill_events_free (&it);
+    }
+  *bad = sc.bad;
+  mpe_spill_scan_free (&sc);
+  return n;
+}
+
+/* Version 2: packed write-behind's frame areas after the slots. */
+static void
+test_ring_areas (void)
+{
+  enum { AREA = 4096, OFF = 8192 };
+  static unsigned char r[OFF + 2 * AREA];
+  memset (r, 0, sizeof r);
+  mpe_ring_header_t *rh = (mpe_ring_header_t *) (void *) r;
+  memcpy (rh->magic, MPE_RING_MAGIC, 8);
+  rh->version = 2;
+  rh->cap = 16;
+  rh->split = 16;
+  rh->tag[0] = 0x300;
+  rh->live[0] = 1;
+  rh->frames_off = OFF;
+  rh->frames_cap = AREA;
+  /* Area 1 is the older (spilling when the process died), area 0 the
+   * newer; two frames in area 0, one in area 1; then records. */
+  size_t l0 = put_frame (r + OFF, 5000, 40);
+  l0 += put_frame (r + OFF + l0, 5400, 30);
+  size_t l1 = put_frame (r + OFF + AREA, 1000, 50);
+  rh->frames_len[0] = l0;
+  rh->frames_len[1] = l1;
+  rh->frames_gen[0] = 8;
+  rh->frames_gen[1] = 7;
+  rh->frames_live[0] = rh->frames_live[1] = 1;
+  mpe_spill_rec_t *slot = (mpe_spill_rec_t *) (void *) (r
+                                                        + MPE_RING_HEADER_SIZE);
+  for (int i = 0; i < 5; i++)
+    slot[i] = (mpe_spill_rec_t) { 9000 + (uint64_t) i, 1, 0x300 };
+  mpe_spill_mem_t rm = { r, sizeof r };
+  mpe_ring_t ring;
+  int64_t first;
+  uint64_t bad;
+  ASSERT_EQ (mpe_ring_load (&ring, mpe_spill_read_mem_cb, &rm, sizeof r), 0,
+             "ring with frame areas loads");
+  ok (ring.area_len[0] == l1 && ring.area_len[1] == l0 && ring.len[0] == 5,
+      "older area first, each as long as its header says");
+  ok (area_events (&ring, 0, &first, &bad) == 50 && first == 1000,
+      "older area: its frame's events");
+  ok (area_events (&ring, 1, &first, &bad) == 70 && first == 5000 && !bad,
+      "newer area: both frames' events");
+  mpe_ring_free (&ring);
+
+  /* An area spilled (not live) is not read; its length is ignored. */
+  rh->frames_live[1] = 0;
+  rh->frames_len[1] = 999999;
+  ASSERT_EQ (mpe_ring_load (&ring, mpe_spill_read_mem_cb, &rm, sizeof r), 0,
+             "ring with a spilled area loads");
+  ok (ring.area_len[0] == l0 && ring.area_len[1] == 0,
+      "a spilled area is left out");
+  mpe_ring_free (&ring);
+
+  /* A length beyond the area: only the area is read. */
+  rh->frames_live[1] = 1;
+  ASSERT_EQ (mpe_ring_load (&ring, mpe_spill_read_mem_cb, &rm, sizeof r), 0,
+             "an area's length beyond it: loads");
+  ok (ring.area_len[0] == AREA, "an area's length beyond it: the area");
+  ok (area_events (&ring, 0, &first, &bad) == 50,
+      "an area's length beyond it: its frame, not the zeros after it");
+  mpe_ring_free (&ring);
+  rh->frames_len[1] = l1;
+
+  /* A damaged frame: skipped, the next one found. */
+  r[OFF + sizeof (mpe_spill_frame_t) + 20] ^= 0x55;
+  ASSERT_EQ (mpe_ring_load (&ring, mpe_spill_read_mem_cb, &rm, sizeof r), 0,
+             "damaged frame: loads");
+  ok (area_events (&ring, 1, &first, &bad) == 30 && first == 5400 && bad == 1,
+      "damaged frame: skipped, the next one read");
+  mpe_ring_free (&ring);
+
+  /* Areas beyond the file, or before the slots: not a usable ring. */
+  rh->frames_cap = AREA + 8;
+  ok (mpe_ring_load (&ring, mpe_spill_read_mem_cb, &rm, sizeof r) == -1,
+      "areas beyond the file refused");
+  rh->frames_cap = AREA;
+  rh->frames_off = 64;
+  ok (mpe_ring_load (&ring, mpe_spill_read_mem_cb, &rm, sizeof r) == -1,
+      "areas inside the header refused");
+  /* Version 1 has no areas: whatever those bytes hold is ignored. */
+  rh->version = 1;
+  ASSERT_EQ (mpe_ring_load (&ring, mpe_spill_read_mem_cb, &rm, sizeof r), 0,
+             "version 1 ring loads");
+  ok (ring.area_len[0] == 0 && ring.area_len[1] == 0 && ring.len[0] == 5,
+      "version 1: records only");
+  mpe_ring_free (&ring);
+  rh->version = 3;
+  ok (mpe_ring_load (&ring, mpe_spill_read_mem_cb, &rm, sizeof r) == -1,
+      "a newer ring version refused");
+}
+
 int
 main (void)
 {
   test_codec ();
   test_clock ();
   test_readers ();
+  test_ring_areas ();
   return exit_status ();
 }
