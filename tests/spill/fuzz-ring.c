@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target: the bytes are a ring file (a killed process's record
- * buffer), loaded and decoded as `clogtool recover` does (libspillfmt).
+ * buffer and frame areas), loaded and decoded as `clogtool recover` does
+ * (libspillfmt).
  * The tick origin and rate come from the header's reserved bytes, so the
  * fuzzer varies them too. */
 #include "config.h"
@@ -25,6 +26,26 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       memcpy (&mult_fp, data + sizeof ring.h + 8, 8);
     }
   logfmt_event_t ev[64];
+  for (int a = 0; a < 2; a++)
+    {
+      mpe_spill_mem_t am = { ring.area[a], ring.area_len[a] };
+      mpe_spill_scan_t sc;
+      mpe_spill_scan_area (&sc, mpe_spill_read_mem_cb, &am, am.len);
+      mpe_spill_frame_t h;
+      uint64_t at;
+      while (mpe_spill_scan_next (&sc, &h, &at) == 1)
+        {
+          mpe_spill_events_t it;
+          logfmt_error_t err;
+          if (mpe_spill_events_init (&it, h.type, sc.payload, h.len, tick0,
+                                     mult_fp, &err) != 0)
+            continue;
+          while (mpe_spill_events_next (&it, ev, 64) > 0)
+            ;
+          mpe_spill_events_free (&it);
+        }
+      mpe_spill_scan_free (&sc);
+    }
   for (int p = 0; p < 2; p++)
     {
       if (!ring.len[p])  /* part[p] may be NULL */

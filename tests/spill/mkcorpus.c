@@ -8,7 +8,9 @@
  *     build/spill/.libs/libspillfmt.a build/logfmt/.libs/liblogfmt.so \
  *     -o mkcorpus && ./mkcorpus tests/spill
  * corpus-spill/spill-NN are its output at spill format version 2 (kept:
- * old files must still read); v3-spill-NN at version 3 (packed runs).
+ * old files must still read); v3-spill-NN at version 3 (packed runs);
+ * corpus-ring/ring-NN at ring version 1, ring-v2-NN at version 2 (frame
+ * areas).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,6 +216,42 @@ main (int argc, char **argv)
       size_t len = MPE_RING_HEADER_SIZE + (size_t) h->cap * 16;
       snprintf (name, sizeof name, "ring-%02d.ring", v);
       save (rd, name, r, len);
+    }
+
+  /* Version 2: two frame areas of packed frames (f[] builds them), one
+   * or both live, lengths short of the frames, as long, or past them. */
+  static unsigned char r2[8192 + 2 * 16384];
+  for (int v = 0; v < 8; v++)
+    {
+      memset (r2, 0, sizeof r2);
+      mpe_ring_header_t *h = (mpe_ring_header_t *) (void *) r2;
+      memcpy (h->magic, MPE_RING_MAGIC, 8);
+      h->version = 2;
+      h->cap = 200;
+      h->split = 200;
+      h->tag[0] = 0x500;
+      h->live[0] = 1;
+      h->frames_off = 8192;
+      h->frames_cap = 16384;
+      for (int a = 0; a < 2; a++)
+        {
+          at = 0;
+          for (int k = 0; k < 2 + v % 3; k++)
+            {
+              records (300u + (unsigned) (v * 4 + a * 2 + k), 120, 0x400);
+              const mpe_spill_rec_t *from = recs;
+              size_t len = mpe_spill_pack (&from, recs + nrecs, pk, 3000);
+              frame (MPE_SPILL_PACKED, 0, pk, len);
+            }
+          memcpy (r2 + 8192 + (size_t) a * 16384, f, at);
+          h->frames_len[a] = v == 5 ? at / 2 : v == 6 ? at + 64 : at;
+          h->frames_gen[a] = (uint32_t) (v % 2 ? 2 - a : 1 + a);
+          h->frames_live[a] = a == 0 || v % 4 != 3;
+        }
+      records (900u + (unsigned) v, 200, 0x500);
+      memcpy (r2 + MPE_RING_HEADER_SIZE, recs, nrecs * sizeof *recs);
+      snprintf (name, sizeof name, "ring-v2-%02d.ring", v);
+      save (rd, name, r2, sizeof r2);
     }
   return 0;
 }
