@@ -294,11 +294,12 @@ MPE_Init_log (void)
    * rank.  There the logger packs its windows while they are in the cache
    * and the thread only writes them, with direct I/O (write-behind: next
    * to no CPU, and no half packed from memory; `write` asks for it);
-   * `no`: the logger does both.  Write-behind's buffer is two halves, the
-   * first spilled once the second is reached; a buffer sized above the
-   * default is there to hold a whole run, and fills whole before its
-   * first spill (by the logger: 1.18 -> 1.08x the floor loop for a run
-   * that fills 80% of a 400 MB buffer, bench/mpe-user.sh). */
+   * `no`: the logger does both.  Write-behind packs every record as its
+   * window fills; a buffer sized above the default is there to hold a
+   * whole run, and the logger spilling itself packs none of its first
+   * half unless it spills (a run filling 80% of 400 MB on 2 ranks:
+   * 1.03-1.12x the floor loop paired, against 1.09-1.16x with
+   * write-behind, bench/mpe-user). */
   mpe__g.budget = buffer_budget ();
   const char *st = getenv ("MPE_SPILL_THREAD");
   int wb = st && strcmp (st, "write") == 0;
