@@ -37,25 +37,6 @@ mpe_spill_read_mem_cb (void *mem, uint64_t off, void *buf, size_t len)
 /* Frames                                                              */
 /* ------------------------------------------------------------------ */
 
-int
-mpe_spill_scan_init (mpe_spill_scan_t *s, mpe_spill_read_cb read, void *ctx,
-                     uint64_t size)
-{
-  memset (s, 0, sizeof *s);
-  s->read = read;
-  s->ctx = ctx;
-  s->size = size;
-  s->off = MPE_SPILL_HEADER_SIZE;
-  unsigned char hdr[MPE_SPILL_HEADER_SIZE];
-  if (size < sizeof hdr || read (ctx, 0, hdr, sizeof hdr) != 0
-      || memcmp (hdr, MPE_SPILL_MAGIC, 8) != 0)
-    return -1;
-  memcpy (&s->version, hdr + 8, 4);
-  if (s->version > MPE_SPILL_VERSION)
-    return -2;
-  return 0;
-}
-
 void
 mpe_spill_scan_area (mpe_spill_scan_t *s, mpe_spill_read_cb read, void *ctx,
                      uint64_t size)
@@ -65,6 +46,22 @@ mpe_spill_scan_area (mpe_spill_scan_t *s, mpe_spill_read_cb read, void *ctx,
   s->ctx = ctx;
   s->size = size;
   s->version = MPE_SPILL_VERSION;
+}
+
+int
+mpe_spill_scan_init (mpe_spill_scan_t *s, mpe_spill_read_cb read, void *ctx,
+                     uint64_t size)
+{
+  mpe_spill_scan_area (s, read, ctx, size);
+  s->off = MPE_SPILL_HEADER_SIZE;
+  unsigned char hdr[MPE_SPILL_HEADER_SIZE];
+  if (size < sizeof hdr || read (ctx, 0, hdr, sizeof hdr) != 0
+      || memcmp (hdr, MPE_SPILL_MAGIC, 8) != 0)
+    return -1;
+  memcpy (&s->version, hdr + 8, 4);
+  if (s->version > MPE_SPILL_VERSION)
+    return -2;
+  return 0;
 }
 
 int
