@@ -297,8 +297,10 @@ frames_empty (mpe_frames_t *f)
   f->loss = 0;
 }
 
-void
-mpe__area_open (mpe_tbuf_t *b, mpe_frames_t *f)
+/* The ring file's area that f's memory is: now empty and the newest
+ * (open), or its frames in the spill file (closed). */
+static void
+area_open (mpe_tbuf_t *b, mpe_frames_t *f)
 {
   frames_empty (f);
   if (!b->ring || f->area < 0)
@@ -311,8 +313,8 @@ mpe__area_open (mpe_tbuf_t *b, mpe_frames_t *f)
   __atomic_store_n (&b->ring->frames_live[f->area], 1, __ATOMIC_RELEASE);
 }
 
-void
-mpe__area_close (mpe_tbuf_t *b, mpe_frames_t *f)
+static void
+area_close (mpe_tbuf_t *b, mpe_frames_t *f)
 {
   if (b->ring && f->area >= 0)
     __atomic_store_n (&b->ring->frames_live[f->area], 0, __ATOMIC_RELEASE);
@@ -340,8 +342,8 @@ mpe__tbuf_windows (mpe_tbuf_t *b)
     {
       /* A new log: both areas empty, pk the newest. */
       frames_empty (&b->pk2);
-      mpe__area_close (b, &b->pk2);
-      mpe__area_open (b, &b->pk);
+      area_close (b, &b->pk2);
+      area_open (b, &b->pk);
       b->pk_from = b->packed = b->seg;
       b->end = window_end (b, b->pos);
       return;
@@ -482,7 +484,7 @@ spill_main (void *arg)
       if (atomic_load (&b->job) != MPE_JOB_ABANDONED)
         {
           if (b->job_wb)
-            mpe__area_close (b, &b->pk2);
+            area_close (b, &b->pk2);
           else
             mpe__part_spilled (b, b->job_from != b->base);
           atomic_store (&b->job, MPE_JOB_DONE);
@@ -688,7 +690,7 @@ wb_handoff (mpe_tbuf_t *b)
   mpe_frames_t full = b->pk;
   b->pk = b->pk2;
   b->pk2 = full;
-  mpe__area_open (b, &b->pk);
+  area_open (b, &b->pk);
   if (mpe__g.spill_fd >= 0 && spill_thread_start () == 0)
     {
       b->job_wb = 1;
@@ -698,7 +700,7 @@ wb_handoff (mpe_tbuf_t *b)
   /* No spill thread: written here; no spill file: lost. */
   lost += mpe__g.spill_fd >= 0 ? frames_out (b, &b->pk2, 1, NULL, NULL)
                                : b->pk2.events;
-  mpe__area_close (b, &b->pk2);
+  area_close (b, &b->pk2);
   return lost;
 }
 

@@ -229,10 +229,6 @@ MPE_HIDDEN void        mpe__tbuf_windows (mpe_tbuf_t *b);
  * *slots record slots, two frame areas of *area bytes each. */
 MPE_HIDDEN void        mpe__wb_layout (size_t bytes, size_t *slots,
                                        size_t *area);
-/* The area that f's memory is in the ring file: now empty and the
- * newest (open), or its frames in the spill file (closed). */
-MPE_HIDDEN void        mpe__area_open (mpe_tbuf_t *b, mpe_frames_t *f);
-MPE_HIDDEN void        mpe__area_close (mpe_tbuf_t *b, mpe_frames_t *f);
 MPE_HIDDEN void        mpe__spill_drain (void);
 /* mpe-spillfile.c: the spill file. */
 MPE_HIDDEN int         mpe__spill_open (void);
