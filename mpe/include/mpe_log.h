@@ -139,13 +139,16 @@ MPE_API extern int mpe__log_active;
 MPE_API extern int mpe__log_off_rc;
 
 /* A bare event (no bytebuf) is written at the call site, with no call,
- * when libmpe says it may be (mpe__bare_fast: logging on, the CPU's
- * time-stamp counter as the clock, no event chosen by
- * MPE_Metric_sample_on) and the thread's buffer has room and no metric
- * sample is due.  A call cost 1.3x the record itself on an Intel Xeon
- * guest (a 16-byte store stamped with rdtsc: bench/mpe-user --pair);
- * written here, 1.1x.  The record and the head of the thread's buffer
- * are libmpe's, as below: changing them changes its ABI. */
+ * when the head of the thread's buffer lets it: libmpe keeps `end` below
+ * `pos` (closed) unless logging is on with the CPU's time-stamp counter
+ * as the clock and no event chosen by MPE_Metric_sample_on, and no
+ * metric sample is due.  A call cost 1.3x the record itself on an Intel
+ * Xeon guest (a 16-byte store stamped with rdtsc: bench/mpe-user --pair);
+ * written here, 1.1x (1.07x since one test of `end` stands for the flag
+ * tested before).  The record and the head of the thread's buffer are
+ * libmpe's, as below: changing them, or what they mean, changes its ABI
+ * (programs built with this header need a libmpe that closes `end`;
+ * those built before, which also test mpe__bare_fast, run with it). */
 #if defined(__GNUC__)
 __extension__ typedef unsigned long long mpe__u64;
 #else
@@ -160,13 +163,13 @@ struct mpe__rec
 struct mpe__tbuf_head
 {
   struct mpe__rec *pos;    /* next free slot */
-  struct mpe__rec *end;    /* last slot a record may start at (+1) */
+  struct mpe__rec *end;    /* last slot a record may start at (+1),
+                              or at most pos: closed */
   unsigned int     tag;
 };
 
 #if defined(__GNUC__) && !defined(MPE_NO_INLINE_CHECK)
 # if defined(__x86_64__)
-MPE_API extern int mpe__bare_fast;
 MPE_API extern __thread struct mpe__tbuf_head *mpe__tls
   __attribute__ ((tls_model ("initial-exec")));
 MPE_API extern __thread mpe__u64 mpe__mdue
@@ -181,14 +184,15 @@ mpe__put_bare_inline (int event_id)
   struct mpe__rec *r;
   unsigned int lo, hi;
   mpe__u64 t;
-  if (__builtin_expect (!__atomic_load_n (&mpe__bare_fast,
-                                          __ATOMIC_RELAXED), 0))
-    return -1;
   b = mpe__tls;
   if (__builtin_expect (b == 0, 0))
     return -1;
   r = b->pos;
-  if (__builtin_expect (r >= b->end, 0))
+  /* end is a gate: libmpe closes it whenever it may not be written
+   * here (logging off, another clock, events chosen for metric
+   * samples), so one test covers those and the room. */
+  if (__builtin_expect (r >= __atomic_load_n (&b->end, __ATOMIC_RELAXED),
+                        0))
     return -1;
   __asm__ __volatile__ ("rdtsc" : "=a" (lo), "=d" (hi));
   t = (mpe__u64) hi << 32 | lo;

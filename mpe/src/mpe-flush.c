@@ -345,7 +345,7 @@ mpe__tbuf_windows (mpe_tbuf_t *b)
       area_close (b, &b->pk2);
       area_open (b, &b->pk);
       b->pk_from = b->packed = b->seg;
-      b->end = window_end (b, b->pos);
+      b->wend = window_end (b, b->pos);
       return;
     }
   /* The logger packs its windows when it spills inline. */
@@ -354,7 +354,7 @@ mpe__tbuf_windows (mpe_tbuf_t *b)
     frames_alloc (&b->pk, pk_most (b));
   frames_empty (&b->pk);
   if (!windows)
-    b->end = b->round_end;
+    b->wend = b->round_end;
   else if (b->flushes == 0 && !b->mid)
     {
       /* The first round's windows begin halfway: a program whose records
@@ -363,12 +363,12 @@ mpe__tbuf_windows (mpe_tbuf_t *b)
        * memory at the round's end (about 5 TSC ticks a record, against
        * 2 in the cache: 6.3 ms for a 32 MB round here). */
       b->pk_from = b->packed = NULL;
-      b->end = b->seg + (b->round_end - b->seg) / 2;
+      b->wend = b->seg + (b->round_end - b->seg) / 2;
     }
   else
     {
       b->pk_from = b->packed = b->seg;
-      b->end = window_end (b, b->pos);
+      b->wend = window_end (b, b->pos);
     }
 }
 
@@ -733,7 +733,7 @@ wb_full (mpe_tbuf_t *b)
       r = flush_marks (b, r, t0, lost);
       MPE_PUBLISH (b->pos, r);
     }
-  b->end = window_end (b, r);
+  b->wend = window_end (b, r);
   b->in_flush = 0;
   return r;
 }
@@ -741,20 +741,18 @@ wb_full (mpe_tbuf_t *b)
 /* The buffer (or half) is full: spill it, log the flush as state 280 and
  * any loss as a LOSS record where it happened.  Returns the new write
  * position. */
-mpe_rec_t *
-mpe__tbuf_full (mpe_tbuf_t *b)
+static mpe_rec_t *
+tbuf_full (mpe_tbuf_t *b)
 {
-  if (b->packed_wb)
-    return wb_full (b);
-  if (b->end < b->round_end)
+  if (b->wend < b->round_end)
     {
       /* A window's end: pack it while it is in the cache. */
       if (!b->packed)
         b->pk_from = b->packed = b->pos;
       if (mpe__g.spill_fd < 0 || pk_add (b, b->pos) != 0)
-        b->end = b->round_end;
+        b->wend = b->round_end;
       else
-        b->end = window_end (b, b->pos);
+        b->wend = window_end (b, b->pos);
       return b->pos;
     }
   uint64_t t0 = mpe__ticks ();
@@ -767,8 +765,8 @@ mpe__tbuf_full (mpe_tbuf_t *b)
       b->job_wb = 0;
       job_queue (b, b->seg, b->pos);
       b->seg = b->seg == b->base ? b->mid : b->base;
-      b->end = (b->seg == b->base ? b->mid : b->base + b->cap) - 8;
-      b->round_end = b->end;
+      b->wend = (b->seg == b->base ? b->mid : b->base + b->cap) - 8;
+      b->round_end = b->wend;
       mpe__part_new_round (b, b->seg != b->base);
     }
   else
@@ -785,5 +783,13 @@ mpe__tbuf_full (mpe_tbuf_t *b)
   MPE_PUBLISH (b->pos, r);
   mpe__tbuf_windows (b);
   b->in_flush = 0;
+  return r;
+}
+
+mpe_rec_t *
+mpe__tbuf_full (mpe_tbuf_t *b)
+{
+  mpe_rec_t *r = b->packed_wb ? wb_full (b) : tbuf_full (b);
+  mpe__gate (b);
   return r;
 }

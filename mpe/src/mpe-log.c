@@ -100,10 +100,16 @@ mpe__mode_store (int mode)
   /* mpe__use_counter only where the build has a counter: on x86-64,
    * where mpe_log.h writes a bare event at the call site, the TSC
    * (mpe-counter.h). */
-  __atomic_store_n (&mpe__bare_fast,
-                    mode == 1 && mpe__use_counter
-                    && __atomic_load_n (&mpe__mon_n, __ATOMIC_ACQUIRE) == 0,
-                    __ATOMIC_SEQ_CST);
+  int fast = mode == 1 && mpe__use_counter
+             && __atomic_load_n (&mpe__mon_n, __ATOMIC_ACQUIRE) == 0;
+  __atomic_store_n (&mpe__bare_fast, fast, __ATOMIC_SEQ_CST);
+  /* The call sites' gates (mpe__gate): closed now, each reopened by its
+   * thread's next record while the flag is set.  No lock: the crash
+   * path stops logging here too, and the list only grows at its head. */
+  if (!fast)
+    for (mpe_tbuf_t *b = __atomic_load_n (&mpe__g.tbufs, __ATOMIC_ACQUIRE);
+         b; b = b->next)
+      __atomic_store_n (&b->end, b->base, __ATOMIC_SEQ_CST);
 }
 
 static void
@@ -596,9 +602,10 @@ put_bare_any (int32_t id)
   return MPE_LOG_OK;
 }
 
-/* A bare event in the common case: logging is on with the counter as
- * the clock and no event chosen for metric samples (mpe__bare_fast), the
- * thread has a buffer with room, and no metric sample is due.  Returns
+/* A bare event in the common case: the thread's gate is open (logging
+ * is on with the counter as the clock and no event chosen for metric
+ * samples: mpe__gate) with room before it, and no metric sample is
+ * due.  Returns
  * 0 when it wrote the record.  The same test as mpe__put_bare_inline in
  * mpe_log.h, which has it for x86-64's TSC only; this one reads any
  * counter, and serves callers built without the header's.  Inlined into
@@ -614,23 +621,21 @@ static inline __attribute__ ((always_inline)) int
 put_bare_fast (int32_t id)
 {
 #if MPE_HAVE_COUNTER
-  if (MPE_LIKELY (__atomic_load_n (&mpe__bare_fast, __ATOMIC_RELAXED)))
+  mpe_tbuf_t *b = mpe__tls;
+  if (MPE_LIKELY (b != NULL))
     {
-      mpe_tbuf_t *b = mpe__tls;
-      if (MPE_LIKELY (b != NULL))
+      /* The gate: open only while mpe__bare_fast is set (mpe__gate). */
+      mpe_rec_t *r = b->pos;
+      if (MPE_LIKELY (r < __atomic_load_n (&b->end, __ATOMIC_RELAXED)))
         {
-          mpe_rec_t *r = b->pos;
-          if (MPE_LIKELY (r < b->end))
+          uint64_t t = mpe_counter_read ();
+          if (MPE_LIKELY (t < mpe__mdue))
             {
-              uint64_t t = mpe_counter_read ();
-              if (MPE_LIKELY (t < mpe__mdue))
-                {
-                  r->t = t;
-                  r->id = id;
-                  r->aux = MPE_REC_BARE | b->tag;
-                  MPE_PUBLISH (b->pos, r + 1);
-                  return 0;
-                }
+              r->t = t;
+              r->id = id;
+              r->aux = MPE_REC_BARE | b->tag;
+              MPE_PUBLISH (b->pos, r + 1);
+              return 0;
             }
         }
     }
@@ -859,9 +864,9 @@ log_pair (int kind, int ev_first, int32_t ev_id, MPI_Comm comm, int partner,
     b = mpe__tbuf_create (0);
   if (MPE_UNLIKELY (b == NULL))
     return;
-  /* b->end leaves 8 slots after the last start: room for these 3. */
+  /* b->wend leaves 8 slots after the last start: room for these 3. */
   mpe_rec_t *r = b->pos;
-  if (MPE_UNLIKELY (r >= b->end))
+  if (MPE_UNLIKELY (r >= b->wend))
     r = mpe__tbuf_full (b);
   uint64_t t = mpe__ticks ();
   mpe_rec_t *e = ev_first ? r : r + 2, *msg = ev_first ? r + 1 : r;

@@ -572,7 +572,7 @@ static void
 put_sample (mpe_tbuf_t *b, uint32_t id, int64_t object, int64_t v)
 {
   mpe_rec_t *r = b->pos;
-  if (MPE_UNLIKELY (r >= b->end))
+  if (MPE_UNLIKELY (r >= b->wend))
     r = mpe__tbuf_full (b);
   mpe_spill_metric_t m = { object, v };
   r->t = mpe__ticks ();

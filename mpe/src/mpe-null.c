@@ -103,7 +103,9 @@ MPE_Describe_comm_event (MPI_Comm comm, int e, const char *n, const char *c,
 /* The inline check in mpe_log.h then returns OK without a call. */
 int mpe__log_active = 0;
 int mpe__log_off_rc = MPE_LOG_OK;
-/* Never set: the inline bare event always falls back to the check. */
+/* Never set, and no thread has a buffer head: the inline bare event
+ * always falls back to the check (mpe__bare_fast: for programs built
+ * with an older mpe_log.h, which test it). */
 MPE_API int mpe__bare_fast = 0;
 MPE_API __thread struct mpe__tbuf_head *mpe__tls
   __attribute__ ((tls_model ("initial-exec")));

@@ -48,6 +48,8 @@ tbuf_layout (mpe_tbuf_t *b)
            ? b->base + b->cap / 2
            : NULL;
   b->seg = b->base;
+  /* Closed: the thread's next record opens it (mpe__gate). */
+  __atomic_store_n (&b->end, b->base, __ATOMIC_RELAXED);
   MPE_PUBLISH (b->pos, b->base);
   /* Room for the largest record (3 slots) or a begin+message pair (3),
    * plus the flush's own records (560, LOSS, 561: 4 slots). */
@@ -211,7 +213,8 @@ mpe__tbuf_create (int want_thread0)
   tbuf_layout (b);
   pthread_mutex_lock (&mpe__g.lock);
   b->next = mpe__g.tbufs;
-  mpe__g.tbufs = b;
+  /* Read without the lock by mpe__mode_store's closing of the gates. */
+  __atomic_store_n (&mpe__g.tbufs, b, __ATOMIC_RELEASE);
   pthread_mutex_unlock (&mpe__g.lock);
   mpe__tls = b;
   mpe__sample_thread_start (b->thread);

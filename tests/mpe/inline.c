@@ -5,8 +5,9 @@
  * MPE_NO_INLINE_CHECK (inline-call), so that both ways must give the same
  * log.  Each rank's main thread and one more thread log N "Inline" states
  * (MPE_Log_event without bytebuf, then MPE_Log_bare_event), around a
- * "Mark" event with a bytebuf; events while the log is stopped, which
- * must not appear; then, after MPE_Metric_sample_on ("Mark" is chosen),
+ * "Mark" event with a bytebuf; events while the log is stopped (on both
+ * threads: the second one's stopped by the first), which must not
+ * appear; then, after MPE_Metric_sample_on ("Mark" is chosen),
  * N more states and N "Mark" events without bytebuf, each after an
  * addition to the cell "inline.marks", so that each must take a sample
  * of it (run with MPE_METRIC_PERIOD=0: no other samples).  Prints "rank R: rc ..." for the calls' return
@@ -36,11 +37,22 @@ states (long count)
     }
 }
 
+/* The second thread logs its states, then, while the main thread has
+ * the log stopped, events that must not appear: its call site's gate,
+ * open before, must be closed by another thread's MPE_Stop_log. */
+static pthread_barrier_t stop_bar;
+static int stopped_rc;
+
 static void *
 work (void *arg)
 {
   (void) arg;
   states (n);
+  pthread_barrier_wait (&stop_bar);   /* both threads' states logged */
+  pthread_barrier_wait (&stop_bar);   /* the log is stopped */
+  for (int i = 0; i < 1000; i++)
+    stopped_rc |= MPE_Log_event (s0, 0, NULL) | MPE_Log_bare_event (s1);
+  pthread_barrier_wait (&stop_bar);
   return NULL;
 }
 
@@ -62,13 +74,18 @@ main (int argc, char **argv)
       MPE_Describe_info_event (mark, "Mark", "blue", "%s");
     }
   pthread_t t;
+  pthread_barrier_init (&stop_bar, NULL, 2);
   pthread_create (&t, NULL, work, NULL);
   states (n);
-  pthread_join (t, NULL);
+  pthread_barrier_wait (&stop_bar);
   MPE_Stop_log ();
+  pthread_barrier_wait (&stop_bar);
   int stopped = 0;
   for (int i = 0; i < 1000; i++)
     stopped |= MPE_Log_event (s0, 0, NULL) | MPE_Log_bare_event (s1);
+  pthread_barrier_wait (&stop_bar);
+  pthread_join (t, NULL);
+  stopped |= stopped_rc;
   MPE_Start_log ();
   MPE_Metric_sample_on (mark);
   states (n);
