@@ -39,6 +39,7 @@ save_memory (int sync)
   if (atomic_exchange (&crash_done, 1))
     return;
   mpe__mode_store (0);
+  mpe__g.memory_saved_at = atomic_load (&mpe__g.spill_off);
   for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
     {
       /* A half being spilled: wait (bounded) for a write under way, and

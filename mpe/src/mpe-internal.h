@@ -164,6 +164,9 @@ typedef struct
   char        tmp_dir[3072];   /* MPE_TMPDIR..., root's if MPE_SAME_TMPDIR */
   char        runid[32];
   atomic_uint_fast64_t spill_off;
+  uint64_t    memory_saved_at; /* spill_off where mpe__save_memory began
+                                  writing a copy of memory (0: none): the
+                                  merge reads memory, not the copy */
   int         spill_fail_hook; /* MPE_TEST_SPILL_FAIL */
   int         region_fail_hook; /* MPE_TEST_REGION_FAIL: a region sent
                                    to rank 0 cannot be read back */

@@ -145,8 +145,11 @@ scan_spill (blocklist_t **lists, int nthreads)
     return 0;
   int fd = mpe__g.spill_fd, rc;
   mpe_spill_scan_t s;
-  if (mpe_spill_scan_init (&s, spill_pread, &fd,
-                           atomic_load (&mpe__g.spill_off)) != 0)
+  /* Not the copy of memory a wait at the finish saved (arrival_guard):
+   * its PACKED frames (write-behind's) are read from memory. */
+  uint64_t size = mpe__g.memory_saved_at ? mpe__g.memory_saved_at
+                                         : atomic_load (&mpe__g.spill_off);
+  if (mpe_spill_scan_init (&s, spill_pread, &fd, size) != 0)
     return LOGFMT_EIO;
   mpe_spill_frame_t h;
   uint64_t at;

@@ -122,6 +122,7 @@ mpe__spill_open (void)
       return -1;
     }
   atomic_store (&mpe__g.spill_off, MPE_SPILL_HEADER_SIZE);
+  mpe__g.memory_saved_at = 0;
   mpe__g.spill_fd = fd;
   /* Write-behind writes with direct I/O where the file system takes it
    * (MPE_SPILL_DIRECT, default yes): the spill thread then costs the

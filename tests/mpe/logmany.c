@@ -9,7 +9,9 @@
  * RELOG = 1: first a whole log of N states on the main thread, written to
  * logmany-first.clog, then MPE_Init_log again and the above.
  * LOGMANY_RANK1_N in the environment: rank 1's threads log that many
- * states instead of N (a rank whose part of the log is the larger).
+ * states instead of N (a rank whose part of the log is the larger);
+ * LOGMANY_LATE_MS: the last rank sleeps that long before MPE_Finish_log
+ * (the others wait for it there).
  * Writes logmany.clog and prints "rank R: MPE_Finish_log RC" on stdout.
  */
 #include <pthread.h>
@@ -90,6 +92,9 @@ main (int argc, char **argv)
     }
   if (block && crash >= 0)
     MPI_Recv (&v, 1, MPI_INT, crash, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  const char *late = getenv ("LOGMANY_LATE_MS");
+  if (rank == size - 1 && late && atoi (late) > 0)
+    usleep ((useconds_t) atoi (late) * 1000);
   int rc = MPE_Finish_log ("logmany");
   printf ("rank %d: MPE_Finish_log %d\n", rank, rc);
   MPI_Finalize ();

@@ -109,4 +109,24 @@ for sz in 300k 1100k; do
   is "$th: spill directory of $sz: nesting" "$(val logmany.clog badnest)" 0
 done
 done
+
+# A rank that waits at the finish for a late one saves memory to its
+# spill file first (MPE_SAVE_ON_WAIT); the merge then reads memory, not
+# that copy: write-behind's copy is PACKED frames, as its spills are.
+# The kept files (MPE_DELETE_LOCALFILE=no) rebuild the same log.
+for th in no write; do
+rm -rf "$MPE_TMPDIR"/*
+LOGMANY_LATE_MS=400 MPE_SAVE_ON_WAIT=yes MPE_DELETE_LOCALFILE=no \
+  MPE_SPILL_THREAD=$th MPE_BUFFER_MB=8 run 2 $B/tests/mpe/logmany 100000 2
+ok $? "save on wait, $th: the job succeeds"
+for t in 1 2; do
+  is "save on wait, $th: rank 0 thread $t: every begin once" \
+    "$(val logmany.clog count 0 $t 600)" 100000
+done
+is "save on wait, $th: nesting" "$(val logmany.clog badnest)" 0
+$CLOGTOOL recover --clean "$MPE_TMPDIR" -o saved.clog > rec.txt 2>&1
+ok $? "save on wait, $th: recover the kept files"
+is "save on wait, $th: recovered: every begin once" \
+  "$(val saved.clog count 0 1 600)" 100000
+done
 finish
