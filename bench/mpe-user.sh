@@ -4,9 +4,9 @@
 # its floor loop: ROUNDS rounds, each running every configuration once, as
 # its own job; then per configuration the median, the range (spread) and
 # the interquartile range over the rounds, and the median against the
-# floor's for the same rank count (2 ranks fill this 2-core host: there
-# the default spill is write-behind, against the logger spilling itself
-# and the spill thread packing and writing).  Each MPE configuration also
+# floor's for the same rank count (the default spill is write-behind,
+# against the logger spilling itself and the spill thread packing and
+# writing; 2 ranks fill this 2-core host, 1 leaves a core to spare).  Each MPE configuration also
 # runs once more per round with --pair (its loop in blocks, by turns with the
 # floor loop in the same process): since this host's speed wanders from
 # process to process, the same statistics of each such run's own ratio
@@ -37,7 +37,7 @@ echo "== $(uptime)"
 r=1
 while [ "$r" -le "$rounds" ]; do
   for cfg in "1 floor" "1 defaults" "1 MPE_SPILL_THREAD=no" \
-             "1 MPE_BUFFER_MB=400" "2 floor" "2 defaults" \
+             "1 MPE_SPILL_THREAD=yes" "1 MPE_BUFFER_MB=400" "2 floor" "2 defaults" \
              "2 MPE_SPILL_THREAD=no" "2 MPE_SPILL_THREAD=yes" \
              "2 MPE_BUFFER_MB=400"; do
     set -- $cfg

@@ -294,26 +294,24 @@ MPE_Init_log (void)
   mpe__spill_drain ();
   int local, ncpu;
   node_load (&local, &ncpu);
-  /* MPE_SPILL_THREAD: by default the background spill thread packs and
-   * writes only when this node has a core to spare for it: with every
-   * core busy, e.g. ranks polling in MPI, it would take a core from a
-   * rank.  There the logger packs its windows while they are in the cache
-   * and the thread only writes them, with direct I/O (write-behind: next
-   * to no CPU, and no half packed from memory; `write` asks for it);
-   * `no`: the logger does both.  Write-behind packs every record as its
-   * window fills; a buffer sized above the default is there to hold a
-   * whole run, and the logger spilling itself packs none of its first
-   * half unless it spills (a run filling 80% of 400 MB on 2 ranks:
-   * 1.03-1.12x the floor loop paired, against 1.09-1.16x with
-   * write-behind, bench/mpe-user). */
+  /* MPE_SPILL_THREAD, by default write-behind: the logger packs each
+   * window while it is in its cache, into frame areas of its ring file,
+   * and the spill thread only writes full areas, with direct I/O (next
+   * to no CPU).  A buffer sized above the default is there to hold a
+   * whole run: the logger spills itself (`no`), and packs none of its
+   * first half unless it spills (2 ranks filling 80% of 400 MB: 1.03-1.12x
+   * the floor loop paired, against 1.09-1.16x with write-behind).  `yes`,
+   * the spill thread packing halves of records, only on request: on a
+   * node with a core to spare its loop ran 1.05x the floor against
+   * write-behind's 1.10x, but spread over 4.86 ns in 12 runs against
+   * 0.21 (the floor's 2.92; bench/mpe-user, 1 rank, 2026-11-28). */
   mpe__g.budget = buffer_budget ();
   const char *st = getenv ("MPE_SPILL_THREAD");
   int wb = st && strcmp (st, "write") == 0;
   int chosen = env_chosen ("MPE_SPILL_THREAD");
-  mpe__g.spill_async = !wb && env_auto ("MPE_SPILL_THREAD", local < ncpu);
-  mpe__g.spill_wb = wb || (!mpe__g.spill_async && !chosen
-                           && mpe__g.budget <= (size_t) BUFFER_MB_DEFAULT
-                                               * 1048576);
+  mpe__g.spill_async = !wb && env_auto ("MPE_SPILL_THREAD", 0);
+  mpe__g.spill_wb = wb || (!chosen && mpe__g.budget
+                                      <= (size_t) BUFFER_MB_DEFAULT * 1048576);
   /* MPE_SAVE_ON_WAIT (see arrival_guard in mpe-merge.c): by default not on
    * an oversubscribed node, where every rank waits at the finish only
    * because it is not scheduled, and saving would cost them all; nor when
