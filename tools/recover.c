@@ -281,6 +281,26 @@ ring_copy (spilled_t *sp, const logfmt_event_t *e)
   return 0;
 }
 
+/* Passes on the n events of batch that are not copies of spilled ones
+ * (or, with `note`, of ring events before them: a frame area's events
+ * may be in the records after it too). */
+static int
+ring_pass (spill_t *s, spilled_t *sp, logfmt_event_t *batch, size_t n,
+           int note, int count, batch_cb cb, void *user)
+{
+  size_t keep = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!ring_copy (sp, &batch[i]))
+      batch[keep++] = batch[i];
+  if (note)
+    note_spilled (sp, batch, keep);
+  if (!keep)
+    return 0;
+  if (count)
+    s->ring_events += keep;
+  return cb (user, batch, keep);
+}
+
 /* Passes what thread's ring file holds beyond the spilled events. */
 static int
 ring_batches (spill_t *s, int thread, int count, spilled_t *sp,
@@ -334,19 +354,7 @@ ring_batches (spill_t *s, int thread, int count, spilled_t *sp,
             continue;
           size_t n;
           while (rc == 0 && (n = mpe_spill_events_next (&it, batch, 4096)) > 0)
-            {
-              size_t keep = 0;
-              for (size_t i = 0; i < n; i++)
-                if (!ring_copy (sp, &batch[i]))
-                  batch[keep++] = batch[i];
-              note_spilled (sp, batch, keep);
-              if (keep)
-                {
-                  if (count)
-                    s->ring_events += keep;
-                  rc = cb (user, batch, keep);
-                }
-            }
+            rc = ring_pass (s, sp, batch, n, 1, count, cb, user);
           mpe_spill_events_free (&it);
         }
       if (sr < 0 && rc == 0)
@@ -368,19 +376,7 @@ ring_batches (spill_t *s, int thread, int count, spilled_t *sp,
         {
           size_t n = mpe_spill_recs_decode (&r, end, s->m.tick0,
                                             s->m.mult_fp, batch, 4096);
-          size_t keep = 0;
-          for (size_t i = 0; i < n; i++)
-            {
-              if (ring_copy (sp, &batch[i]))
-                continue;
-              batch[keep++] = batch[i];
-            }
-          if (keep)
-            {
-              if (count)
-                s->ring_events += keep;
-              rc = cb (user, batch, keep);
-            }
+          rc = ring_pass (s, sp, batch, n, 0, count, cb, user);
         }
     }
   mpe_ring_free (&ring);

@@ -55,7 +55,7 @@ save_memory (int sync)
       if (st == MPE_JOB_QUEUED || st == MPE_JOB_ABANDONED)
         {
           atomic_store (&b->job, MPE_JOB_ABANDONED);
-          if (b->job_wb)
+          if (b->packed_wb)
             mpe__spill_frames (b->pk2.buf, b->pk2.len, &done);
           else if (b->job_to > b->job_from)
             mpe__spill_frame (MPE_SPILL_RAW, b->thread, b->job_from,

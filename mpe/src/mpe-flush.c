@@ -447,8 +447,8 @@ static struct
 } sq = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER,
          .done = PTHREAD_COND_INITIALIZER };
 
-/* Write-behind: the half's frames, packed by the logger, in one write
- * (direct I/O where the file system takes it).  Returns the events
+/* Write-behind: a full area's frames (pk2), packed by the logger, in one
+ * write (direct I/O where the file system takes it).  Returns the events
  * lost. */
 static uint64_t
 wb_write (mpe_tbuf_t *b)
@@ -477,13 +477,14 @@ spill_main (void *arg)
       if (sq.head == NULL)
         sq.tail = NULL;
       pthread_mutex_unlock (&sq.lock);
-      uint64_t lost = b->job_wb ? wb_write (b)
-                                : spill_records (b, b->job_from, b->job_to, 1);
+      uint64_t lost = b->packed_wb ? wb_write (b)
+                                   : spill_records (b, b->job_from, b->job_to,
+                                                    1);
       pthread_mutex_lock (&sq.lock);
       b->job_lost = lost;
       if (atomic_load (&b->job) != MPE_JOB_ABANDONED)
         {
-          if (b->job_wb)
+          if (b->packed_wb)
             area_close (b, &b->pk2);
           else
             mpe__part_spilled (b, b->job_from != b->base);
@@ -693,7 +694,6 @@ wb_handoff (mpe_tbuf_t *b)
   area_open (b, &b->pk);
   if (mpe__g.spill_fd >= 0 && spill_thread_start () == 0)
     {
-      b->job_wb = 1;
       job_queue (b, NULL, NULL);
       return lost;
     }
@@ -762,7 +762,6 @@ tbuf_full (mpe_tbuf_t *b)
     {
       /* The other half must be on disk before it is reused. */
       lost = job_collect (b);
-      b->job_wb = 0;
       job_queue (b, b->seg, b->pos);
       b->seg = b->seg == b->base ? b->mid : b->base;
       b->wend = (b->seg == b->base ? b->mid : b->base + b->cap) - 8;

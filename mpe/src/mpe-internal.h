@@ -96,11 +96,10 @@ typedef struct mpe_tbuf
    * buffer is a few windows of slots, whose records live on only as
    * frames in pk once packed (`packed` is where the unpacked ones
    * begin), and the round restarts at base.  A full pk, swapped into
-   * pk2, is the spill thread's to write (job_wb).  retired: slots of the
+   * pk2, is the spill thread's job to write.  retired: slots of the
    * rounds done, as `spilled` counts elsewhere. */
   int              packed_wb;
   mpe_frames_t     pk2;
-  int              job_wb;
   size_t           area_cap;  /* bytes of each frame area */
   uint32_t         area_gen;
   uint64_t         retired;
