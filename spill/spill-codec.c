@@ -688,9 +688,58 @@ mpe_spill_unpack_init (mpe_spill_unpack_t *u, const void *payload,
   return 0;
 }
 
-size_t
-mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
-                  logfmt_event_t *out, size_t max)
+/* A whole run of BARE records passed over (mpe_spill_unpack_msgs): the
+ * deltas summed (a long run's exceptions added).  Event ids are not
+ * kept: no event comes out with one, and messages have their own.
+ * Returns 0, or `run` (nothing read) when the
+ * run is not whole or its exceptions are not in order, for the record by
+ * record reading to find the damaged record. */
+static inline uint32_t
+skim_run (const unsigned char *end, const unsigned char **pp, uint32_t run,
+          int alt, int lng, uint32_t *ri, uint32_t *xat, uint32_t *xleft,
+          const unsigned char **xp, uint64_t *t, uint32_t *left)
+{
+  const unsigned char *p = *pp;
+  size_t width = alt ? 1 : 2;
+  if ((size_t) (end - p) < run * width
+      || (lng && (*ri != 0 || *xat != UINT32_MAX || !*xp)))
+    return run;
+  uint64_t sum = 0;
+  const unsigned char *next = p + run * width;
+  if (lng)
+    {
+      const unsigned char *x = *xp;
+      for (uint32_t k = 0, at = 0; k < *xleft; k++)
+        {
+          uint64_t high;
+          if (end - x < 2)
+            return run;
+          uint32_t i = (uint32_t) x[0] | (uint32_t) x[1] << 8;
+          x += 2;
+          if (i >= run || (k > 0 && i <= at) || get_varint (&x, end, &high))
+            return run;
+          at = i;
+          sum += high << 8;
+        }
+      next = x;
+      *ri = run;
+      *xleft = 0;
+      *xp = x;
+    }
+  for (uint32_t i = 0; i < run; i++)
+    sum += p[i * width];
+  *t += sum;
+  *left -= run;
+  *pp = next;
+  return 0;
+}
+
+/* The decoder of both: with `msgs`, only SEND and RECV records come out
+ * (the rest are read, checked and passed over without being written),
+ * so out fills with messages alone and 0 still means the end. */
+static inline __attribute__ ((always_inline)) size_t
+unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
+        logfmt_event_t *out, size_t max, const int msgs)
 {
   size_t n = 0;
   while (n < max && u->left > 0 && u->p < u->end)
@@ -726,11 +775,14 @@ mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
            * locals, committed once with the last good record (a damaged
            * one ends the batch before it).  Alternating: 1 byte each,
            * exceptions after a long run's bytes; narrow: 2 bytes. */
-          size_t n0 = n;
+          uint32_t left0 = u->left;
           uint64_t t = u->t;
           int32_t id0 = u->id[0], id2 = u->id2;
           uint32_t left = u->left;
           int bad = 0;
+          if (msgs && run <= left)
+            run = skim_run (u->end, &p, run, alt, lng, &ri, &xat, &xleft, &xp,
+                            &t, &left);
           while (run > 0 && n < max && left > 0)
             {
               if (u->end - p < 2 - alt)
@@ -791,19 +843,22 @@ mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
               t += dt;
               int32_t id = alt ? id2
                                : (int32_t) ((uint32_t) id0 + p[1] - 128u);
-              logfmt_event_t *e = &out[n++];
-              memset (e, 0, offsetof (logfmt_event_t, cargo));
-              e->time = mpe_spill_tick_ns (t, tick0, mult_fp);
-              e->state = -1;
-              e->type = LOGFMT_REC_EVENT;
-              e->id = id;
+              if (!msgs)
+                {
+                  logfmt_event_t *e = &out[n++];
+                  memset (e, 0, offsetof (logfmt_event_t, cargo));
+                  e->time = mpe_spill_tick_ns (t, tick0, mult_fp);
+                  e->state = -1;
+                  e->type = LOGFMT_REC_EVENT;
+                  e->id = id;
+                }
               id2 = id0;
               id0 = id;
               p = next;
               run--;
               left--;
             }
-          if (n == n0)
+          if (left == left0)
             break;
           u->p = p;
           u->run = run;
@@ -885,10 +940,25 @@ mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
         u->id2 = u->id[0];
       u->id[msg] = id;
       u->left--;
-      n++;
+      if (!msgs || msg)
+        n++;
     }
   if (n == 0)
     u->p = u->end;
   return n;
+}
+
+size_t
+mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
+                  logfmt_event_t *out, size_t max)
+{
+  return unpack (u, tick0, mult_fp, out, max, 0);
+}
+
+size_t
+mpe_spill_unpack_msgs (mpe_spill_unpack_t *u, uint64_t tick0,
+                       uint64_t mult_fp, logfmt_event_t *out, size_t max)
+{
+  return unpack (u, tick0, mult_fp, out, max, 1);
 }
 

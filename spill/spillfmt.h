@@ -216,6 +216,14 @@ int    mpe_spill_unpack_init (mpe_spill_unpack_t *u, const void *payload,
  * (u->left says how many were not read). */
 size_t mpe_spill_unpack (mpe_spill_unpack_t *u, uint64_t tick0,
                          uint64_t mult_fp, logfmt_event_t *out, size_t max);
+/* The same, with only the SEND and RECV records written to out (the
+ * merge's first pass): every record is still read and checked, so both
+ * see the same records and u->t ends at the last one's tick; whole runs
+ * of BARE records are summed, not read one by one, and their event ids
+ * are not kept. */
+size_t mpe_spill_unpack_msgs (mpe_spill_unpack_t *u, uint64_t tick0,
+                              uint64_t mult_fp, logfmt_event_t *out,
+                              size_t max);
 
 /* ---- Clock correction (spill-clock.c), the one used by the merge and
  * by recovery: local ns -> rank 0's clock, interpolating linearly between

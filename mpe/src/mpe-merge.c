@@ -179,12 +179,16 @@ scan_spill (blocklist_t **lists, int nthreads)
 
 static int scan_fast_marker (void *user, logfmt_event_t *ev, size_t n);
 static int scan_memory (void *user, const mpe_rec_t *p, const mpe_rec_t *end);
+static int scan_frame (void *user, const void *payload, size_t len,
+                       logfmt_event_t *scratch);
 
 /* cb with batches of a PACKED frame's events. */
 static int
 frame_events (const void *payload, size_t len, batch_cb cb, void *user,
               logfmt_event_t *scratch)
 {
+  if (cb == scan_fast_marker)
+    return scan_frame (user, payload, len, scratch);
   mpe_spill_unpack_t u;
   if (mpe_spill_unpack_init (&u, payload, len) != 0)
     return 0;
@@ -379,6 +383,40 @@ scan_memory (void *user, const mpe_rec_t *p, const mpe_rec_t *end)
             return rc;
         }
       p = next;
+    }
+  return 0;
+}
+
+/* Pass 1 over a PACKED frame: its messages, and its first and last
+ * records' times; the rest is read without being written out. */
+static int
+scan_frame (void *user, const void *payload, size_t len,
+            logfmt_event_t *scratch)
+{
+  scan_t *s = user;
+  mpe_spill_unpack_t u;
+  if (mpe_spill_unpack_init (&u, payload, len) != 0)
+    return 0;
+  uint64_t first = u.t, events = s->events;
+  uint32_t left = u.left;
+  size_t n;
+  while ((n = mpe_spill_unpack_msgs (&u, mpe__g.tick0, mpe__g.mult_fp,
+                                     scratch, BATCH)) > 0)
+    {
+      int rc = scan_cb (s, scratch, n);
+      if (rc)
+        return rc;
+    }
+  s->events = events + (left - u.left);
+  if (u.left == left)
+    return 0;
+  uint64_t ends[2] = { first, u.t };
+  for (int i = 0; i < 2; i++)
+    {
+      int64_t c = corrected (mpe_spill_tick_ns (ends[i], mpe__g.tick0,
+                                                mpe__g.mult_fp));
+      if (c < s->tmin)
+        s->tmin = c;
     }
   return 0;
 }

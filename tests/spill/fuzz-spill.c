@@ -12,6 +12,38 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
+/* The merge's first pass reads a PACKED payload as the full decoding
+ * does: the same messages, the same last record, as many unread. */
+static void
+check_msgs (const void *payload, size_t len, uint64_t tick0, uint64_t mult)
+{
+  mpe_spill_unpack_t a, b;
+  if (mpe_spill_unpack_init (&a, payload, len) != 0)
+    return;
+  mpe_spill_unpack_init (&b, payload, len);
+  logfmt_event_t ev[64], m[64];
+  size_t n, nm = 0, im = 0;
+  while ((n = mpe_spill_unpack (&a, tick0, mult, ev, 64)) > 0)
+    for (size_t i = 0; i < n; i++)
+      {
+        if (ev[i].type != LOGFMT_REC_SEND && ev[i].type != LOGFMT_REC_RECV)
+          continue;
+        if (im == nm)
+          {
+            nm = mpe_spill_unpack_msgs (&b, tick0, mult, m, 64);
+            im = 0;
+          }
+        if (im == nm || m[im].type != ev[i].type || m[im].time != ev[i].time
+            || m[im].partner != ev[i].partner || m[im].tag != ev[i].tag
+            || m[im].comm != ev[i].comm || m[im].size != ev[i].size)
+          abort ();
+        im++;
+      }
+  if (im < nm || mpe_spill_unpack_msgs (&b, tick0, mult, m, 64) != 0
+      || a.t != b.t || a.left != b.left)
+    abort ();
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -47,6 +79,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                 }
               continue;
             }
+          if (h.type == MPE_SPILL_PACKED)
+            check_msgs (sc.payload, h.len, meta.tick0, meta.mult_fp);
           mpe_spill_def_t d;
           mpe_spill_events_t it;
           logfmt_error_t err;

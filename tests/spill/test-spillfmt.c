@@ -367,6 +367,87 @@ test_alt_wrap (uint64_t tick0, uint64_t mult)
   ok (one_byte, "and pack a byte a record");
 }
 
+/* The merge's first pass (mpe_spill_unpack_msgs) sees in buf[0, len)
+ * the messages the full decoding sees, ends at the same record (u.t)
+ * with as many unread. */
+static int
+msgs_agree (const unsigned char *buf, size_t len, uint64_t tick0,
+            uint64_t mult, size_t *nmsg)
+{
+  static logfmt_event_t full[2048], part[2048];
+  mpe_spill_unpack_t a, b;
+  if (mpe_spill_unpack_init (&a, buf, len) != 0)
+    return mpe_spill_unpack_init (&b, buf, len) != 0;
+  mpe_spill_unpack_init (&b, buf, len);
+  size_t nf = 0, np = 0, got;
+  logfmt_event_t ev[7];
+  while ((got = mpe_spill_unpack (&a, tick0, mult, ev, 7)) > 0)
+    for (size_t i = 0; i < got; i++)
+      if ((ev[i].type == LOGFMT_REC_SEND || ev[i].type == LOGFMT_REC_RECV)
+          && nf < 2048)
+        full[nf++] = ev[i];
+  /* Batches of 3: a batch full of messages stops between records. */
+  while (np + 3 <= 2048
+         && (got = mpe_spill_unpack_msgs (&b, tick0, mult, part + np, 3)) > 0)
+    np += got;
+  *nmsg = np;
+  return nf == np && same_events (full, part, nf) && a.t == b.t
+         && a.left == b.left;
+}
+
+/* Messages among runs of every kind (alternating, narrow, long with
+ * exceptions) and the other kinds, whole, cut at every length and
+ * damaged at every byte: the first pass and the full decoding agree. */
+static void
+test_unpack_msgs (uint64_t tick0, uint64_t mult)
+{
+  size_t n = 0;
+  uint64_t t = 1000;
+  for (int i = 0; n < 990; i++)
+    {
+      int phase = i / 150 % 4;  /* 0, 2: long runs; 1: narrow */
+      t += phase == 2 && i % 7 == 3 ? 300 + (uint64_t) i : (uint64_t) (i % 5) * 20;
+      many[n].t = t;
+      many[n].id = phase == 1 ? 600 + i % 3 : 600 + (i & 1);
+      many[n].aux = MPE_REC_BARE | 0x100u;
+      if (phase == 3 && (i % 37 == 36 || i % 41 == 40))
+        {
+          mpe_spill_msg_t m = { i - 50, (uint32_t) i % 3, (uint64_t) i << 9 };
+          many[n].aux = (i % 37 == 36 ? MPE_REC_SEND : MPE_REC_RECV) | 0x100u;
+          many[n].id = i % 4;
+          memcpy (&many[n + 1], &m, sizeof m);
+          n++;
+        }
+      else if (i % 97 == 96)
+        {
+          make_loss (n, 3);
+          n++;
+        }
+      n++;
+    }
+  unsigned char buf[4096];
+  const mpe_spill_rec_t *from = many;
+  size_t len = mpe_spill_pack (&from, many + n, buf, sizeof buf), nmsg = 0;
+  int whole = from == many + n && msgs_agree (buf, len, tick0, mult, &nmsg);
+  ok (whole && nmsg >= 8,
+      "first pass: the %zu messages of %zu bytes, as the full decoding", nmsg,
+      len);
+  int cut = 1, damaged = 1;
+  for (size_t l = 0; l < len; l++)
+    cut &= msgs_agree (buf, l, tick0, mult, &nmsg);
+  ok (cut, "and cut at every length");
+  for (size_t at = 12; at < len; at++)
+    for (int v = 0; v < 4; v++)
+      {
+        static const unsigned char vals[] = { 0x00, 0xff, 0x80, 0x41 };
+        unsigned char keep = buf[at];
+        buf[at] = vals[v];
+        damaged &= msgs_agree (buf, len, tick0, mult, &nmsg);
+        buf[at] = keep;
+      }
+  ok (damaged, "and damaged at every byte");
+}
+
 static void
 test_narrow_runs (uint64_t tick0, uint64_t mult)
 {
@@ -443,6 +524,7 @@ test_codec (void)
   test_alt_edges (tick0, mult);
   test_alt_wrap (tick0, mult);
   test_alt_long (tick0, mult);
+  test_unpack_msgs (tick0, mult);
   /* The same again as a CPU without AVX2 packs. */
   mpe_spill__avx2 = 0;
   narrow_case (tick0, mult, 1, 1.5);
