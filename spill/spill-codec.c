@@ -776,6 +776,7 @@ unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
            * one ends the batch before it).  Alternating: 1 byte each,
            * exceptions after a long run's bytes; narrow: 2 bytes. */
           uint32_t left0 = u->left;
+          size_t n0 = n;
           uint64_t t = u->t;
           int32_t id0 = u->id[0], id2 = u->id2;
           uint32_t left = u->left;
@@ -858,7 +859,7 @@ unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
               run--;
               left--;
             }
-          if (left == left0)
+          if (msgs ? left == left0 : n == n0)
             break;
           u->p = p;
           u->run = run;
