@@ -786,6 +786,42 @@ unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
                             &t, &left);
           while (run > 0 && n < max && left > 0)
             {
+              /* A stretch with no exception in it (and not a long run's
+               * last record, which the exceptions follow): the records
+               * alone, without the tests below. */
+              uint32_t k = 0;
+              if (!msgs && !lng)
+                k = (size_t) (u->end - p) / (2 - alt) < run
+                      ? (uint32_t) ((size_t) (u->end - p) / (2 - alt)) : run;
+              else if (!msgs && xp)
+                k = xat != UINT32_MAX ? xat - ri : xleft ? 0 : run - 1;
+              if (lng && k > run - 1)
+                k = run - 1;
+              if (k > max - n)
+                k = (uint32_t) (max - n);
+              if (k > left)
+                k = left;
+              if (k >= 4)
+                {
+                  for (uint32_t j = 0; j < k; j++, p += 2 - alt)
+                    {
+                      t += p[0];
+                      int32_t id = alt ? id2
+                                 : (int32_t) ((uint32_t) id0 + p[1] - 128u);
+                      logfmt_event_t *e = &out[n++];
+                      memset (e, 0, offsetof (logfmt_event_t, cargo));
+                      e->time = mpe_spill_tick_ns (t, tick0, mult_fp);
+                      e->state = -1;
+                      e->type = LOGFMT_REC_EVENT;
+                      e->id = id;
+                      id2 = id0;
+                      id0 = id;
+                    }
+                  run -= k;
+                  left -= k;
+                  ri += lng ? k : 0;
+                  continue;
+                }
               if (u->end - p < 2 - alt)
                 {
                   bad = 1;
