@@ -74,6 +74,8 @@ logfmt__tr_begin_m (logfmt_state_tracker_t *tr, int32_t state, uint64_t t,
     return LOGFMT_STEP_NONE;
   if (LOGFMT_UNLIKELY (tr->depth == tr->cap))
     {
+      if (nesting)      /* cap is the limit there */
+        return logfmt__tr_deep_begin (tr, state);
       int rc = logfmt__tr_full (tr, state);
       if (rc)
         return rc;

@@ -51,12 +51,14 @@ logfmt_state_tracker_new_mode (size_t nstates, uint32_t stream,
   if (!tr)
     return LOGFMT_ENOMEM;
   tr->nesting = mode == LOGFMT_TRACKER_NESTING;
-  /* Small to start with in both modes: a writer keeps one per stream
-   * (its summary), and a log may have 100,000 of them. */
-  tr->cap = FIRST_CAP;
+  tr->cap = tr->nesting ? LOGFMT_STATE_MAX_DEPTH : FIRST_CAP;
   tr->open = malloc (tr->cap * sizeof *tr->open);
-  if (!tr->open)
+  if (tr->nesting)
+    tr->deep = calloc (nstates ? nstates : 1, sizeof *tr->deep);
+  if (!tr->open || (tr->nesting && !tr->deep))
     {
+      free (tr->open);
+      free (tr->deep);
       free (tr);
       return LOGFMT_ENOMEM;
     }
@@ -115,7 +117,7 @@ logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state)
     {
       if (!tr->deep)
         {
-          tr->deep = calloc (tr->nstates ? tr->nstates : 1, sizeof *tr->deep);
+          tr->deep = calloc (tr->nstates, sizeof *tr->deep);
           if (!tr->deep)
             return LOGFMT_ENOMEM;
         }
