@@ -26,6 +26,12 @@ struct logfmt_state_tracker
 /* A BEGIN with no room left: grows the stack, or (at the depth limit)
  * counts a too-deep instance.  0 when the BEGIN may be pushed. */
 int logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state);
+/* A BEGIN with no room left, out of line: the stack grown (or the
+ * instance counted too deep), then the BEGIN.  Returning from here keeps
+ * the inlined BEGIN free of a call whose effects the code after it would
+ * have to assume (a summary's loop ran 9.7 instead of 8.1 ns a record). */
+int logfmt__tr_begin_full (logfmt_state_tracker_t *tr, int32_t state,
+                           uint64_t t, const uint8_t *cargo);
 
 /* A BEGIN beyond LOGFMT_STATE_MAX_DEPTH (tr->deep allocated). */
 static inline int
@@ -73,13 +79,7 @@ logfmt__tr_begin_m (logfmt_state_tracker_t *tr, int32_t state, uint64_t t,
   if (state < 0 || (uint32_t) state >= tr->nstates)
     return LOGFMT_STEP_NONE;
   if (LOGFMT_UNLIKELY (tr->depth == tr->cap))
-    {
-      if (nesting)      /* cap is the limit there */
-        return logfmt__tr_deep_begin (tr, state);
-      int rc = logfmt__tr_full (tr, state);
-      if (rc)
-        return rc;
-    }
+    return logfmt__tr_begin_full (tr, state, t, cargo);
   logfmt_interval_t *iv = &tr->open[tr->depth];
   if (nesting)
     {

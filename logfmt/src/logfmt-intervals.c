@@ -51,14 +51,12 @@ logfmt_state_tracker_new_mode (size_t nstates, uint32_t stream,
   if (!tr)
     return LOGFMT_ENOMEM;
   tr->nesting = mode == LOGFMT_TRACKER_NESTING;
-  tr->cap = tr->nesting ? LOGFMT_STATE_MAX_DEPTH : FIRST_CAP;
+  /* Small to start with in both modes: a writer keeps one per stream
+   * (its summary's), and a log may have 100,000 streams. */
+  tr->cap = FIRST_CAP;
   tr->open = malloc (tr->cap * sizeof *tr->open);
-  if (tr->nesting)
-    tr->deep = calloc (nstates ? nstates : 1, sizeof *tr->deep);
-  if (!tr->open || (tr->nesting && !tr->deep))
+  if (!tr->open)
     {
-      free (tr->open);
-      free (tr->deep);
       free (tr);
       return LOGFMT_ENOMEM;
     }
@@ -117,7 +115,7 @@ logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state)
     {
       if (!tr->deep)
         {
-          tr->deep = calloc (tr->nstates, sizeof *tr->deep);
+          tr->deep = calloc (tr->nstates ? tr->nstates : 1, sizeof *tr->deep);
           if (!tr->deep)
             return LOGFMT_ENOMEM;
         }
@@ -133,6 +131,17 @@ logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state)
   slots_init (tr, tr->cap, c);
   tr->cap = c;
   return 0;
+}
+
+int
+logfmt__tr_begin_full (logfmt_state_tracker_t *tr, int32_t state, uint64_t t,
+                       const uint8_t *cargo)
+{
+  int rc = logfmt__tr_full (tr, state);
+  if (rc)
+    return rc;
+  return tr->nesting ? logfmt__tr_begin_m (tr, state, t, cargo, true)
+                     : logfmt__tr_begin_m (tr, state, t, cargo, false);
 }
 
 int

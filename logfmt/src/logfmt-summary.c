@@ -75,7 +75,8 @@ logfmt_summary_builder_new (const logfmt_state_def_t *states, size_t n,
   b->scratch = malloc (2 * (n + 1) * sizeof *b->scratch);
   b->top = -1;
   if (!b->acc || !b->touched || !b->scratch
-      || logfmt_state_tracker_new (n, 0, &b->tr)
+      /* Only the innermost open state counts here. */
+      || logfmt_state_tracker_new_mode (n, 0, LOGFMT_TRACKER_NESTING, &b->tr)
       || logfmt__classify_init (&b->cls, states, n))
     {
       logfmt_summary_builder_free (b);
@@ -315,8 +316,9 @@ logfmt_summary_builder_add (logfmt_summary_builder_t *b,
       if (c < 0)
         continue;
       int32_t st = c >> 1;
-      int rc = (c & 1) ? logfmt__tr_end (b->tr, st, t, NULL, NULL, NULL)
-                       : logfmt__tr_begin (b->tr, st, t, NULL);
+      int rc = (c & 1)
+                 ? logfmt__tr_end_m (b->tr, st, t, NULL, NULL, NULL, true)
+                 : logfmt__tr_begin_m (b->tr, st, t, NULL, true);
       if (rc < 0)
         b->oom = true;
       b->top = logfmt__tr_top (b->tr);
