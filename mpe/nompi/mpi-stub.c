@@ -300,6 +300,14 @@ gatherv (const void *s, int sn, MPI_Datatype st, void *d,
 }
 
 int
+PMPI_Iscatter (const void *s, int sn, MPI_Datatype st, void *d, int dn,
+               MPI_Datatype dt, int root, MPI_Comm c, MPI_Request *r)
+{
+  done (r);
+  return PMPI_Scatter (s, sn, st, d, dn, dt, root, c);
+}
+
+int
 PMPI_Igatherv (const void *s, int sn, MPI_Datatype st, void *d,
                const int counts[], const int displs[], MPI_Datatype dt,
                int root, MPI_Comm c, MPI_Request *r)

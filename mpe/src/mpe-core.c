@@ -5,6 +5,7 @@
  * (the spill file), mpe-crash.c (the crash path). */
 #include "config.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,4 +129,23 @@ mpe__clock_init (void)
   mpe__g.mult_fp = (uint64_t) (mpe__g.mult * 4294967296.0 + 0.5);
   int64_t now = mpe__mono_ns ();
   mpe__g.real0 = mpe__real_ns () - (now - mpe__g.mono0);
+}
+
+/* Completes rq, giving the core away while it is not done.  A blocking
+ * MPI call spins: with more ranks than cores (a test job, a node shared
+ * by several jobs) the spinning ranks take the time slices of the ranks
+ * they wait for, and each collective of the merge costs tens of ms.
+ * With a core per rank the first tests complete it. */
+void
+mpe__mpi_wait (MPI_Request *rq)
+{
+  int done = 0;
+  for (int spins = 0;; spins++)
+    {
+      PMPI_Test (rq, &done, MPI_STATUS_IGNORE);
+      if (done)
+        return;
+      if (spins >= 64)
+        sched_yield ();
+    }
 }

@@ -146,7 +146,7 @@ typedef struct
   int64_t     real0;
   int         sync_enabled;
   int         sync_freq;
-  int        *sync_peer;       /* rank 0: which ranks need ping-pongs */
+  int        *sync_peer;       /* every rank's: which need ping-pongs */
   int         sync_self;       /* this rank needs them */
   int         sync_algo;       /* MPE_SYNC_ALGORITHM: MPE_SYNC_SEQ... */
   /* Thread buffers (mpe-tbuf.c, mpe-flush.c). */
@@ -273,6 +273,7 @@ MPE_HIDDEN void        mpe__save_memory (void);
 MPE_HIDDEN int         mpe__crash_taken (void);
 /* mpe-sync.c: clock sync points; mpe-merge.c: the merge at the finish. */
 MPE_HIDDEN int         mpe__sync_run (void);
+MPE_HIDDEN void        mpe__mpi_wait (MPI_Request *rq);
 /* MPE_SYNC_ALGORITHM (rank 0's value): DEFAULT is SEQ up to 16 ranks,
  * else BITREE, as in MPE2. */
 enum { MPE_SYNC_SEQ, MPE_SYNC_BITREE, MPE_SYNC_ALTNGBR };

@@ -79,29 +79,6 @@ typedef struct
 } blocklist_t;
 
 /* ------------------------------------------------------------------ */
-/* Waiting                                                             */
-/* ------------------------------------------------------------------ */
-
-/* Completes RQ, giving the core away while it is not done.  A blocking
- * MPI call spins: with more ranks than cores (a test job, a node shared
- * by several jobs) the spinning ranks take the time slices of the ranks
- * they wait for, and each collective of the merge costs tens of ms.
- * With a core per rank the first tests complete it. */
-static void
-merge_wait (MPI_Request *rq)
-{
-  int done = 0;
-  for (int spins = 0;; spins++)
-    {
-      PMPI_Test (rq, &done, MPI_STATUS_IGNORE);
-      if (done)
-        return;
-      if (spins >= 64)
-        sched_yield ();
-    }
-}
-
-/* ------------------------------------------------------------------ */
 /* Time correction                                                     */
 /* ------------------------------------------------------------------ */
 
@@ -1042,7 +1019,7 @@ send_piece (const void *p, size_t len, int tag)
 {
   MPI_Request rq;
   PMPI_Isend (p, (int) len, MPI_BYTE, 0, tag, mpe__comm, &rq);
-  merge_wait (&rq);
+  mpe__mpi_wait (&rq);
 }
 
 /* Other ranks: send the staging file in pieces cut at item boundaries,
@@ -1283,7 +1260,7 @@ merge_agree (merge_t *m)
   int all = fail_word (MPE_LOG_FILE_PROB, 0);
   MPI_Request rq;
   PMPI_Iallreduce (&m->mine, &all, 1, MPI_INT, MPI_MAX, mpe__comm, &rq);
-  merge_wait (&rq);
+  mpe__mpi_wait (&rq);
   learn_failures (m, &all, 1, 1);
 }
 
@@ -1325,7 +1302,7 @@ arrival_guard (int size)
     PMPI_Test (&rq, &done, MPI_STATUS_IGNORE);
   if (!done && mpe__g.save_on_wait)   /* a local choice: no collective */
     mpe__save_memory ();
-  merge_wait (&rq);
+  mpe__mpi_wait (&rq);
 }
 
 /* Stops logging, lets every rank arrive, syncs clocks, names the output.
@@ -1349,7 +1326,7 @@ merge_begin (merge_t *m, const char *prefix)
     }
   MPI_Request rq;
   PMPI_Ibcast (m->name, sizeof m->name, MPI_CHAR, 0, mpe__comm, &rq);
-  merge_wait (&rq);
+  mpe__mpi_wait (&rq);
   snprintf (m->part, sizeof m->part, "%s.part", m->name);
   snprintf (mpe__g.merged_name, sizeof mpe__g.merged_name, "%s", m->name);
 }
@@ -1418,7 +1395,7 @@ phase_scan (merge_t *m)
 {
   MPI_Request rq;
   PMPI_Iallgather (&m->nt, 1, MPI_INT, m->nts, 1, MPI_INT, mpe__comm, &rq);
-  merge_wait (&rq);
+  mpe__mpi_wait (&rq);
   for (int r = 0; r < m->rank; r++)
     m->first_stream += (uint32_t) m->nts[r];
   m->sc.tmin = INT64_MAX;
@@ -1450,7 +1427,7 @@ phase_route (merge_t *m)
   int64_t mine[2] = { m->sc.tmin, -(int64_t) m->mine }, all[2];
   MPI_Request rq;
   PMPI_Iallreduce (mine, all, 2, MPI_INT64_T, MPI_MIN, mpe__comm, &rq);
-  merge_wait (&rq);
+  mpe__mpi_wait (&rq);
   int word = (int) -all[1];
   learn_failures (m, &word, 1, 1);
   if (failed (m))
@@ -1507,7 +1484,7 @@ phase_exchange (merge_t *m)
   MPI_Request rq;
   PMPI_Ialltoall (m->pair_out, 2, MPI_INT, m->pair_in, 2, MPI_INT, mpe__comm,
                   &rq);
-  merge_wait (&rq);
+  mpe__mpi_wait (&rq);
   learn_failures (m, m->pair_in + 1, m->size, 2);
   if (failed (m))
     return MPE_LOG_OK;
@@ -1533,7 +1510,7 @@ phase_match (merge_t *m)
   MPI_Request rq;
   PMPI_Ialltoallv (m->sorted, m->scount, m->sdisp, MPI_BYTE, m->in,
                    m->rcount, m->rdisp, MPI_BYTE, mpe__comm, &rq);
-  merge_wait (&rq);
+  mpe__mpi_wait (&rq);
   free (m->sorted);
   m->sorted = NULL;
   /* Sends to impossible ranks stay unmatched on the sender. */
@@ -1578,7 +1555,7 @@ shift_receivers (merge_t *m)
       MPI_Request rq;
       PMPI_Iallgather (mine, 2, MPI_INT64_T, m->pair64, 2, MPI_INT64_T,
                        mpe__comm, &rq);
-      merge_wait (&rq);
+      mpe__mpi_wait (&rq);
       /* Every rank sees every shift: a round that moved none is the
        * last. */
       int any = 0;
@@ -1671,7 +1648,7 @@ send_wait (const void *p, int n, int to, int tag)
 {
   MPI_Request rq;
   PMPI_Isend (p, n, MPI_BYTE, to, tag, mpe__comm, &rq);
-  merge_wait (&rq);
+  mpe__mpi_wait (&rq);
 }
 
 /* Every rank's definitions merged up a binomial tree to rank 0 (log2 P
@@ -1715,7 +1692,7 @@ defs_tree (merge_t *m, char **out, int *outlen, int *word)
       MPI_Request rq;
       PMPI_Irecv (hdr, (int) sizeof hdr, MPI_BYTE, m->rank + mask,
                   TAG_DEFS_HDR, mpe__comm, &rq);
-      merge_wait (&rq);
+      mpe__mpi_wait (&rq);
       if (hdr[0] > w)
         w = hdr[0];
       if (!hdr[1])
@@ -1733,7 +1710,7 @@ defs_tree (merge_t *m, char **out, int *outlen, int *word)
         }
       PMPI_Irecv (child, hdr[1], MPI_BYTE, m->rank + mask, TAG_DEFS,
                   mpe__comm, &rq);
-      merge_wait (&rq);
+      mpe__mpi_wait (&rq);
       if (!w)
         {
           int nlen = 0;
@@ -1766,8 +1743,8 @@ phase_sizes (merge_t *m)
   int hdr[2] = { 0, 0 };
   defs_tree (m, &m->defs_all, &hdr[1], &hdr[0]);
   PMPI_Ibcast (hdr, 2, MPI_INT, 0, mpe__comm, &rq[0]);
-  merge_wait (&rq[0]);
-  merge_wait (&rq[1]);
+  mpe__mpi_wait (&rq[0]);
+  mpe__mpi_wait (&rq[1]);
   learn_failures (m, &hdr[0], 1, 1);
   if (failed (m))
     return MPE_LOG_OK;
@@ -1805,7 +1782,7 @@ phase_definitions (merge_t *m)
                  m->comms_lens, m->comms_displs, MPI_CHAR, 0, mpe__comm,
                  &rq[2]);
   for (int i = 0; i < 3; i++)
-    merge_wait (&rq[i]);
+    mpe__mpi_wait (&rq[i]);
   /* The parsed table points into the text: it keeps it. */
   m->defs.text = m->defs_all;
   m->defs_all = NULL;
@@ -2208,7 +2185,7 @@ allreduce_totals (const uint64_t in[3], uint64_t out[3])
   PMPI_Type_commit (&triple);
   PMPI_Op_create (totals_op, 1, &op);
   PMPI_Iallreduce (in, out, 1, triple, op, mpe__comm, &rq);
-  merge_wait (&rq);
+  mpe__mpi_wait (&rq);
   PMPI_Op_free (&op);
   PMPI_Type_free (&triple);
 }
@@ -2294,7 +2271,7 @@ place_chunks (merge_t *m)
   MPI_Request rq[2];
   PMPI_Iexscan (&size, &rel, 1, MPI_UINT64_T, MPI_SUM, mpe__comm, &rq[0]);
   allreduce_totals (mine, all);
-  merge_wait (&rq[0]);
+  mpe__mpi_wait (&rq[0]);
   int word = (int) all[2];
   learn_failures (m, &word, 1, 1);
   if (m->rank == 0)
@@ -2325,8 +2302,8 @@ place_chunks (merge_t *m)
   PMPI_Ibcast (&hdr, (int) sizeof hdr, MPI_BYTE, 0, mpe__comm, &rq[0]);
   PMPI_Igather (&rel, 1, MPI_UINT64_T, m->starts, 1, MPI_UINT64_T, 0,
                 mpe__comm, &rq[1]);
-  merge_wait (&rq[0]);
-  merge_wait (&rq[1]);
+  mpe__mpi_wait (&rq[0]);
+  mpe__mpi_wait (&rq[1]);
   word = (int) hdr.word;
   learn_failures (m, &word, 1, 1);
   if (m->all)
@@ -2439,7 +2416,7 @@ phase_assemble (merge_t *m)
       MPI_Request rq;
       PMPI_Irecv (m->piece, cnt, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG,
                   mpe__comm, &rq);
-      merge_wait (&rq);
+      mpe__mpi_wait (&rq);
       m->via_rank0 += (uint64_t) cnt;
       int r = rc ? 0
               : st.MPI_TAG == TAG_REGION
@@ -2586,14 +2563,14 @@ merge_failed (merge_t *m, int rc, const char *phase)
   memcpy (root, where, sizeof root);
   MPI_Request rq;
   PMPI_Ibcast (root, (int) sizeof root, MPI_CHAR, 0, mpe__comm, &rq);
-  merge_wait (&rq);
+  mpe__mpi_wait (&rq);
   int elsewhere = strcmp (root, where) != 0
                   || strcmp (root + strlen (root) + 1,
                              where + strlen (where) + 1) != 0;
   int nelsewhere = 0;
   PMPI_Ireduce (&elsewhere, &nelsewhere, 1, MPI_INT, MPI_SUM, 0, mpe__comm,
                 &rq);
-  merge_wait (&rq);
+  mpe__mpi_wait (&rq);
   if (m->rank != 0)
     return;
   fprintf (stderr,

@@ -189,13 +189,16 @@ tree_sync (int algo, int freq)
     }
   int64_t *all = rank == 0 ? malloc ((size_t) size * 3 * sizeof *all) : NULL;
   int ok = rank != 0 || all != NULL;
-  PMPI_Bcast (&ok, 1, MPI_INT, 0, mpe__comm);
+  MPI_Request rq;
+  PMPI_Ibcast (&ok, 1, MPI_INT, 0, mpe__comm, &rq);
+  mpe__mpi_wait (&rq);
   if (!ok)
     {
       add_point (local_now (), 0);
       return;
     }
-  PMPI_Gather (mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, 0, mpe__comm);
+  PMPI_Igather (mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, 0, mpe__comm, &rq);
+  mpe__mpi_wait (&rq);
   if (rank == 0)
     {
       all[0] = all[2] = 0;
@@ -207,7 +210,9 @@ tree_sync (int algo, int freq)
           note_error (all[3 * r + 2]);
         }
     }
-  PMPI_Scatter (all, 3, MPI_INT64_T, mine, 3, MPI_INT64_T, 0, mpe__comm);
+  PMPI_Iscatter (all, 3, MPI_INT64_T, mine, 3, MPI_INT64_T, 0, mpe__comm,
+                 &rq);
+  mpe__mpi_wait (&rq);
   free (all);
   if (rank == 0 || !mpe__g.sync_self)
     add_point (local_now (), 0);
@@ -219,6 +224,16 @@ int
 mpe__sync_run (void)
 {
   if (!mpe__g.sync_enabled || mpe__g.size == 1 || !mpe__g.sync_peer)
+    {
+      add_point (local_now (), 0);
+      return 0;
+    }
+  /* Every rank knows which need measuring (the table is everyone's):
+   * when none does, as on one node, there is nothing to exchange. */
+  int any = 0;
+  for (int r = 0; r < mpe__g.size && !any; r++)
+    any = mpe__g.sync_peer[r];
+  if (!any)
     {
       add_point (local_now (), 0);
       return 0;
