@@ -7,7 +7,9 @@
  * records in the cache), with AVX2 and without.  Then the same packing
  * as libmpe does it in the logger's loop: a window of 8,192 records,
  * each stamped with the counter libmpe reads and stored into a 32 MB
- * ring, packed once full, the packing timed apart.  Prints ns a record
+ * ring, packed once full, the packing timed apart.  Then the merge's
+ * side: the same records unpacked into events in batches of 256 and of
+ * 4,096, and read by its first pass (messages only).  Prints ns a record
  * (the best of the rounds) and bytes a record.
  *
  *   bench/spill-pack [ROUNDS]
@@ -121,6 +123,59 @@ loop (mpe_spill_rec_t *ring, int rounds)
           "a record\n", best_pack * 1e9, best_loop * 1e9);
 }
 
+/* The merge's side: the packed records read back, as its second pass
+ * does (mpe_spill_unpack, batches of `batch` events) and as its first
+ * (mpe_spill_unpack_msgs: only messages come out). */
+static void
+unpack (mpe_spill_rec_t *r, unsigned every, int rounds)
+{
+  static unsigned char buf[4 * N];
+  static logfmt_event_t ev[4096];
+  fill (r, N, every);
+  size_t len = 0;
+  for (const mpe_spill_rec_t *p = r; p < r + N;)
+    {
+      size_t l = mpe_spill_pack (&p, r + N, buf + len, sizeof buf - len);
+      if (l == 0)
+        return;
+      len += mpe_spill_pad8 (l);
+    }
+  static const size_t batches[] = { 256, 4096, 0 };
+  for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++)
+    {
+      double best = 1e9;
+      for (int k = 0; k < rounds; k++)
+        {
+          size_t got = 0;
+          double t0 = bench_now ();
+          for (int j = 0; j < 20; j++)
+            {
+              mpe_spill_unpack_t u;
+              if (mpe_spill_unpack_init (&u, buf, len) != 0)
+                return;
+              size_t n;
+              while ((n = batches[b]
+                            ? mpe_spill_unpack (&u, 500, 2ull << 32, ev,
+                                                batches[b])
+                            : mpe_spill_unpack_msgs (&u, 500, 2ull << 32, ev,
+                                                     256)) > 0)
+                got += n;
+              got += batches[b] ? 0 : N;
+            }
+          double ns = (bench_now () - t0) / (double) got * 1e9;
+          if (ns < best)
+            best = ns;
+        }
+      if (batches[b])
+        printf ("unpack, a stretched delta %s%-5u batches of %-4zu %6.3f ns "
+                "a record\n", every ? "every " : "never ", every, batches[b],
+                best);
+      else
+        printf ("first pass, a stretched delta %s%-5u          %6.3f ns "
+                "a record\n", every ? "every " : "never ", every, best);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -140,6 +195,8 @@ main (int argc, char **argv)
   for (size_t i = 0; i < sizeof every / sizeof every[0]; i++)
     hot (r, every[i], rounds);
   loop (r, rounds);
+  unpack (r, 0, rounds);
+  unpack (r, 350, rounds);
   free (r);
   return 0;
 }

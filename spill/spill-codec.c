@@ -726,8 +726,12 @@ skim_run (const unsigned char *end, const unsigned char **pp, uint32_t run,
       *xleft = 0;
       *xp = x;
     }
-  for (uint32_t i = 0; i < run; i++)
-    sum += p[i * width];
+  if (alt)
+    for (uint32_t i = 0; i < run; i++)   /* vectorised */
+      sum += p[i];
+  else
+    for (uint32_t i = 0; i < run; i++)
+      sum += p[2 * i];
   *t += sum;
   *left -= run;
   *pp = next;
