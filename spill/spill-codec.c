@@ -688,12 +688,24 @@ mpe_spill_unpack_init (mpe_spill_unpack_t *u, const void *payload,
   return 0;
 }
 
+/* A run's BARE record as an event. */
+static inline void
+put_bare (logfmt_event_t *e, uint64_t t, int32_t id, uint64_t tick0,
+          uint64_t mult_fp)
+{
+  memset (e, 0, offsetof (logfmt_event_t, cargo));
+  e->time = mpe_spill_tick_ns (t, tick0, mult_fp);
+  e->state = -1;
+  e->type = LOGFMT_REC_EVENT;
+  e->id = id;
+}
+
 /* A whole run of BARE records passed over (mpe_spill_unpack_msgs): the
  * deltas summed (a long run's exceptions added).  Event ids are not
  * kept: no event comes out with one, and messages have their own.
- * Returns 0, or `run` (nothing read) when the
- * run is not whole or its exceptions are not in order, for the record by
- * record reading to find the damaged record. */
+ * Returns 0, or `run` (nothing read) when the run is not whole or its
+ * exceptions are not in order, for the record by record reading to find
+ * the damaged record. */
 static inline uint32_t
 skim_run (const unsigned char *end, const unsigned char **pp, uint32_t run,
           int alt, int lng, uint32_t *ri, uint32_t *xat, uint32_t *xleft,
@@ -727,7 +739,7 @@ skim_run (const unsigned char *end, const unsigned char **pp, uint32_t run,
       *xp = x;
     }
   if (alt)
-    for (uint32_t i = 0; i < run; i++)   /* vectorised */
+    for (uint32_t i = 0; i < run; i++)   /* no stride: 0.47 ns, not 0.65 */
       sum += p[i];
   else
     for (uint32_t i = 0; i < run; i++)
@@ -812,12 +824,7 @@ unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
                       t += p[0];
                       int32_t id = alt ? id2
                                  : (int32_t) ((uint32_t) id0 + p[1] - 128u);
-                      logfmt_event_t *e = &out[n++];
-                      memset (e, 0, offsetof (logfmt_event_t, cargo));
-                      e->time = mpe_spill_tick_ns (t, tick0, mult_fp);
-                      e->state = -1;
-                      e->type = LOGFMT_REC_EVENT;
-                      e->id = id;
+                      put_bare (&out[n++], t, id, tick0, mult_fp);
                       id2 = id0;
                       id0 = id;
                     }
@@ -885,14 +892,7 @@ unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
               int32_t id = alt ? id2
                                : (int32_t) ((uint32_t) id0 + p[1] - 128u);
               if (!msgs)
-                {
-                  logfmt_event_t *e = &out[n++];
-                  memset (e, 0, offsetof (logfmt_event_t, cargo));
-                  e->time = mpe_spill_tick_ns (t, tick0, mult_fp);
-                  e->state = -1;
-                  e->type = LOGFMT_REC_EVENT;
-                  e->id = id;
-                }
+                put_bare (&out[n++], t, id, tick0, mult_fp);
               id2 = id0;
               id0 = id;
               p = next;
