@@ -23,24 +23,12 @@ struct logfmt_state_tracker
   logfmt_interval_t *open;  /* outermost first; grows to MAX_DEPTH */
 };
 
-/* A BEGIN with no room left: grows the stack, or (at the depth limit)
- * counts a too-deep instance.  0 when the BEGIN may be pushed. */
-int logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state);
 /* A BEGIN with no room left, out of line: the stack grown (or the
  * instance counted too deep), then the BEGIN.  Returning from here keeps
  * the inlined BEGIN free of a call whose effects the code after it would
  * have to assume (a summary's loop ran 9.7 instead of 8.1 ns a record). */
 int logfmt__tr_begin_full (logfmt_state_tracker_t *tr, int32_t state,
                            uint64_t t, const uint8_t *cargo);
-
-/* A BEGIN beyond LOGFMT_STATE_MAX_DEPTH (tr->deep allocated). */
-static inline int
-logfmt__tr_deep_begin (logfmt_state_tracker_t *tr, int32_t state)
-{
-  tr->deep[state]++;
-  tr->ndeep++;
-  return LOGFMT_STEP_TOO_DEEP;
-}
 
 /* Gives the time since the last BEGIN/END to the innermost instance (the
  * only one whose exclusive time grows). */

@@ -108,8 +108,10 @@ logfmt_state_tracker_open (const logfmt_state_tracker_t *tr, uint32_t i)
   return &tr->open[tr->cut_pos + i];
 }
 
-int
-logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state)
+/* A BEGIN with no room left: grows the stack, or (at the depth limit)
+ * counts a too-deep instance.  0 when the BEGIN may be pushed. */
+static int
+tracker_full (logfmt_state_tracker_t *tr, int32_t state)
 {
   if (tr->depth == LOGFMT_STATE_MAX_DEPTH)
     {
@@ -119,7 +121,9 @@ logfmt__tr_full (logfmt_state_tracker_t *tr, int32_t state)
           if (!tr->deep)
             return LOGFMT_ENOMEM;
         }
-      return logfmt__tr_deep_begin (tr, state);
+      tr->deep[state]++;
+      tr->ndeep++;
+      return LOGFMT_STEP_TOO_DEEP;
     }
   uint32_t c = tr->cap * 2;
   if (c > LOGFMT_STATE_MAX_DEPTH)
@@ -137,7 +141,7 @@ int
 logfmt__tr_begin_full (logfmt_state_tracker_t *tr, int32_t state, uint64_t t,
                        const uint8_t *cargo)
 {
-  int rc = logfmt__tr_full (tr, state);
+  int rc = tracker_full (tr, state);
   if (rc)
     return rc;
   return tr->nesting ? logfmt__tr_begin_m (tr, state, t, cargo, true)
