@@ -6,17 +6,18 @@
 # the interquartile range over the rounds, and the median against the
 # floor's for the same rank count (the default spill is write-behind,
 # against the logger spilling itself and the spill thread packing and
-# writing; 2 ranks fill this 2-core host, 1 leaves a core to spare).  Each MPE configuration also
-# runs once more per round with --pair (its loop in blocks, by turns with the
-# floor loop in the same process): since this host's speed wanders from
-# process to process, the same statistics of each such run's own ratio
-# to its floor (where a spill thread takes CPU from the ranks, some of
-# its work falls in the floor's blocks and the paired ratio reads low:
-# `2 MPE_SPILL_THREAD=yes`; the wall and CPU columns tell; and the floor's
-# blocks run 2-4% slower there than a floor-only process, so every paired
-# ratio reads a little low).  Then what disturbed the timed thread in each plain run
-# (page faults, involuntary switches, migrations: bench/mpe-user.c), so
-# a slow run can be told from a slow configuration.
+# writing; 2 ranks fill this 2-core host, 1 leaves a core to spare).
+# Each MPE configuration also runs once more per round with --pair (its
+# loop in blocks, by turns with the floor loop in the same process):
+# since this host's speed wanders from process to process, the same
+# statistics of each such run's own ratio to its floor (where a spill
+# thread takes CPU from the ranks, some of its work falls in the floor's
+# blocks and the paired ratio reads low: `2 MPE_SPILL_THREAD=yes`; the
+# wall and CPU columns tell; and the floor's blocks run 2-4% slower
+# there than a floor-only process, so every paired ratio reads a little
+# low).  Then what disturbed the timed thread in each plain run (page
+# faults, involuntary switches, migrations: bench/mpe-user.c), so a slow
+# run can be told from a slow configuration.
 #   bench/mpe-user.sh [ROUNDS] [CALLS]     (from the build directory)
 rounds=${1:-6}
 calls=${2:-10000000}

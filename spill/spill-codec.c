@@ -807,8 +807,10 @@ unpack (mpe_spill_unpack_t *u, uint64_t tick0, uint64_t mult_fp,
                * alone, without the tests below. */
               uint32_t k = 0;
               if (!msgs && !lng)
-                k = (size_t) (u->end - p) / (2 - alt) < run
-                      ? (uint32_t) ((size_t) (u->end - p) / (2 - alt)) : run;
+                {
+                  size_t fit = (size_t) (u->end - p) / (2 - alt);
+                  k = fit < run ? (uint32_t) fit : run;
+                }
               else if (!msgs && xp)
                 k = xat != UINT32_MAX ? xat - ri : xleft ? 0 : run - 1;
               if (lng && k > run - 1)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Process-wide state and the clock.  The other jobs of the logger have
- * their own files: mpe-tbuf.c (thread buffers and their ring files),
- * mpe-flush.c (moving full buffers to the spill file), mpe-spillfile.c
- * (the spill file), mpe-crash.c (the crash path). */
+/* Process-wide state, the clock, and the one wait on MPI that gives the
+ * core away (the merge's and the clock sync's).  The other jobs of the
+ * logger have their own files: mpe-tbuf.c (thread buffers and their ring
+ * files), mpe-flush.c (moving full buffers to the spill file),
+ * mpe-spillfile.c (the spill file), mpe-crash.c (the crash path). */
 #include "config.h"
 
 #include <sched.h>
