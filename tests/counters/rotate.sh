@@ -4,16 +4,19 @@
 # (fake-counters.so: event fakeK counts K * 1000 per ms of the thread's
 # CPU time, 2 slots) asked for 5 events rotates 3 sets at the
 # instrumentation points.  The scaled estimates must give the known
-# rates: fakeK = K x fake1 (within 2%), and fake1 = task-clock (perf,
-# never rotated, read at the same points) / 1000 ns within 5% (the task
-# clock and the thread CPU clock the fake counts by are accounted apart
-# by the kernel: 2.0% apart once at load 20, 3.1% in an ASan build in
-# CI; a set's time unscaled would be 67% off); their standard errors are
-# recorded as fakeK.err.  With sampling on, a computation without any
-# MPI call rotates at the timer samples (the fake's start and stop are
-# signal-safe) with the same accuracy, and does not when the source is
-# not signal-safe.  (The rotation logic's accuracy and shrinking error
-# against an exact truth: tests/counters/test-rotate.)
+# rates: fake1 = the time the fake's sets counted (which it prints, in
+# the thread CPU clock it counts by) / 1 us within 2%, fakeK = K x fake1
+# within 2% (a set's time unscaled would be 67% off); their standard
+# errors are recorded as fakeK.err.  Perf's task clock (never rotated,
+# read at the same points) is a second, independent check within 20%
+# only: the kernel accounts it apart from the thread CPU clock, and the
+# two were seen 8.5% apart in a loaded CI run and 11% apart here in a
+# loop calling sched_yield, as MPICH's oversubscribed waits do.  With
+# sampling on, a computation without any MPI call rotates at the timer
+# samples (the fake's start and stop are signal-safe) with the same
+# accuracy, and does not when the source is not signal-safe.  (The
+# rotation logic's accuracy and shrinking error against an exact truth:
+# tests/counters/test-rotate.)
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/mpe/common.sh"
 . "$top_srcdir/tests/counters/common.sh"
@@ -28,13 +31,16 @@ for rk in 0 1; do
   line=$(grep "^fake-counters: rank $rk:" err.txt)
   opened=$(echo "$line" | sed 's/.* opened \([0-9]*\).*/\1/')
   started=$(echo "$line" | sed 's/.* started \([0-9]*\).*/\1/')
+  counted=$(echo "$line" | sed 's/.* counted \([0-9]*\).*/\1/')
   is "rank $rk: 5 events in 2 slots: 3 sets" "$opened" 3
   [ "$started" -ge 20 ] 2>/dev/null
   ok $? "rank $rk: the sets rotated ($started starts)"
   tc=$(mval ctr.clog task-clock $rk)
   f1=$(mval ctr.clog fake1 $rk)
-  within "$f1" "$(($tc / 1000))" 5
-  ok $? "rank $rk: fake1 $f1 = task clock / 1 us ($tc ns) within 5%"
+  within "$f1" "$counted" 2
+  ok $? "rank $rk: fake1 $f1 = the sets' counting time $counted us within 2%"
+  within "$f1" "$(($tc / 1000))" 20
+  ok $? "rank $rk: fake1 $f1 = task clock / 1 us ($tc ns) within 20%"
   for k in 2 3 4 5; do
     fk=$(mval ctr.clog fake$k $rk)
     within "$fk" "$(($f1 * $k))" 2
@@ -50,6 +56,9 @@ $CLOGTOOL verify ctr.clog > /dev/null; ok $? "the log verifies"
 fake_starts () {
   grep '^fake-counters: rank 0:' err.txt | sed 's/.* started \([0-9]*\).*/\1/'
 }
+fake_counted () {
+  grep '^fake-counters: rank 0:' err.txt | sed 's/.* counted \([0-9]*\).*/\1/'
+}
 MPE_SAMPLE_HZ=1000 run 1 "$PROG" compute 600; r=$?
 ok $r "compute with samples: the job ran (rc $r)"
 [ $r -eq 0 ] || diag "$(cat err.txt)"
@@ -58,8 +67,11 @@ n=$(fake_starts)
 ok $? "the sets rotated at the samples ($n starts in 600 ms without MPI calls)"
 tc=$(mval ctr.clog task-clock 0)
 f1=$(mval ctr.clog fake1 0)
-within "$f1" "$(($tc / 1000))" 5
-ok $? "fake1 $f1 = task clock / 1 us ($tc ns) within 5%"
+counted=$(fake_counted)
+within "$f1" "$counted" 2
+ok $? "fake1 $f1 = the sets' counting time $counted us within 2%"
+within "$f1" "$(($tc / 1000))" 20
+ok $? "fake1 $f1 = task clock / 1 us ($tc ns) within 20%"
 for k in 3 5; do
   fk=$(mval ctr.clog fake$k 0)
   within "$fk" "$(($f1 * $k))" 2
@@ -80,9 +92,12 @@ ok $r "barriers with unlimited slots (rc $r)"
 is "one set opened" \
   "$(grep '^fake-counters: rank 0:' err.txt | sed 's/.* opened \([0-9]*\).*/\1/')" 1
 is "no .err companion" "$(mval ctr.clog fake1.err 0)" none
-# (Within 10%: quiet they agree to 0.1%, but the parallel CI once put
-# them more than 3% apart; fake3 against fake1 is checked to 2% above.)
+# Unrotated, fake3 is the count itself: 3 x the counting time to 0.1%
+# (rounding); the task clock again within 20% (see the top).
 f3=$(mval ctr.clog fake3 0); tc=$(mval ctr.clog task-clock 0)
-within "$f3" "$((tc * 3 / 1000))" 10
-ok $? "fake3 $f3 = 3 x task clock $tc / 1 us within 10%"
+counted=$(fake_counted)
+within "$f3" "$((counted * 3))" 0.1
+ok $? "fake3 $f3 = 3 x the set's counting time $counted us within 0.1%"
+within "$f3" "$((tc * 3 / 1000))" 20
+ok $? "fake3 $f3 = 3 x task clock $tc / 1 us within 20%"
 finish
