@@ -4,7 +4,9 @@
 # (clogtool cct --metric COUNTER) on a program with known counts
 # (ctr-prog states N): "Sleep" holds N voluntary context switches and
 # little CPU, "Touch" at least N * 64 minor faults, "Spin" N * 2 ms of
-# CPU time, all of it inside the function spin().
+# CPU time, all of it inside the function spin().  ctr-prog times its
+# spin by the task clock itself (the thread CPU clock was 12% off it in
+# a loaded CI run), so the state's total is checked within 5%.
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/mpe/common.sh"
 . "$top_srcdir/tests/counters/common.sh"
@@ -33,7 +35,7 @@ mf=$(pc Touch minor-faults)
 [ "$mf" -ge $((2 * N * 64)) ] && [ "$mf" -le $((2 * N * 64 * 9 / 8 + 400)) ]
 ok $? "Touch: $mf minor faults for the $((2 * N * 64)) pages touched"
 tc=$(pc Spin task-clock)
-within "$tc" $((2 * N * 2000000)) 10
+within "$tc" $((2 * N * 2000000)) 5
 ok $? "Spin: $tc ns of task clock for the $((2 * N * 2)) ms spun"
 ts=$(pc Sleep task-clock)
 [ "$ts" -lt $((N * 2000000 / 2)) ]
