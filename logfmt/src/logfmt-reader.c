@@ -941,6 +941,9 @@ logfmt_reader_stream_events (const logfmt_reader_t *r, uint32_t stream)
  * L1, so logfmt_iter_next is a copy and the decoder runs in a tight
  * loop. */
 #define ITER_CHUNK 256
+/* A batch call with room for this many decodes into the caller's array
+ * (fewer: through ev[], not to run the decoder for a handful). */
+#define ITER_DIRECT 64
 #define EV_HEAD offsetof (logfmt_event_t, cargo)
 
 struct logfmt_iter
@@ -1097,10 +1100,12 @@ load_block (logfmt_iter_t *it)
   return 0;
 }
 
-/* Refills ev[] with the next chunk of records inside [t0, t1].  Returns 1,
- * 0 at the end, or a negative code. */
+/* Decodes the next records inside [t0, t1] into out (up to max of them,
+ * those before t0 included): they are out[*lo .. *hi).  Returns 1, 0 at
+ * the end, or a negative code. */
 static int
-iter_fill (logfmt_iter_t *it)
+iter_decode (logfmt_iter_t *it, logfmt_event_t *out, uint32_t max,
+             uint32_t *lo_out, uint32_t *hi_out)
 {
   const logfmt_reader_t *r = it->r;
   logfmt_error_t *err = &it->err;
@@ -1121,13 +1126,13 @@ iter_fill (logfmt_iter_t *it)
             return iter_fail (it, rc);
         }
       const logfmt__blockref_t *b = &it->s->blocks[it->next_block - 1];
-      int n = logfmt__cols_decode (&it->cols, it->ev, ITER_CHUNK, &r->cls);
+      int n = logfmt__cols_decode (&it->cols, out, max, &r->cls);
       if (LOGFMT_UNLIKELY (n <= 0))
         {
           E (LOGFMT_ECORRUPT, b->offset, "block columns are corrupt");
           return iter_fail (it, LOGFMT_ECORRUPT);
         }
-      if (it->cols.left == 0 && it->ev[n - 1].time != b->t_last)
+      if (it->cols.left == 0 && out[n - 1].time != b->t_last)
         {
           E (LOGFMT_ECORRUPT, b->offset, "block columns disagree with its "
              "header");
@@ -1135,19 +1140,30 @@ iter_fill (logfmt_iter_t *it)
         }
       /* Times never decrease, so the window is a contiguous range. */
       uint32_t lo = 0, hi = (uint32_t) n;
-      while (lo < hi && it->ev[lo].time < it->t0)
+      while (lo < hi && out[lo].time < it->t0)
         lo++;
-      if (it->ev[n - 1].time > it->t1)
+      if (out[n - 1].time > it->t1)
         {
-          while (hi > lo && it->ev[hi - 1].time > it->t1)
+          while (hi > lo && out[hi - 1].time > it->t1)
             hi--;
           it->done = true;
         }
-      it->pos = lo;
-      it->n = hi;
+      *lo_out = lo;
+      *hi_out = hi;
       if (lo < hi)
         return 1;
     }
+}
+
+/* Refills ev[] with the next chunk of records inside [t0, t1].  Returns 1,
+ * 0 at the end, or a negative code. */
+static int
+iter_fill (logfmt_iter_t *it)
+{
+  int rc = iter_decode (it, it->ev, ITER_CHUNK, &it->pos, &it->n);
+  if (rc <= 0)
+    it->pos = it->n = 0;
+  return rc;
 }
 
 static inline void
@@ -1181,6 +1197,22 @@ logfmt_iter_next_batch (logfmt_iter_t *it, logfmt_event_t *ev, size_t max)
   size_t got = 0;
   while (got < max)
     {
+      if (it->pos == it->n && max - got >= ITER_DIRECT)
+        {
+          /* Straight into the caller's array: no copy. */
+          uint32_t room = max - got < UINT32_MAX ? (uint32_t) (max - got)
+                                                 : UINT32_MAX;
+          uint32_t lo = 0, hi = 0;
+          int rc = iter_decode (it, ev + got, room, &lo, &hi);
+          if (rc < 0 && got == 0)
+            return rc;
+          if (rc <= 0)
+            break;  /* an error is reported by the next call */
+          if (lo)
+            memmove (ev + got, ev + got + lo, (hi - lo) * sizeof *ev);
+          got += hi - lo;
+          continue;
+        }
       if (it->pos == it->n)
         {
           int rc = iter_fill (it);

@@ -260,6 +260,47 @@ main (void)
   logfmt_iter_free (it);
   ASSERT_EQ (logfmt_iter_new (r, 2, 0, 1, &it), LOGFMT_ERANGE,
              "bad stream rejected");
+
+  /* Batches of every size (below, at and above the size that decodes
+   * straight into the caller's array, and above a block), with single
+   * calls between them: the window's records, in order, once each. */
+  static logfmt_event_t bb[NEV];
+  const size_t sizes[] = { 1, 63, 64, 65, 256, 701, NEV };
+  for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+    {
+      ASSERT_OK (logfmt_iter_new (r, 1, t0, t1, &it), "batch iter");
+      int seen = 0, wrong = 0, calls = 0;
+      long got_n;
+      for (;;)
+        {
+          if (++calls % 3 == 0)
+            {
+              /* A single record now and then: the next batch starts
+               * in the middle of the iterator's own chunk. */
+              if ((got_n = logfmt_iter_next (it, &bb[0])) != 1)
+                break;
+            }
+          else if ((got_n = logfmt_iter_next_batch (it, bb, sizes[z])) <= 0)
+            break;
+          for (long j = 0; j < got_n; j++)
+            {
+              make_event (1, first + seen, &want);
+              if (!same (&bb[j], &want))
+                wrong++;
+              seen++;
+            }
+        }
+      char what[64];
+      snprintf (what, sizeof what, "batches of %zu end cleanly", sizes[z]);
+      ASSERT_EQ (got_n, 0, what);
+      snprintf (what, sizeof what, "batches of %zu: the window's count",
+                sizes[z]);
+      ASSERT_EQ (seen, n, what);
+      snprintf (what, sizeof what, "batches of %zu: the window's records",
+                sizes[z]);
+      ASSERT_EQ (wrong, 0, what);
+      logfmt_iter_free (it);
+    }
   logfmt_reader_close (r);
   unlink (path);
 
