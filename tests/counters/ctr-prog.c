@@ -14,8 +14,9 @@
  *       instrumentation point in it (rotation then happens at timer
  *       samples only), then MPE_Counters_read.
  * At exit every rank prints what the kernel counted for its main thread
- * over its whole life ("ctr-prog: rank R csw VOLUNTARY INVOLUNTARY"):
- * the counters, read over part of that life, can never exceed it.
+ * over its whole life ("ctr-prog: rank R csw VOLUNTARY INVOLUNTARY
+ * majflt MAJOR"): the counters, read over part of that life, can never
+ * exceed it.
  */
 #define _GNU_SOURCE 1
 #include <mpi.h>
@@ -158,7 +159,7 @@ main (int argc, char **argv)
   MPI_Finalize ();
   struct rusage ru;
   if (getrusage (RUSAGE_THREAD, &ru) == 0)
-    printf ("ctr-prog: rank %d csw %ld %ld\n", rank, ru.ru_nvcsw,
-            ru.ru_nivcsw);
+    printf ("ctr-prog: rank %d csw %ld %ld majflt %ld\n", rank, ru.ru_nvcsw,
+            ru.ru_nivcsw, ru.ru_majflt);
   return 0;
 }

@@ -29,7 +29,13 @@ for rk in 0 1; do
   tc=$(mval ctr.clog task-clock $rk)
   [ "$tc" != none ] && [ "$tc" -ge $((N * 2000000)) ]
   ok $? "rank $rk: task clock $tc ns >= the $((N * 2)) ms spun"
-  is "rank $rk: no major faults" "$(mval ctr.clog major-faults $rk)" 0
+  # A program of anonymous memory has none, but this host reclaims cold
+  # file pages on its own (a library's page read back once in a CI
+  # run): at most the thread's life's, as the kernel counted them.
+  mj=$(mval ctr.clog major-faults $rk)
+  life_mj=$(awk -v r=$rk '$1 == "ctr-prog:" && $3 == r { print $8 }' out.txt)
+  [ "$mj" != none ] && [ -n "$life_mj" ] && [ "$mj" -le "$life_mj" ]
+  ok $? "rank $rk: major faults $mj, at most the thread's life's ($life_mj)"
 done
 $CLOGTOOL metrics --csv --level thread ctr.clog | grep -q '\.err"'
 ok $((!$?)) "perf events never rotate: no .err companions"
