@@ -1197,29 +1197,26 @@ logfmt_iter_next_batch (logfmt_iter_t *it, logfmt_event_t *ev, size_t max)
   size_t got = 0;
   while (got < max)
     {
-      if (it->pos == it->n && max - got >= ITER_DIRECT)
+      if (it->pos == it->n)
         {
-          /* Straight into the caller's array: no copy. */
+          /* With room, straight into the caller's array: no copy. */
+          bool direct = max - got >= ITER_DIRECT;
           uint32_t room = max - got < UINT32_MAX ? (uint32_t) (max - got)
                                                  : UINT32_MAX;
           uint32_t lo = 0, hi = 0;
-          int rc = iter_decode (it, ev + got, room, &lo, &hi);
+          int rc = direct ? iter_decode (it, ev + got, room, &lo, &hi)
+                          : iter_fill (it);
           if (rc < 0 && got == 0)
             return rc;
           if (rc <= 0)
             break;  /* an error is reported by the next call */
-          if (lo)
-            memmove (ev + got, ev + got + lo, (hi - lo) * sizeof *ev);
-          got += hi - lo;
-          continue;
-        }
-      if (it->pos == it->n)
-        {
-          int rc = iter_fill (it);
-          if (rc < 0 && got == 0)
-            return rc;
-          if (rc <= 0)
-            break;  /* an error is reported by the next call */
+          if (direct)
+            {
+              if (lo)
+                memmove (ev + got, ev + got + lo, (hi - lo) * sizeof *ev);
+              got += hi - lo;
+              continue;
+            }
         }
       size_t k = it->n - it->pos;
       if (k > max - got)
