@@ -23,15 +23,19 @@
 export MPE_PLUGINS=$FAKE
 export MPE_COUNTERS=task-clock,fake1,fake2,fake3,fake4,fake5
 export MPE_COUNTERS_ROTATE=2ms
+# fake_field NAME RANK: a figure of the fake's line for RANK in err.txt
+# ("fake-counters: rank R: opened O started S counted U").
+fake_field () {
+  grep "^fake-counters: rank $2:" err.txt | sed "s/.* $1 \([0-9]*\).*/\1/"
+}
 
 run 2 "$PROG" barriers 100 3; r=$?
 ok $r "barriers: the job ran with the fake source (rc $r)"
 [ $r -eq 0 ] || diag "$(cat err.txt)"
 for rk in 0 1; do
-  line=$(grep "^fake-counters: rank $rk:" err.txt)
-  opened=$(echo "$line" | sed 's/.* opened \([0-9]*\).*/\1/')
-  started=$(echo "$line" | sed 's/.* started \([0-9]*\).*/\1/')
-  counted=$(echo "$line" | sed 's/.* counted \([0-9]*\).*/\1/')
+  opened=$(fake_field opened $rk)
+  started=$(fake_field started $rk)
+  counted=$(fake_field counted $rk)
   is "rank $rk: 5 events in 2 slots: 3 sets" "$opened" 3
   [ "$started" -ge 20 ] 2>/dev/null
   ok $? "rank $rk: the sets rotated ($started starts)"
@@ -53,21 +57,15 @@ done
 $CLOGTOOL verify ctr.clog > /dev/null; ok $? "the log verifies"
 
 # Rotation at timer samples: 600 ms of computation, no MPI call in it.
-fake_starts () {
-  grep '^fake-counters: rank 0:' err.txt | sed 's/.* started \([0-9]*\).*/\1/'
-}
-fake_counted () {
-  grep '^fake-counters: rank 0:' err.txt | sed 's/.* counted \([0-9]*\).*/\1/'
-}
 MPE_SAMPLE_HZ=1000 run 1 "$PROG" compute 600; r=$?
 ok $r "compute with samples: the job ran (rc $r)"
 [ $r -eq 0 ] || diag "$(cat err.txt)"
-n=$(fake_starts)
+n=$(fake_field started 0)
 [ "$n" -ge 50 ] 2>/dev/null
 ok $? "the sets rotated at the samples ($n starts in 600 ms without MPI calls)"
 tc=$(mval ctr.clog task-clock 0)
 f1=$(mval ctr.clog fake1 0)
-counted=$(fake_counted)
+counted=$(fake_field counted 0)
 within "$f1" "$counted" 2
 ok $? "fake1 $f1 = the sets' counting time $counted us within 2%"
 within "$f1" "$(($tc / 1000))" 20
@@ -82,7 +80,7 @@ for k in 3 5; do
 done
 MPE_FAKE_SIGNAL_SAFE=0 MPE_SAMPLE_HZ=1000 run 1 "$PROG" compute 600; r=$?
 ok $r "compute, the source not signal-safe: the job ran (rc $r)"
-n=$(fake_starts)
+n=$(fake_field started 0)
 [ "$n" -le 5 ] 2>/dev/null
 ok $? "  no rotation at the samples ($n starts: at instrumentation points only)"
 
@@ -90,12 +88,12 @@ ok $? "  no rotation at the samples ($n starts: at instrumentation points only)"
 MPE_FAKE_SLOTS=0 run 1 "$PROG" barriers 60 3; r=$?
 ok $r "barriers with unlimited slots (rc $r)"
 is "one set opened" \
-  "$(grep '^fake-counters: rank 0:' err.txt | sed 's/.* opened \([0-9]*\).*/\1/')" 1
+  "$(fake_field opened 0)" 1
 is "no .err companion" "$(mval ctr.clog fake1.err 0)" none
 # Unrotated, fake3 is the count itself: 3 x the counting time to 0.1%
 # (rounding); the task clock again within 20% (see the top).
 f3=$(mval ctr.clog fake3 0); tc=$(mval ctr.clog task-clock 0)
-counted=$(fake_counted)
+counted=$(fake_field counted 0)
 within "$f3" "$((counted * 3))" 0.1
 ok $? "fake3 $f3 = 3 x the set's counting time $counted us within 0.1%"
 within "$f3" "$((tc * 3 / 1000))" 20
