@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mpe-internal.h"
@@ -41,32 +42,32 @@ save_memory (int sync)
   mpe__g.memory_saved_at = atomic_load (&mpe__g.spill_off);
   for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
     {
-      /* The packer first (it may hand an area to the spill thread): what
-       * it had not packed of its window is written as RAW below. */
-      mpe__job_settle (&b->pack);
-      /* A half or an area being spilled: wait (bounded) for a write under
-       * way, and write the records if they did not reach the file. */
-      int st = mpe__job_settle (&b->job);
-      size_t done;
-      if (st == MPE_JOB_ABANDONED)
+      /* A half being spilled: wait (bounded) for a write under way, and
+       * write the records as RAW if they did not reach the file. */
+      int st = atomic_load (&b->job);
+      for (int i = 0; st == MPE_JOB_WRITING && i < 2000; i++)
         {
+          struct timespec ts = { 0, 1000000 };
+          nanosleep (&ts, NULL);
+          st = atomic_load (&b->job);
+        }
+      size_t done;
+      if (st == MPE_JOB_QUEUED || st == MPE_JOB_ABANDONED)
+        {
+          atomic_store (&b->job, MPE_JOB_ABANDONED);
           if (b->packed_wb)
             mpe__spill_frames (b->pk2.buf, b->pk2.len, &done);
-          else if (b->job.to > b->job.from)
-            mpe__spill_frame (MPE_SPILL_RAW, b->thread, b->job.from,
-                              (size_t) (b->job.to - b->job.from)
+          else if (b->job_to > b->job_from)
+            mpe__spill_frame (MPE_SPILL_RAW, b->thread, b->job_from,
+                              (size_t) (b->job_to - b->job_from)
                               * sizeof (mpe_rec_t));
         }
       /* Packed write-behind: the records before `packed` are only in
-       * pk's frames; the packer's window, older than the logger's. */
+       * pk's frames. */
       const mpe_rec_t *from = b->seg, *end = b->pos;
       if (b->packed_wb)
         {
           mpe__spill_frames (b->pk.buf, b->pk.len, &done);
-          if (b->pack.to > b->pack.from)
-            mpe__spill_frame (MPE_SPILL_RAW, b->thread, b->pack.from,
-                              (size_t) (b->pack.to - b->pack.from)
-                              * sizeof (mpe_rec_t));
           from = b->packed;
         }
       if (end > from)

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "mpe-internal.h"
@@ -346,12 +345,7 @@ mpe__tbuf_windows (mpe_tbuf_t *b)
       area_close (b, &b->pk2);
       area_open (b, &b->pk);
       b->pk_from = b->packed = b->seg;
-      /* With a packer, a window is a part (round_end its end). */
-      b->wend = b->pack_async ? b->round_end : window_end (b, b->pos);
-      b->pack.from = b->pack.to = NULL;
-      b->win_carried = b->pack_carried = 0;
-      b->win_loss = b->pack_loss = 0;
-      b->pack_handoffs = 0;
+      b->wend = window_end (b, b->pos);
       return;
     }
   /* The logger packs its windows when it spills inline. */
@@ -378,32 +372,23 @@ mpe__tbuf_windows (mpe_tbuf_t *b)
     }
 }
 
-/* A frame's header and padding. */
-enum { PK_OVER = sizeof (mpe_spill_frame_t) + 8 };
-
-/* pk has no room for another frame. */
+/* Packs [b->packed, to) into frames at the end of pk.  Returns -1 when
+ * pk cannot hold them (an eighth of the buffer): the rest of the round is
+ * then packed at its end, as without windows. */
 static int
-pk_full (const mpe_tbuf_t *b)
+pk_add (mpe_tbuf_t *b, const mpe_rec_t *to)
 {
-  return b->pk.cap < b->pk.len + PK_OVER + 4096;
-}
-
-/* Packs [*from, to) into frames at the end of pk, moving *from on.
- * Returns -1 when pk cannot hold them (an eighth of the buffer, or an
- * area): the rest of the round is then packed at its end, as without
- * windows, or the area handed over. */
-static int
-pk_add (mpe_tbuf_t *b, const mpe_rec_t **from, const mpe_rec_t *to)
-{
-  while (*from < to)
+  const size_t over = sizeof (mpe_spill_frame_t) + 8;  /* header, padding */
+  while (b->packed < to)
     {
       /* Full; or pk could not be had at creation: try once more, at its
        * least. */
-      if (pk_full (b) && (b->pk.cap || frames_alloc (&b->pk, PK_MIN) != 0))
+      if (b->pk.cap < b->pk.len + over + 4096
+          && (b->pk.cap || frames_alloc (&b->pk, PK_MIN) != 0))
         return -1;
-      size_t room = b->pk.cap - b->pk.len - PK_OVER;
+      size_t room = b->pk.cap - b->pk.len - over;
       unsigned char *p = b->pk.buf + b->pk.len;
-      const mpe_rec_t *at = *from;
+      const mpe_rec_t *at = b->packed;
       size_t len = mpe_spill_pack (&at, to, p + sizeof (mpe_spill_frame_t),
                                    room < FRAME ? room : FRAME);
       if (len == 0)
@@ -418,7 +403,7 @@ pk_add (mpe_tbuf_t *b, const mpe_rec_t **from, const mpe_rec_t *to)
       if (b->ring && b->pk.area >= 0)
         __atomic_store_n (&b->ring->frames_len[b->pk.area], b->pk.len,
                           __ATOMIC_RELEASE);
-      *from = at;
+      b->packed = at;
     }
   return 0;
 }
@@ -434,7 +419,7 @@ spill_round (mpe_tbuf_t *b)
   /* The first round's records before its windows: first in the file. */
   if (b->pk_from > b->seg)
     lost = spill_records (b, b->seg, b->pk_from, 0);
-  int rest = pk_add (b, &b->packed, b->pos);
+  int rest = pk_add (b, b->pos);
   if (b->pk.len)
     lost += frames_out (b, &b->pk, 0, b->pk_from, b->pos);
   if (rest)
@@ -448,79 +433,66 @@ static int warned_spill;
 /* Background spill thread                                             */
 /* ------------------------------------------------------------------ */
 
-/* One thread per process encodes and writes full halves (or writes full
- * frame areas), in the order they were queued, while the loggers go on
- * in their other halves.  A logger whose other half is still being
- * spilled waits for it (bounded memory, nothing dropped).  With a packer
- * (MPE_SPILL_THREAD=pack), a second thread packs the loggers' full
- * windows the same way and hands full areas on to the first. */
-typedef struct
+/* One thread per process encodes and writes full halves, in the order
+ * they were queued, while the loggers go on in their other halves.  A
+ * logger whose other half is still being spilled waits for it (bounded
+ * memory, nothing dropped). */
+static struct
 {
   pthread_mutex_t lock;
   pthread_cond_t  work;      /* a job was queued */
-  pthread_cond_t  done;      /* a job was done */
-  mpe_job_t      *head, *tail;
+  pthread_cond_t  done;      /* a job was written */
+  mpe_tbuf_t     *head, *tail;  /* queued buffers, via job_next */
   atomic_int      state;     /* 0 not started, 1 running, -1 failed */
-  uint64_t      (*run) (mpe_job_t *j);  /* does j; returns events lost */
-} spill_queue_t;
+} sq = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER,
+         .done = PTHREAD_COND_INITIALIZER };
 
-static uint64_t write_run (mpe_job_t *j);
-static uint64_t pack_run (mpe_job_t *j);
-
-#define QUEUE_INIT(fn)                                                      \
-  { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER,    \
-    .done = PTHREAD_COND_INITIALIZER, .run = fn }
-static spill_queue_t wq = QUEUE_INIT (write_run);   /* the spill thread */
-static spill_queue_t pq = QUEUE_INIT (pack_run);    /* the packer */
-
-static void *
-queue_main (void *arg)
-{
-  spill_queue_t *q = arg;
-  pthread_mutex_lock (&q->lock);
-  for (;;)
-    {
-      while (q->head == NULL)
-        pthread_cond_wait (&q->work, &q->lock);
-      mpe_job_t *j = q->head;
-      q->head = j->next;
-      if (q->head == NULL)
-        q->tail = NULL;
-      pthread_mutex_unlock (&q->lock);
-      uint64_t lost = q->run (j);
-      pthread_mutex_lock (&q->lock);
-      j->lost = lost;
-      if (atomic_load (&j->state) != MPE_JOB_ABANDONED)
-        atomic_store (&j->state, MPE_JOB_DONE);
-      pthread_cond_broadcast (&q->done);
-    }
-  return NULL;
-}
-
-/* The spill thread's job: a half of records packed and written, or
- * (write-behind) a full area's frames, packed already, written with
- * direct I/O where the file system takes it. */
+/* Write-behind: a full area's frames (pk2), packed by the logger, in one
+ * write (direct I/O where the file system takes it).  Returns the events
+ * lost. */
 static uint64_t
-write_run (mpe_job_t *j)
+wb_write (mpe_tbuf_t *b)
 {
-  mpe_tbuf_t *b = j->b;
-  if (!b->packed_wb)
-    {
-      uint64_t lost = spill_records (b, j->from, j->to, 1);
-      if (atomic_load (&j->state) != MPE_JOB_ABANDONED)
-        mpe__part_spilled (b, j->from != b->base);
-      return lost;
-    }
-  /* As spill_burst_write: the crash path may have taken the frames. */
-  atomic_store (&j->state, MPE_JOB_WRITING);
+  /* As spill_burst_write: the crash path may have taken the records. */
+  atomic_store (&b->job, MPE_JOB_WRITING);
   if (mpe__crash_taken ())
     {
-      atomic_store (&j->state, MPE_JOB_ABANDONED);
+      atomic_store (&b->job, MPE_JOB_ABANDONED);
       return 0;
     }
-  uint64_t lost = frames_out (b, &b->pk2, 1, j->from, j->to);
-  area_close (b, &b->pk2);
-  return lost;
+  return frames_out (b, &b->pk2, 1, b->job_from, b->job_to);
+}
+
+static void *
+spill_main (void *arg)
+{
+  (void) arg;
+  pthread_mutex_lock (&sq.lock);
+  for (;;)
+    {
+      while (sq.head == NULL)
+        pthread_cond_wait (&sq.work, &sq.lock);
+      mpe_tbuf_t *b = sq.head;
+      sq.head = b->job_next;
+      if (sq.head == NULL)
+        sq.tail = NULL;
+      pthread_mutex_unlock (&sq.lock);
+      uint64_t lost = b->packed_wb ? wb_write (b)
+                                   : spill_records (b, b->job_from, b->job_to,
+                                                    1);
+      pthread_mutex_lock (&sq.lock);
+      b->job_lost = lost;
+      if (atomic_load (&b->job) != MPE_JOB_ABANDONED)
+        {
+          if (b->packed_wb)
+            area_close (b, &b->pk2);
+          else
+            mpe__part_spilled (b, b->job_from != b->base);
+          atomic_store (&b->job, MPE_JOB_DONE);
+        }
+      pthread_cond_broadcast (&sq.done);
+    }
+  return NULL;
 }
 
 /* The frames gathered by the spill thread, in one write.  Returns 0 when
@@ -531,10 +503,10 @@ spill_burst_write (spill_ctx_t *c)
   /* Tell the crash path a write may be under way, then look whether it
    * has already taken these records (seq_cst: one of the two sees the
    * other). */
-  atomic_store (&c->b->job.state, MPE_JOB_WRITING);
+  atomic_store (&c->b->job, MPE_JOB_WRITING);
   if (mpe__crash_taken ())
     {
-      atomic_store (&c->b->job.state, MPE_JOB_ABANDONED);
+      atomic_store (&c->b->job, MPE_JOB_ABANDONED);
       return -1;
     }
   if (c->memlen == 0)
@@ -563,94 +535,68 @@ burst_flush (spill_ctx_t *c)
   c->memlen = 0;
 }
 
-/* q's thread, started on first use.  Returns 0 when it runs. */
 static int
-queue_start (spill_queue_t *q)
+spill_thread_start (void)
 {
-  int st = atomic_load (&q->state);
+  int st = atomic_load (&sq.state);
   if (st != 0)
     return st == 1 ? 0 : -1;
-  pthread_mutex_lock (&q->lock);
-  if ((st = atomic_load (&q->state)) != 0)
+  pthread_mutex_lock (&sq.lock);
+  if ((st = atomic_load (&sq.state)) != 0)
     {
-      pthread_mutex_unlock (&q->lock);
+      pthread_mutex_unlock (&sq.lock);
       return st == 1 ? 0 : -1;
     }
   pthread_t t;
   pthread_attr_t a;
   sigset_t all, old;
-  /* The thread never takes a signal: the crash handler runs on a
-   * logging thread, which can then wait for a job under way. */
+  /* The spill thread never takes a signal: the crash handler runs on a
+   * logging thread, which can then wait for a write in progress. */
   sigfillset (&all);
   pthread_sigmask (SIG_SETMASK, &all, &old);
   pthread_attr_init (&a);
   pthread_attr_setdetachstate (&a, PTHREAD_CREATE_DETACHED);
-  int rc = pthread_create (&t, &a, queue_main, q);
+  int rc = pthread_create (&t, &a, spill_main, NULL);
   pthread_attr_destroy (&a);
   pthread_sigmask (SIG_SETMASK, &old, NULL);
-  atomic_store (&q->state, rc == 0 ? 1 : -1);
-  pthread_mutex_unlock (&q->lock);
+  atomic_store (&sq.state, rc == 0 ? 1 : -1);
+  pthread_mutex_unlock (&sq.lock);
   return rc == 0 ? 0 : -1;
 }
 
-/* Waits for job j of q, if any; returns the events it lost. */
+/* Waits for b's job, if any; returns the events it lost. */
 static uint64_t
-job_collect (spill_queue_t *q, mpe_job_t *j)
+job_collect (mpe_tbuf_t *b)
 {
-  int st = atomic_load (&j->state);
+  int st = atomic_load (&b->job);
   if (st == MPE_JOB_IDLE)
     return 0;
-  pthread_mutex_lock (&q->lock);
-  while ((st = atomic_load (&j->state)) == MPE_JOB_QUEUED
+  pthread_mutex_lock (&sq.lock);
+  while ((st = atomic_load (&b->job)) == MPE_JOB_QUEUED
          || st == MPE_JOB_WRITING)
-    pthread_cond_wait (&q->done, &q->lock);
-  uint64_t lost = j->lost;
-  /* Abandoned stays so: the crash path writes what the job held. */
-  if (st != MPE_JOB_ABANDONED)
-    atomic_store (&j->state, MPE_JOB_IDLE);
-  pthread_mutex_unlock (&q->lock);
+    pthread_cond_wait (&sq.done, &sq.lock);
+  uint64_t lost = b->job_lost;
+  atomic_store (&b->job, MPE_JOB_IDLE);
+  pthread_mutex_unlock (&sq.lock);
   return lost;
 }
 
 static void
-job_queue (spill_queue_t *q, mpe_job_t *j, const mpe_rec_t *from,
-           const mpe_rec_t *to)
+job_queue (mpe_tbuf_t *b, const mpe_rec_t *from, const mpe_rec_t *to)
 {
-  pthread_mutex_lock (&q->lock);
-  j->from = from;
-  j->to = to;
-  j->lost = 0;
-  j->next = NULL;
-  atomic_store (&j->state, MPE_JOB_QUEUED);
-  if (q->tail)
-    q->tail->next = j;
+  pthread_mutex_lock (&sq.lock);
+  b->job_from = from;
+  b->job_to = to;
+  b->job_lost = 0;
+  b->job_next = NULL;
+  atomic_store (&b->job, MPE_JOB_QUEUED);
+  if (sq.tail)
+    sq.tail->job_next = b;
   else
-    q->head = j;
-  q->tail = j;
-  pthread_cond_signal (&q->work);
-  pthread_mutex_unlock (&q->lock);
-}
-
-int
-mpe__job_settle (mpe_job_t *j)
-{
-  int st = atomic_load (&j->state);
-  for (int i = 0; i < 2000; i++)
-    {
-      if (st == MPE_JOB_QUEUED
-          && atomic_compare_exchange_strong (&j->state, &st,
-                                             MPE_JOB_ABANDONED))
-        return MPE_JOB_ABANDONED;
-      if (st != MPE_JOB_WRITING && st != MPE_JOB_QUEUED)
-        return st;
-      if (st == MPE_JOB_WRITING)
-        {
-          struct timespec ts = { 0, 1000000 };
-          nanosleep (&ts, NULL);
-          st = atomic_load (&j->state);
-        }
-    }
-  return st;
+    sq.head = b;
+  sq.tail = b;
+  pthread_cond_signal (&sq.work);
+  pthread_mutex_unlock (&sq.lock);
 }
 
 static void
@@ -675,13 +621,7 @@ put_loss (mpe_tbuf_t *b, mpe_rec_t *r, uint64_t t, uint64_t lost)
   r->aux = MPE_REC_LOSS | b->tag;
   uint64_t ext[2] = { lost, 0 };
   memcpy (r + 1, ext, 16);
-  if (b->pack_async)
-    {
-      /* In the window the packer gets next. */
-      b->win_carried += lost;
-      b->win_loss++;
-    }
-  else if (b->packed_wb)
+  if (b->packed_wb)
     {
       b->pk.carried += lost;
       b->pk.loss++;
@@ -699,11 +639,7 @@ mpe__spill_drain (void)
   pthread_mutex_unlock (&mpe__g.lock);
   for (mpe_tbuf_t *b = list; b; b = b->next)
     {
-      /* The packer's job first: it may hand an area to the spill
-       * thread. */
-      uint64_t lost = job_collect (&pq, &b->pack);
-      b->pack_handoffs = 0;
-      lost += job_collect (&wq, &b->job);
+      uint64_t lost = job_collect (b);
       if (lost == 0)
         continue;
       note_loss (lost);
@@ -751,17 +687,14 @@ flush_marks (mpe_tbuf_t *b, mpe_rec_t *r, uint64_t t0, uint64_t lost)
 static uint64_t
 wb_handoff (mpe_tbuf_t *b)
 {
-  uint64_t lost = job_collect (&wq, &b->job);
-  /* The crash path writes both areas (a job it abandoned stays so). */
-  if (mpe__crash_taken ())
-    return lost;
+  uint64_t lost = job_collect (b);
   mpe_frames_t full = b->pk;
   b->pk = b->pk2;
   b->pk2 = full;
   area_open (b, &b->pk);
-  if (mpe__g.spill_fd >= 0 && queue_start (&wq) == 0)
+  if (mpe__g.spill_fd >= 0 && spill_thread_start () == 0)
     {
-      job_queue (&wq, &b->job, NULL, NULL);
+      job_queue (b, NULL, NULL);
       return lost;
     }
   /* No spill thread: written here; no spill file: lost. */
@@ -782,7 +715,7 @@ wb_full (mpe_tbuf_t *b)
   uint64_t lost = 0;
   int handoffs = 0;
   b->in_flush = 1;
-  while (pk_add (b, &b->packed, b->pos) != 0 && handoffs < 2)
+  while (pk_add (b, b->pos) != 0 && handoffs < 2)
     lost += wb_handoff (b), handoffs++;
   if (b->pos >= b->round_end)
     {
@@ -805,97 +738,6 @@ wb_full (mpe_tbuf_t *b)
   return r;
 }
 
-/* A full window of b's slots, [j->from, j->to), into pk's frames (a full
- * pk handed to the spill thread), as wb_full does on the logger: on the
- * packer, or on the logger when there is none.  Returns the events lost
- * (an earlier area's write); b->pack_handoffs gets the areas handed. */
-static uint64_t
-pack_window (mpe_tbuf_t *b, mpe_job_t *j)
-{
-  uint64_t lost = 0;
-  int handoffs = 0;
-  /* The window's LOSS records are in its first frame: counted with the
-   * area that holds it. */
-  if (pk_full (b))
-    lost += wb_handoff (b), handoffs++;
-  b->pk.carried += b->pack_carried;
-  b->pk.loss += b->pack_loss;
-  while (pk_add (b, &j->from, j->to) != 0 && handoffs < 2
-         && !mpe__crash_taken ())
-    lost += wb_handoff (b), handoffs++;
-  b->pack_handoffs = handoffs;
-  return lost;
-}
-
-/* The packer's job. */
-static uint64_t
-pack_run (mpe_job_t *j)
-{
-  if (mpe__g.pack_delay_ms > 0)
-    {
-      /* Test hook: a window still queued when the process dies. */
-      struct timespec ts = { mpe__g.pack_delay_ms / 1000,
-                             mpe__g.pack_delay_ms % 1000 * 1000000L };
-      nanosleep (&ts, NULL);
-    }
-  /* Under way, then whether the crash path has taken the buffers
-   * (seq_cst: one of the two sees the other, as spill_burst_write). */
-  atomic_store (&j->state, MPE_JOB_WRITING);
-  if (mpe__crash_taken ())
-    {
-      atomic_store (&j->state, MPE_JOB_ABANDONED);
-      return 0;
-    }
-  return pack_window (j->b, j);
-}
-
-/* Packed write-behind with a packer: the logger's window, one part of
- * the ring, is full.  It goes to the packer, and the logger goes on in
- * the other part once the packer is done with that (long before, at
- * about 0.6 ns a record to pack against 10 to log).  A window's records
- * stay under their own tag in the ring until they are in an area, so a
- * crash meanwhile loses none.  Returns the new write position. */
-static mpe_rec_t *
-wb_switch (mpe_tbuf_t *b)
-{
-  uint64_t t0 = mpe__ticks ();
-  b->in_flush = 1;
-  uint64_t lost = job_collect (&pq, &b->pack);
-  int handoffs = b->pack_handoffs;
-  b->pack_handoffs = 0;
-  b->pack_carried = b->win_carried;
-  b->pack_loss = b->win_loss;
-  b->win_carried = 0;
-  b->win_loss = 0;
-  if (queue_start (&pq) == 0)
-    job_queue (&pq, &b->pack, b->seg, b->pos);
-  else
-    {
-      /* No packer: packed here. */
-      b->pack.from = b->seg;
-      b->pack.to = b->pos;
-      lost += pack_window (b, &b->pack);
-      handoffs += b->pack_handoffs;
-      b->pack_handoffs = 0;
-    }
-  MPE_PUBLISH (b->retired, b->retired + (uint64_t) (b->pos - b->seg));
-  int p = b->seg == b->base;   /* the other part */
-  b->seg = p ? b->mid : b->base;
-  b->round_end = (p ? b->base + b->cap : b->mid) - 8;
-  mpe__part_new_round (b, p);
-  b->pk_from = b->packed = b->seg;
-  mpe_rec_t *r = b->seg;
-  MPE_PUBLISH (b->pos, r);
-  if (handoffs || lost)
-    {
-      r = flush_marks (b, r, t0, lost);
-      MPE_PUBLISH (b->pos, r);
-    }
-  b->wend = b->round_end;
-  b->in_flush = 0;
-  return r;
-}
-
 /* The buffer (or half) is full: spill it, log the flush as state 280 and
  * any loss as a LOSS record where it happened.  Returns the new write
  * position. */
@@ -907,7 +749,7 @@ tbuf_full (mpe_tbuf_t *b)
       /* A window's end: pack it while it is in the cache. */
       if (!b->packed)
         b->pk_from = b->packed = b->pos;
-      if (mpe__g.spill_fd < 0 || pk_add (b, &b->packed, b->pos) != 0)
+      if (mpe__g.spill_fd < 0 || pk_add (b, b->pos) != 0)
         b->wend = b->round_end;
       else
         b->wend = window_end (b, b->pos);
@@ -916,11 +758,11 @@ tbuf_full (mpe_tbuf_t *b)
   uint64_t t0 = mpe__ticks ();
   b->in_flush = 1;
   uint64_t lost = 0;
-  if (b->mid && mpe__g.spill_fd >= 0 && queue_start (&wq) == 0)
+  if (b->mid && mpe__g.spill_fd >= 0 && spill_thread_start () == 0)
     {
       /* The other half must be on disk before it is reused. */
-      lost = job_collect (&wq, &b->job);
-      job_queue (&wq, &b->job, b->seg, b->pos);
+      lost = job_collect (b);
+      job_queue (b, b->seg, b->pos);
       b->seg = b->seg == b->base ? b->mid : b->base;
       b->wend = (b->seg == b->base ? b->mid : b->base + b->cap) - 8;
       b->round_end = b->wend;
@@ -946,8 +788,7 @@ tbuf_full (mpe_tbuf_t *b)
 mpe_rec_t *
 mpe__tbuf_full (mpe_tbuf_t *b)
 {
-  mpe_rec_t *r = !b->packed_wb ? tbuf_full (b)
-                 : b->pack_async ? wb_switch (b) : wb_full (b);
+  mpe_rec_t *r = b->packed_wb ? wb_full (b) : tbuf_full (b);
   mpe__gate (b);
   return r;
 }

@@ -45,18 +45,6 @@ typedef struct
   uint32_t       loss;
 } mpe_frames_t;
 
-/* A thread buffer's job on a background thread (mpe-flush.c): records
- * [from, to) to pack or write; a pack job's `from` moves on as they are
- * packed, so what is left of it is always [from, to). */
-typedef struct mpe_job
-{
-  atomic_int       state;     /* MPE_JOB_* */
-  const mpe_rec_t *from, *to;
-  uint64_t         lost;      /* events it could not write */
-  struct mpe_tbuf *b;
-  struct mpe_job  *next;      /* in its queue */
-} mpe_job_t;
-
 /* One thread's timeline.  Never freed while the process lives: threads
  * keep pointing at it through TLS across MPE_Finish_log/MPE_Init_log. */
 typedef struct mpe_tbuf
@@ -86,11 +74,14 @@ typedef struct mpe_tbuf
                                      not records the program logged */
   struct mpe_tbuf *next;
   /* Background spill: the buffer is two halves; the logger writes into
-   * [seg, pos) while the spill thread encodes the other half (job).
-   * mid is NULL when the buffer is one synchronous part. */
+   * [seg, pos) while the spill thread encodes [job_from, job_to), the
+   * other half.  mid is NULL when the buffer is one synchronous part. */
   mpe_rec_t       *seg;
   mpe_rec_t       *mid;
-  mpe_job_t        job;      /* the spill thread's: a half, or an area */
+  atomic_int       job;      /* MPE_JOB_* */
+  const mpe_rec_t *job_from, *job_to;
+  uint64_t         job_lost;
+  struct mpe_tbuf *job_next;
   /* Inline spilling (no spill thread) packs the round a window at a time,
    * while the window's records are still in the cache (mpe-flush.c): end
    * is then the window's end, round_end the round's.  The frames wait in
@@ -112,22 +103,11 @@ typedef struct mpe_tbuf
   size_t           area_cap;  /* bytes of each frame area */
   uint32_t         area_gen;
   uint64_t         retired;
-  /* With a packer thread as well (MPE_SPILL_THREAD=pack): the slots are
-   * the ring's two parts, a window each, and the logger fills one while
-   * the packer packs the other into pk (pack).  Its LOSS records report
-   * win_carried events (win_loss records) for pk's count; pack_handoffs:
-   * the areas its last job handed to the spill thread. */
-  int              pack_async;
-  mpe_job_t        pack;
-  uint64_t         win_carried, pack_carried;
-  uint32_t         win_loss, pack_loss;
-  int              pack_handoffs;
 } mpe_tbuf_t;
 
 enum
 {
-  MPE_JOB_IDLE, MPE_JOB_QUEUED, MPE_JOB_DONE,
-  MPE_JOB_WRITING,    /* under way (writing, or packing) */
+  MPE_JOB_IDLE, MPE_JOB_QUEUED, MPE_JOB_DONE, MPE_JOB_WRITING,
   MPE_JOB_ABANDONED   /* the crash path took the records */
 };
 
@@ -192,8 +172,6 @@ typedef struct
   int         gather_frames;   /* MPE_TEST_GATHER_FRAMES: the spill thread
                                   gathers at most this many frames (0: no
                                   limit), as if out of memory */
-  int         pack_delay_ms;   /* MPE_TEST_PACK_DELAY_MS: the packer
-                                  waits that long before each job */
   long        kill_in_spill;   /* MPE_TEST_KILL_IN_SPILL: SIGKILL after
                                   that many spilled blocks */
   int         delete_local;
@@ -201,7 +179,6 @@ typedef struct
   int         spill_async;     /* MPE_SPILL_THREAD: background spill */
   int         spill_wb;        /* write-behind: the logger packs, the
                                   spill thread only writes */
-  int         spill_pack;      /* and a packer thread packs (pack) */
   char        ring_prefix[4096]; /* ring files: PREFIX.t<thread>.ring */
   int         ring_off;        /* MPE_RING_DIR=none */
   /* Sync points (mpe-sync.c; local ns since origin, offset). */
@@ -260,10 +237,6 @@ MPE_HIDDEN void        mpe__tbuf_windows (mpe_tbuf_t *b);
 MPE_HIDDEN void        mpe__wb_layout (size_t bytes, size_t *slots,
                                        size_t *area);
 MPE_HIDDEN void        mpe__spill_drain (void);
-/* The crash path: waits (at most 2 s) for job j while a background thread
- * does it, and takes it from the queue if not yet begun.  Returns its
- * state then (MPE_JOB_ABANDONED: the records are the caller's). */
-MPE_HIDDEN int         mpe__job_settle (mpe_job_t *j);
 /* mpe-spillfile.c: the spill file. */
 MPE_HIDDEN int         mpe__spill_open (void);
 MPE_HIDDEN void        mpe__spill_close (int remove_file);

@@ -289,8 +289,6 @@ MPE_Init_log (void)
   mpe__g.region_fail_hook = mpe__env_bool ("MPE_TEST_REGION_FAIL", 0);
   const char *gf = getenv ("MPE_TEST_GATHER_FRAMES");
   mpe__g.gather_frames = gf ? atoi (gf) : 0;
-  const char *pdm = getenv ("MPE_TEST_PACK_DELAY_MS");
-  mpe__g.pack_delay_ms = pdm ? atoi (pdm) : 0;
   const char *kis = getenv ("MPE_TEST_KILL_IN_SPILL");
   mpe__g.kill_in_spill = kis ? atol (kis) : 0;
   mpe__spill_drain ();
@@ -310,13 +308,10 @@ MPE_Init_log (void)
   mpe__g.budget = buffer_budget ();
   const char *st = getenv ("MPE_SPILL_THREAD");
   int wb = st && strcmp (st, "write") == 0;
-  int pack = st && strcmp (st, "pack") == 0;
   int chosen = env_chosen ("MPE_SPILL_THREAD");
-  mpe__g.spill_async = !wb && !pack && env_auto ("MPE_SPILL_THREAD", 0);
-  mpe__g.spill_wb = wb || pack
-                    || (!chosen && mpe__g.budget
-                                   <= (size_t) BUFFER_MB_DEFAULT * 1048576);
-  mpe__g.spill_pack = pack;
+  mpe__g.spill_async = !wb && env_auto ("MPE_SPILL_THREAD", 0);
+  mpe__g.spill_wb = wb || (!chosen && mpe__g.budget
+                                      <= (size_t) BUFFER_MB_DEFAULT * 1048576);
   /* MPE_SAVE_ON_WAIT (see arrival_guard in mpe-merge.c): by default not on
    * an oversubscribed node, where every rank waits at the finish only
    * because it is not scheduled, and saving would cost them all; nor when

@@ -44,13 +44,9 @@ mpe__part_spilled (mpe_tbuf_t *b, int p)
 static void
 tbuf_layout (mpe_tbuf_t *b)
 {
-  /* With a packer, the two windows of packed write-behind. */
-  b->mid = b->pack_async || (mpe__g.spill_async && !b->packed_wb
-                             && b->cap >= 8192)
+  b->mid = mpe__g.spill_async && !b->packed_wb && b->cap >= 8192
            ? b->base + b->cap / 2
            : NULL;
-  atomic_store (&b->job.state, MPE_JOB_IDLE);
-  atomic_store (&b->pack.state, MPE_JOB_IDLE);
   b->seg = b->base;
   /* Closed: the thread's next record opens it (mpe__gate). */
   __atomic_store_n (&b->end, b->base, __ATOMIC_RELAXED);
@@ -170,8 +166,6 @@ mpe__tbuf_create (int want_thread0)
     bytes = 256 * 1024;
   b->cap = bytes / sizeof (mpe_rec_t);
   b->packed_wb = mpe__g.spill_wb;
-  b->pack_async = b->packed_wb && mpe__g.spill_pack;
-  b->job.b = b->pack.b = b;
   if (b->packed_wb)
     mpe__wb_layout (bytes, &b->cap, &b->area_cap);
   b->thread = atomic_fetch_add (&mpe__g.nthreads, 1);

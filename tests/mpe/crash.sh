@@ -7,7 +7,7 @@
 # With the background spill thread (a half may be in flight when the
 # signal comes), with it writing what the logger packed (write-behind),
 # and without it.
-for th in yes write pack no; do
+for th in yes write no; do
 rm -rf "$MPE_TMPDIR"/*
 # Rank 1 dies 300 ms after rank 0 went on to MPE_Finish_log, where rank 0
 # waits for it until the launcher kills it.
@@ -29,7 +29,7 @@ done
 # A rank that is alive but blocked in MPI_Recv from the rank that dies is
 # SIGKILLed by the launcher: no handler runs.  Its buffers are ring files
 # in /dev/shm, so what it had not spilled is still there.
-for th in yes write pack no; do
+for th in yes write no; do
 rm -rf "$MPE_TMPDIR"/*
 MPE_SPILL_THREAD=$th MPE_BUFFER_MB=1 run 2 $B/tests/mpe/logmany 150000 3 1 11 300 1
 fails $?; ok $? "spill thread $th: rank 0 blocked in MPI_Recv, rank 1 dies"
@@ -48,39 +48,10 @@ is "spill thread $th: no begin recovered twice (nesting)" "$(val blk.clog badnes
 test -z "$(ls "$MPE_TMPDIR")" && ! ls /dev/shm/mpe-$run0-* > /dev/null 2>&1
 ok $? "recover --clean removed the spill and ring files"
 done
-# A window in the packer's hands when the process dies (a test hook holds
-# each of its jobs back 3 s; 5,000 states are a window and a half):
-# rank 1's crash handler takes the queued window back and writes it (no
-# ring files, so only the handler can have saved it); blocked rank 0 is
-# SIGKILLed with it in its ring, a part with its own tag beside the
-# logger's.
-for ring in none shm; do
-rm -rf "$MPE_TMPDIR"/*
-rd=; [ $ring = none ] && rd=none
-MPE_RING_DIR=$rd MPE_TEST_PACK_DELAY_MS=3000 MPE_SPILL_THREAD=pack \
-  MPE_BUFFER_MB=1 run 2 $B/tests/mpe/logmany 5000 1 1 11 300 1
-fails $?; ok $? "packer holding a window ($ring): job fails"
-$CLOGTOOL recover --clean "$MPE_TMPDIR" -o held.clog > rec.txt 2>&1
-ok $? "packer holding a window ($ring): recover"
-is "packer holding a window ($ring): rank 1 (handler): every begin" \
-  "$(val held.clog count 1 0 600)" 5000
-is "packer holding a window ($ring): rank 1: every end" \
-  "$(val held.clog count 1 0 601)" 5000
-if [ $ring = shm ]; then
-  is "packer holding a window: rank 0 (killed): every begin" \
-    "$(val held.clog count 0 0 600)" 5000
-  is "packer holding a window: rank 0: every end" \
-    "$(val held.clog count 0 0 601)" 5000
-fi
-is "packer holding a window ($ring): nesting" "$(val held.clog badnest)" 0
-is "packer holding a window ($ring): in time order" \
-  "$(val held.clog nonmonotonic)" 0
-done
-
 # A second log in the same processes (MPE_Finish_log, then MPE_Init_log):
 # the buffers kept from the first get new ring files (write-behind's with
 # their frame areas).
-for th in no write pack; do
+for th in no write; do
 rm -rf "$MPE_TMPDIR"/*
 MPE_SPILL_THREAD=$th MPE_BUFFER_MB=1 run 2 $B/tests/mpe/logmany 150000 1 1 11 300 1 1
 is "relog $th: first log complete" "$(val logmany-first.clog count 0 0 600)" 150000
@@ -127,10 +98,10 @@ n=$(val none.clog count 0 0 600)
 # of the ring file and the spill thread writes a full one at once: with
 # 4 MB, areas of 896 KB, the kill comes after the first area's write,
 # its frames both in the file and in the ring.
-for th in no yes write pack; do
+for th in no yes write; do
 rm -rf "$MPE_TMPDIR"/*
 mb=32
-{ [ $th = write ] || [ $th = pack ]; } && mb=4
+[ $th = write ] && mb=4
 MPE_TEST_KILL_IN_SPILL=2 MPE_SPILL_THREAD=$th MPE_BUFFER_MB=$mb run 1 $B/tests/mpe/logmany 600000
 fails $?; ok $? "spill thread $th: killed in a spill"
 $CLOGTOOL recover --clean "$MPE_TMPDIR" -o mid.clog > rec.txt 2>&1; ok $? "recover"

@@ -5,7 +5,7 @@
 # with the background spill thread (default) and without it.
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/mpe/common.sh"
-for MPE_SPILL_THREAD in yes write pack no; do
+for MPE_SPILL_THREAD in yes write no; do
 export MPE_SPILL_THREAD
 diag "MPE_SPILL_THREAD=$MPE_SPILL_THREAD"
 MPE_BUFFER_MB=1 run 2 $B/tests/mpe/logmany 150000 2; ok $? "logmany spilling"
@@ -19,11 +19,7 @@ is "nothing lost" "$(val logmany.clog lost)" 0
 $LOGCHECK logmany.clog | grep -q '^state CLOG_Buffer_write2disk maroon$'
 ok $? "flush state 280 defined"
 f=$(val logmany.clog count 0 1 560)
-# The packer hands an area over only when it is full; the logger packing
-# itself also at a round's end when the area cannot hold another round.
-min=3
-[ $MPE_SPILL_THREAD = pack ] && min=1
-[ "$f" != none ] && [ "$f" -ge $min ]; ok $? "flushes logged as states ($f)"
+[ "$f" != none ] && [ "$f" -ge 3 ]; ok $? "flushes logged as states ($f)"
 is "flush states closed" "$(val logmany.clog count 0 1 561)" "$f"
 is "nesting with flushes" "$(val logmany.clog badnest)" 0
 is "spill files removed" "$(ls "$MPE_TMPDIR" | wc -l)" 0
@@ -95,7 +91,7 @@ is "three quarters of a round: no flush" "$(val logmany.clog count 0 0 560)" non
 # counted lost; the logger spilling itself, and write-behind (the spill
 # thread writes what the logger packed, with direct I/O where tmpfs
 # takes it, else through the page cache).
-for th in no write pack; do
+for th in no write; do
 MPE_SPILL_THREAD=$th MPE_BUFFER_MB=8 run 1 $B/tests/mpe/logmany 1500000
 total=$(val logmany.clog events)
 for sz in 300k 1100k; do
@@ -118,7 +114,7 @@ done
 # spill file first (MPE_SAVE_ON_WAIT); the merge then reads memory, not
 # that copy: write-behind's copy is PACKED frames, as its spills are.
 # The kept files (MPE_DELETE_LOCALFILE=no) rebuild the same log.
-for th in no write pack; do
+for th in no write; do
 rm -rf "$MPE_TMPDIR"/*
 LOGMANY_LATE_MS=400 MPE_SAVE_ON_WAIT=yes MPE_DELETE_LOCALFILE=no \
   MPE_SPILL_THREAD=$th MPE_BUFFER_MB=8 run 2 $B/tests/mpe/logmany 100000 2
