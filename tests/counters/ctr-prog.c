@@ -5,8 +5,13 @@
  *   ctr-prog states N: per rank, states with known counts, each opened
  *       and closed next to an MPE_Counters_read: "Sleep" (N nanosleeps of
  *       2 ms: N voluntary context switches), "Touch" (N * 64 fresh pages
- *       written once: at least that many minor faults) and "Spin"
- *       (N * 2 ms of busy looping: that much task clock, timed by it);
+ *       written once: at least that many minor faults), "Fault" (N * 16
+ *       pages of a file dropped from the page cache, read once through
+ *       a mapping without readahead: a major fault each where the file
+ *       system reads them back; the kernel's count of the state's major
+ *       faults is printed, "ctr-prog: rank R fault state MAJOR") and
+ *       "Spin" (N * 2 ms of busy looping: that much task clock, timed by
+ *       it);
  *   ctr-prog barriers N MS: N rounds of MS ms of busy looping in state
  *       "Spin" then an MPI_Barrier (an instrumentation point: rotation
  *       periods end there), then MPE_Counters_read;
@@ -24,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -78,6 +84,58 @@ spin (double s)
   (void) x;   /* read once: clang warns on a volatile only ever set */
 }
 
+static void state (int id[2], int open);
+
+/* The calling thread's major faults so far, as getrusage counts them. */
+static long
+majflt (void)
+{
+  struct rusage ru;
+  return getrusage (RUSAGE_THREAD, &ru) == 0 ? ru.ru_majflt : -1;
+}
+
+/* A file of `pages` pages, written, synced and dropped from the page
+ * cache; then, in state id, one byte of each page read through a
+ * mapping that does no readahead.  Returns the major faults the kernel
+ * counted for the thread in the state, or -1 where the file could not
+ * be made. */
+static long
+fault_state (int id[2], int pages, int rank)
+{
+  char path[64];
+  snprintf (path, sizeof path, "ctr-fault-%d.tmp", rank);
+  int fd = open (path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0)
+    return -1;
+  unlink (path);
+  char page[4096];
+  memset (page, 7, sizeof page);
+  for (int i = 0; i < pages; i++)
+    if (write (fd, page, sizeof page) != (ssize_t) sizeof page)
+      {
+        close (fd);
+        return -1;
+      }
+  size_t len = (size_t) pages * 4096;
+  fsync (fd);
+  posix_fadvise (fd, 0, (off_t) len, POSIX_FADV_DONTNEED);
+  char *p = mmap (NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+  close (fd);
+  if (p == MAP_FAILED)
+    return -1;
+  madvise (p, len, MADV_RANDOM);
+  volatile char sum = 0;
+  state (id, 1);
+  long before = majflt ();
+  for (size_t o = 0; o < len; o += 4096)
+    sum += p[o];
+  long during = majflt () - before;
+  state (id, 0);
+  munmap (p, len);
+  (void) sum;
+  return during;
+}
+
 static void
 state (int id[2], int open)
 {
@@ -104,15 +162,19 @@ main (int argc, char **argv)
       MPI_Abort (MPI_COMM_WORLD, 2);
     }
   int n = atoi (argv[2]);
-  int s_sleep[2], s_touch[2], s_spin[2];
+  int s_sleep[2], s_touch[2], s_fault[2], s_spin[2];
   MPE_Log_get_state_eventIDs (&s_sleep[0], &s_sleep[1]);
   MPE_Log_get_state_eventIDs (&s_touch[0], &s_touch[1]);
+  MPE_Log_get_state_eventIDs (&s_fault[0], &s_fault[1]);
   MPE_Log_get_state_eventIDs (&s_spin[0], &s_spin[1]);
   MPE_Describe_state (s_sleep[0], s_sleep[1], "Sleep", "blue");
   MPE_Describe_state (s_touch[0], s_touch[1], "Touch", "green");
+  MPE_Describe_state (s_fault[0], s_fault[1], "Fault", "orange");
   MPE_Describe_state (s_spin[0], s_spin[1], "Spin", "red");
   if (MPE_Counters_read () != MPE_LOG_OK)
     fprintf (stderr, "ctr-prog: MPE_Counters_read failed\n");
+  int rank;
+  MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   if (!strcmp (argv[1], "states"))
     {
       state (s_sleep, 1);
@@ -131,6 +193,8 @@ main (int argc, char **argv)
         p[o] = 1;
       state (s_touch, 0);
       munmap (p, len);
+      long mj = fault_state (s_fault, n * 16, rank);
+      printf ("ctr-prog: rank %d fault state %ld\n", rank, mj);
       state (s_spin, 1);
       spin (n * 0.002);
       state (s_spin, 0);
@@ -154,8 +218,6 @@ main (int argc, char **argv)
       MPE_Log_event (s_spin[1], 0, NULL);
       MPE_Counters_read ();
     }
-  int rank;
-  MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Finalize ();
   struct rusage ru;
   if (getrusage (RUSAGE_THREAD, &ru) == 0)

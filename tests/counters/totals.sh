@@ -3,7 +3,9 @@
 # Counter totals per state (clogtool profile) and per calling context
 # (clogtool cct --metric COUNTER) on a program with known counts
 # (ctr-prog states N): "Sleep" holds N voluntary context switches and
-# little CPU, "Touch" at least N * 64 minor faults, "Spin" N * 2 ms of
+# little CPU, "Touch" at least N * 64 minor faults, "Fault" the major
+# faults the kernel counted in it (a page each of a file dropped from
+# the page cache, ctr-prog prints the count), "Spin" N * 2 ms of
 # CPU time, all of it inside the function spin().  ctr-prog times its
 # spin by the task clock itself (the thread CPU clock was 12% off it in
 # a loaded CI run), so the state's total is checked within 5%.
@@ -11,7 +13,7 @@
 . "$top_srcdir/tests/mpe/common.sh"
 . "$top_srcdir/tests/counters/common.sh"
 N=40
-export MPE_COUNTERS=task-clock,context-switches,minor-faults
+export MPE_COUNTERS=task-clock,context-switches,minor-faults,major-faults
 export MPE_SAMPLE_HZ=1000
 
 run 2 "$PROG" states $N; r=$?
@@ -25,7 +27,7 @@ pc () {
 }
 is "the counters are listed" \
   "$(python3 -c "import json; print(','.join(c['name'] for c in json.load(open('p.json'))['counters']))")" \
-  "task-clock,context-switches,minor-faults"
+  "task-clock,context-switches,minor-faults,major-faults"
 cs=$(pc Sleep context-switches)
 [ "$cs" -ge $((2 * N)) ] && [ "$cs" -le $((2 * N * 3)) ]
 ok $? "Sleep: $cs context switches, one per sleep on each rank ($((2 * N)))"
@@ -34,6 +36,10 @@ mf=$(pc Touch minor-faults)
 # page in eight where AddressSanitizer's shadow memory is touched too.
 [ "$mf" -ge $((2 * N * 64)) ] && [ "$mf" -le $((2 * N * 64 * 9 / 8 + 400)) ]
 ok $? "Touch: $mf minor faults for the $((2 * N * 64)) pages touched"
+mj=$(pc Fault major-faults)
+st=$(awk '$1 == "ctr-prog:" && $4 == "fault" { n += $6 } END { print n + 0 }' out.txt)
+[ "$st" -ge $((2 * N * 8)) ] && [ "$mj" -ge "$st" ] && [ "$mj" -le $((st + 8)) ]
+ok $? "Fault: $mj major faults, the kernel's count in the state ($st, for $((2 * N * 16)) pages dropped)"
 tc=$(pc Spin task-clock)
 within "$tc" $((2 * N * 2000000)) 5
 ok $? "Spin: $tc ns of task clock for the $((2 * N * 2)) ms spun"
