@@ -87,8 +87,9 @@ f=$(val logmany.clog count 0 0 560)
 [ "$f" != none ] && [ "$f" -ge 5 ]; ok $? "windows: rounds spilled ($f)"
 total=$(val logmany.clog events)
 # Past half of the first round (4 MiB, 262144 slots, for 200,000
-# records) but not to its end: the windows packed from halfway are never
-# written; nothing is spilled and every event is in the log.
+# records; each a K-th with SPILL_TEST_SHRINK) but not to its end: the
+# windows packed from halfway are never written; nothing is spilled and
+# every event is in the log.
 MPE_BUFFER_MB=$mb run 1 $B/tests/mpe/logmany $part
 ok $? "three quarters of a round: logmany"
 is "three quarters of a round: all begins" "$(val logmany.clog count 0 0 600)" $part
