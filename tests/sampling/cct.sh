@@ -95,16 +95,27 @@ def under(n, name, parent=None):
     return got, par
 hot, par = under(t, "hot_loop")
 warm, _ = under(t, "warm_loop")
-top = ",".join(sorted(c["name"] for c in t["children"] if c["total"]))
-print("share %.3f parent %s roots %s" % (hot / (hot + warm) if hot + warm else 0, par, top))
+# A sample neither walk could unwind hangs under its MPI call's pseudo
+# frame ("[in MPI state N]", or "[unknown]"): a root of its own, rare
+# (a loaded CI run had one, in state 5).  Every other path starts at
+# _start.
+top = ",".join(sorted(c["name"] for c in t["children"]
+                      if c["total"] and not c["name"].startswith("[")))
+made = sum(c["total"] for c in t["children"] if c["name"].startswith("["))
+print("share %.3f parent %s roots %s constructed %.3f"
+      % (hot / (hot + warm) if hot + warm else 0, par, top,
+         made / t["total"] if t["total"] else 1))
 PY
 )
 diag "zero-fp: $out"
 share=$(echo "$out" | awk '{ print $2 }')
 awk -v s="$share" 'BEGIN { exit !(s >= 0.74 && s <= 0.86) }'
 ok $? "rbp zero: hot_loop's samples keep their callers ($share)"
-is "rbp zero: every sampled path starts at _start" \
+is "rbp zero: every unwound path starts at _start" \
   "$(echo "$out" | awk '{ print $6 }')" _start
+made=$(echo "$out" | awk '{ print $8 }')
+awk -v m="$made" 'BEGIN { exit !(m < 0.02) }'
+ok $? "rbp zero: under 2% of the samples not unwound ($made)"
 
 # A stripped copy: offsets and a note.
 cp "$HOT" hot-stripped && strip hot-stripped
