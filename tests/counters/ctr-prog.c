@@ -84,7 +84,20 @@ spin (double s)
   (void) x;   /* read once: clang warns on a volatile only ever set */
 }
 
-static void state (int id[2], int open);
+static void
+state (int id[2], int open)
+{
+  if (open)
+    {
+      MPE_Log_event (id[0], 0, NULL);
+      MPE_Counters_read ();
+    }
+  else
+    {
+      MPE_Counters_read ();
+      MPE_Log_event (id[1], 0, NULL);
+    }
+}
 
 /* The calling thread's major faults so far, as getrusage counts them. */
 static long
@@ -134,21 +147,6 @@ fault_state (int id[2], int pages, int rank)
   munmap (p, len);
   (void) sum;
   return during;
-}
-
-static void
-state (int id[2], int open)
-{
-  if (open)
-    {
-      MPE_Log_event (id[0], 0, NULL);
-      MPE_Counters_read ();
-    }
-  else
-    {
-      MPE_Counters_read ();
-      MPE_Log_event (id[1], 0, NULL);
-    }
 }
 
 int
