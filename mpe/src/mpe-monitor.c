@@ -86,7 +86,9 @@ typedef struct
   /* Manager. */
   mpe_mon_want_t want;
   uint64_t  period_ns;
-  uint64_t  next_due;
+  uint64_t  next_due;         /* on a grid of period_ns from first_due */
+  uint64_t  first_due;
+  uint64_t  periods_before;   /* of the grids before a change of rate */
   uint32_t  seq;
   int       max_in_flight;
   int       stop_passed;      /* this rank forwarded the STOP */
@@ -651,6 +653,7 @@ manager_tick (uint64_t t)
     {
       /* The window has not chosen yet: the first request goes as soon
          as it has, and the wait is not a missed sample. */
+      M.first_due += t - M.next_due;
       M.next_due = t;
       return;
     }
@@ -658,9 +661,11 @@ manager_tick (uint64_t t)
     resolve_want ();
   uint64_t out = M.stats.sent - M.stats.returned;
   /* Periods that passed while nobody moved the monitor (the manager
-     computed, or waited inside MPI) are missed samples. */
-  M.stats.skipped += (t - M.next_due) / M.period_ns;
-  M.next_due = t + M.period_ns;
+     computed, or waited inside MPI) are missed samples.  The schedule
+     stays on its grid, so every period is either sent or skipped. */
+  uint64_t missed = (t - M.next_due) / M.period_ns;
+  M.stats.skipped += missed;
+  M.next_due += (missed + 1) * M.period_ns;
   if (out >= (uint64_t) M.max_in_flight)
     {
       M.stats.skipped++;     /* the ring is behind: do not pile up */
@@ -670,7 +675,10 @@ manager_tick (uint64_t t)
   int tree = M.shape == MPE_MON_SHAPE_TREE && M.size > 1;
   mpe_mon_req_t *q = new_request (MPE_MON_OP_SAMPLE, tree, &len);
   if (!q)
-    return;
+    {
+      M.stats.skipped++;     /* no memory: this period has no sample */
+      return;
+    }
   M.stats.sent++;
   if (tree)
     {
@@ -809,6 +817,19 @@ helper_main (void *arg)
 
 /* ---- start and stop -------------------------------------------------- */
 
+/* Reads the environment as mpe__mon_start does, before MPI exists. */
+int
+mpe__mon_thread_wanted (void)
+{
+  const char *hz = getenv ("MPE_MONITOR");
+  const char *th = getenv ("MPE_MONITOR_THREAD");
+  int on = hz && *hz ? strtod (hz, NULL) > 0 : mpe__mon_live_wanted ();
+  int off = th && (!strcmp (th, "no") || !strcmp (th, "NO")
+                   || !strcmp (th, "false") || !strcmp (th, "FALSE")
+                   || !strcmp (th, "0"));
+  return on && !off;
+}
+
 static double
 env_double (const char *name, double dflt)
 {
@@ -934,7 +955,9 @@ mpe__mon_start (MPI_Comm world)
       settings[0] = (int) (hz * 1000.0 + 0.5);   /* millihertz */
       settings[1] = mgr ? atoi (mgr) : 0;
       settings[2] = (int) env_double ("MPE_MONITOR_POLL_US", 200);
-      settings[3] = mpe__env_bool ("MPE_MONITOR_THREAD", 0);
+      /* 2: asked for; 1: the default, where the thread level allows. */
+      const char *tv = getenv ("MPE_MONITOR_THREAD");
+      settings[3] = tv ? 2 * mpe__env_bool ("MPE_MONITOR_THREAD", 1) : 1;
       settings[4] = choose_shape (M.size);
       settings[5] = (int) env_double ("MPE_MONITOR_FANOUT", MON_FANOUT);
       if (settings[5] < 2)
@@ -984,7 +1007,7 @@ mpe__mon_start (MPI_Comm world)
   atomic_flag_clear (&M.busy);
   if (learn_nodes () != 0)
     return -1;   /* collective failures: MPI aborts before this anyway */
-  M.next_due = now_ns () + M.period_ns;
+  M.next_due = M.first_due = now_ns () + M.period_ns;
   atomic_store (&M.next_poll, 0);
   atomic_store (&mpe__mon_active, 1);
   if (settings[3])
@@ -994,9 +1017,10 @@ mpe__mon_start (MPI_Comm world)
       if (level == MPI_THREAD_MULTIPLE
           && pthread_create (&M.thread, NULL, helper_main, NULL) == 0)
         M.threaded = 1;
-      else if (M.rank == 0)
+      else if (M.rank == 0 && settings[3] == 2)
         fprintf (stderr, "MPE: MPE_MONITOR_THREAD needs "
-                 "MPI_THREAD_MULTIPLE; the wrapped MPI calls move the "
+                 "MPI_THREAD_MULTIPLE (the automatic wrappers ask for it "
+                 "in MPI_Init); the wrapped MPI calls move the "
                  "monitor's requests instead\n");
     }
   return 1;
@@ -1009,7 +1033,13 @@ mpe__mon_want (const mpe_mon_want_t *w, double hz)
     M.want = *w;
   if (hz > 0)
     {
+      /* A new grid from now: the periods of the old one are counted. */
+      uint64_t t = now_ns ();
+      if (M.period_ns && t >= M.next_due)
+        M.stats.skipped += (t - M.next_due) / M.period_ns + 1;
+      M.periods_before = M.stats.sent + M.stats.skipped;
       M.period_ns = (uint64_t) (1e9 / hz);
+      M.next_due = M.first_due = t + M.period_ns;
       M.stats.hz = hz;
     }
 }
@@ -1071,6 +1101,16 @@ mpe__mon_stop (mpe_mon_stats_t *out)
       reap_sends (1);
     }
   M.stats.lost = M.stats.sent - M.stats.returned;
+  if (M.rank == M.manager && M.period_ns)
+    {
+      /* The periods that came due since the last tick had no request. */
+      uint64_t t = now_ns ();
+      if (t >= M.next_due)
+        M.stats.skipped += (t - M.next_due) / M.period_ns + 1;
+      M.stats.periods = M.periods_before
+                        + (t >= M.first_due
+                           ? (t - M.first_due) / M.period_ns + 1 : 0);
+    }
   if (M.nrtt)
     {
       qsort (M.rtt, M.nrtt, sizeof *M.rtt, cmp_double);
@@ -1112,12 +1152,14 @@ mpe__mon_finish (void)
         snprintf (shape, sizeof shape, "tree of fan-out %d",
                   last_stats.tree_fanout);
       fprintf (stderr, "MPE monitor: %.3g Hz, %s, %llu requests sent, "
-               "%llu returned, %llu late, %llu skipped, round trip min "
-               "%.3g median %.3g max %.3g s\n", last_stats.hz, shape,
+               "%llu returned, %llu late, %llu skipped, %llu periods, "
+               "round trip min %.3g median %.3g max %.3g s\n",
+               last_stats.hz, shape,
                (unsigned long long) last_stats.sent,
                (unsigned long long) last_stats.returned,
                (unsigned long long) last_stats.late,
-               (unsigned long long) last_stats.skipped, last_stats.rtt_min,
+               (unsigned long long) last_stats.skipped,
+               (unsigned long long) last_stats.periods, last_stats.rtt_min,
                last_stats.rtt_median, last_stats.rtt_max);
     }
 }

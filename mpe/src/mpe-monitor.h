@@ -35,7 +35,10 @@ typedef struct
   double   hz;
   uint64_t sent, returned;
   uint64_t late;        /* round trip longer than the period */
-  uint64_t skipped;     /* due, but too many requests were out */
+  uint64_t skipped;     /* due, but nobody issued a request (the manager
+                           was busy, or too many requests were out) */
+  uint64_t periods;     /* from the first due request to the stop:
+                           sent + skipped, by the clock */
   uint64_t incomplete;  /* came back without every rank's part */
   uint64_t lost;        /* sent and never returned */
   double   rtt_min, rtt_median, rtt_max;   /* seconds */

@@ -142,6 +142,10 @@ MPE_INTERNAL_API void mpe__foreach_state_def (mpe_state_def_cb cb,
  * when it is on; off, the wrappers pay one load of mpe__mon_active. */
 extern MPE_INTERNAL_API _Atomic int mpe__mon_active;
 MPE_INTERNAL_API void mpe__mon_progress (void);
+/* Before MPI_Init: whether the live monitor will run with its helper
+ * thread (the default when it runs), so the wrappers' MPI_Init can ask
+ * for MPI_THREAD_MULTIPLE on the program's behalf. */
+MPE_INTERNAL_API int mpe__mon_thread_wanted (void);
 
 #ifdef __cplusplus
 }

@@ -254,7 +254,16 @@ def gen_lmpe(f, idx):
     ok = "rc == MPI_SUCCESS"
     if k in ("init", "finalize"):
         return None  # written by hand in wrap-core.c
-    if k == "plain" or k == "coll" and ret != "int":
+    if n == "MPI_Query_thread":
+        # MPI_Init may have raised the level for the monitor's helper
+        # thread: the program sees the level it asked for.
+        body = [rdecl, "  int on_ = WRAP_ON (%s);\n" % S,
+                "  if (on_)\n    wrap_begin (%s, %d);\n" % (S, s0),
+                "  rc = %s;\n" % c,
+                "  if (rc == MPI_SUCCESS)\n"
+                "    *provided = mpe__wrap_thread_level (*provided);\n",
+                "  if (on_)\n    wrap_end (%d);\n" % s1, "  return rc;\n"]
+    elif k == "plain" or k == "coll" and ret != "int":
         body = [fast, rdecl, "  wrap_begin (%s, %d);\n" % (S, s0),
                 "  rc = %s;\n" % c, "  wrap_end (%d);\n" % s1,
                 "  return rc;\n"]

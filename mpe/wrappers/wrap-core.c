@@ -112,10 +112,43 @@ wrap_start (int *argc, char ***argv)
 #endif
 }
 
+/* The level the program asked for when init_thread raised it, else -1. */
+static int program_level = -1;
+
+int
+mpe__wrap_thread_level (int actual)
+{
+  return program_level >= 0 && actual > program_level ? program_level
+                                                      : actual;
+}
+
+/* The live monitor's helper thread moves its requests while the program
+ * computes, and needs MPI_THREAD_MULTIPLE.  An unmodified program asks
+ * for less, so MPI is asked for MULTIPLE on its behalf when the monitor
+ * will run; the program sees the level it asked for (here and in
+ * MPI_Query_thread).  Off, MPI is initialised exactly as asked. */
+static int
+init_thread (int *argc, char ***argv, int required, int *provided)
+{
+  if (required >= MPI_THREAD_MULTIPLE || !mpe__mon_thread_wanted ())
+    return PMPI_Init_thread (argc, argv, required, provided);
+  int rc = PMPI_Init_thread (argc, argv, MPI_THREAD_MULTIPLE, provided);
+  if (rc == MPI_SUCCESS)
+    {
+      program_level = required;
+      *provided = mpe__wrap_thread_level (*provided);
+    }
+  return rc;
+}
+
 int
 MPI_Init (int *argc, char ***argv)
 {
-  int rc = PMPI_Init (argc, argv);
+  int provided, rc;
+  if (mpe__mon_thread_wanted ())
+    rc = init_thread (argc, argv, MPI_THREAD_SINGLE, &provided);
+  else
+    rc = PMPI_Init (argc, argv);
   if (rc == MPI_SUCCESS)
     wrap_start (argc, argv);
   return rc;
@@ -124,7 +157,7 @@ MPI_Init (int *argc, char ***argv)
 int
 MPI_Init_thread (int *argc, char ***argv, int required, int *provided)
 {
-  int rc = PMPI_Init_thread (argc, argv, required, provided);
+  int rc = init_thread (argc, argv, required, provided);
   if (rc == MPI_SUCCESS)
     wrap_start (argc, argv);
   return rc;

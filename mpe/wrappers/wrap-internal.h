@@ -114,6 +114,9 @@ wrap_end (int32_t end_id)
 
 /* Bytes of one element; MPICH encodes it in builtin handles. */
 uint64_t mpe__wrap_type_size_slow (MPI_Datatype t) MPE__WRAP_HIDDEN;
+/* The thread level the program sees: the one it asked for when MPI_Init
+ * raised it for the monitor's helper thread, else MPI's. */
+int mpe__wrap_thread_level (int actual) MPE__WRAP_HIDDEN;
 static inline uint64_t
 wrap_type_size (MPI_Datatype t)
 {

@@ -5,7 +5,8 @@
  * So between two barriers rank r's record count grows by r + 3 (its
  * events and the barrier's begin and end).  "compute" makes rank 1 spin
  * for 2 s without MPI halfway through ("compute-mt": the same under
- * MPI_THREAD_MULTIPLE).
+ * MPI_THREAD_MULTIPLE).  Aborts when MPI_Query_thread does not give the
+ * level the program asked for.
  */
 #include <mpi.h>
 #include <mpe.h>
@@ -41,6 +42,18 @@ main (int argc, char **argv)
       fprintf (stderr, "usage: monitor-prog steady|compute|compute-mt "
                "STEPS | still MS\n");
       MPI_Abort (MPI_COMM_WORLD, 2);
+    }
+  /* The program sees the thread level it asked for, even where the
+     wrappers asked MPI for more on the monitor's behalf. */
+  int level, want = strcmp (argv[1], "compute-mt") == 0
+                    || strcmp (argv[1], "still") == 0
+                    ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
+  MPI_Query_thread (&level);
+  if (level != want)
+    {
+      fprintf (stderr, "monitor-prog: MPI_Query_thread says %d, the "
+               "program asked for %d\n", level, want);
+      MPI_Abort (MPI_COMM_WORLD, 3);
     }
   int compute = strncmp (argv[1], "compute", 7) == 0;
   int steps = atoi (argv[2]), rank;

@@ -26,6 +26,13 @@ esac
 report () {
   sed -n "s/^MPE monitor: .* \([0-9]*\) $1.*/\1/p" err.txt | head -1
 }
+# accounts WHAT: every period of the run, by the manager's clock, either
+# had a request or is counted as skipped.
+accounts () {
+  s=$(report "requests sent"); k=$(report "skipped"); p=$(report "periods")
+  test -n "$p" && test $((s + k)) -eq "$p"
+  ok $? "$1: sent + skipped = periods ($s + $k of $p)"
+}
 # watch LEVEL [MPETOP-OPTION...]: mpetop recording what an NP-rank job
 # sends at 50 Hz.
 watch () {
@@ -35,9 +42,11 @@ watch () {
     --record rec.txt > top.txt 2> top.err &
   top_pid=$!
   i=0; while [ ! -s addr ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
-  # Every wrapped call moves the request (no 200 us poll spacing), so a
-  # request sees each rank at the end of one of its barriers.
-  MPE_MONITOR=50 MPE_MONITOR_POLL_US=1 MPE_MONITOR_REPORT=yes \
+  # Every wrapped call moves the request (no 200 us poll spacing, no
+  # helper thread), so a request sees each rank at the end of one of its
+  # barriers.
+  MPE_MONITOR=50 MPE_MONITOR_POLL_US=1 MPE_MONITOR_THREAD=no \
+    MPE_MONITOR_REPORT=yes \
     MPE_MONITOR_ADDR=$(cat addr) run $NP $PROG steady 300
   job=$?
   wait $top_pid
@@ -59,6 +68,7 @@ cmp -s off.txt on.txt; ok $? "monitor on: the log's records are the program's"
 sent=$(report "requests sent"); returned=$(report "returned")
 test -n "$sent" && test "$sent" -gt 0; ok $? "monitor on: requests sent ($sent)"
 is "monitor on: every request came back" "$returned" "$sent"
+accounts "monitor on"
 grep -q "^MPE monitor: [0-9.]* Hz, $shape, " err.txt
 ok $? "monitor on: the requests went the expected way ($shape)"
 is "monitor on: ... and the log says which" \
@@ -180,27 +190,46 @@ awk -v np=$NP '/^sample / { split($10, f, ":")
 read verdict n < chk.txt
 is "slow window: only samples of the level it asked for ($n)" "$verdict" good
 
-# A rank that computes 2 s without MPI stops the ring: the others wait
-# for it inside MPI, where nothing moves requests, so about 40 periods
-# at 20 Hz pass without a sample, and the accounting says so.
-MPE_MONITOR=20 MPE_MONITOR_REPORT=yes run $NP $PROG compute 100
-ok $? "computing rank: the job runs"
+# Without the helper thread, a rank that computes 2 s without MPI stops
+# the ring: the others wait for it inside MPI, where nothing moves
+# requests, so about 40 periods at 20 Hz pass without a sample, and the
+# accounting says so.
+MPE_MONITOR=20 MPE_MONITOR_THREAD=no MPE_MONITOR_REPORT=yes \
+  run $NP $PROG compute 100
+ok $? "computing rank, no helper: the job runs"
 skipped=$(report "skipped"); sent=$(report "requests sent"); returned=$(report "returned")
 test -n "$skipped" && test "$skipped" -ge 30
-ok $? "computing rank: the missed samples are counted ($skipped)"
-is "computing rank: every request came back" "$returned" "$sent"
+ok $? "computing rank, no helper: the missed samples are counted ($skipped)"
+is "computing rank, no helper: every request came back" "$returned" "$sent"
+accounts "computing rank, no helper"
 # With a helper thread per rank the ring keeps moving while rank 1
 # computes and the others wait in MPI: samples go on (20 Hz over more
 # than 2 s) and hardly any period is missed (at most one in four: a
 # loaded machine delays the helper threads too, and a longer run then
 # has more periods; without the helper, 2 s of 20 Hz are all missed).
-MPE_MONITOR=20 MPE_MONITOR_THREAD=yes MPE_MONITOR_REPORT=yes \
-  run $NP $PROG compute-mt 100
-ok $? "helper thread: the job runs"
-skipped=$(report "skipped"); sent=$(report "requests sent"); returned=$(report "returned")
-test -n "$sent" && test "$sent" -ge 35; ok $? "helper thread: samples during the computation ($sent)"
-test -n "$skipped" && test $((skipped * 4)) -le $((sent + skipped))
-ok $? "helper thread: few missed periods ($skipped of $((sent + skipped)))"
-is "helper thread: every request came back" "$returned" "$sent"
+# First asked for by a program that wants MPI_THREAD_MULTIPLE itself,
+# then by default for an unmodified program calling MPI_Init: the
+# wrappers ask MPI for MULTIPLE on its behalf, and the program still
+# sees MPI_THREAD_SINGLE (monitor-prog aborts otherwise).
+for mode in compute-mt compute; do
+  if [ $mode = compute-mt ]; then
+    what="helper thread, asked for"
+    MPE_MONITOR=20 MPE_MONITOR_THREAD=yes MPE_MONITOR_REPORT=yes \
+      run $NP $PROG $mode 100
+  else
+    what="helper thread, MPI_Init"
+    MPE_MONITOR=20 MPE_MONITOR_REPORT=yes run $NP $PROG $mode 100
+  fi
+  ok $? "$what: the job runs"
+  [ -s err.txt ] && grep -q 'MPI_Query_thread says' err.txt && diag "$(cat err.txt)"
+  skipped=$(report "skipped"); sent=$(report "requests sent"); returned=$(report "returned")
+  test -n "$sent" && test "$sent" -ge 35; ok $? "$what: samples during the computation ($sent)"
+  test -n "$skipped" && test $((skipped * 4)) -le $((sent + skipped))
+  ok $? "$what: few missed periods ($skipped of $((sent + skipped)))"
+  is "$what: every request came back" "$returned" "$sent"
+  accounts "$what"
+  grep -q "MPE_MONITOR_THREAD needs" err.txt; test $? -ne 0
+  ok $? "$what: no warning"
+done
 
 finish
