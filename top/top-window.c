@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -128,30 +129,62 @@ on_draw (GtkWidget *area, cairo_t *cr, gpointer data)
           cairo_show_text (cr, line);
         }
     }
-  double plot_h = height - agg_h - 30;
+  /* The axis: the metric with its unit, and the scale's top and 0. */
+  const char *unit = "";
+  for (int i = 0; i < m->nmetrics; i++)
+    if (m->metrics[i].code == s->code)
+      unit = m->metrics[i].unit;
+  int unitless = !*unit || !strcmp (unit, "1");
+  snprintf (line, sizeof line, "%s%s%s%s, per %s", top_metric_name (m, s->code),
+            unitless ? "" : " (", unitless ? "" : unit, unitless ? "" : ")",
+            top_level_name (s->level));
+  cairo_move_to (cr, 10, 14);
+  cairo_show_text (cr, line);
+  const double left = 70, y0 = 24;
+  double plot_h = height - agg_h - 30 - y0;
   if (plot_h < 20)
     plot_h = 20;
+  char num[32];
+  snprintf (num, sizeof num, "%lld", (long long) top);
+  cairo_move_to (cr, 4, y0 + 14);
+  cairo_show_text (cr, num);
+  cairo_move_to (cr, 4, y0 + plot_h);
+  cairo_show_text (cr, "0");
+  cairo_set_line_width (cr, 1);
+  cairo_move_to (cr, left - 4.5, y0 + 10);
+  cairo_line_to (cr, left - 4.5, y0 + plot_h + 0.5);
+  cairo_line_to (cr, width - 10, y0 + plot_h + 0.5);
+  cairo_stroke (cr);
   uint32_t n = s->nslots;
   if (n == 0)
     return FALSE;
-  double bw = (double) (width - 20) / n;
+  double bw = (double) (width - left - 10) / n;
   if (bw >= 3)
     {
-      /* Bars, labelled when there is room. */
+      /* Bars, labelled with their object and value when there is room. */
       for (uint32_t i = 0; i < n; i++)
         {
           double f = (double) s->slots[i].sum / (double) top;
           double h = f * (plot_h - 10);
           heat (cr, f);
-          cairo_rectangle (cr, 10 + i * bw + bw * 0.1, 10 + plot_h - h,
+          cairo_rectangle (cr, left + i * bw + bw * 0.1, y0 + plot_h - h,
                            bw * 0.8, h);
           cairo_fill (cr);
+          cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+          cairo_text_extents_t ext;
+          snprintf (num, sizeof num, "%lld", (long long) s->slots[i].sum);
+          cairo_text_extents (cr, num, &ext);
+          if (ext.width <= bw * 0.95)
+            {
+              cairo_move_to (cr, left + i * bw + (bw - ext.width) / 2,
+                             y0 + plot_h - h - 3);
+              cairo_show_text (cr, num);
+            }
           if (bw >= 28)
             {
-              cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
               snprintf (line, sizeof line, "%d", s->slots[i].object
                         >> (s->level == TOP_LEVEL_THREAD ? 16 : 0));
-              cairo_move_to (cr, 10 + i * bw + 2, 10 + plot_h + 14);
+              cairo_move_to (cr, left + i * bw + 2, y0 + plot_h + 14);
               cairo_show_text (cr, line);
             }
         }
@@ -159,16 +192,17 @@ on_draw (GtkWidget *area, cairo_t *cr, gpointer data)
   else
     {
       /* A heat strip: every pixel column is the largest object under it. */
-      for (int x = 0; x < width - 20; x++)
+      int cols = width - (int) left - 10;
+      for (int x = 0; x < cols; x++)
         {
-          uint32_t a = (uint32_t) ((double) x / (width - 20) * n);
-          uint32_t b = (uint32_t) ((double) (x + 1) / (width - 20) * n);
+          uint32_t a = (uint32_t) ((double) x / cols * n);
+          uint32_t b = (uint32_t) ((double) (x + 1) / cols * n);
           int64_t v = 0;
           for (uint32_t i = a; i < b && i < n; i++)
             if (s->slots[i].sum > v)
               v = s->slots[i].sum;
           heat (cr, (double) v / (double) top);
-          cairo_rectangle (cr, 10 + x, 10, 1, plot_h);
+          cairo_rectangle (cr, left + x, y0, 1, plot_h);
           cairo_fill (cr);
         }
     }
@@ -180,19 +214,20 @@ update_header (win_t *w)
 {
   const top_model_t *m = &w->model;
   char buf[512];
+  /* The job's end leads the line: an ellipsis must not hide it. */
   if (!m->hello)
     snprintf (buf, sizeof buf, "waiting for the job");
   else
     snprintf (buf, sizeof buf,
-              "%d ranks on %d nodes, %g Hz; samples %llu, missing %llu, "
+              "%s%d ranks on %d nodes, %g Hz; samples %llu, missing %llu, "
               "incomplete %llu; round trip last %.2f ms, min %.2f, median "
-              "%.2f, max %.2f ms%s", m->ranks, m->nodes, m->hz,
+              "%.2f, max %.2f ms", m->ended ? "The job ended. " : "",
+              m->ranks, m->nodes, m->hz,
               (unsigned long long) m->samples,
               (unsigned long long) m->missing,
               (unsigned long long) m->incomplete,
               (double) m->cur.rtt_ns * 1e-6, m->rtt_min * 1e3,
-              top_model_rtt_median (m) * 1e3, m->rtt_max * 1e3,
-              m->ended ? "; the job ended" : "");
+              top_model_rtt_median (m) * 1e3, m->rtt_max * 1e3);
   gtk_label_set_text (GTK_LABEL (w->header), buf);
   w->updating = 1;
   if (m->hello && !w->rate_shown && w->opts->hz <= 0)
@@ -328,6 +363,59 @@ on_rate (GtkSpinButton *spin, gpointer data)
   send_want (w);
 }
 
+/* q quits; l, m, + and - do what they do in the text mode (mpetop(1)),
+ * and the pickers follow.  Keys typed into the rate's entry stay there. */
+static gboolean
+on_key (GtkWidget *win, GdkEventKey *ev, gpointer data)
+{
+  win_t *w = data;
+  GtkWidget *focus = gtk_window_get_focus (GTK_WINDOW (win));
+  if ((focus && GTK_IS_EDITABLE (focus))
+      || (ev->state & (GDK_CONTROL_MASK | GDK_MOD1_MASK)))
+    return FALSE;
+  guint32 c = gdk_keyval_to_unicode (ev->keyval);
+  if (c == 'q')
+    {
+      gtk_widget_destroy (w->window);
+      return TRUE;
+    }
+  if (c != 'l' && c != 'm' && c != '+' && c != '-')
+    return FALSE;
+  if (top_text_key (w->opts, &w->model, (char) c) && w->model.hello)
+    send_want (w);
+  w->updating = 1;
+  if (w->opts->level >= 0)
+    gtk_combo_box_set_active_id (GTK_COMBO_BOX (w->level),
+                                 top_level_name (w->opts->level));
+  char id[16];
+  snprintf (id, sizeof id, "%u", w->opts->code);
+  if (c == 'm')
+    gtk_combo_box_set_active_id (GTK_COMBO_BOX (w->metric), id);
+  if (w->opts->hz > 0)
+    gtk_spin_button_set_value (GTK_SPIN_BUTTON (w->rate), w->opts->hz);
+  w->updating = 0;
+  return TRUE;
+}
+
+/* SIGINT, SIGTERM, SIGHUP: close the window as q does. */
+static gboolean
+on_signal (gpointer data)
+{
+  win_t *w = data;
+  if (w->window)
+    gtk_widget_destroy (w->window);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_destroy (GtkWidget *win, gpointer data)
+{
+  win_t *w = data;
+  (void) win;
+  w->window = NULL;
+  gtk_main_quit ();
+}
+
 int
 top_window_run (top_conn_t *conn, top_text_opts_t *opts, int exit_after_job)
 {
@@ -372,7 +460,11 @@ top_window_run (top_conn_t *conn, top_text_opts_t *opts, int exit_after_job)
   g_signal_connect (w.level, "changed", G_CALLBACK (on_level), &w);
   g_signal_connect (w.metric, "changed", G_CALLBACK (on_metric), &w);
   g_signal_connect (w.rate, "value-changed", G_CALLBACK (on_rate), &w);
-  g_signal_connect (w.window, "destroy", G_CALLBACK (gtk_main_quit), NULL);
+  g_signal_connect (w.window, "destroy", G_CALLBACK (on_destroy), &w);
+  g_signal_connect (w.window, "key-press-event", G_CALLBACK (on_key), &w);
+  guint sig[3] = { g_unix_signal_add (SIGINT, on_signal, &w),
+                   g_unix_signal_add (SIGTERM, on_signal, &w),
+                   g_unix_signal_add (SIGHUP, on_signal, &w) };
   w.listen_watch = g_unix_fd_add (conn->lfd, G_IO_IN, on_listen, &w);
   w.redraw = g_timeout_add (50, on_redraw, &w);
   gtk_widget_show_all (w.window);
@@ -383,6 +475,8 @@ top_window_run (top_conn_t *conn, top_text_opts_t *opts, int exit_after_job)
     g_source_remove (w.conn_watch);
   if (w.redraw)
     g_source_remove (w.redraw);
+  for (int i = 0; i < 3; i++)
+    g_source_remove (sig[i]);
   top_model_free (&w.model);
   return w.rc;
 }
