@@ -59,6 +59,25 @@ case $msg in *"-Wl,-rpath,$P/lib"*) r=0 ;; *) r=1 ;; esac
 ok $r "make install names the run-time path a link line needs" || diag "$msg"
 msg=$(make -s --no-print-directory -C "$top_builddir" install-exec-hook libdir="$P/lib" DESTDIR=/x 2>&1)
 test -z "$msg"; ok $? "a staged install (DESTDIR) says nothing" || diag "$msg"
+# A directory the loader is configured for: its cache is refreshed (a
+# stand-in ldconfig records what it is asked).
+mkdir -p "$tap_tmp/bin"
+cat > "$tap_tmp/bin/ldconfig" <<EOS
+#!/bin/sh
+case "\$*" in
+  "-v -N") echo "/fake/lib: (from /etc/ld.so.conf.d/fake.conf:1)" ;;
+  *) echo "ldconfig \$*" >> "$tap_tmp/ldconfig.calls" ;;
+esac
+EOS
+chmod +x "$tap_tmp/bin/ldconfig"
+msg=$(PATH=$tap_tmp/bin:$PATH make -s --no-print-directory -C "$top_builddir" install-exec-hook libdir=/fake/lib 2>&1)
+if [ "$(id -u)" = 0 ]; then
+  test -s "$tap_tmp/ldconfig.calls" && test -z "$msg"
+  ok $? "as root into a loader directory, make install runs ldconfig" || diag "$msg"
+else
+  case $msg in *"run ldconfig as root"*) r=0 ;; *) r=1 ;; esac
+  ok $r "into a loader directory, make install asks for ldconfig" || diag "$msg"
+fi
 $CC -DCLOG_NOMPI -I"$P/include" -o "$tap_tmp/p2" "$prog" -L"$P/lib" \
   -Wl,-rpath,"$P/lib" -lmpe_nompi > "$tap_tmp/cc" 2>&1
 ok $? "MPE2's link line (cc -DCLOG_NOMPI -I... -L... -lmpe_nompi) builds" || sed 's/^/#   /' "$tap_tmp/cc"
