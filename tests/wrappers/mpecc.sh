@@ -49,6 +49,9 @@ exp="cc -I/I1 -I/I2 a.c -o a -Wl,-rpath,/L -L/L -Wl,--push-state,--no-as-needed 
 m --version > "$tap_tmp/out" 2> "$tap_tmp/err"; r=$?
 test $r -eq 0 && test ! -s "$tap_tmp/err" && grep -q "^mpecc (mpetools " "$tap_tmp/out"
 ok $? "--version: mpecc's and the compiler's, no warning ($r)" || sed 's/^/#   /' "$tap_tmp/err" "$tap_tmp/out"
+# ... and reach it alone: MPICH's mpicc answers -v only as its sole argument.
+exp="cc -v"; t -show -v
+exp="cc --version"; t --version -show
 for q in -v -dumpversion; do
   m $q > /dev/null 2> "$tap_tmp/err"; r=$?
   test $r -eq 0 && ! grep -q warning "$tap_tmp/err"; ok $? "$q: no warning ($r)"
