@@ -540,25 +540,16 @@ write_comm_events (ex_t *x)
 /* Definitions                                                      */
 /* --------------------------------------------------------------- */
 
-/* MPE2 takes colour names; a "#rrggbb" gets the nearest X11 name and an
- * MPE1 "name:bitmap" its name. */
+/* MPE2 takes colour names as given, "colour:pattern" too (MPE2's own
+ * programs use "green:light_gray"); a "#rrggbb" gets the nearest X11
+ * name. */
 static void
 put_color (ex_t *x, uint8_t *dst, const char *color, uint32_t rgb)
 {
-  char buf[CLOG2_COLOR_LEN];
   if (!color || !*color || color[0] == '#')
     {
       color = logfmt__color_nearest (rgb);
       x->rep.colors_named++;
-    }
-  else if (strchr (color, ':'))
-    {
-      size_t l = (size_t) (strchr (color, ':') - color);
-      if (l >= sizeof buf)
-        l = sizeof buf - 1;
-      memcpy (buf, color, l);
-      buf[l] = '\0';
-      color = buf;
     }
   put_str (x, dst, color, CLOG2_COLOR_LEN);
 }

@@ -18,170 +18,7 @@
    own collectives, our checks) are not checked again. */
 static __thread int cc_nest;
 
-/* ---- datatype signatures ------------------------------------------- */
-
-/* Polynomial hash of the sequence of basic types, mod 2^64: the hash of
-   A followed by B is H(A) * P^|B| + H(B), so counts and nesting compose. */
-typedef struct { uint64_t h, n; } sig_t;
-#define SIG_P UINT64_C (0x9e3779b97f4a7c15)
-
-static uint64_t
-pow_p (uint64_t n)
-{
-  uint64_t r = 1, b = SIG_P;
-  for (; n; n >>= 1, b *= b)
-    if (n & 1)
-      r *= b;
-  return r;
-}
-
-static sig_t
-sig_cat (sig_t a, sig_t b)
-{
-  return (sig_t) { a.h * pow_p (b.n) + b.h, a.n + b.n };
-}
-
-static sig_t
-sig_rep (sig_t a, uint64_t k)
-{
-  sig_t r = { 0, 0 };
-  for (; k; k >>= 1, a = sig_cat (a, a))
-    if (k & 1)
-      r = sig_cat (r, a);
-  return r;
-}
-
-static uint64_t
-mix64 (uint64_t x)
-{
-  x += UINT64_C (0x9e3779b97f4a7c15);
-  x = (x ^ (x >> 30)) * UINT64_C (0xbf58476d1ce4e5b9);
-  x = (x ^ (x >> 27)) * UINT64_C (0x94d049bb133111eb);
-  return x ^ (x >> 31);
-}
-
-static int type_kv = MPI_KEYVAL_INVALID, comm_kv = MPI_KEYVAL_INVALID;
-
-static int
-type_attr_delete (MPI_Datatype t, int kv, void *val, void *extra)
-{
-  (void) t; (void) kv; (void) extra;
-  free (val);
-  return MPI_SUCCESS;
-}
-
-static sig_t
-type_sig (MPI_Datatype t, int depth)
-{
-  int ni, na, nd, comb;
-  if (t == MPI_DATATYPE_NULL
-      || PMPI_Type_get_envelope (t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
-    return (sig_t) { 0, 0 };
-  if (comb == MPI_COMBINER_NAMED || comb == MPI_COMBINER_F90_REAL
-      || comb == MPI_COMBINER_F90_COMPLEX || comb == MPI_COMBINER_F90_INTEGER
-      || nd < 1 || depth > 64)
-    return (sig_t) { mix64 ((uint64_t) (uint32_t) PMPI_Type_c2f (t)), 1 };
-  sig_t *cached;
-  int found = 0;
-  if (PMPI_Type_get_attr (t, type_kv, &cached, &found) == MPI_SUCCESS
-      && found)
-    return *cached;
-
-  int *ints = malloc (sizeof (int) * (ni + 1));
-  MPI_Aint *aints = malloc (sizeof (MPI_Aint) * (na + 1));
-  MPI_Datatype *types = malloc (sizeof (MPI_Datatype) * (nd + 1));
-  sig_t r = { 0, 0 };
-  if (ints && aints && types
-      && PMPI_Type_get_contents (t, ni, na, nd, ints, aints, types)
-         == MPI_SUCCESS)
-    {
-      if (comb == MPI_COMBINER_STRUCT)
-        for (int i = 0; i < ints[0] && i < nd; i++)
-          r = sig_cat (r, sig_rep (type_sig (types[i], depth + 1),
-                                   (uint64_t) ints[1 + i]));
-      else if (comb == MPI_COMBINER_DUP || comb == MPI_COMBINER_RESIZED)
-        r = type_sig (types[0], depth + 1);
-      else
-        {
-          /* One old type repeated (contiguous, vector, indexed, subarray,
-             darray...): the sizes say how often. */
-          MPI_Count so = 0, st = 0;
-          PMPI_Type_size_x (types[0], &so);
-          PMPI_Type_size_x (t, &st);
-          if (so > 0)
-            r = sig_rep (type_sig (types[0], depth + 1), (uint64_t) (st / so));
-        }
-      for (int i = 0; i < nd; i++)
-        {
-          int i2, a2, d2, c2;
-          if (PMPI_Type_get_envelope (types[i], &i2, &a2, &d2, &c2)
-              == MPI_SUCCESS && c2 != MPI_COMBINER_NAMED)
-            PMPI_Type_free (&types[i]);
-        }
-    }
-  free (ints);
-  free (aints);
-  free (types);
-  cached = malloc (sizeof *cached);
-  if (cached)
-    {
-      *cached = r;
-      if (PMPI_Type_set_attr (t, type_kv, cached) != MPI_SUCCESS)
-        free (cached);
-    }
-  return r;
-}
-
-void
-mpe__cc_side (mpe__cc_side_t *s, int64_t count, MPI_Datatype type)
-{
-  sig_t g = count > 0 ? sig_rep (type_sig (type, 0), (uint64_t) count)
-                      : (sig_t) { 0, 0 };
-  s->h = g.h;
-  s->n = g.n;
-  s->count = count;
-  s->packed = type == MPI_PACKED;
-  s->set = 1;
-  int len = 0;
-  s->type[0] = '\0';
-  if (type == MPI_DATATYPE_NULL)
-    snprintf (s->type, sizeof s->type, "MPI_DATATYPE_NULL");
-  else
-    {
-      char name[MPI_MAX_OBJECT_NAME];
-      if (PMPI_Type_get_name (type, name, &len) == MPI_SUCCESS && len > 0)
-        snprintf (s->type, sizeof s->type, "%.39s", name);
-      else
-        snprintf (s->type, sizeof s->type, "a derived datatype");
-    }
-}
-
-uint64_t
-mpe__cc_hash_ints (const int *a, int n)
-{
-  uint64_t h = mix64 ((uint64_t) n);
-  for (int i = 0; a && i < n; i++)
-    h = h * SIG_P + mix64 ((uint64_t) (int64_t) a[i]);
-  return h;
-}
-
-uint64_t
-mpe__cc_hash_counts (const MPI_Count *a, int n)
-{
-  uint64_t h = mix64 ((uint64_t) n);
-  for (int i = 0; a && i < n; i++)
-    h = h * SIG_P + mix64 ((uint64_t) a[i]);
-  return h;
-}
-
-uint64_t
-mpe__cc_hash_str (const char *s)
-{
-  uint64_t h = UINT64_C (1469598103934665603);
-  for (; s && *s; s++)
-    h = (h ^ (unsigned char) *s) * UINT64_C (1099511628211);
-  return h;
-}
+static int comm_kv = MPI_KEYVAL_INVALID;
 
 static void
 vec_side (const mpe__cc_vec_t *v, int i, mpe__cc_side_t *out)
@@ -217,8 +54,6 @@ static void
 make_keyvals (void)
 {
   PMPI_Comm_create_keyval (MPI_COMM_NULL_COPY_FN, comm_attr_delete, &comm_kv,
-                           NULL);
-  PMPI_Type_create_keyval (MPI_TYPE_NULL_COPY_FN, type_attr_delete, &type_kv,
                            NULL);
 }
 
@@ -500,14 +335,6 @@ describe (const mpe__cc_side_t *s, char *buf, size_t n)
             s->count, s->type, s->n, s->n == 1 ? "" : "s");
 }
 
-static int
-sig_match (const mpe__cc_side_t *a, const mpe__cc_side_t *b)
-{
-  if (a->packed || b->packed)
-    return 1;
-  return a->h == b->h && a->n == b->n;
-}
-
 static const char *
 op_name (int op, char *buf, size_t n)
 {
@@ -677,13 +504,13 @@ check_inter (mpe__cc_call_t *c, const mpe__cc_rec_t *all, int shape,
         case MPE__CC_ALLGATHER:
           /* what each of the other group sends this one */
           for (int j = 0; j < np && !ref; j++)
-            if (all[j].grp != x->grp && !sig_match (&all[j].s, &x->r))
+            if (all[j].grp != x->grp && !mpe__cc_sig_match (&all[j].s, &x->r))
               mine = &x->r, ref = &all[j].s, how = "sent by the remote group";
           break;
         default:
           break;
         }
-      if (!mine || !ref || sig_match (mine, ref))
+      if (!mine || !ref || mpe__cc_sig_match (mine, ref))
         continue;
       bad = 1;
       if (i == c->me)
@@ -764,8 +591,8 @@ check_records (mpe__cc_call_t *c, const mpe__cc_rec_t *all, int shape,
         int ref = shape == MPE__CC_BCAST ? root : 0;
         const char *who = shape == MPE__CC_BCAST ? "root" : "rank";
         for (int i = 0; i < c->np; i++)
-          bad |= !sig_match (&all[i].s, &all[ref].s);
-        if (bad && !sig_match (&me->s, &all[ref].s))
+          bad |= !mpe__cc_sig_match (&all[i].s, &all[ref].s);
+        if (bad && !mpe__cc_sig_match (&me->s, &all[ref].s))
           {
             describe (&me->s, a, sizeof a);
             describe (&all[ref].s, b, sizeof b);
@@ -786,7 +613,7 @@ check_records (mpe__cc_call_t *c, const mpe__cc_rec_t *all, int shape,
           {
             if (i == root && all[root].rootinplace)
               continue;
-            int m = sig_match (g ? &all[i].s : &all[i].r, ref);
+            int m = mpe__cc_sig_match (g ? &all[i].s : &all[i].r, ref);
             bad |= !m;
             if (i == c->me)
               mine = !m;
@@ -806,10 +633,10 @@ check_records (mpe__cc_call_t *c, const mpe__cc_rec_t *all, int shape,
       {
         /* Everyone's contribution matches everyone's receive side. */
         for (int i = 0; i < c->np; i++)
-          bad |= !sig_match (&all[i].r, &r0->r);
+          bad |= !mpe__cc_sig_match (&all[i].r, &r0->r);
         if (bad)
           {
-            if (!sig_match (&me->r, &r0->r))
+            if (!mpe__cc_sig_match (&me->r, &r0->r))
               {
                 describe (&me->r, a, sizeof a);
                 describe (&r0->r, b, sizeof b);
@@ -819,9 +646,9 @@ check_records (mpe__cc_call_t *c, const mpe__cc_rec_t *all, int shape,
             return 1;
           }
         for (int i = 0; i < c->np; i++)
-          bad |= !sig_match (all[i].inplace == 1 ? &all[i].r : &all[i].s,
+          bad |= !mpe__cc_sig_match (all[i].inplace == 1 ? &all[i].r : &all[i].s,
                              &r0->r);
-        if (bad && me->inplace != 1 && !sig_match (&me->s, &r0->r))
+        if (bad && me->inplace != 1 && !mpe__cc_sig_match (&me->s, &r0->r))
           {
             describe (&me->s, a, sizeof a);
             describe (&r0->r, b, sizeof b);
@@ -936,7 +763,7 @@ peers_compare (mpe__cc_call_t *c, const mpe__cc_rec_t *all, int shape,
         int g = shape == MPE__CC_GATHERV;
         const mpe__cc_side_t *mine = g ? &c->rec.s : &c->rec.r;
         if ((me == root && all[root].rootinplace)
-            || sig_match (mine, &pp->want))
+            || mpe__cc_sig_match (mine, &pp->want))
           return 0;
         describe (mine, a, sizeof a);
         describe (&pp->want, b, sizeof b);
@@ -948,7 +775,7 @@ peers_compare (mpe__cc_call_t *c, const mpe__cc_rec_t *all, int shape,
         return 1;
       }
     case MPE__CC_ALLGATHERV:
-      if (sig_match (&c->rec.s, &pp->want))
+      if (mpe__cc_sig_match (&c->rec.s, &pp->want))
         return 0;
       describe (&c->rec.s, a, sizeof a);
       describe (&pp->want, b, sizeof b);
@@ -958,7 +785,7 @@ peers_compare (mpe__cc_call_t *c, const mpe__cc_rec_t *all, int shape,
       return 1;
     case MPE__CC_ALLTOALLV:
       for (int i = 0; i < np; i++)
-        if (!sig_match (&pp->in[i], &pp->vec[np + i]))
+        if (!mpe__cc_sig_match (&pp->in[i], &pp->vec[np + i]))
           {
             describe (&pp->vec[np + i], a, sizeof a);
             describe (&pp->in[i], b, sizeof b);
@@ -996,12 +823,12 @@ run_prepare (mpe__cc_call_t *c, int shape)
 {
   if (shape == MPE__CC_ALLGATHERV)
     {
-      uint64_t h = mix64 ((uint64_t) c->pnp);
+      uint64_t h = mpe__cc_mix64 ((uint64_t) c->pnp);
       for (int i = 0; i < c->pnp; i++)
         {
           mpe__cc_side_t s;
           vec_side (&c->rv, i, &s);
-          h = h * SIG_P + mix64 (s.h ^ mix64 (s.n));
+          h = h * MPE__CC_HASH_P + mpe__cc_mix64 (s.h ^ mpe__cc_mix64 (s.n));
         }
       c->rec.vec = h;
     }

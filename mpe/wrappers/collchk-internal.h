@@ -21,14 +21,15 @@
 #define MPE__CC_HIDDEN __attribute__ ((visibility ("hidden")))
 
 /* A datatype signature times a count: h hashes the sequence of n basic
-   types (concatenation-compatible, so 2 x MPI_INT and a contiguous type
-   of 2 ints agree); count and type name are for the report only. */
+   types (concatenation-compatible, so 2 x MPI_INT, MPI_2INT and a
+   contiguous type of 2 ints agree; see collchk-sig.c); count and type
+   name are for the report only. */
 typedef struct
 {
   uint64_t h;
   uint64_t n;
   int64_t  count;
-  int32_t  packed;     /* MPI_PACKED matches any signature */
+  int32_t  packed;     /* MPI_PACKED: matches any signature */
   int32_t  set;
   char     type[40];
 } mpe__cc_side_t;
@@ -107,8 +108,14 @@ int  mpe__cc_settle (int n, const MPI_Request *reqs, int blocking)
 int  mpe__cc_anysome (int n, MPI_Request reqs[], int *indx, int *flag,
                       MPI_Status *status, int *outcount, int indices[],
                       MPI_Status statuses[], int blocking) MPE__CC_HIDDEN;
+/* collchk-sig.c: the signature of count x type, and whether two sides
+   match by the MPI standard's type-matching rules. */
 void mpe__cc_side (mpe__cc_side_t *s, int64_t count, MPI_Datatype type)
   MPE__CC_HIDDEN;
+int  mpe__cc_sig_match (const mpe__cc_side_t *a, const mpe__cc_side_t *b)
+  MPE__CC_HIDDEN;
+#define MPE__CC_HASH_P UINT64_C (0x9e3779b97f4a7c15)
+uint64_t mpe__cc_mix64 (uint64_t x) MPE__CC_HIDDEN;
 uint64_t mpe__cc_hash_ints (const int *a, int n) MPE__CC_HIDDEN;
 uint64_t mpe__cc_hash_counts (const MPI_Count *a, int n) MPE__CC_HIDDEN;
 uint64_t mpe__cc_hash_str (const char *s) MPE__CC_HIDDEN;

@@ -399,6 +399,18 @@ def gen_lmpe(f, idx):
 # Clock reads are not traced: programs call them in tight loops and MPE2
 # users know the trace without them.
 TMPE_UNTRACED = {"MPI_Wtime", "MPI_Wtick"}
+# MPE2's trace lines (its trace_mpi_core.c), kept character for character
+# so that what was written to read them still does: only point-to-point
+# calls print their arguments (collectives print none, not even the
+# root); the nonblocking and persistent ones end "Starting" with " ..."
+# where the blocking ones have "..."; MPI_Ibsend says "count - ";
+# MPI_Sendrecv's "Ending" line has no source; MPI_Attr_delete's "Ending"
+# line ends in "...".  MPI-2..4 functions MPE2 did not trace follow their
+# MPI-1 sibling (MPI_Psend_init as MPI_Send_init...).
+TMPE_SPACED = {"Isend", "Issend", "Irsend", "Ibsend", "Irecv", "Send_init",
+               "Recv_init", "Psend_init", "Precv_init", "Isendrecv",
+               "Isendrecv_replace", "Sendrecv", "Sendrecv_replace"}
+TMPE_END_DOTS = {"MPI_Attr_delete"}
 
 
 def gen_tmpe(f):
@@ -407,31 +419,28 @@ def gen_tmpe(f):
     if k in ("init", "finalize") or n in TMPE_UNTRACED:
         return None
     pn = [p.name for p in f["params"]]
+    base = n[4:-2] if n.endswith("_c") else n[4:]
     start = "Starting %s" % n
     sargs = []
     endl = "Ending %s" % n
     eargs = []
     pre = ""
     if k in ("send", "isend", "psend_init"):
-        start += " with count = %lld, dest = %d, tag = %d"
+        start += " with count %s %%lld, dest = %%d, tag = %%d" % (
+            "-" if base == "Ibsend" else "=")
         sargs = ["(long long) count", "dest", "tag"]
     elif k in ("recv", "irecv", "precv_init") and "source" in pn:
         start += " with count = %lld, source = %d, tag = %d"
         sargs = ["(long long) count", "source", "tag"]
     elif k in ("sendrecv", "isendrecv"):
-        start += (" with sendtag = %d, dest = %d, recvtag = %d, "
-                  "source = %d")
-        sargs = ["sendtag", "dest", "recvtag", "source"]
-    elif "root" in pn:
-        start += " with root = %d"
-        sargs = ["root"]
-    if k in ("recv", "sendrecv", "mrecv") and "status" in pn:
+        start += " with sendtag %d, recvtag %d, dest %d, source %d"
+        sargs = ["sendtag", "recvtag", "dest", "source"]
+    if k in ("recv", "mrecv") and "status" in pn:
         pre = status_sub(f)
         endl += " from %d with tag %d"
         eargs = ["status->MPI_SOURCE", "status->MPI_TAG"]
-    start += "..."
+    start += " ..." if base in TMPE_SPACED else "..."
     ret = f["ret"]
-    ok = "" if ret != "int" else ""
     fmt = lambda s, a: "".join(  # noqa: E731
         ['"%s"' % s] + [", " + x for x in a])
     body = ["  if (!TRACE_ON ())\n    return %s;\n" % c,
@@ -443,8 +452,9 @@ def gen_tmpe(f):
         body.append("  if (rc == MPI_SUCCESS)\n"
                     "    mpe__trace_line (%s);\n  else\n  "
                     % fmt(endl, eargs))
-    body.append("  mpe__trace_line (%s);\n" % fmt("Ending %s" % n, []))
-    body += ["  mpe__trace_nest = 0;\n", "  return rc;\n", ok]
+    body.append("  mpe__trace_line (%s);\n" % fmt(
+        "Ending %s%s" % (n, "..." if n in TMPE_END_DOTS else ""), []))
+    body += ["  mpe__trace_nest = 0;\n", "  return rc;\n"]
     return proto(f) + "\n{\n" + "".join(body) + "}\n"
 
 

@@ -101,8 +101,9 @@ wrap_start (int *argc, char ***argv)
                              &comm_label_key, NULL);
   mpe__wrap_inited = 1;
   atomic_store (&mpe__wrap_on, 1);
+  /* One per process, not per thread: MPE2 logs it for MPI_COMM_WORLD
+     and for the communicators logged calls create, never for a thread. */
   mpe__log_id (MPE_KNOWN_SOLO_COMM_INIT);
-  mpe__wrap_thread_seen = 1;
 #ifdef MPE_WRAP_ANIM
   if (mpe__wrap_anim_start (rank, size) == 1 && rank == 0)
     fprintf (stderr, "MPE: libampe: MPEANIM_ADDR is not set, so nothing "
@@ -255,15 +256,6 @@ mpe__wrap_status_bytes_slow (const MPI_Status *st)
       || n == MPI_UNDEFINED || n < 0)
     n = 0;
   return (uint64_t) n;
-}
-
-__thread int mpe__wrap_thread_seen
-  __attribute__ ((tls_model ("initial-exec")));
-void
-mpe__wrap_thread_first (void)
-{
-  mpe__wrap_thread_seen = 1;
-  mpe__log_id (MPE_KNOWN_SOLO_COMM_INIT);
 }
 
 void

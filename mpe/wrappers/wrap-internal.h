@@ -55,17 +55,6 @@ extern _Atomic uint8_t mpe__wrap_used[] MPE__WRAP_HIDDEN;
 extern _Atomic uint8_t mpe__wrap_internal_used[2] MPE__WRAP_HIDDEN;
 extern __thread int mpe__wrap_nest
   __attribute__ ((tls_model ("initial-exec"))) MPE__WRAP_HIDDEN;
-/* 0 until this thread logged something: its first wrapped call then logs
- * MPE_Comm_init for the thread, as MPE2 does for every thread. */
-extern __thread int mpe__wrap_thread_seen
-  __attribute__ ((tls_model ("initial-exec"))) MPE__WRAP_HIDDEN;
-void mpe__wrap_thread_first (void) MPE__WRAP_HIDDEN;
-#define WRAP_THREAD_SEEN()                                              \
-  do {                                                                  \
-    if (__builtin_expect (!mpe__wrap_thread_seen, 0))                   \
-      mpe__wrap_thread_first ();                                        \
-  } while (0)
-
 #define WRAP_ON(s)                                                      \
   (atomic_load_explicit (&mpe__wrap_on, memory_order_relaxed)           \
    && mpe__wrap_active[s] && !mpe__wrap_nest)
@@ -88,7 +77,6 @@ static inline __attribute__ ((always_inline)) void
 wrap_begin (int s, int32_t start_id)
 {
   mpe__wrap_nest = 1;
-  WRAP_THREAD_SEEN ();
   WRAP_INSTR_PRE (s, 0);
   if (!atomic_load_explicit (&mpe__wrap_used[s], memory_order_relaxed))
     atomic_store_explicit (&mpe__wrap_used[s], 1, memory_order_relaxed);
@@ -141,7 +129,6 @@ wrap_begin_send (int s, int32_t start_id, MPI_Comm comm, int dest, int tag,
                  int64_t count, MPI_Datatype t)
 {
   mpe__wrap_nest = 1;
-  WRAP_THREAD_SEEN ();
   if (!atomic_load_explicit (&mpe__wrap_used[s], memory_order_relaxed))
     atomic_store_explicit (&mpe__wrap_used[s], 1, memory_order_relaxed);
   uint64_t bytes = dest == MPI_PROC_NULL

@@ -33,5 +33,28 @@ ok $? "mpefc names itself in its messages"
 m -show a.c 2> "$tap_tmp/err" > /dev/null
 grep -q "warning: no profiling option" "$tap_tmp/err"; ok $? "warns without a profiling option"
 m -h | grep -q -- "-mpilog"; ok $? "-h prints the options"
+# A second PMPI layer would be linked and never called: refused, not
+# dropped in silence.
+for pair in "-mpilog -mpicheck" "-mpicheck -mpilog" "-mpitrace -mpilog" "-mpianim -mpicheck"; do
+  m $pair -show a.c > "$tap_tmp/out" 2> "$tap_tmp/err"; r=$?
+  test $r -eq 2 && test ! -s "$tap_tmp/out" && grep -q "cannot be combined" "$tap_tmp/err"
+  ok $? "mpecc $pair is refused ($r)" || sed 's/^/#   /' "$tap_tmp/err"
+done
+m -nolog -mpilog -show a.c > /dev/null 2>&1; test $? -eq 2; ok $? "-nolog under -mpilog is refused"
+m -log -nolog -show a.c > /dev/null 2>&1; test $? -eq 2; ok $? "-log with -nolog is refused"
+exp="cc -I/I1 -I/I2 a.c -Wl,-rpath,/L -L/L -Wl,--push-state,--no-as-needed -lmpe_collchk -lmpe -Wl,--pop-state"; t -mpicheck -log -show a.c
+exp="cc -I/I1 -I/I2 a.c -Wl,-rpath,/L -L/L -Wl,--push-state,--no-as-needed -ltmpe -lmpe_null -Wl,--pop-state"; t -nolog -mpitrace -show a.c
+exp="cc -I/I1 -I/I2 a.c -o a -Wl,-rpath,/L -L/L -Wl,--push-state,--no-as-needed -llmpe -lmpe -pthread -Wl,--pop-state"; t -mpilog -log -mpilog -show a.c -o a
+# Questions to the compiler build nothing and warn about nothing.
+m --version > "$tap_tmp/out" 2> "$tap_tmp/err"; r=$?
+test $r -eq 0 && test ! -s "$tap_tmp/err" && grep -q "^mpecc (mpetools " "$tap_tmp/out"
+ok $? "--version: mpecc's and the compiler's, no warning ($r)" || sed 's/^/#   /' "$tap_tmp/err" "$tap_tmp/out"
+# ... and reach it alone: MPICH's mpicc answers -v only as its sole argument.
+exp="cc -v"; t -show -v
+exp="cc --version"; t --version -show
+for q in -v -dumpversion; do
+  m $q > /dev/null 2> "$tap_tmp/err"; r=$?
+  test $r -eq 0 && ! grep -q warning "$tap_tmp/err"; ok $? "$q: no warning ($r)"
+done
 m > /dev/null 2>&1; test $? -eq 1; ok $? "no arguments is an error"
 finish
