@@ -286,8 +286,10 @@ vt_create (sqlite3 *db, void *aux, int argc, const char *const *argv,
   int rc = sqlite3_declare_vtab (db, schema[kind]);
   /* Not usable from a trigger or a view: a database's own schema never
    * reads a log the user did not name. */
+#ifdef SQLITE_VTAB_DIRECTONLY                 /* SQLite 3.31 */
   if (rc == SQLITE_OK)
     rc = sqlite3_vtab_config (db, SQLITE_VTAB_DIRECTONLY);
+#endif
   vtab_t *vt = rc == SQLITE_OK ? sqlite3_malloc (sizeof *vt) : NULL;
   if (!vt)
     {
@@ -1226,6 +1228,12 @@ cur_column (sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
     }
 }
 
+#ifdef SQLITE_DIRECTONLY                       /* SQLite 3.30 */
+# define CLOG_DIRECTONLY SQLITE_DIRECTONLY
+#else
+# define CLOG_DIRECTONLY 0
+#endif
+
 static sqlite3_module clog_module = {
   .iVersion = 0,
   .xCreate = vt_create,
@@ -1271,7 +1279,7 @@ clogsql_register (sqlite3 *db)
                                      registry_free);
   if (rc == SQLITE_OK)
     rc = sqlite3_create_function (db, "clog_blocks", 1,
-                                  SQLITE_UTF8 | SQLITE_DIRECTONLY, g,
+                                  SQLITE_UTF8 | CLOG_DIRECTONLY, g,
                                   fn_blocks, NULL, NULL);
   return rc;
 }

@@ -388,9 +388,11 @@ clogtool_query_main (int argc, char **argv)
   /* Read-only, no attached files, no extensions, a defensive schema. */
   if (sqlite3_open_v2 (":memory:", &db, SQLITE_OPEN_READONLY, NULL)
       != SQLITE_OK
-      || sqlite3_db_config (db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL)
-      != SQLITE_OK
+#ifdef SQLITE_DBCONFIG_TRUSTED_SCHEMA              /* SQLite 3.31 */
       || sqlite3_db_config (db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL)
+      != SQLITE_OK
+#endif
+      || sqlite3_db_config (db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL)
       != SQLITE_OK
       || sqlite3_db_config (db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0,
                             NULL) != SQLITE_OK
