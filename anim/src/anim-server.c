@@ -211,7 +211,10 @@ accept_cb (gint lfd, GIOCondition cond, gpointer data)
 {
   AnimServer *srv = data;
   (void) cond;
-  for (;;)
+  /* A few at a time, then back to the loop: connections accepted
+   * earlier get their HELLO read before a burst of newer ones could push
+   * them out (the listener stays readable, so this runs again). */
+  for (int batch = 0; batch < ANIM_MAX_PENDING / 4; batch++)
     {
       int fd = accept4 (lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0)
