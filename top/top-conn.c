@@ -182,12 +182,14 @@ pending_drop (top_conn_t *c, int i, const char *why)
   c->pending[i] = c->pending[--c->npending];
 }
 
-/* Accepts every waiting peer; when the pending slots are full the oldest
+/* Accepts waiting peers, a few at a time (the caller reads them before
+ * it accepts more, so a burst of newer ones cannot push out a job whose
+ * hello is on its way); when the pending slots are full the oldest
  * goes, so a flood of silent peers cannot keep a job out. */
 static void
 accept_all (top_conn_t *c)
 {
-  for (;;)
+  for (int batch = 0; batch < TOP_PENDING_MAX / 4; batch++)
     {
       int fd = accept4 (c->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0)
