@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef SQLITE_CORE
 #include <sqlite3ext.h>
@@ -74,6 +75,14 @@ shared_open (registry_t *g, const char *path, char **err)
         s->refs++;
         return s;
       }
+  /* A FIFO or a device would block the reader's open(), or never end:
+   * only files and directories (OTF2 archives) are logs. */
+  struct stat st;
+  if (stat (path, &st) == 0 && !S_ISREG (st.st_mode) && !S_ISDIR (st.st_mode))
+    {
+      *err = sqlite3_mprintf ("clog: %s is not a regular file", path);
+      return NULL;
+    }
   logfmt_reader_t *r = NULL;
   logfmt_error_t e = { 0 };
   int rc = otf2in_reader_open (path, LOGFMT_OPEN_NOVERIFY, NULL, NULL, &r,
@@ -239,8 +248,8 @@ unquote (const char *a)
 }
 
 static int
-vt_connect (sqlite3 *db, void *aux, int argc, const char *const *argv,
-            sqlite3_vtab **out, char **err)
+vt_create (sqlite3 *db, void *aux, int argc, const char *const *argv,
+           sqlite3_vtab **out, char **err)
 {
   registry_t *g = aux;
   /* argv: module, database, table, args... */
@@ -275,6 +284,12 @@ vt_connect (sqlite3 *db, void *aux, int argc, const char *const *argv,
   if (!sh)
     return SQLITE_ERROR;
   int rc = sqlite3_declare_vtab (db, schema[kind]);
+  /* Not usable from a trigger or a view: a database's own schema never
+   * reads a log the user did not name. */
+#ifdef SQLITE_VTAB_DIRECTONLY                 /* SQLite 3.31 */
+  if (rc == SQLITE_OK)
+    rc = sqlite3_vtab_config (db, SQLITE_VTAB_DIRECTONLY);
+#endif
   vtab_t *vt = rc == SQLITE_OK ? sqlite3_malloc (sizeof *vt) : NULL;
   if (!vt)
     {
@@ -295,6 +310,28 @@ vt_connect (sqlite3 *db, void *aux, int argc, const char *const *argv,
     }
   *out = &vt->base;
   return SQLITE_OK;
+}
+
+
+/* A table found in a database's stored schema, not created by the
+ * statement running now: only the temp schema's (which only this
+ * connection writes).  A database file received from someone could
+ * otherwise name any path, and reading it would open that path. */
+static int
+vt_connect (sqlite3 *db, void *aux, int argc, const char *const *argv,
+            sqlite3_vtab **out, char **err)
+{
+  if (argc < 2 || sqlite3_stricmp (argv[1], "temp") != 0)
+    {
+      *err = sqlite3_mprintf ("clog: table %s.%s is stored in the "
+                              "database, not made by you now: refused (a "
+                              "database cannot choose which files clog "
+                              "reads; create clog tables in temp)",
+                              argc > 1 ? argv[1] : "?",
+                              argc > 2 ? argv[2] : "?");
+      return SQLITE_ERROR;
+    }
+  return vt_create (db, aux, argc, argv, out, err);
 }
 
 static int
@@ -1191,9 +1228,15 @@ cur_column (sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
     }
 }
 
+#ifdef SQLITE_DIRECTONLY                       /* SQLite 3.30 */
+# define CLOG_DIRECTONLY SQLITE_DIRECTONLY
+#else
+# define CLOG_DIRECTONLY 0
+#endif
+
 static sqlite3_module clog_module = {
   .iVersion = 0,
-  .xCreate = vt_connect,
+  .xCreate = vt_create,
   .xConnect = vt_connect,
   .xBestIndex = vt_best_index,
   .xDisconnect = vt_disconnect,
@@ -1235,7 +1278,8 @@ clogsql_register (sqlite3 *db)
   int rc = sqlite3_create_module_v2 (db, "clog", &clog_module, g,
                                      registry_free);
   if (rc == SQLITE_OK)
-    rc = sqlite3_create_function (db, "clog_blocks", 1, SQLITE_UTF8, g,
+    rc = sqlite3_create_function (db, "clog_blocks", 1,
+                                  SQLITE_UTF8 | CLOG_DIRECTONLY, g,
                                   fn_blocks, NULL, NULL);
   return rc;
 }

@@ -162,6 +162,45 @@ first_step (sqlite3 *db, sqlite3_stmt *st, int *rc)
   return st;
 }
 
+/* A query is a read: the authorizer refuses attaching, every change to
+ * a table or a schema, and setting pragmas; what it cannot see (VACUUM
+ * INTO) sqlite3_stmt_readonly catches in run_sql. */
+static int
+authorize (void *user, int action, const char *a1, const char *a2,
+           const char *dbname, const char *trigger)
+{
+  (void) user;
+  (void) dbname;
+  (void) trigger;
+  static const char *const read_pragmas[] = {
+    "table_info", "table_xinfo", "table_list", "index_list", "index_info",
+    "index_xinfo", "function_list", "module_list", "pragma_list",
+    "collation_list", "database_list", "compile_options", NULL
+  };
+  switch (action)
+    {
+    case SQLITE_SELECT:
+    case SQLITE_READ:
+    case SQLITE_RECURSIVE:
+    case SQLITE_TRANSACTION:     /* BEGIN ... COMMIT around reads */
+    case SQLITE_SAVEPOINT:
+      return SQLITE_OK;
+    case SQLITE_FUNCTION:
+      /* a2: the function's name. */
+      return a2 && sqlite3_stricmp (a2, "load_extension") == 0
+             ? SQLITE_DENY : SQLITE_OK;
+    case SQLITE_PRAGMA:
+      for (int i = 0; a1 && read_pragmas[i]; i++)
+        if (sqlite3_stricmp (a1, read_pragmas[i]) == 0)
+          return SQLITE_OK;
+      return SQLITE_DENY;
+    default:
+      /* ATTACH, DETACH, INSERT, UPDATE, DELETE, CREATE, DROP, ALTER,
+       * ANALYZE, REINDEX. */
+      return SQLITE_DENY;
+    }
+}
+
 /* Runs every statement of sql; prints their rows.  0 or -1. */
 static int
 run_sql (sqlite3 *db, const char *sql, int json)
@@ -172,11 +211,21 @@ run_sql (sqlite3 *db, const char *sql, int json)
       sqlite3_stmt *st = NULL;
       if (sqlite3_prepare_v2 (db, tail, -1, &st, &tail) != SQLITE_OK)
         {
-          clogtool__error ("query: %s", sqlite3_errmsg (db));
+          clogtool__error ("query: %s%s", sqlite3_errmsg (db),
+                           sqlite3_errcode (db) == SQLITE_AUTH
+                           ? " (queries are reads: no ATTACH, no changes to "
+                             "tables or schema, no pragmas that set)" : "");
           return -1;
         }
       if (!st)
         continue;   /* blank or comment */
+      if (!sqlite3_stmt_readonly (st))
+        {
+          clogtool__error ("query: queries are reads; this one writes: %s",
+                           sqlite3_sql (st));
+          sqlite3_finalize (st);
+          return -1;
+        }
       int rc;
       st = first_step (db, st, &rc);
       int nc = sqlite3_column_count (st);
@@ -336,7 +385,17 @@ clogtool_query_main (int argc, char **argv)
 
   sqlite3 *db = NULL;
   char *err = NULL;
-  if (sqlite3_open (":memory:", &db) != SQLITE_OK
+  /* Read-only, no attached files, no extensions, a defensive schema. */
+  if (sqlite3_open_v2 (":memory:", &db, SQLITE_OPEN_READONLY, NULL)
+      != SQLITE_OK
+#ifdef SQLITE_DBCONFIG_TRUSTED_SCHEMA              /* SQLite 3.31 */
+      || sqlite3_db_config (db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL)
+      != SQLITE_OK
+#endif
+      || sqlite3_db_config (db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL)
+      != SQLITE_OK
+      || sqlite3_db_config (db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0,
+                            NULL) != SQLITE_OK
       || clogsql_register (db) != SQLITE_OK)
     {
       clogtool__error ("query: cannot set up SQLite: %s",
@@ -351,6 +410,8 @@ clogtool_query_main (int argc, char **argv)
       sqlite3_close (db);
       return CLOGTOOL_EXIT_PROBLEM;
     }
+  sqlite3_limit (db, SQLITE_LIMIT_ATTACHED, 0);
+  sqlite3_set_authorizer (db, authorize, NULL);
   int status = sql ? (run_sql (db, sql, json) ? CLOGTOOL_EXIT_PROBLEM
                                               : CLOGTOOL_EXIT_OK)
                    : shell (db, json);

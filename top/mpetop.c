@@ -60,6 +60,48 @@ usage (FILE *f)
     "  --exit-after-job  the window closes when the job has ended\n");
 }
 
+/* Writes "TEXT\n" to path readable by its owner only from the start (the
+ * token in it is the job's key): a 0600 file beside it, renamed over. */
+static int
+write_private (const char *path, const char *text)
+{
+  size_t pl = strlen (path);
+  char *tmp = malloc (pl + 8);
+  if (!tmp)
+    return -1;
+  memcpy (tmp, path, pl);
+  memcpy (tmp + pl, ".XXXXXX", 8);
+  int fd = mkostemp (tmp, O_CLOEXEC);      /* mode 0600 */
+  if (fd < 0)
+    {
+      free (tmp);
+      return -1;
+    }
+  size_t n = strlen (text), off = 0;
+  int rc = 0;
+  while (rc == 0 && off <= n)
+    {
+      /* The text, then its newline. */
+      const char *p = off < n ? text + off : "\n";
+      size_t k = off < n ? n - off : 1;
+      ssize_t w = write (fd, p, k);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        rc = -1;
+      else
+        off += (size_t) w;
+    }
+  if (close (fd) != 0)
+    rc = -1;
+  if (rc == 0 && rename (tmp, path) != 0)
+    rc = -1;
+  if (rc != 0)
+    unlink (tmp);
+  free (tmp);
+  return rc;
+}
+
 static void
 ask (top_conn_t *c, const top_text_opts_t *o)
 {
@@ -97,35 +139,27 @@ run_text (top_conn_t *c, top_text_opts_t *o)
     top_text_draw (stdout, &m, o);
   while (!stop_flag)
     {
-      struct pollfd p[2] = { { c->fd >= 0 ? c->fd : c->lfd, POLLIN, 0 },
-                             { raw ? 0 : -1, POLLIN, 0 } };
-      int n = poll (p, 2, 500);
+      /* The keyboard, the listener, the job and the pending peers. */
+      struct pollfd p[2 + 2 + TOP_PENDING_MAX];
+      p[0] = (struct pollfd) { raw ? 0 : -1, POLLIN, 0 };
+      int np = 1 + top_conn_pollfds (c, p + 1, (int) (sizeof p / sizeof *p)
+                                     - 1);
+      /* A wake-up at least every half second: pending peers time out. */
+      int n = poll (p, (nfds_t) np, 500);
       if (n < 0 && errno != EINTR)
         break;
-      if (c->fd < 0 && (p[0].revents & POLLIN))
+      int ev = top_conn_serve (c, &m);
+      if ((ev & TOP_EV_GONE) && !m.ended)
         {
-          if (top_conn_accept (c) == 0 && m.ended)
-            {
-              top_model_free (&m);
-              top_model_init (&m);
-            }
-          continue;
+          top_model_free (&m);     /* refused: wait for the next */
+          top_model_init (&m);
         }
-      if (c->fd >= 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+      if (ev & TOP_EV_HELLO)
         {
-          int had = m.hello;
-          if (top_conn_read (c, &m) < 0 && !m.ended)
-            {
-              top_model_free (&m);     /* refused: wait for the next */
-              top_model_init (&m);
-            }
-          if (!had && m.hello)
-            {
-              ask (c, o);
-              top_conn_send (c, "ready\n");   /* the job may sample now */
-            }
+          ask (c, o);
+          top_conn_send (c, "ready\n");   /* the job may sample now */
         }
-      if (raw && (p[1].revents & POLLIN))
+      if (raw && (p[0].revents & POLLIN))
         {
           char k;
           if (read (0, &k, 1) == 1 && top_text_key (o, &m, k))
@@ -249,8 +283,7 @@ main (int argc, char **argv)
   fflush (stdout);
   if (addr_file)
     {
-      FILE *f = fopen (addr_file, "w");
-      if (!f || fprintf (f, "%s\n", addr) < 0 || fclose (f) != 0)
+      if (write_private (addr_file, addr) != 0)
         {
           fprintf (stderr, "mpetop: cannot write %s\n", addr_file);
           return 1;

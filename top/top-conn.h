@@ -5,13 +5,31 @@
 #define TOP_CONN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <poll.h>
 
 #include "top-model.h"
 
+/* Connections that have not said hello yet: at most TOP_PENDING_MAX (a
+ * new one pushes the oldest out), each closed after TOP_HELLO_TIMEOUT_S
+ * without a hello, so idle peers never keep a job out. */
+#define TOP_PENDING_MAX     16
+#define TOP_HELLO_TIMEOUT_S 5
+
 typedef struct
 {
-  int    lfd, fd;
+  int     fd;
+  size_t  nin;
+  int64_t since_ms;            /* CLOCK_MONOTONIC */
+  char    in[256];             /* the hello line only */
+} top_pending_t;
+
+typedef struct
+{
+  int    lfd, fd;              /* listening socket; the job's (or -1) */
+  top_pending_t pending[TOP_PENDING_MAX];
+  int    npending;
   char   token[TOP_TOKEN_LEN + 1];
   char   in[1 << 16];
   size_t nin;
@@ -22,11 +40,19 @@ typedef struct
  * addr gets "tcp://HOST:PORT/TOKEN".  0 or -1 (message printed). */
 int  top_conn_listen (top_conn_t *c, const char *spec, char *addr,
                       size_t cap);
-/* Accepts a waiting job.  0 or -1. */
-int  top_conn_accept (top_conn_t *c);
-/* Reads what arrived into m.  0; -1 when the connection is gone (the job
- * ended, or was refused: wrong token, a line that never ends). */
-int  top_conn_read (top_conn_t *c, top_model_t *m);
+/* What top_conn_serve saw (bits). */
+enum
+{
+  TOP_EV_HELLO = 1,   /* a job introduced itself: m was reset and holds it */
+  TOP_EV_GONE = 2     /* the job's connection closed (ended or refused) */
+};
+/* Never blocks: accepts waiting peers, reads the pending ones, drops
+ * those past their hello time, takes the first with the right hello as
+ * the job when none is watched, and reads the job's lines into m. */
+int  top_conn_serve (top_conn_t *c, top_model_t *m);
+/* The descriptors to wait on before the next top_conn_serve: fills up
+ * to cap entries of p (POLLIN); returns how many. */
+int  top_conn_pollfds (const top_conn_t *c, struct pollfd *p, int cap);
 void top_conn_send (top_conn_t *c, const char *line);
 void top_conn_close (top_conn_t *c);
 

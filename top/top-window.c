@@ -27,7 +27,8 @@ typedef struct
   top_model_t      model;
   top_text_opts_t *opts;
   GtkWidget       *window, *header, *area, *level, *metric, *rate;
-  guint            conn_watch, listen_watch, redraw;
+  guint            conn_watch, listen_watch, redraw, tick;
+  int              watched_fd;
   int              dirty, exit_after_job, nmetrics_shown;
   int              updating;   /* the program sets the pickers */
   int              rate_shown;
@@ -274,54 +275,58 @@ on_redraw (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-static gboolean on_listen (gint fd, GIOCondition c, gpointer data);
+static gboolean on_io (gint fd, GIOCondition c, gpointer data);
 
-static gboolean
-on_conn (gint fd, GIOCondition c, gpointer data)
+/* Serves the listener, the pending peers and the job, and keeps a watch
+ * on the job's socket while there is one. */
+static void
+serve (win_t *w)
 {
-  win_t *w = data;
-  (void) fd;
-  (void) c;
-  int had = w->model.hello;
-  int rc = top_conn_read (w->conn, &w->model);
-  if (!had && w->model.hello)
+  int ev = top_conn_serve (w->conn, &w->model);
+  if (ev & TOP_EV_HELLO)
     {
       send_want (w);
       top_conn_send (w->conn, "ready\n");   /* the job may sample now */
     }
-  w->dirty = 1;
-  if (rc < 0)
+  if ((ev & TOP_EV_GONE) && !w->model.ended)
     {
-      /* The job ended or was refused: wait for the next one. */
-      w->conn_watch = 0;
-      if (!w->model.ended)
-        {
-          top_model_free (&w->model);
-          top_model_init (&w->model);
-        }
-      w->listen_watch = g_unix_fd_add (w->conn->lfd, G_IO_IN, on_listen, w);
-      return G_SOURCE_REMOVE;
-    }
-  return G_SOURCE_CONTINUE;
-}
-
-static gboolean
-on_listen (gint fd, GIOCondition c, gpointer data)
-{
-  win_t *w = data;
-  (void) fd;
-  (void) c;
-  if (top_conn_accept (w->conn) != 0)
-    return G_SOURCE_CONTINUE;
-  if (w->model.ended)
-    {
+      /* Refused: wait for the next job. */
       top_model_free (&w->model);
       top_model_init (&w->model);
     }
-  w->listen_watch = 0;
-  w->conn_watch = g_unix_fd_add (w->conn->fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
-                                 on_conn, w);
-  return G_SOURCE_REMOVE;
+  if (ev || w->conn->fd >= 0)
+    w->dirty = 1;
+  if (w->conn_watch && w->watched_fd != w->conn->fd)
+    {
+      g_source_remove (w->conn_watch);
+      w->conn_watch = 0;
+    }
+  if (!w->conn_watch && w->conn->fd >= 0)
+    {
+      w->watched_fd = w->conn->fd;
+      w->conn_watch = g_unix_fd_add (w->conn->fd,
+                                     G_IO_IN | G_IO_HUP | G_IO_ERR, on_io, w);
+    }
+}
+
+static gboolean
+on_io (gint fd, GIOCondition c, gpointer data)
+{
+  win_t *w = data;
+  (void) c;
+  (void) fd;
+  /* serve () removes the job's watch itself when its socket closed
+   * (GLib allows that from the watch's own callback). */
+  serve (w);
+  return G_SOURCE_CONTINUE;
+}
+
+/* Pending peers are read and timed out here too (they have no watch). */
+static gboolean
+on_tick (gpointer data)
+{
+  serve (data);
+  return G_SOURCE_CONTINUE;
 }
 
 static void
@@ -465,7 +470,8 @@ top_window_run (top_conn_t *conn, top_text_opts_t *opts, int exit_after_job)
   guint sig[3] = { g_unix_signal_add (SIGINT, on_signal, &w),
                    g_unix_signal_add (SIGTERM, on_signal, &w),
                    g_unix_signal_add (SIGHUP, on_signal, &w) };
-  w.listen_watch = g_unix_fd_add (conn->lfd, G_IO_IN, on_listen, &w);
+  w.listen_watch = g_unix_fd_add (conn->lfd, G_IO_IN, on_io, &w);
+  w.tick = g_timeout_add (100, on_tick, &w);
   w.redraw = g_timeout_add (50, on_redraw, &w);
   gtk_widget_show_all (w.window);
   gtk_main ();
@@ -477,6 +483,8 @@ top_window_run (top_conn_t *conn, top_text_opts_t *opts, int exit_after_job)
     g_source_remove (w.redraw);
   for (int i = 0; i < 3; i++)
     g_source_remove (sig[i]);
+  if (w.tick)
+    g_source_remove (w.tick);
   top_model_free (&w.model);
   return w.rc;
 }

@@ -107,13 +107,13 @@ run_live (void)
     : g_build_filename (g_get_user_runtime_dir (), "mpeanim.env", NULL);
   g_autofree char *line = g_strdup_printf ("export MPEANIM_ADDR='%s'\n",
                                            addr);
-  if (!g_file_set_contents (file, line, -1, &err))
+  /* The token is the job's key: the file is its owner's from the start. */
+  if (!g_file_set_contents_full (file, line, -1,
+                                 G_FILE_SET_CONTENTS_CONSISTENT, 0600, &err))
     {
       g_printerr ("mpeanim: %s\n", err->message);
       g_clear_error (&err);
     }
-  else
-    g_chmod (file, 0600);
   printf ("%s# (also in %s: '. %s' sets it)\n", line, file, file);
   fflush (stdout);
   AnimWindowOpts o = { .live = lv, .server = srv,

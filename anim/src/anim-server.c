@@ -16,7 +16,6 @@
 #include "anim-wire.h"
 
 #define CONN_BUF      65536
-#define HELLO_TIMEOUT 5
 
 typedef struct Conn Conn;
 
@@ -28,6 +27,9 @@ struct AnimServer
   AnimLive *live;
   AnimListen l;
   GList    *conns;
+  GQueue    pending;               /* Conn * before HELLO, oldest first */
+  guint     nauth;                 /* open connections past HELLO */
+  guint     evicted;               /* waiting ones pushed out */
   guint     nopen, nhello;         /* atomic: the window reads them */
   GMainContext *ctx;
   GThread  *thread;
@@ -40,6 +42,7 @@ struct Conn
   int      fd;
   GSource *src, *timer;
   AnimWire wire;           /* the protocol state (anim-wire.c) */
+  gboolean too_many;       /* a HELLO past ANIM_MAX_CLIENTS ranks */
   guint8   buf[CONN_BUF];
   size_t   len;
 };
@@ -51,6 +54,10 @@ conn_close (Conn *c)
   anim_source_drop (&c->src);
   anim_source_drop (&c->timer);
   close (c->fd);
+  if (c->wire.hello)
+    srv->nauth--;
+  else
+    g_queue_remove (&srv->pending, c);
   srv->conns = g_list_remove (srv->conns, c);
   g_atomic_int_dec_and_test (&srv->nopen);
   g_free (c);
@@ -72,9 +79,16 @@ static void
 on_hello (void *user, int rank, int size)
 {
   Conn *c = user;
+  g_queue_remove (&c->srv->pending, c);
+  c->srv->nauth++;
+  anim_source_drop (&c->timer);
+  if (c->srv->nauth > ANIM_MAX_CLIENTS)
+    {
+      c->too_many = TRUE;      /* closed once the parser returns */
+      return;
+    }
   if (g_atomic_int_add (&c->srv->nhello, 1) == 0)
     g_printerr ("mpeanim: a job of %d processes is connecting\n", size);
-  anim_source_drop (&c->timer);
   anim_live_hello (c->srv->live, rank, size);
 }
 
@@ -83,6 +97,8 @@ on_state_def (void *user, int32_t start, int32_t end, const char *name,
               const char *color)
 {
   Conn *c = user;
+  if (c->too_many)
+    return;
   anim_live_state_def (c->srv->live, start, end, name, color);
 }
 
@@ -90,6 +106,8 @@ static void
 on_event (void *user, int rank, uint64_t t, int thread, int32_t id)
 {
   Conn *c = user;
+  if (c->too_many)
+    return;
   anim_live_event (c->srv->live, rank, t, thread, id);
 }
 
@@ -98,6 +116,8 @@ on_msg (void *user, int rank, int is_send, uint64_t t, int thread,
         int32_t partner, int32_t tag, uint64_t bytes)
 {
   Conn *c = user;
+  if (c->too_many)
+    return;
   anim_live_msg (c->srv->live, rank, is_send, t, thread, partner, tag, bytes);
 }
 
@@ -105,6 +125,8 @@ static void
 on_drops (void *user, int rank, uint64_t total)
 {
   Conn *c = user;
+  if (c->too_many)
+    return;
   anim_live_drops (c->srv->live, rank, total);
 }
 
@@ -113,6 +135,8 @@ on_end (void *user, int rank, uint64_t sent, uint64_t dropped,
         uint64_t received)
 {
   Conn *c = user;
+  if (c->too_many)
+    return;
   anim_live_end (c->srv->live, rank, sent, dropped, received);
 }
 
@@ -131,6 +155,8 @@ conn_readable (gint fd, GIOCondition cond, gpointer data)
   anim_live_lock (c->srv->live);
   size_t off = anim_wire_feed (&c->wire, c->buf, c->len, &err);
   anim_live_unlock (c->srv->live);
+  if (c->too_many)
+    err = "too many ranks connected (" G_STRINGIFY (ANIM_MAX_CLIENTS) ")";
   if (err)
     {
       conn_reject (c, err);
@@ -156,27 +182,55 @@ static gboolean
 conn_hello_timeout (gpointer data)
 {
   Conn *c = data;
-  conn_reject (c, "no HELLO within 5 seconds");
+  conn_reject (c, "no HELLO within " G_STRINGIFY (ANIM_HELLO_TIMEOUT)
+               " seconds");
   return G_SOURCE_REMOVE;
+}
+
+/* Makes room for one more connection waiting for its HELLO: the oldest
+ * waiting one goes.  FALSE when none waits. */
+static gboolean
+drop_oldest_pending (AnimServer *srv, const char *why)
+{
+  Conn *old = g_queue_peek_head (&srv->pending);
+  if (!old)
+    return FALSE;
+  /* One line per hundred: a flood would fill the terminal. */
+  if (srv->evicted++ % 100 == 0)
+    g_message ("mpeanim: closing connection (before HELLO): %s (%u so "
+               "far)", why, srv->evicted);
+  anim_live_lock (srv->live);
+  anim_live_rejected (srv->live);
+  anim_live_unlock (srv->live);
+  conn_close (old);
+  return TRUE;
 }
 
 static gboolean
 accept_cb (gint lfd, GIOCondition cond, gpointer data)
 {
   AnimServer *srv = data;
-  for (;;)
+  (void) cond;
+  /* A few at a time, then back to the loop: connections accepted
+   * earlier get their HELLO read before a burst of newer ones could push
+   * them out (the listener stays readable, so this runs again). */
+  for (int batch = 0; batch < ANIM_MAX_PENDING / 4; batch++)
     {
       int fd = accept4 (lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0)
-        break;
-      if ((guint) g_atomic_int_get (&srv->nopen) >= ANIM_MAX_CLIENTS)
         {
-          close (fd);
-          anim_live_lock (srv->live);
-          anim_live_rejected (srv->live);
-          anim_live_unlock (srv->live);
-          continue;
+          if (errno == EINTR || errno == ECONNABORTED)
+            continue;
+          if ((errno == EMFILE || errno == ENFILE)
+              && drop_oldest_pending (srv, "out of descriptors, made room"))
+            continue;
+          break;
         }
+      /* Ranks past HELLO are capped when they say it (on_hello's
+       * caller); waiting connections have their own cap. */
+      if (g_queue_get_length (&srv->pending) >= ANIM_MAX_PENDING)
+        drop_oldest_pending (srv, "too many connections without HELLO, "
+                             "the oldest goes");
       Conn *c = g_new0 (Conn, 1);
       c->srv = srv;
       c->fd = fd;
@@ -185,11 +239,15 @@ accept_cb (gint lfd, GIOCondition cond, gpointer data)
       c->src = g_unix_fd_source_new (fd, G_IO_IN | G_IO_HUP | G_IO_ERR);
       g_source_set_callback (c->src, G_SOURCE_FUNC (conn_readable), c, NULL);
       g_source_attach (c->src, srv->ctx);
-      c->timer = g_timeout_source_new_seconds (HELLO_TIMEOUT);
+      c->timer = g_timeout_source_new_seconds (ANIM_HELLO_TIMEOUT);
       g_source_set_callback (c->timer, conn_hello_timeout, c, NULL);
       g_source_attach (c->timer, srv->ctx);
       srv->conns = g_list_prepend (srv->conns, c);
+      g_queue_push_tail (&srv->pending, c);
       g_atomic_int_inc (&srv->nopen);
+      /* A rank sends its HELLO right after connecting: read it now, before
+       * more connections of a flood push this one out. */
+      conn_readable (fd, G_IO_IN, c);
     }
   return G_SOURCE_CONTINUE;
 }

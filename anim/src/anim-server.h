@@ -12,7 +12,12 @@
 
 #include "anim-live.h"
 
-#define ANIM_MAX_CLIENTS 1024
+/* Ranks that said HELLO, at most; and connections waiting for their
+ * HELLO (ANIM_HELLO_TIMEOUT seconds each), at most: a new one pushes the
+ * oldest waiting one out, so silent peers never keep ranks out. */
+#define ANIM_MAX_CLIENTS    1024
+#define ANIM_MAX_PENDING    64
+#define ANIM_HELLO_TIMEOUT  5
 
 typedef struct AnimServer AnimServer;
 

@@ -8,8 +8,10 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "anim/client/anim-proto.h"
@@ -282,10 +284,27 @@ graph_canvas_string (GraphCanvas *c, const GraphGC *gc, int x, int y,
   free (s);
 }
 
+static cairo_status_t
+write_fd (void *closure, const unsigned char *data, unsigned int length)
+{
+  int fd = *(int *) closure;
+  while (length)
+    {
+      ssize_t w = write (fd, data, length);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return CAIRO_STATUS_WRITE_ERROR;
+      data += w;
+      length -= (unsigned int) w;
+    }
+  return CAIRO_STATUS_SUCCESS;
+}
+
 int
-graph_canvas_write_png (GraphCanvas *c, const char *path)
+graph_canvas_write_png (GraphCanvas *c, int fd)
 {
   cairo_surface_flush (c->img);
-  return cairo_surface_write_to_png (c->img, path) == CAIRO_STATUS_SUCCESS
-         ? 0 : -1;
+  return cairo_surface_write_to_png_stream (c->img, write_fd, &fd)
+         == CAIRO_STATUS_SUCCESS ? 0 : -1;
 }

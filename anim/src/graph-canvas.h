@@ -50,8 +50,8 @@ void graph_canvas_rect (GraphCanvas *c, const GraphGC *gc, int x, int y,
 void graph_canvas_string (GraphCanvas *c, const GraphGC *gc, int x, int y,
                           uint32_t rgb, const char *text, size_t n);
 
-/* 0, or -1 with errno-like failure (cairo's status) when the PNG could
+/* Writes the picture as PNG to fd (left open).  0, or -1 when it could
  * not be written. */
-int graph_canvas_write_png (GraphCanvas *c, const char *path);
+int graph_canvas_write_png (GraphCanvas *c, int fd);
 
 #endif

@@ -21,7 +21,7 @@
 #include "graph-server.h"
 
 static char    *opt_listen, *opt_size, *opt_position, *opt_display;
-static char    *opt_title, *opt_addr_file;
+static char    *opt_title, *opt_addr_file, *opt_capture_dir;
 static int      opt_addr_fd = -1;
 static gboolean opt_headless, opt_exit_after_job;
 
@@ -44,6 +44,9 @@ static GOptionEntry entries[] = {
     "MPE_Open_graphics starts the window)", "FD" },
   { "addr-file", 0, 0, G_OPTION_ARG_FILENAME, &opt_addr_file,
     "Write 'export MPE_GRAPHICS_ADDR=...' to FILE", "FILE" },
+  { "capture-dir", 0, 0, G_OPTION_ARG_FILENAME, &opt_capture_dir,
+    "Write MPE_CaptureFile's frames beneath DIR only (default: the "
+    "current directory)", "DIR" },
   { "exit-after-job", 0, 0, G_OPTION_ARG_NONE, &opt_exit_after_job,
     "End once every rank of the job has disconnected", NULL },
   { NULL }
@@ -253,8 +256,11 @@ publish_address (const char *addr)
     }
   g_autofree char *line = g_strdup_printf ("export MPE_GRAPHICS_ADDR='%s'\n",
                                            addr);
+  /* The token is the job's key: the file is its owner's from the start. */
   if (opt_addr_file
-      && !g_file_set_contents (opt_addr_file, line, -1, NULL))
+      && !g_file_set_contents_full (opt_addr_file, line, -1,
+                                    G_FILE_SET_CONTENTS_CONSISTENT, 0600,
+                                    NULL))
     {
       g_printerr ("mpegraph: cannot write %s\n", opt_addr_file);
       return -1;
@@ -295,6 +301,13 @@ main (int argc, char **argv)
     {
       g_printerr ("mpegraph: %s\n", err->message);
       return 1;
+    }
+  if (opt_capture_dir
+      && !graph_server_capture_dir (app.srv, opt_capture_dir, &err))
+    {
+      g_printerr ("mpegraph: %s\n", err->message);
+      graph_server_free (app.srv);
+      return 2;
     }
   gboolean have_display = !opt_headless && gtk_init_check (NULL, NULL);
   if (have_display)

@@ -2,10 +2,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <glib-unix.h>
@@ -15,7 +19,6 @@
 #include "graph-server.h"
 
 #define CONN_BUF      (2 * 65536)   /* holds any frame whole */
-#define HELLO_TIMEOUT 5
 
 typedef struct Conn Conn;
 
@@ -31,6 +34,10 @@ struct GraphServer
   GraphServerHooks hooks;
   void            *user;
   GList           *conns;
+  GQueue           pending;         /* Conn * before HELLO, oldest first */
+  guint            evicted;         /* waiting ones pushed out */
+  int              cap_dirfd;       /* captures go beneath it only */
+  char            *cap_dir;         /* its canonical path */
   guint            nopen, nlive, nhello;
   gboolean         headless;
   press_t          presses[GRAPH_PRESS_QUEUE];
@@ -49,7 +56,8 @@ struct Conn
   gboolean     hello;
   int          rank;
   GraphGC      gc;
-  char        *cap_base;
+  char        *cap_base;            /* relative to the capture directory */
+  gboolean     cap_refused;         /* the rank's path was outside it */
   int          cap_freq;
   unsigned     cap_updates, cap_written;
   int          drag_button, drag_visual;
@@ -290,21 +298,130 @@ i32 (const guint8 *p, int k)
   return (int32_t) anim_get32 (p + ANIM_FRAME_HDR + 4 * k);
 }
 
+/* Opens rel (relative, without "..") for writing beneath dirfd: no
+ * symbolic link on the way may lead out of it, and the file itself is
+ * not a link. */
+static int
+open_beneath (int dirfd, const char *rel)
+{
+  int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW;
+#ifdef SYS_openat2
+  struct open_how how = { .flags = (uint64_t) flags, .mode = 0644,
+                          .resolve = RESOLVE_BENEATH
+                                     | RESOLVE_NO_MAGICLINKS };
+  int fd = (int) syscall (SYS_openat2, dirfd, rel, &how, sizeof how);
+  if (fd >= 0 || errno != ENOSYS)
+    return fd;
+#endif
+  /* A kernel without openat2: every directory on the way opened without
+   * following a link. */
+  g_auto (GStrv) parts = g_strsplit (rel, "/", -1);
+  int d = dup (dirfd), n = (int) g_strv_length (parts);
+  for (int i = 0; d >= 0 && i < n - 1; i++)
+    {
+      if (!*parts[i] || strcmp (parts[i], ".") == 0)
+        continue;
+      int nd = openat (d, parts[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW
+                       | O_CLOEXEC);
+      close (d);
+      d = nd;
+    }
+  if (d < 0)
+    return -1;
+  int f = openat (d, parts[n - 1], flags, 0644);
+  int e = errno;
+  close (d);
+  errno = e;
+  return f;
+}
+
+/* The rank's capture base (made absolute on the rank) as a path relative
+ * to the capture directory, or NULL when it lies outside: another
+ * directory, or a ".." anywhere. */
+/* path relative to dir when it lies beneath it ("" for dir itself),
+ * else NULL. */
+static const char *
+beneath (const char *dir, const char *path)
+{
+  size_t dl = strcmp (dir, "/") == 0 ? 0 : strlen (dir);
+  if (strncmp (path, dir, dl) != 0 || (path[dl] != '/' && path[dl]))
+    return NULL;
+  path += dl;
+  while (*path == '/')
+    path++;
+  return path;
+}
+
+/* The rank's capture base (made absolute on the rank) as a path relative
+ * to the capture directory, or NULL when it lies outside: another
+ * directory, or a ".." anywhere.  An absolute path is also compared
+ * through its directory's real path (the rank may name the directory
+ * through a link to it). */
+static char *
+capture_rel (const GraphServer *srv, const char *path)
+{
+  char *rel = NULL;
+  if (path[0] != '/')
+    rel = g_strdup (path);
+  else if (beneath (srv->cap_dir, path))
+    rel = g_strdup (beneath (srv->cap_dir, path));
+  else
+    {
+      g_autofree char *d = g_path_get_dirname (path);
+      g_autofree char *base = g_path_get_basename (path);
+      char *real = realpath (d, NULL);
+      const char *r = real ? beneath (srv->cap_dir, real) : NULL;
+      if (r)
+        rel = *r ? g_strconcat (r, "/", base, NULL) : g_strdup (base);
+      free (real);
+    }
+  if (!rel || !*rel || rel[strlen (rel) - 1] == '/')
+    {
+      g_free (rel);
+      return NULL;
+    }
+  g_auto (GStrv) parts = g_strsplit (rel, "/", -1);
+  for (int i = 0; parts[i]; i++)
+    if (strcmp (parts[i], "..") == 0)
+      {
+        g_free (rel);
+        return NULL;
+      }
+  return rel;
+}
+
 static const char *
 do_update (Conn *c, uint32_t seq)
 {
   int status = GRAPH_OK;
-  if (c->cap_base && c->cap_updates++ % (unsigned) c->cap_freq == 0)
+  if ((c->cap_base || c->cap_refused)
+      && c->cap_updates++ % (unsigned) c->cap_freq == 0)
     {
-      char *path = g_strdup_printf ("%s%03u.png", c->cap_base,
-                                    c->cap_written++);
-      if (graph_canvas_write_png (c->srv->canvas, path) < 0)
+      if (c->cap_refused)
+        status = GRAPH_ERR_ARGS;
+      else
         {
-          g_printerr ("mpegraph: rank %d: cannot write %s\n", c->rank,
-                      path);
-          status = GRAPH_ERR_ARGS;
+          char *path = g_strdup_printf ("%s%03u.png", c->cap_base,
+                                        c->cap_written++);
+          int fd = open_beneath (c->srv->cap_dirfd, path);
+          if (fd < 0 || graph_canvas_write_png (c->srv->canvas, fd) < 0)
+            {
+              /* openat2 says EXDEV for a link leading out, O_NOFOLLOW
+               * ELOOP for a link as the file. */
+              int e = errno;
+              g_printerr ("mpegraph: rank %d: cannot write %s in %s%s%s\n",
+                          c->rank, path, c->srv->cap_dir,
+                          fd < 0 ? ": " : "",
+                          fd < 0 ? (e == EXDEV ? "a symbolic link leads out "
+                                    "of the directory"
+                                    : e == ELOOP ? "it is a symbolic link"
+                                    : g_strerror (e)) : "");
+              status = GRAPH_ERR_ARGS;
+            }
+          if (fd >= 0)
+            close (fd);
+          g_free (path);
         }
-      g_free (path);
     }
   redraw (c->srv);
   int v[2] = { (int) seq, status };
@@ -330,6 +447,9 @@ do_hello (Conn *c, const guint8 *p, size_t n)
   if (size < 1 || size > (1 << 20) || rank < 0 || rank >= size || w < 1
       || h < 1 || w > GRAPH_MAX_SIZE || h > GRAPH_MAX_SIZE)
     return "bad HELLO values";
+  if (srv->nlive >= GRAPH_MAX_CLIENTS)
+    return "too many ranks connected";
+  g_queue_remove (&srv->pending, c);
   c->hello = TRUE;
   c->rank = rank;
   if (c->timer)
@@ -411,12 +531,22 @@ do_frame (Conn *c, const guint8 *p, size_t n)
       {
         size_t pl = n - GRAPH_CAPTURE_MIN;
         if (n < GRAPH_CAPTURE_MIN || pl > GRAPH_PATH_MAX || i32 (p, 0) < 1
-            || (pl && p[GRAPH_CAPTURE_MIN] != '/')
             || memchr (p + GRAPH_CAPTURE_MIN, '\0', pl))
           return "bad CAPTURE frame";
         g_free (c->cap_base);
-        c->cap_base = pl ? g_strndup ((const char *) p + GRAPH_CAPTURE_MIN,
-                                      pl) : NULL;
+        c->cap_base = NULL;
+        c->cap_refused = FALSE;
+        if (pl)
+          {
+            g_autofree char *want = g_strndup ((const char *) p
+                                               + GRAPH_CAPTURE_MIN, pl);
+            c->cap_base = capture_rel (c->srv, want);
+            c->cap_refused = !c->cap_base;
+            if (c->cap_refused)
+              g_printerr ("mpegraph: rank %d: capture %s refused: frames "
+                          "are written in %s only (--capture-dir)\n",
+                          c->rank, want, c->srv->cap_dir);
+          }
         c->cap_freq = i32 (p, 0);
         c->cap_updates = c->cap_written = 0;
         return NULL;
@@ -487,6 +617,8 @@ conn_close (Conn *c)
     }
   g_queue_remove (&srv->mouse_waiters, c);
   g_queue_remove (&srv->drag_waiters, c);
+  if (!c->hello)
+    g_queue_remove (&srv->pending, c);
   if (c->src)
     g_source_remove (c->src);
   if (c->timer)
@@ -512,16 +644,14 @@ conn_readable (gint fd, GIOCondition cond, gpointer data)
     {
       g_printerr ("mpegraph: closing connection%s: %s\n",
                   c->hello ? "" : " (before HELLO)", err);
-      c->src = 0;
-      conn_close (c);
+      conn_close (c);   /* removes c->src: allowed from its own callback */
       return G_SOURCE_REMOVE;
     }
   memmove (c->buf, c->buf + off, c->len - off);
   c->len -= off;
   if (eof || (cond & (G_IO_HUP | G_IO_ERR) && !(cond & G_IO_IN)))
     {
-      c->src = 0;
-      conn_close (c);
+      conn_close (c);   /* removes c->src: allowed from its own callback */
       return G_SOURCE_REMOVE;
     }
   return G_SOURCE_CONTINUE;
@@ -533,9 +663,25 @@ conn_hello_timeout (gpointer data)
   Conn *c = data;
   c->timer = 0;
   g_printerr ("mpegraph: closing connection (before HELLO): no HELLO "
-              "within %d seconds\n", HELLO_TIMEOUT);
+              "within %d seconds\n", GRAPH_HELLO_TIMEOUT);
   conn_close (c);
   return G_SOURCE_REMOVE;
+}
+
+/* Makes room for one more connection waiting for its HELLO: the oldest
+ * waiting one goes.  FALSE when none waits. */
+static gboolean
+drop_oldest_pending (GraphServer *srv, const char *why)
+{
+  Conn *old = g_queue_peek_head (&srv->pending);
+  if (!old)
+    return FALSE;
+  /* One line per hundred: a flood would fill the terminal. */
+  if (srv->evicted++ % 100 == 0)
+    g_printerr ("mpegraph: closing connection (before HELLO): %s (%u so "
+                "far)\n", why, srv->evicted);
+  conn_close (old);
+  return TRUE;
 }
 
 static gboolean
@@ -543,26 +689,40 @@ accept_cb (gint lfd, GIOCondition cond, gpointer data)
 {
   (void) cond;
   GraphServer *srv = data;
-  for (;;)
+  /* A few at a time, then back to the loop: connections accepted
+   * earlier get their HELLO read before a burst of newer ones could push
+   * them out (the listener stays readable, so this runs again). */
+  for (int batch = 0; batch < GRAPH_MAX_PENDING / 4; batch++)
     {
       int fd = accept4 (lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0)
-        break;
-      if (srv->nopen >= GRAPH_MAX_CLIENTS)
         {
-          close (fd);
-          continue;
+          if (errno == EINTR || errno == ECONNABORTED)
+            continue;
+          if ((errno == EMFILE || errno == ENFILE)
+              && drop_oldest_pending (srv, "out of descriptors, made room"))
+            continue;
+          break;
         }
+      /* Ranks past HELLO are capped in do_hello; waiting connections
+       * have their own cap. */
+      if (g_queue_get_length (&srv->pending) >= GRAPH_MAX_PENDING)
+        drop_oldest_pending (srv, "too many connections without HELLO, "
+                             "the oldest goes");
       Conn *c = g_new0 (Conn, 1);
       c->srv = srv;
       c->fd = fd;
       c->gc = (GraphGC) GRAPH_GC_DEFAULT;
       c->src = g_unix_fd_add (fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
                               conn_readable, c);
-      c->timer = g_timeout_add_seconds (HELLO_TIMEOUT, conn_hello_timeout,
-                                        c);
+      c->timer = g_timeout_add_seconds (GRAPH_HELLO_TIMEOUT,
+                                        conn_hello_timeout, c);
       srv->conns = g_list_prepend (srv->conns, c);
+      g_queue_push_tail (&srv->pending, c);
       srv->nopen++;
+      /* A rank sends its HELLO right after connecting: read it now, before
+       * more connections of a flood push this one out. */
+      conn_readable (fd, G_IO_IN, c);
     }
   return G_SOURCE_CONTINUE;
 }
@@ -590,8 +750,36 @@ graph_server_new (const char *listen, int w, int h,
       g_free (srv);
       return NULL;
     }
+  srv->cap_dirfd = -1;
+  if (!graph_server_capture_dir (srv, ".", error))
+    {
+      graph_server_free (srv);
+      return NULL;
+    }
   anim_listen_watch (&srv->l, NULL, accept_cb, srv);
   return srv;
+}
+
+gboolean
+graph_server_capture_dir (GraphServer *srv, const char *dir, GError **error)
+{
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  char *real = fd >= 0 ? realpath (dir, NULL) : NULL;
+  if (!real)
+    {
+      int e = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
+                   "capture directory %s: %s", dir, g_strerror (e));
+      if (fd >= 0)
+        close (fd);
+      return FALSE;
+    }
+  if (srv->cap_dirfd >= 0)
+    close (srv->cap_dirfd);
+  free (srv->cap_dir);
+  srv->cap_dirfd = fd;
+  srv->cap_dir = real;
+  return TRUE;
 }
 
 void
@@ -605,6 +793,9 @@ graph_server_free (GraphServer *srv)
     conn_close (srv->conns->data);
   anim_listen_close (&srv->l);
   graph_canvas_free (srv->canvas);
+  if (srv->cap_dirfd >= 0)
+    close (srv->cap_dirfd);
+  free (srv->cap_dir);
   g_free (srv);
 }
 

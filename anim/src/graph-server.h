@@ -13,7 +13,12 @@
 
 #include "graph-canvas.h"
 
-#define GRAPH_MAX_CLIENTS 4096
+/* Ranks past HELLO, at most; connections waiting for their HELLO
+ * (GRAPH_HELLO_TIMEOUT seconds each), at most: a new one pushes the
+ * oldest waiting one out, so silent peers never keep ranks out. */
+#define GRAPH_MAX_CLIENTS   4096
+#define GRAPH_MAX_PENDING   64
+#define GRAPH_HELLO_TIMEOUT 5
 #define GRAPH_PRESS_QUEUE 64
 
 typedef struct GraphServer GraphServer;
@@ -31,6 +36,12 @@ GraphServer *graph_server_new (const char *listen, int w, int h,
                                const GraphServerHooks *hooks, void *user,
                                GError **error);
 void         graph_server_free (GraphServer *srv);
+/* Where MPE_CaptureFile's frames go (default: the current directory):
+ * a rank's capture path must lie beneath it, without "..", and no
+ * symbolic link may lead out of it; others are refused (the rank's
+ * MPE_Update then returns MPE_ERR_BAD_ARGS). */
+gboolean     graph_server_capture_dir (GraphServer *srv, const char *dir,
+                                       GError **error);
 const char  *graph_server_address (const GraphServer *srv);
 GraphCanvas *graph_server_canvas (GraphServer *srv);
 /* Ranks that said HELLO so far. */

@@ -17,7 +17,10 @@
  * the default one still travelling when its "want" arrives.
  *
  * Sockets are non-blocking: a slow window loses samples (the log keeps
- * them all), never slows the job.
+ * them all), never slows the job.  A line the socket took only part of
+ * keeps its rest aside, sent before anything else when the window reads
+ * again; lines that come meanwhile are dropped, and a window that never
+ * reads again costs the job at most LIVE_CLOSE_WAIT_MS at its end.
  */
 #include "config.h"
 
@@ -38,6 +41,9 @@
  * not said "ready" (a client that never answers), from its first tick.
  * Generous: the cost is paid only with such a client. */
 #define LIVE_READY_WAIT_NS 20000000000ull
+/* At the end, how long the accounting may wait for a window that stopped
+ * reading. */
+#define LIVE_CLOSE_WAIT_MS 1000
 
 static struct
 {
@@ -45,7 +51,9 @@ static struct
   char   token[ANIM_TOKEN_LEN + 1];
   char   in[512];
   size_t nin;
-  unsigned long dropped;
+  unsigned long dropped;    /* lines not sent: the window read too slowly */
+  char  *rest;               /* the unsent end of a line partly sent */
+  size_t nrest, rest_off;
   size_t metrics_sent;     /* definitions announced so far */
   int    ready;            /* the window said "ready" (or gave up) */
   uint64_t ready_by;       /* local ns: sample anyway from then on */
@@ -66,13 +74,60 @@ live_connect (const char *addr)
   return fd;
 }
 
-/* Writes a whole line or nothing (a full socket drops it). */
+static void
+live_drop_conn (void)
+{
+  close (L.fd);
+  L.fd = -1;
+  free (L.rest);
+  L.rest = NULL;
+  L.nrest = L.rest_off = 0;
+}
+
+/* Sends what is left of a partly sent line, never waiting.  1 when
+ * nothing is left (or the connection is gone), 0 when some still is. */
+static int
+live_flush_rest (void)
+{
+  while (L.fd >= 0 && L.rest_off < L.nrest)
+    {
+      ssize_t w = send (L.fd, L.rest + L.rest_off, L.nrest - L.rest_off,
+                        MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return 0;
+      if (w <= 0)
+        {
+          live_drop_conn ();
+          return 1;
+        }
+      L.rest_off += (size_t) w;
+    }
+  free (L.rest);
+  L.rest = NULL;
+  L.nrest = L.rest_off = 0;
+  return 1;
+}
+
+/* Writes a whole line or nothing (a full socket drops it), never
+ * blocking: the window is a guest of the job. */
 static void
 live_put (const char *s, size_t n)
 {
   if (L.fd < 0)
     return;
-  ssize_t w = send (L.fd, s, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (!live_flush_rest ())
+    {
+      L.dropped++;
+      return;
+    }
+  if (L.fd < 0)
+    return;
+  ssize_t w;
+  do
+    w = send (L.fd, s, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+  while (w < 0 && errno == EINTR);
   if (w == (ssize_t) n)
     return;
   if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -82,25 +137,20 @@ live_put (const char *s, size_t n)
     }
   if (w < 0)
     {
-      close (L.fd);
-      L.fd = -1;
+      live_drop_conn ();
       return;
     }
-  /* Part of a line went out: finish it, blocking briefly, so the stream
-     stays parseable. */
-  fcntl (L.fd, F_SETFL, fcntl (L.fd, F_GETFL) & ~O_NONBLOCK);
-  while (w < (ssize_t) n)
+  /* Part of the line went out: the rest goes first next time, so the
+     stream stays parseable. */
+  L.nrest = n - (size_t) w;
+  L.rest = malloc (L.nrest);
+  if (!L.rest)
     {
-      ssize_t k = send (L.fd, s + w, n - (size_t) w, MSG_NOSIGNAL);
-      if (k <= 0)
-        {
-          close (L.fd);
-          L.fd = -1;
-          return;
-        }
-      w += k;
+      live_drop_conn ();      /* half a line would confuse the window */
+      return;
     }
-  fcntl (L.fd, F_SETFL, fcntl (L.fd, F_GETFL) | O_NONBLOCK);
+  memcpy (L.rest, s + w, L.nrest);
+  L.rest_off = 0;
 }
 
 void
@@ -189,6 +239,9 @@ mpe__mon_live_poll (void)
 {
   if (L.fd < 0)
     return;
+  live_flush_rest ();
+  if (L.fd < 0)
+    return;
   announce_metrics ();
   for (;;)
     {
@@ -197,8 +250,7 @@ mpe__mon_live_poll (void)
       if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK
                      && errno != EINTR))
         {
-          close (L.fd);
-          L.fd = -1;
+          live_drop_conn ();
           return;
         }
       if (r < 0)
@@ -293,7 +345,32 @@ mpe__mon_live_close (const mpe_mon_stats_t *st)
                     (unsigned long long) st->returned,
                     (unsigned long long) st->late,
                     (unsigned long long) st->skipped);
-  live_put (line, (size_t) n);
-  close (L.fd);
-  L.fd = -1;
+  /* A window that reads slowly still gets the accounting; one that
+     stopped reading costs at most LIVE_CLOSE_WAIT_MS in all. */
+  struct pollfd p = { L.fd, POLLOUT, 0 };
+  int sent = 0;
+  for (int waited = 0; L.fd >= 0; waited += 50)
+    {
+      if (live_flush_rest () && L.fd >= 0 && !sent)
+        {
+          unsigned long before = L.dropped;
+          live_put (line, (size_t) n);
+          sent = L.dropped == before;
+          L.dropped = before;
+        }
+      if (L.fd < 0 || (sent && L.nrest == 0) || waited >= LIVE_CLOSE_WAIT_MS)
+        break;
+      poll (&p, 1, 50);
+    }
+  if (!sent)
+    L.dropped++;
+  if (L.nrest)
+    L.dropped++;               /* a line cut short: the window sees EOF */
+  if (L.dropped)
+    fprintf (stderr, "MPE monitor: the window (MPE_MONITOR_ADDR) read too "
+             "slowly: %lu lines were not sent to it (the log has every "
+             "sample)\n", L.dropped);
+  if (L.fd >= 0)
+    live_drop_conn ();
+  L.dropped = 0;
 }

@@ -83,9 +83,10 @@ ok $? "mpecc -graphics builds a program that includes only mpe.h"; sed 's/^/#   
 run 4 ./gpi; ok $? "it runs on 4 ranks"; grep -q "pi is approximately 3\.1" "$T/out"
 ok $? "and computes pi ($(cat "$T/out"))"
 
-# A window started by hand: the job draws there and the window ends with it.
+# A window started by hand: the job draws there and the window ends with it
+# (its frames go beneath --capture-dir only).
 timeout 120 "$MPE_GRAPHICS_SERVER" --headless --exit-after-job \
-  --addr-file "$T/addr" > /dev/null 2> "$T/win.err" &
+  --capture-dir "$T" --addr-file "$T/addr" > /dev/null 2> "$T/win.err" &
 W=$!
 i=0; while [ ! -s "$T/addr" ] && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
 . "$T/addr"
