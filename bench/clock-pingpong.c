@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A logged 8-byte ping-pong between ranks 0 and 1 (of one host), for the
- * clock's drift: each message's send is logged before MPI_Send and its
+ * A logged 8-byte ping-pong between ranks 0 and 1 (and 2 and 3, ...: each
+ * even rank with the next), for the clock's drift: each message's send is logged before MPI_Send and its
  * receive after MPI_Recv, so in the merged log every one-way latency is
  * at least 0 and, the messages following each other, the latencies of a
  * stretch of the run sum to at most its length, whatever the load.
@@ -9,7 +9,7 @@
  * ROUNDS round trips (2000), or as many as fit in SECONDS ("10s"); the
  * log is PREFIX.clog (clock-pingpong).  kill: every rank SIGKILLs itself
  * at the end instead of finishing the log (its local files stay, for
- * clogtool recover).  Other ranks only take part in the finish.
+ * clogtool recover).  A last odd rank only takes part in the finish.
  */
 #include <mpi.h>
 #include <signal.h>
@@ -46,26 +46,27 @@ main (int argc, char **argv)
   MPE_Init_log ();
   MPI_Barrier (MPI_COMM_WORLD);
   double t0 = MPI_Wtime ();
-  /* buf[0]: 1 while the ping-pong goes on (rank 0 decides). */
+  /* buf[0]: 1 while the ping-pong goes on (the even rank decides). */
   long buf[1] = { 1 };
-  for (long i = 0; rank < 2 && buf[0]; i++)
+  int peer = rank ^ 1;
+  for (long i = 0; peer < size && buf[0]; i++)
     {
-      if (rank == 0)
+      if (rank % 2 == 0)
         {
           buf[0] = timed ? MPI_Wtime () - t0 < n : i + 1 < (long) n;
-          MPE_Log_send (1, TAG, sizeof buf);
-          MPI_Send (buf, 1, MPI_LONG, 1, TAG, MPI_COMM_WORLD);
-          MPI_Recv (buf, 1, MPI_LONG, 1, TAG, MPI_COMM_WORLD,
+          MPE_Log_send (peer, TAG, sizeof buf);
+          MPI_Send (buf, 1, MPI_LONG, peer, TAG, MPI_COMM_WORLD);
+          MPI_Recv (buf, 1, MPI_LONG, peer, TAG, MPI_COMM_WORLD,
                     MPI_STATUS_IGNORE);
-          MPE_Log_receive (1, TAG, sizeof buf);
+          MPE_Log_receive (peer, TAG, sizeof buf);
         }
       else
         {
-          MPI_Recv (buf, 1, MPI_LONG, 0, TAG, MPI_COMM_WORLD,
+          MPI_Recv (buf, 1, MPI_LONG, peer, TAG, MPI_COMM_WORLD,
                     MPI_STATUS_IGNORE);
-          MPE_Log_receive (0, TAG, sizeof buf);
-          MPE_Log_send (0, TAG, sizeof buf);
-          MPI_Send (buf, 1, MPI_LONG, 0, TAG, MPI_COMM_WORLD);
+          MPE_Log_receive (peer, TAG, sizeof buf);
+          MPE_Log_send (peer, TAG, sizeof buf);
+          MPI_Send (buf, 1, MPI_LONG, peer, TAG, MPI_COMM_WORLD);
         }
     }
   MPI_Barrier (MPI_COMM_WORLD);

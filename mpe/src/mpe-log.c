@@ -235,7 +235,9 @@ MPE_Init_log (void)
                     || mpe__env_bool ("MPE_SYNC_SAME_HOST", 0));
   mpe__metrics_init ();
   if (skew)
-    mpe__g.mono0 += atoll (skew) * (int64_t) mpe__g.rank;
+    mpe__g.mono0 += atoll (skew) * (int64_t) (mpe__g.host_leader
+                                              ? mpe__g.host_leader[mpe__g.rank]
+                                              : mpe__g.rank);
   gethostname (mpe__g.host, sizeof mpe__g.host - 1);
 
   /* Settings decided by rank 0. */

@@ -311,11 +311,49 @@ mpe__sync_run (void)
  * sync's offsets at the start and the finish take it out (offset and
  * drift, interpolated).  A host is a shared-memory node of MPI
  * (MPI_COMM_TYPE_SHARED); its leader, its lowest rank. */
+/* This process's conversion and rank, as one host shares them. */
+static void
+conversion (int64_t c[5])
+{
+  c[0] = (int64_t) mpe__g.tick0;
+  c[1] = mpe__g.mono0;
+  memcpy (&c[2], &mpe__g.mult, sizeof mpe__g.mult);
+  c[3] = (int64_t) mpe__g.mult_fp;
+  c[4] = mpe__g.rank;
+}
+
+/* Takes the host leader's conversion; returns its rank. */
+static int
+adopt (const int64_t c[5])
+{
+  mpe__g.real0 += c[1] - mpe__g.mono0;
+  mpe__g.tick0 = (uint64_t) c[0];
+  mpe__g.mono0 = c[1];
+  memcpy (&mpe__g.mult, &c[2], sizeof mpe__g.mult);
+  mpe__g.mult_fp = (uint64_t) c[3];
+  return (int) c[4];
+}
+
 void
 mpe__clock_share (int own)
 {
   int rank = mpe__g.rank, size = mpe__g.size, leader = rank;
-  if (!own && size > 1)
+  int64_t c[5];
+  conversion (c);
+  /* Test hook: hosts of N consecutive ranks (with the skew hook, each
+   * host skewed as its leader). */
+  const char *th = getenv ("MPE_TEST_CLOCK_HOSTS");
+  int hosts = th ? atoi (th) : 0;
+  if (hosts > 0 && size > 1)
+    {
+      int64_t *all = malloc ((size_t) size * sizeof c);
+      if (!all)
+        abort ();  /* a test hook */
+      PMPI_Allgather (c, 5, MPI_INT64_T, all, 5, MPI_INT64_T, mpe__comm);
+      leader = adopt (&all[5 * (rank / hosts * hosts)]);
+      free (all);
+    }
+  else if (!own && size > 1)
     {
       MPI_Comm node = MPI_COMM_NULL;
       PMPI_Comm_split_type (mpe__comm, MPI_COMM_TYPE_SHARED, rank,
@@ -328,16 +366,8 @@ mpe__clock_share (int own)
           PMPI_Allreduce (use, all, 2, MPI_INT, MPI_MIN, node);
           if (all[0] || all[1])
             {
-              int64_t c[5] = { (int64_t) mpe__g.tick0, mpe__g.mono0, 0,
-                               (int64_t) mpe__g.mult_fp, rank };
-              memcpy (&c[2], &mpe__g.mult, sizeof mpe__g.mult);
               PMPI_Bcast (c, 5, MPI_INT64_T, 0, node);
-              mpe__g.real0 += c[1] - mpe__g.mono0;
-              mpe__g.tick0 = (uint64_t) c[0];
-              mpe__g.mono0 = c[1];
-              memcpy (&mpe__g.mult, &c[2], sizeof mpe__g.mult);
-              mpe__g.mult_fp = (uint64_t) c[3];
-              leader = (int) c[4];
+              leader = adopt (c);
             }
           PMPI_Comm_free (&node);
         }
