@@ -2,20 +2,22 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # bench/clock-drift.sh MPIEXEC PINGPONG CLOGTOOL [SECONDS]: the clocks of
 # two ranks on one host over a long run.  A logged ping-pong of SECONDS
-# (default 10; 60 for the figure in docs/BENCHMARKS.md), its merged log
-# cut into 20 windows of equal length; in each, the smallest one-way
-# latency of each direction.  Clocks that agree leave those minima flat:
-# the residual (largest minus smallest) is the noise of the minima, a
-# drift adds its rate times the run's length, and the fitted slope
-# (ns/s) is that rate.  Once with the defaults, once with
-# MPE_SYNC_SAME_HOST=1 (each process its own calibration, measured at
-# the start and the finish), and once each with MPE_TEST_CLOCK_RATE_PPM
-# (rank 1's calibrated rate 100 ppm off).
+# (default 10; 60 for the figures in docs/BENCHMARKS.md), its merged log
+# cut into windows of half a second.  In each window the smallest
+# one-way latencies a (0->1) and b (1->0) bound the offset of rank 1's
+# clock against rank 0's to [-b, a]: the offset is (a - b) / 2 within
+# (a + b) / 2.  Over the windows where that bound is under 1 us (the
+# load let both ranks run), it prints the offset's residual (largest
+# minus smallest: 0 for clocks that agree, up to the bound's noise) and
+# its fitted slope in ns/s (a drift's rate).  Once with the defaults,
+# once with MPE_SYNC_SAME_HOST=1 (each process its own calibration,
+# measured at the start and the finish), and both again with
+# MPE_TEST_CLOCK_RATE_PPM=100 (rank 1's calibrated rate 100 ppm off).
 mpiexec=$1; prog=$2; clogtool=$3; secs=${4:-10}
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 export MPE_TMPDIR="$dir"
-win=$((secs * 1000000000 / 20))
+win=500000000
 
 one () {
   name=$1; shift
@@ -28,26 +30,32 @@ one () {
   "$clogtool" query "$dir/drift.clog" "SELECT send_rank,
       CAST (send_time / $win AS INT), min (recv_time - send_time), count (*)
     FROM messages WHERE tag = 7 AND recv_time IS NOT NULL GROUP BY 1, 2
-    ORDER BY 1, 2" | awk -F, -v name="$name" -v win="$win" \
+    ORDER BY 2, 1" | awk -F, -v name="$name" -v win="$win" \
       -v shifted="${shifted:-0}" '
     NR == 1 { next }
-    { d = $1; x = ($2 + 0.5) * win / 1e9; y = $3
-      n[d]++; sx[d] += x; sy[d] += y; sxx[d] += x * x; sxy[d] += x * y
-      if (!(d in lo) || y < lo[d]) lo[d] = y
-      if (!(d in hi) || y > hi[d]) hi[d] = y
-      msgs[d] += $4 }
+    { m[$2, $1] = $3; msgs += $4; if ($2 + 1 > nw) nw = $2 + 1 }
     END {
-      for (d = 0; d <= 1; d++) {
-        k = n[d] * sxx[d] - sx[d] * sx[d]
-        slope = k > 0 ? (n[d] * sxy[d] - sx[d] * sy[d]) / k : 0
-        printf "%-24s %d->%d  %8d msgs  min %6d ns  residual %6d ns  " \
-               "slope %8.1f ns/s  merge shift %d ns\n", name, d, 1 - d,
-               msgs[d], lo[d], hi[d] - lo[d], slope, shifted
+      for (w = 0; w < nw; w++) {
+        if (!((w, 0) in m) || !((w, 1) in m)) continue
+        a = m[w, 0]; b = m[w, 1]
+        if (a + b >= 2000) continue
+        y = (a - b) / 2; x = (w + 0.5) * win / 1e9
+        n++; sx += x; sy += y; sxx += x * x; sxy += x * y
+        if (n == 1 || y < lo) lo = y
+        if (n == 1 || y > hi) hi = y
+        if (n == 1 || a < amin) amin = a
+        if (n == 1 || b < bmin) bmin = b
       }
+      k = n * sxx - sx * sx
+      slope = k > 0 ? (n * sxy - sx * sy) / k : 0
+      if (n == 0) { printf "%-22s no window bounds the offset within 1 us\n", name; exit }
+      printf "%-22s %9d msgs  %2d/%2d windows  min %4d/%4d ns  " \
+             "offset residual %6.0f ns  slope %7.1f ns/s  merge shift %d ns\n",
+             name, msgs, n, nw, amin, bmin, hi - lo, slope, shifted
     }'
 }
 
-echo "same-host ping-pong, ${secs} s, 20 windows: smallest one-way latency"
+echo "same-host ping-pong, ${secs} s; windows of 0.5 s that bound the offset within 1 us"
 one default
 one MPE_SYNC_SAME_HOST=1 MPE_SYNC_SAME_HOST=1
 one "rate +100 ppm" MPE_TEST_CLOCK_RATE_PPM=100
