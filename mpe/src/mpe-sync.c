@@ -192,7 +192,8 @@ tree_sync (int algo, int freq)
         }
       if (parent < 0 || child >= size)
         continue;
-      /* Two ranks on rank 0's host read the same clock: nothing to do. */
+      /* Two ranks not measured (on rank 0's host, or taking their host
+       * leader's point) need nothing. */
       if (!peer[parent] && !peer[child])
         continue;
       int64_t res[3];
@@ -301,16 +302,6 @@ mpe__sync_run (void)
   return 0;
 }
 
-/* One conversion per host.  A process calibrates its counter's rate over
- * 3 ms (mpe__clock_init): a few ppm off, differently in each process, so
- * ranks of one host, whose offset is 0 by construction (one invariant
- * TSC, or CLOCK_MONOTONIC), drifted apart by microseconds a second.
- * With the host leader's (tick0, mono0, mult) every process of the host
- * turns a tick into the same time, whatever its own calibration; the
- * error left is the host's rate, seen only between hosts, where the
- * sync's offsets at the start and the finish take it out (offset and
- * drift, interpolated).  A host is a shared-memory node of MPI
- * (MPI_COMM_TYPE_SHARED); its leader, its lowest rank. */
 /* This process's conversion and rank, as one host shares them. */
 static void
 conversion (int64_t c[5])
@@ -334,6 +325,16 @@ adopt (const int64_t c[5])
   return (int) c[4];
 }
 
+/* One conversion per host.  A process calibrates its counter's rate over
+ * 3 ms (mpe__clock_init): a few ppm off, differently in each process, so
+ * ranks of one host, whose offset is 0 by construction (one invariant
+ * TSC, or CLOCK_MONOTONIC), drifted apart by microseconds a second.
+ * With the host leader's (tick0, mono0, mult) every process of the host
+ * turns a tick into the same time, whatever its own calibration; the
+ * error left is the host's rate, seen only between hosts, where the
+ * sync's offsets at the start and the finish take it out (offset and
+ * drift, interpolated).  A host is a shared-memory node of MPI
+ * (MPI_COMM_TYPE_SHARED); its leader, its lowest rank. */
 void
 mpe__clock_share (int own)
 {
