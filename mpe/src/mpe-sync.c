@@ -344,7 +344,12 @@ mpe__clock_share (int own)
   /* Test hook: hosts of N consecutive ranks (with the skew hook, each
    * host skewed as its leader). */
   const char *th = getenv ("MPE_TEST_CLOCK_HOSTS");
-  int hosts = th ? atoi (th) : 0;
+  /* The choice is collective: any rank asking for its own host (or the
+   * hook) decides for all, whatever each one's environment says. */
+  int want[2] = { own, th ? atoi (th) : 0 }, got[2] = { 0, 0 };
+  PMPI_Allreduce (want, got, 2, MPI_INT, MPI_MAX, mpe__comm);
+  own = got[0];
+  int hosts = got[1];
   if (hosts > 0 && size > 1)
     {
       int64_t *all = malloc ((size_t) size * sizeof c);

@@ -113,6 +113,12 @@ else
   ok 0 "# SKIP control: tenths $sep ns apart, too close for 50% to show"
 fi
 
+# MPE_SYNC_SAME_HOST in one rank's environment only: the ranks still
+# choose together (a split on one side alone would hang the job).
+run 1 $P 200 mixed : -n 1 -env MPE_SYNC_SAME_HOST 1 $P 200 mixed
+ok $? "MPE_SYNC_SAME_HOST set for rank 1 alone"
+is "mixed: every message matched" "$(val mixed.clog unmatched)" 0
+
 # Two hosts of two ranks (a test hook), the second 60 ms and 10% off
 # the first (its leader, rank 2's): the sync measures rank 2 at the
 # start and the finish, and rank 3 takes its points, whichever way the
