@@ -146,6 +146,9 @@ typedef struct
   int64_t     real0;
   int         sync_enabled;
   int         sync_freq;
+  int        *host_leader;     /* every rank's host leader (world rank):
+                                  the rank whose clock conversion its
+                                  host shares (mpe-sync.c) */
   int        *sync_peer;       /* every rank's: which need ping-pongs */
   int         sync_self;       /* this rank needs them */
   int         sync_algo;       /* MPE_SYNC_ALGORITHM: MPE_SYNC_SEQ... */
@@ -273,6 +276,10 @@ MPE_HIDDEN void        mpe__save_memory (void);
 MPE_HIDDEN int         mpe__crash_taken (void);
 /* mpe-sync.c: clock sync points; mpe-merge.c: the merge at the finish. */
 MPE_HIDDEN int         mpe__sync_run (void);
+/* One clock conversion per host, and who the sync measures (collective,
+ * after mpe__clock_init); own: every process its own host (test skew,
+ * MPE_SYNC_SAME_HOST). */
+MPE_HIDDEN void        mpe__clock_share (int own);
 MPE_HIDDEN void        mpe__mpi_wait (MPI_Request *rq);
 /* MPE_SYNC_ALGORITHM (rank 0's value): DEFAULT is SEQ up to 16 ranks,
  * else BITREE, as in MPE2. */

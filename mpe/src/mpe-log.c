@@ -228,10 +228,16 @@ MPE_Init_log (void)
   if (mpe__comm == MPI_COMM_NULL)
     PMPI_Comm_dup (MPI_COMM_WORLD, &mpe__comm);
   mpe__clock_init ();
-  mpe__metrics_init ();
+  /* Ranks of a host share one conversion and are measured as one, unless
+   * the test skew hook or MPE_SYNC_SAME_HOST makes each its own host. */
   const char *skew = getenv ("MPE_TEST_CLOCK_SKEW_NS");
+  mpe__clock_share ((skew && atoll (skew))
+                    || mpe__env_bool ("MPE_SYNC_SAME_HOST", 0));
+  mpe__metrics_init ();
   if (skew)
-    mpe__g.mono0 += atoll (skew) * (int64_t) mpe__g.rank;
+    mpe__g.mono0 += atoll (skew) * (int64_t) (mpe__g.host_leader
+                                              ? mpe__g.host_leader[mpe__g.rank]
+                                              : mpe__g.rank);
   gethostname (mpe__g.host, sizeof mpe__g.host - 1);
 
   /* Settings decided by rank 0. */
@@ -271,20 +277,6 @@ MPE_Init_log (void)
   PMPI_Comm_get_attr (MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &wg, &flag);
   int sync = mpe__env_bool ("MPE_CLOCKS_SYNC", !(flag && wg && *wg));
   PMPI_Allreduce (&sync, &mpe__g.sync_enabled, 1, MPI_INT, MPI_MAX, mpe__comm);
-  /* Ranks on rank 0's host read the same system-wide clock (invariant TSC
-   * or CLOCK_MONOTONIC): their offset is 0 by construction, and measuring
-   * it on a loaded machine would only add noise.  The test skew hook and
-   * MPE_SYNC_SAME_HOST force the measurement. */
-  char host0[256];
-  memcpy (host0, mpe__g.host, sizeof host0);
-  PMPI_Bcast (host0, sizeof host0, MPI_CHAR, 0, mpe__comm);
-  mpe__g.sync_self = strcmp (host0, mpe__g.host) != 0 || (skew && atoll (skew))
-                     || mpe__env_bool ("MPE_SYNC_SAME_HOST", 0);
-  free (mpe__g.sync_peer);
-  mpe__g.sync_peer = malloc ((size_t) mpe__g.size * sizeof (int));
-  if (mpe__g.sync_peer)
-    PMPI_Allgather (&mpe__g.sync_self, 1, MPI_INT, mpe__g.sync_peer, 1,
-                    MPI_INT, mpe__comm);
   mpe__g.spill_fail_hook = mpe__env_bool ("MPE_TEST_SPILL_FAIL", 0);
   mpe__g.region_fail_hook = mpe__env_bool ("MPE_TEST_REGION_FAIL", 0);
   const char *gf = getenv ("MPE_TEST_GATHER_FRAMES");

@@ -14,6 +14,11 @@
  * adds a sync point (local time, offset to rank 0's clock); the merge
  * interpolates linearly between them.  PMPI only, on a private
  * communicator so user traffic with the same tags cannot interfere.
+ *
+ * One clock per host: every process of a host converts its counter
+ * with its host leader's conversion (mpe__clock_share), so the ranks of
+ * a host agree by construction, and only one rank per host, its leader,
+ * is measured; the other ranks of the host take its points.
  */
 #include "config.h"
 
@@ -85,13 +90,14 @@ mpe__sync_algorithm (const char *env, int size)
   return size <= 16 ? MPE_SYNC_SEQ : MPE_SYNC_BITREE;
 }
 
-/* The measuring side of one pair: ping-pongs child, sends it the
- * offset from its clock to ours, its reading and the offset's error
- * bound, and returns that bound. */
+/* The measuring side of one pair: ping-pongs child, sends it res = {
+ * the offset from its clock to ours, its reading, the offset's error
+ * bound }, and returns that bound. */
 static int64_t
-measure_child (int child, int freq)
+measure_child (int child, int freq, int64_t res[3])
 {
-  int64_t best_rtt = INT64_MAX, res[3] = { 0, 0, 0 };
+  int64_t best_rtt = INT64_MAX;
+  res[0] = res[1] = res[2] = 0;
   int64_t t0 = local_now ();
   for (int f = 0;; f++)
     {
@@ -140,6 +146,13 @@ measured_by (int parent, int64_t res[3])
     }
 }
 
+/* Whether rank r shares rank 0's clock (its offset is 0). */
+static int
+on_host0 (int r)
+{
+  return mpe__g.host_leader[r] == mpe__g.host_leader[0];
+}
+
 /* Parent of r in the BITREE / ALTNGBR spanning tree (always < r). */
 static int
 tree_parent (int algo, int r)
@@ -179,11 +192,13 @@ tree_sync (int algo, int freq)
         }
       if (parent < 0 || child >= size)
         continue;
-      /* Two ranks on rank 0's host read the same clock: nothing to do. */
+      /* Two ranks not measured (on rank 0's host, or taking their host
+       * leader's point) need nothing. */
       if (!peer[parent] && !peer[child])
         continue;
+      int64_t res[3];
       if (rank == parent)
-        measure_child (child, freq);
+        measure_child (child, freq, res);
       else
         measured_by (parent, mine);
     }
@@ -201,9 +216,16 @@ tree_sync (int algo, int freq)
   mpe__mpi_wait (&rq);
   if (rank == 0)
     {
+      const int *lead = mpe__g.host_leader;
       all[0] = all[2] = 0;
-      for (int r = 1; r < size; r++)     /* parents come first */
+      for (int r = 1; r < size; r++)     /* parents and leaders come first */
         {
+          if (lead[r] != r)
+            {
+              /* Its host's clock: its leader's point (rank 0's host: 0). */
+              memcpy (&all[3 * r], &all[3 * lead[r]], 3 * sizeof *all);
+              continue;
+            }
           int p = tree_parent (algo, r);
           all[3 * r] += all[3 * p];
           all[3 * r + 2] += all[3 * p + 2];
@@ -214,7 +236,7 @@ tree_sync (int algo, int freq)
                  &rq);
   mpe__mpi_wait (&rq);
   free (all);
-  if (rank == 0 || !mpe__g.sync_self)
+  if (on_host0 (rank))
     add_point (local_now (), 0);
   else
     add_point (mine[1] - mpe__g.mono0, mine[0]);
@@ -223,7 +245,8 @@ tree_sync (int algo, int freq)
 int
 mpe__sync_run (void)
 {
-  if (!mpe__g.sync_enabled || mpe__g.size == 1 || !mpe__g.sync_peer)
+  if (!mpe__g.sync_enabled || mpe__g.size == 1 || !mpe__g.sync_peer
+      || !mpe__g.host_leader)
     {
       add_point (local_now (), 0);
       return 0;
@@ -246,12 +269,29 @@ mpe__sync_run (void)
     }
   if (mpe__g.rank == 0)
     {
+      /* Each host's leader measured, the others of its host told its
+       * point (or measured themselves, out of memory). */
+      const int *lead = mpe__g.host_leader;
+      int64_t *got = malloc ((size_t) mpe__g.size * 3 * sizeof *got);
       for (int r = 1; r < mpe__g.size; r++)
-        if (mpe__g.sync_peer[r])
-          note_error (measure_child (r, freq));
+        {
+          int64_t res[3];
+          if (on_host0 (r))
+            continue;
+          if (mpe__g.sync_peer[r] || !got)
+            note_error (measure_child (r, freq, res));
+          else
+            {
+              memcpy (res, &got[3 * lead[r]], sizeof res);
+              PMPI_Send (res, 3, MPI_INT64_T, r, TAG_RESULT, mpe__comm);
+            }
+          if (got)
+            memcpy (&got[3 * r], res, sizeof res);
+        }
+      free (got);
       add_point (local_now (), 0);
     }
-  else if (!mpe__g.sync_self)
+  else if (on_host0 (mpe__g.rank))
     add_point (local_now (), 0);
   else
     {
@@ -260,4 +300,105 @@ mpe__sync_run (void)
       add_point (res[1] - mpe__g.mono0, res[0]);
     }
   return 0;
+}
+
+/* This process's conversion and rank, as one host shares them. */
+static void
+conversion (int64_t c[5])
+{
+  c[0] = (int64_t) mpe__g.tick0;
+  c[1] = mpe__g.mono0;
+  memcpy (&c[2], &mpe__g.mult, sizeof mpe__g.mult);
+  c[3] = (int64_t) mpe__g.mult_fp;
+  c[4] = mpe__g.rank;
+}
+
+/* Takes the host leader's conversion; returns its rank. */
+static int
+adopt (const int64_t c[5])
+{
+  mpe__g.real0 += c[1] - mpe__g.mono0;
+  mpe__g.tick0 = (uint64_t) c[0];
+  mpe__g.mono0 = c[1];
+  memcpy (&mpe__g.mult, &c[2], sizeof mpe__g.mult);
+  mpe__g.mult_fp = (uint64_t) c[3];
+  return (int) c[4];
+}
+
+/* One conversion per host.  A process calibrates its counter's rate over
+ * 3 ms (mpe__clock_init): a few ppm off, differently in each process, so
+ * ranks of one host, whose offset is 0 by construction (one invariant
+ * TSC, or CLOCK_MONOTONIC), drifted apart by microseconds a second.
+ * With the host leader's (tick0, mono0, mult) every process of the host
+ * turns a tick into the same time, whatever its own calibration; the
+ * error left is the host's rate, seen only between hosts, where the
+ * sync's offsets at the start and the finish take it out (offset and
+ * drift, interpolated).  A host is a shared-memory node of MPI
+ * (MPI_COMM_TYPE_SHARED); its leader, its lowest rank. */
+void
+mpe__clock_share (int own)
+{
+  int rank = mpe__g.rank, size = mpe__g.size, leader = rank;
+  int64_t c[5];
+  conversion (c);
+  /* Test hook: hosts of N consecutive ranks (with the skew hook, each
+   * host skewed as its leader). */
+  const char *th = getenv ("MPE_TEST_CLOCK_HOSTS");
+  /* The choice is collective: any rank asking for its own host (or the
+   * hook) decides for all, whatever each one's environment says. */
+  int want[2] = { own, th ? atoi (th) : 0 }, got[2] = { 0, 0 };
+  PMPI_Allreduce (want, got, 2, MPI_INT, MPI_MAX, mpe__comm);
+  own = got[0];
+  int hosts = got[1];
+  if (hosts > 0 && size > 1)
+    {
+      int64_t *all = malloc ((size_t) size * sizeof c);
+      if (!all)
+        abort ();  /* a test hook */
+      PMPI_Allgather (c, 5, MPI_INT64_T, all, 5, MPI_INT64_T, mpe__comm);
+      leader = adopt (&all[5 * (rank / hosts * hosts)]);
+      free (all);
+    }
+  else if (!own && size > 1)
+    {
+      MPI_Comm node = MPI_COMM_NULL;
+      PMPI_Comm_split_type (mpe__comm, MPI_COMM_TYPE_SHARED, rank,
+                            MPI_INFO_NULL, &node);
+      if (node != MPI_COMM_NULL)
+        {
+          /* Only processes stamping with the same clock (MPE_NO_TSC can
+           * differ) can share a conversion. */
+          int use[2] = { mpe__use_counter, !mpe__use_counter }, all[2];
+          PMPI_Allreduce (use, all, 2, MPI_INT, MPI_MIN, node);
+          if (all[0] || all[1])
+            {
+              PMPI_Bcast (c, 5, MPI_INT64_T, 0, node);
+              leader = adopt (c);
+            }
+          PMPI_Comm_free (&node);
+        }
+    }
+  /* Everyone's leader, hence who is measured: each host's leader, but
+   * rank 0's host's (rank 0 itself). */
+  free (mpe__g.host_leader);
+  free (mpe__g.sync_peer);
+  mpe__g.host_leader = malloc ((size_t) size * sizeof (int));
+  mpe__g.sync_peer = malloc ((size_t) size * sizeof (int));
+  int ok = mpe__g.host_leader && mpe__g.sync_peer, all_ok = 0;
+  PMPI_Allreduce (&ok, &all_ok, 1, MPI_INT, MPI_MIN, mpe__comm);
+  if (all_ok)
+    PMPI_Allgather (&leader, 1, MPI_INT, mpe__g.host_leader, 1, MPI_INT,
+                    mpe__comm);
+  else
+    {
+      free (mpe__g.host_leader);
+      free (mpe__g.sync_peer);
+      mpe__g.host_leader = mpe__g.sync_peer = NULL;
+      mpe__g.sync_self = 0;
+      return;
+    }
+  for (int r = 0; r < size; r++)
+    mpe__g.sync_peer[r] = mpe__g.host_leader[r] == r
+                          && r != mpe__g.host_leader[0];
+  mpe__g.sync_self = mpe__g.sync_peer[rank];
 }
