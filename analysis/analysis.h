@@ -197,8 +197,11 @@ typedef struct
   uint64_t hist[AN_HIST_BINS];
   an_rank_use_t *per_rank;               /* index as an_profile_t.ranks */
   /* Per counter (an_profile_t.counters): its increase over each
-   * instance (inclusive), summed. */
+   * instance (inclusive), summed over the instances whose thread has
+   * readings at or before their start and at or after their end;
+   * counter_known: how many instances that is (0: no data). */
   double  *counter;
+  uint64_t *counter_known;
   /* Spread of time_ns over the ranks (ranks without a call count as 0). */
   uint64_t rank_min_ns, rank_max_ns;
   double   rank_mean_ns;

@@ -54,7 +54,8 @@ profile_help (void)
     "[{name, calls, time_s, exclusive_s, mean_s, min_s, max_s, share,\n"
     "bytes, bytes_sent, bytes_recv, imbalance {min_s, min_rank, mean_s,\n"
     "max_s, max_rank}, histogram [{lo, hi, count}] (non-empty bins,\n"
-    "bytes in [lo, hi)), counters {NAME: increase}, per_rank [{rank,\n"
+    "bytes in [lo, hi)), counters {NAME: increase, null: no data},\n"
+    "per_rank [{rank,\n"
     "calls, time_s, bytes}]}]),\n"
     "per_rank [{rank, app_s, mpi_s, mpi_share}], left_open (calls cut\n"
     "at the end of their thread, not counted), messages_outside_mpi,\n"
@@ -65,7 +66,9 @@ profile_help (void)
     "points; each function and state gets each counter's increase over\n"
     "its instances (the value at the end minus the value at the start,\n"
     "linear between the two readings around each; instances paired by\n"
-    "the same interval rule as the times), summed.\n"
+    "the same interval rule as the times), summed over the instances\n"
+    "that readings enclose (each thread is read when it starts and\n"
+    "ends); \"no data\" where none does (per call: over those).\n"
     "\n"
     "Exit status: 0 success, 1 error (or no such rank), 2 bad usage.\n",
     stdout);
@@ -125,7 +128,10 @@ json_entries (const an_profile_t *p, int user)
         {
           printf ("%s", c ? ", " : "");
           clogtool__json_string (stdout, p->counters[c].name);
-          printf (": %.0f", e->counter[c]);
+          if (e->counter_known[c])
+            printf (": %.0f", e->counter[c]);
+          else
+            fputs (": null", stdout);
         }
       fputs ("},\n   \"per_rank\": [", stdout);
       for (size_t k = 0; k < p->nranks; k++)
@@ -297,8 +303,11 @@ table_counters (const an_profile_t *p)
       const an_prof_entry_t *e = &p->entries[i];
       clogtool__put_text (stdout, e->name, 24);
       for (size_t c = 0; c < p->ncounters; c++)
-        printf (" %16.0f %12.1f", e->counter[c],
-                e->calls ? e->counter[c] / (double) e->calls : 0.0);
+        if (e->counter_known[c])
+          printf (" %16.0f %12.1f", e->counter[c],
+                  e->counter[c] / (double) e->counter_known[c]);
+        else
+          printf (" %16s %12s", "no data", "");
       putchar ('\n');
     }
 }
