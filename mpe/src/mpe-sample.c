@@ -687,8 +687,7 @@ mpe__sample_reset (void)
       s->lost = s->nfp = s->nunw = s->nconstructed = s->nreentered = 0;
       s->cur_state = -1;
       s->cur_node = 0;
-      s->last_site = NULL;
-      s->last_node = 0;
+      memset (s->site_cache, 0, sizeof s->site_cache);
       atomic_signal_fence (memory_order_seq_cst);
       s->busy = 0;
     }
