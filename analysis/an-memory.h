@@ -15,8 +15,12 @@
 
 #include <logfmt/logfmt.h>
 
-/* A call site of one rank: the sum of its (thread : site) cells, so a
- * site used by several threads sums their peaks. */
+/* A call site of one rank, over its (thread : site) cells: calls and
+ * live_end their sums; peak the highest bytes live at once over its
+ * threads, from the memory track's samples (at least any one thread's
+ * own peak, never more than what was live together), and peak_threads
+ * the sum of its threads' own peaks (reached at different times, it may
+ * be more than ever was live). */
 typedef struct
 {
   int32_t     rank;
@@ -25,6 +29,7 @@ typedef struct
   const char *file;       /* "" when unknown */
   int         line;       /* 0 when unknown */
   int64_t     calls, peak, live_end;
+  int64_t     peak_threads;
 } an_mem_site_t;
 
 /* One (stream : site) cell of the log and the site it adds to. */

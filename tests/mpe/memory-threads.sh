@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# A call site's peak is what was live there at once over its threads
+# (tests/mpe/memory-threads.c: 4,000,000 bytes on one thread, then
+# 2,000,000 on another), not the sum of the threads' own peaks
+# (6,000,000, more than was ever live).
+. "$top_srcdir/tests/common/tap.sh"
+. "$top_srcdir/tests/mpe/common.sh"
+PROG=$B/tests/mpe/memory-threads
+LIB=$B/mpe/.libs/libmpe_memory.so
+
+
+run 1 env MPE_MEMORY=1 LD_PRELOAD="$LIB" "$PROG"; r=$?
+ok $r "the job ran under the wrappers (rc $r)"
+[ $r -eq 0 ] || diag "$(cat err.txt)"
+$CLOGTOOL memory --json mt.clog > m.json; r=$?
+ok $r "clogtool memory --json reads it"
+v=$(python3 -c "
+import json; j=json.load(open('m.json'))
+s=[s for r in j['per_rank'] for s in r['sites'] if s['function']=='alloc_turn']
+print(len(s), s[0]['calls'] if s else 0, s[0]['peak_bytes'] if s else 0,
+      s[0].get('peak_bytes_threads', 0) if s else 0)")
+set -- $v
+is "alloc_turn is one site" "$1" 1
+is "  with both threads' calls" "$2" 2
+is "  its peak: the 4000000 bytes live at once" "$3" 4000000
+is "  the threads' own peaks add up to more" "$4" 6000000
+finish
