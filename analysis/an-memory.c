@@ -50,6 +50,25 @@ name_site (const logfmt_resource_def_t *d, an_mem_namer_fn name,
     s->file = "";
 }
 
+/* A site inside libmpe's own libraries: the logger's allocations (its
+ * buffers for the tracks, perf's rings), not the program's. */
+static int
+libmpe_site (const logfmt_resource_def_t *d)
+{
+  static const char *const libs[] = { "libmpe.so", "libmpe_nompi.so",
+                                      "liblmpe.so", "libtmpe.so",
+                                      "libampe.so", "libmpe_collchk.so" };
+  const char *path = d->s[0];
+  if (!path)
+    return 0;
+  const char *base = strrchr (path, '/');
+  base = base ? base + 1 : path;
+  for (size_t i = 0; i < sizeof libs / sizeof *libs; i++)
+    if (!strncmp (base, libs[i], strlen (libs[i])))
+      return 1;
+  return 0;
+}
+
 typedef struct
 {
   uint64_t t;
@@ -193,7 +212,7 @@ an_memory_load (const logfmt_reader_t *r, an_mem_namer_fn name,
         m->ranks[m->nranks++] = (an_mem_rank_t) {
           sd->rank, d->v[LOGFMT_MEMT_PEAK], d->v[LOGFMT_MEMT_LIVE_END], 0, 0
         };
-      if (d->kind != LOGFMT_RES_MEMSITE)
+      if (d->kind != LOGFMT_RES_MEMSITE || libmpe_site (d))
         continue;
       an_mem_site_t *k = &key[m->ncells];
       k->rank = sd->rank;

@@ -4,8 +4,9 @@
  * peak and the bytes live at the end, and per call site (the function
  * that called the allocator, symbolised with callpath/ from the module
  * and offset the log stores) its calls, peak and bytes still live at the
- * end.  Written once for clogtool memory and the viewer's memory table;
- * the caller names the sites (cp_symbols_site_name of callpath/, so the
+ * end (sites inside libmpe's own libraries, the logger's allocations,
+ * left out).  Written once for clogtool memory and the viewer's memory
+ * table; the caller names the sites (cp_symbols_site_name of callpath/, so the
  * analysis needs no symbols of its own). */
 #ifndef MPE_AN_MEMORY_H
 #define MPE_AN_MEMORY_H

@@ -25,4 +25,13 @@ is "alloc_turn is one site" "$1" 1
 is "  with both threads' calls" "$2" 2
 is "  its peak: the 4000000 bytes live at once" "$3" 4000000
 is "  the threads' own peaks add up to more" "$4" 6000000
+# libmpe's own allocations (mpe-memprof.c's sample buffer, perf's rings)
+# are the logger's, not the program's.
+python3 -c "
+import json, sys; j=json.load(open('m.json'))
+bad=[s['function'] + ' ' + s['file'] for r in j['per_rank'] for s in r['sites']
+     if '/mpe/src/' in s['file'] or s['file'].split('/')[-1].startswith('mpe-')]
+print(bad); sys.exit(1 if bad else 0)" > bad.txt
+ok $? "no site inside libmpe (mpe-memprof.c, mpe-perf.c, ...)"
+[ -s bad.txt ] && diag "$(cat bad.txt)"
 finish
