@@ -49,6 +49,7 @@ typedef struct
   const logfmt_reader_t *r;
   const an_profile_opts_t *o;
   const uint8_t *cls;           /* an_state_class_t per state */
+  const uint8_t *data;          /* AN__DATA_* per state */
   size_t nstates;
   const uint32_t *stream_rank;  /* stream -> index in ranks */
   /* The totals, under lock. */
@@ -162,6 +163,14 @@ count_instance (worker_t *w, const logfmt_interval_t *iv)
       t->sent += c.sent;
       t->recv += c.recv;
       t->hist[hist_bin (c.sent + c.recv)]++;
+    }
+  else if (w->sh->data[iv->state] && (iv->flags & LOGFMT_IV_END_CARGO))
+    {
+      uint64_t sent = 0, recv = 0;
+      an__data_cargo (w->sh->data[iv->state], iv->end_cargo, &sent, &recv);
+      t->sent += sent;
+      t->recv += recv;
+      t->hist[hist_bin (sent + recv)]++;
     }
 }
 
@@ -410,6 +419,7 @@ an_profile_compute (const logfmt_reader_t *r, const an_profile_opts_t *o,
   uint32_t *streams = calloc (ns ? ns : 1, sizeof *streams);
   uint32_t *stream_rank = calloc (ns ? ns : 1, sizeof *stream_rank);
   uint8_t *cls = calloc (nstates ? nstates : 1, 1);
+  uint8_t *data = calloc (nstates ? nstates : 1, 1);
   worker_t *w = NULL;
   void **wp = NULL;
   unsigned nw = 0;
@@ -418,14 +428,19 @@ an_profile_compute (const logfmt_reader_t *r, const an_profile_opts_t *o,
 
   *out = NULL;
   pthread_mutex_init (&sh.lock, NULL);
-  if (p == NULL || streams == NULL || stream_rank == NULL || cls == NULL)
+  if (p == NULL || streams == NULL || stream_rank == NULL || cls == NULL
+      || data == NULL)
     {
       rc = LOGFMT_ENOMEM;
       goto done;
     }
   for (size_t s = 0; s < nstates; s++)
-    cls[s] = (uint8_t) an_state_class (logfmt_reader_state (r, s));
+    {
+      cls[s] = (uint8_t) an_state_class (logfmt_reader_state (r, s));
+      data[s] = (uint8_t) an__state_data (logfmt_reader_state (r, s));
+    }
   sh.cls = cls;
+  sh.data = data;
   sh.stream_rank = stream_rank;
 
   /* The streams and ranks asked for. */
@@ -573,6 +588,7 @@ done:
   free (streams);
   free (stream_rank);
   free (cls);
+  free (data);
   pthread_mutex_destroy (&sh.lock);
   if (rc < 0)
     {

@@ -229,9 +229,11 @@ typedef struct
 
 /* Bytes: a message record (send or receive) counts for the innermost
  * open MPI function around it and for the innermost open user state; a
- * collective's END cargo gives its sent and received bytes.  The
- * histogram holds one sample per message record and one per collective
- * call (sent + received). */
+ * collective's END cargo gives its sent and received bytes, as does a
+ * one-sided data call's (put: sent, get: received) and an MPI-IO read's
+ * or write's (received, sent).  The histogram holds one sample per
+ * message record and one per collective, one-sided or MPI-IO call
+ * (sent + received). */
 int  an_profile_compute (const logfmt_reader_t *r,
                          const an_profile_opts_t *o,
                          an_profile_t **out, logfmt_error_t *err);

@@ -33,4 +33,16 @@ c = [s.get(n) for n in names]
 red = s.get('MPI_Reduce', 'MediumPurple')
 print(len(set(c)) == len(c) and None not in c and red not in c)")
 is "RMA functions: a colour each, none MPI_Reduce's" "$colours" True
+# clogtool profile counts them (both ranks: sent, received).
+$CLOGTOOL profile --json rma.clog > p.json
+bytes () {
+  python3 -c "
+import json
+f = [f for f in json.load(open('p.json'))['functions'] if f['name'] == '$1']
+print(f[0]['bytes_sent'], f[0]['bytes_recv']) if f else print('none')"
+}
+is "profile: MPI_Put's bytes" "$(bytes MPI_Put)" "160 0"
+is "profile: MPI_Get's bytes" "$(bytes MPI_Get)" "0 32"
+is "profile: MPI_File_write_at's bytes" "$(bytes MPI_File_write_at)" "2000 0"
+is "profile: MPI_File_read_at's bytes" "$(bytes MPI_File_read_at)" "0 2000"
 finish
