@@ -223,7 +223,8 @@ an_memory_load (const logfmt_reader_t *r, an_mem_namer_fn name,
       name_site (d, name, user, k);
       m->cells[m->ncells++] = (an_mem_cell_t) { d->stream,
                                                 d->v[LOGFMT_MEM_ID],
-                                                sd->rank, 0 };
+                                                sd->rank, 0, k->calls,
+                                                k->peak, k->live_end };
       size_t s;
       for (s = 0; s < m->nsites; s++)
         if (same_site (&m->sites[s], k->rank, k->kind, k->function,

@@ -40,6 +40,7 @@ typedef struct
   int64_t  id;            /* the memory track's cell column */
   int32_t  rank;
   size_t   site;          /* index into an_memory_t.sites */
+  int64_t  calls, peak, live_end;   /* the cell's own: one thread's */
 } an_mem_cell_t;
 
 typedef struct

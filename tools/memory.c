@@ -52,8 +52,8 @@ memory_help (void)
     "\n"
     "JSON: {per_rank: [{rank, peak_bytes, live_bytes_at_end, sites:\n"
     "[{function, file, line, kind (heap or mmap), calls, peak_bytes,\n"
-    "peak_bytes_threads, live_bytes_at_end}]}]}, sites by decreasing\n"
-    "peak.\n"
+    "peak_bytes_threads, live_bytes_at_end, threads [{thread, calls,\n"
+    "peak_bytes, live_bytes_at_end}]}]}]}, sites by decreasing peak.\n"
     "\n"
     "Exit status: 0 success, 1 error or no memory records, 2 bad usage.\n",
     stdout);
@@ -536,9 +536,28 @@ clogtool_memory_main (int argc, char **argv)
               clogtool__json_string (stdout, s->file);
               printf (", \"line\": %d, \"kind\": \"%s\", \"calls\": %" PRId64
                       ", \"peak_bytes\": %" PRId64 ", \"peak_bytes_threads\": %"
-                      PRId64 ", \"live_bytes_at_end\": %" PRId64 "}",
+                      PRId64 ", \"live_bytes_at_end\": %" PRId64
+                      ", \"threads\": [",
                       s->line, s->kind ? "mmap" : "heap", s->calls, s->peak,
                       s->peak_threads, s->live_end);
+              /* The split by thread (the identity the data are recorded
+               * by): a cell each. */
+              int first = 1;
+              for (size_t ci = 0; ci < m->ncells; ci++)
+                {
+                  const an_mem_cell_t *x = &m->cells[ci];
+                  const logfmt_stream_def_t *sd
+                    = logfmt_reader_stream (r, x->stream);
+                  if (x->site != rk->first + k || !sd)
+                    continue;
+                  printf ("%s{\"thread\": %d, \"calls\": %" PRId64
+                          ", \"peak_bytes\": %" PRId64
+                          ", \"live_bytes_at_end\": %" PRId64 "}",
+                          first ? "" : ", ", sd->thread, x->calls, x->peak,
+                          x->live_end);
+                  first = 0;
+                }
+              printf ("]}");
             }
           else
             {

@@ -19,12 +19,17 @@ v=$(python3 -c "
 import json; j=json.load(open('m.json'))
 s=[s for r in j['per_rank'] for s in r['sites'] if s['function']=='alloc_turn']
 print(len(s), s[0]['calls'] if s else 0, s[0]['peak_bytes'] if s else 0,
-      s[0].get('peak_bytes_threads', 0) if s else 0)")
+      s[0].get('peak_bytes_threads', 0) if s else 0,
+      ','.join(str(t['peak_bytes']) for t in sorted(s[0].get('threads', []),
+                                                    key=lambda t: t['thread']))
+      if s else '-')")
 set -- $v
 is "alloc_turn is one site" "$1" 1
 is "  with both threads' calls" "$2" 2
 is "  its peak: the 4000000 bytes live at once" "$3" 4000000
 is "  the threads' own peaks add up to more" "$4" 6000000
+is "  split by thread: 4000000 on the first, 2000000 on the second" "$5" \
+  "4000000,2000000"
 # libmpe's own allocations (mpe-memprof.c's sample buffer, perf's rings)
 # are the logger's, not the program's.
 python3 -c "
