@@ -18,6 +18,7 @@
 typedef struct
 {
   cp_tree_t *t;
+  const logfmt_reader_t *r;
   size_t cap;
   uint32_t *hash;          /* open addressing over nodes, by parent+key */
   size_t nhash;
@@ -156,8 +157,16 @@ map_node (build_t *b, const logfmt_callpaths_t *cp, uint32_t *map,
     {
       cp_frame_t f;
       cp_symbols_frame (b->t->sym, cp, chain[k], &f);
+      uint64_t pc = cp->nodes[chain[k]].addr;
+      const char *mpi = (pc & ~0xffffull) == LOGFMT_PSEUDO_MPI (0)
+                        ? cp_state_name (b->r, (int32_t) (pc & 0xffff))
+                        : NULL;
       if (wrapper_frame (&f))
         f = (cp_frame_t) { f.func, NULL, 0, "[MPI]", 0, 1 };
+      /* A sample no walk could unwind, in an MPI call: the call's node
+       * under its call site. */
+      else if (mpi)
+        f = (cp_frame_t) { mpi, NULL, 0, "[MPI]", 0, 1 };
       uint32_t c = child (b, at, &f);
       if (!c)
         return at;
@@ -302,7 +311,7 @@ cp_tree_build (const logfmt_reader_t *r, const cp_tree_opts_t *o,
 {
   *out = NULL;
   cp_tree_t *t = calloc (1, sizeof *t);
-  build_t b = { t, 1024, NULL, 0, o->by_line };
+  build_t b = { t, r, 1024, NULL, 0, o->by_line };
   if (!t || !(t->nodes = calloc (b.cap, sizeof *t->nodes))
       || !(t->sym = cp_symbols_new ()))
     {

@@ -95,13 +95,15 @@ def under(n, name, parent=None):
     return got, par
 hot, par = under(t, "hot_loop")
 warm, _ = under(t, "warm_loop")
-# A sample neither walk could unwind hangs under its MPI call's pseudo
-# frame ("[in MPI state N]", or "[unknown]"): a root of its own, rare
-# (a loaded CI run had one, in state 5).  Every other path starts at
-# _start.
+# A sample neither walk could unwind hangs under its MPI call's node
+# (module "[MPI]"), or "[unknown]": a root of its own when the call had
+# no call site yet, rare (a loaded CI run had one, in state 5).  Every
+# other path starts at _start.
+def made_root(c):
+    return c["name"].startswith("[") or c.get("module") == "[MPI]"
 top = ",".join(sorted(c["name"] for c in t["children"]
-                      if c["total"] and not c["name"].startswith("[")))
-made = sum(c["total"] for c in t["children"] if c["name"].startswith("["))
+                      if c["total"] and not made_root(c)))
+made = sum(c["total"] for c in t["children"] if made_root(c))
 print("share %.3f parent %s roots %s constructed %.3f"
       % (hot / (hot + warm) if hot + warm else 0, par, top,
          made / t["total"] if t["total"] else 1))
