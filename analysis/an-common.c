@@ -34,6 +34,40 @@ get_be (const uint8_t *p, int n)
   return v;
 }
 
+/* The wrappers' one-sided and MPI-IO END formats (wrap-internal.h). */
+static const char rma_format[] = "target=%d sent=%l recv=%l";
+static const char io_format[] = "bytes=%l";
+
+int
+an__state_data (const logfmt_state_def_t *d)
+{
+  if (d == NULL || d->name == NULL || d->format == NULL
+      || strncmp (d->name, "MPI_", 4) != 0)
+    return AN__DATA_NONE;
+  if (strcmp (d->format, rma_format) == 0)
+    return AN__DATA_RMA;
+  if (strcmp (d->format, io_format) == 0)
+    return strstr (d->name, "write") ? AN__DATA_IO_WRITE : AN__DATA_IO_READ;
+  return AN__DATA_NONE;
+}
+
+void
+an__data_cargo (int kind, const uint8_t *cargo, uint64_t *sent,
+                uint64_t *recv)
+{
+  if (kind == AN__DATA_RMA)
+    {
+      *sent = get_be (cargo + 4, 8);
+      *recv = get_be (cargo + 12, 8);
+    }
+  else if (kind == AN__DATA_IO_READ || kind == AN__DATA_IO_WRITE)
+    {
+      uint64_t b = get_be (cargo, 8);
+      *sent = kind == AN__DATA_IO_WRITE ? b : 0;
+      *recv = kind == AN__DATA_IO_READ ? b : 0;
+    }
+}
+
 void
 an_coll_cargo_decode (const uint8_t *cargo, an_coll_cargo_t *c)
 {

@@ -19,6 +19,15 @@ unsigned an__workers (unsigned threads, uint32_t n);
 int an__for_streams (const uint32_t *streams, uint32_t n,
                      void **workers, unsigned nworkers, an__stream_fn fn);
 
+/* The data an MPI state's END cargo carries beyond the collectives'
+ * (the wrappers' one-sided and MPI-IO data calls): its bytes sent and
+ * received; 0 when the state has none such (then *sent, *recv are
+ * left alone). */
+enum { AN__DATA_NONE, AN__DATA_RMA, AN__DATA_IO_READ, AN__DATA_IO_WRITE };
+int  an__state_data (const logfmt_state_def_t *d);
+void an__data_cargo (int kind, const uint8_t *cargo, uint64_t *sent,
+                     uint64_t *recv);
+
 /* Fills *err (may be NULL) with code and a message. */
 void an__error (logfmt_error_t *err, int code, const char *what);
 

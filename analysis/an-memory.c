@@ -50,6 +50,131 @@ name_site (const logfmt_resource_def_t *d, an_mem_namer_fn name,
     s->file = "";
 }
 
+/* A site inside libmpe's own libraries: the logger's allocations (its
+ * buffers for the tracks, perf's rings), not the program's. */
+static int
+libmpe_site (const logfmt_resource_def_t *d)
+{
+  static const char *const libs[] = { "libmpe.so", "libmpe_nompi.so",
+                                      "liblmpe.so", "libtmpe.so",
+                                      "libampe.so", "libmpe_collchk.so" };
+  const char *path = d->s[0];
+  if (!path)
+    return 0;
+  const char *base = strrchr (path, '/');
+  base = base ? base + 1 : path;
+  for (size_t i = 0; i < sizeof libs / sizeof *libs; i++)
+    if (!strncmp (base, libs[i], strlen (libs[i])))
+      return 1;
+  return 0;
+}
+
+typedef struct
+{
+  uint64_t t;
+  uint32_t cell;          /* index into m->cells */
+  int64_t  live;
+} mem_sample_t;
+
+static int
+sample_cmp (const void *a, const void *b)
+{
+  const mem_sample_t *x = a, *y = b;
+  return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Each site's highest bytes live at once over its threads: the memory
+ * track's samples of every cell in time order, each site's sum of its
+ * cells' latest values.  Cells are not yet tied to their sites (that
+ * comes after the sort): key[i] names cell i's site. */
+static int
+concurrent_peaks (const logfmt_reader_t *r, an_memory_t *m,
+                  const an_mem_site_t *key)
+{
+  size_t *site_of = malloc ((m->ncells + 1) * sizeof *site_of);
+  int64_t *cur = calloc (m->ncells + 1, sizeof *cur);
+  int64_t *sum = calloc (m->nsites + 1, sizeof *sum);
+  mem_sample_t *v = NULL;
+  size_t n = 0, cap = 0;
+  int rc = 0;
+  if (!site_of || !cur || !sum)
+    rc = LOGFMT_ENOMEM;
+  for (size_t i = 0; !rc && i < m->ncells; i++)
+    for (size_t s = 0; s < m->nsites; s++)
+      if (same_site (&m->sites[s], key[i].rank, key[i].kind,
+                     key[i].function, key[i].file, key[i].line))
+        {
+          site_of[i] = s;
+          break;
+        }
+  /* Every stream holding cells, once. */
+  for (size_t i = 0; !rc && i < m->ncells; i++)
+    {
+      uint32_t stream = m->cells[i].stream;
+      size_t j = 0;
+      while (j < i && m->cells[j].stream != stream)
+        j++;
+      if (j < i)
+        continue;
+      logfmt_track_iter_t *it;
+      if (logfmt_track_iter_new (r, stream, LOGFMT_TRACK_MEMORY, 0,
+                                 UINT64_MAX, &it) < 0)
+        continue;   /* no track: the definitions' peaks stand */
+      logfmt_track_rec_t rec;
+      while (!rc && logfmt_track_iter_next (it, &rec) == 1)
+        {
+          int64_t id = rec.col[LOGFMT_MEMORY_COL_CELL];
+          size_t c = i;
+          while (c < m->ncells && (m->cells[c].stream != stream
+                                   || m->cells[c].id != id))
+            c++;
+          if (c == m->ncells)
+            continue;
+          if (n == cap)
+            {
+              size_t nc = cap ? 2 * cap : 1024;
+              mem_sample_t *nv = realloc (v, nc * sizeof *nv);
+              if (!nv)
+                {
+                  rc = LOGFMT_ENOMEM;
+                  break;
+                }
+              v = nv;
+              cap = nc;
+            }
+          v[n++] = (mem_sample_t) { rec.time, (uint32_t) c,
+                                    rec.col[LOGFMT_MEMORY_COL_LIVE] };
+        }
+      logfmt_track_iter_free (it);
+    }
+  if (!rc)
+    {
+      /* A poll samples every cell at one time: its changes count
+       * together (one thread's drop and another's rise are not both
+       * live at once), so the sites are looked at once it is whole. */
+      qsort (v, n, sizeof *v, sample_cmp);
+      for (size_t k = 0, k0 = 0; k < n; k++)
+        {
+          size_t s = site_of[v[k].cell];
+          sum[s] += v[k].live - cur[v[k].cell];
+          cur[v[k].cell] = v[k].live;
+          if (k + 1 < n && v[k + 1].t == v[k].t)
+            continue;
+          for (; k0 <= k; k0++)
+            {
+              size_t q = site_of[v[k0].cell];
+              if (sum[q] > m->sites[q].peak)
+                m->sites[q].peak = sum[q];
+            }
+        }
+    }
+  free (v);
+  free (site_of);
+  free (cur);
+  free (sum);
+  return rc;
+}
+
 int
 an_memory_load (const logfmt_reader_t *r, an_mem_namer_fn name,
                 void *user, an_memory_t **out, logfmt_error_t *err)
@@ -87,7 +212,7 @@ an_memory_load (const logfmt_reader_t *r, an_mem_namer_fn name,
         m->ranks[m->nranks++] = (an_mem_rank_t) {
           sd->rank, d->v[LOGFMT_MEMT_PEAK], d->v[LOGFMT_MEMT_LIVE_END], 0, 0
         };
-      if (d->kind != LOGFMT_RES_MEMSITE)
+      if (d->kind != LOGFMT_RES_MEMSITE || libmpe_site (d))
         continue;
       an_mem_site_t *k = &key[m->ncells];
       k->rank = sd->rank;
@@ -98,7 +223,8 @@ an_memory_load (const logfmt_reader_t *r, an_mem_namer_fn name,
       name_site (d, name, user, k);
       m->cells[m->ncells++] = (an_mem_cell_t) { d->stream,
                                                 d->v[LOGFMT_MEM_ID],
-                                                sd->rank, 0 };
+                                                sd->rank, 0, k->calls,
+                                                k->peak, k->live_end };
       size_t s;
       for (s = 0; s < m->nsites; s++)
         if (same_site (&m->sites[s], k->rank, k->kind, k->function,
@@ -106,12 +232,22 @@ an_memory_load (const logfmt_reader_t *r, an_mem_namer_fn name,
           break;
       if (s == m->nsites)
         {
+          k->peak_threads = k->peak;
           m->sites[m->nsites++] = *k;
           continue;
         }
       m->sites[s].calls += k->calls;
-      m->sites[s].peak += k->peak;
+      if (k->peak > m->sites[s].peak)
+        m->sites[s].peak = k->peak;
+      m->sites[s].peak_threads += k->peak;
       m->sites[s].live_end += k->live_end;
+    }
+  if (concurrent_peaks (r, m, key) < 0)
+    {
+      free (key);
+      an_memory_free (m);
+      an__error (err, LOGFMT_ENOMEM, "memory track");
+      return LOGFMT_ENOMEM;
     }
   qsort (m->sites, m->nsites, sizeof *m->sites, site_cmp);
   for (size_t i = 0; i < m->ncells; i++)

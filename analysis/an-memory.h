@@ -4,8 +4,9 @@
  * peak and the bytes live at the end, and per call site (the function
  * that called the allocator, symbolised with callpath/ from the module
  * and offset the log stores) its calls, peak and bytes still live at the
- * end.  Written once for clogtool memory and the viewer's memory table;
- * the caller names the sites (cp_symbols_site_name of callpath/, so the
+ * end (sites inside libmpe's own libraries, the logger's allocations,
+ * left out).  Written once for clogtool memory and the viewer's memory
+ * table; the caller names the sites (cp_symbols_site_name of callpath/, so the
  * analysis needs no symbols of its own). */
 #ifndef MPE_AN_MEMORY_H
 #define MPE_AN_MEMORY_H
@@ -15,8 +16,12 @@
 
 #include <logfmt/logfmt.h>
 
-/* A call site of one rank: the sum of its (thread : site) cells, so a
- * site used by several threads sums their peaks. */
+/* A call site of one rank, over its (thread : site) cells: calls and
+ * live_end their sums; peak the highest bytes live at once over its
+ * threads, from the memory track's samples (at least any one thread's
+ * own peak, never more than what was live together), and peak_threads
+ * the sum of its threads' own peaks (reached at different times, it may
+ * be more than ever was live). */
 typedef struct
 {
   int32_t     rank;
@@ -25,6 +30,7 @@ typedef struct
   const char *file;       /* "" when unknown */
   int         line;       /* 0 when unknown */
   int64_t     calls, peak, live_end;
+  int64_t     peak_threads;
 } an_mem_site_t;
 
 /* One (stream : site) cell of the log and the site it adds to. */
@@ -34,6 +40,7 @@ typedef struct
   int64_t  id;            /* the memory track's cell column */
   int32_t  rank;
   size_t   site;          /* index into an_memory_t.sites */
+  int64_t  calls, peak, live_end;   /* the cell's own: one thread's */
 } an_mem_cell_t;
 
 typedef struct

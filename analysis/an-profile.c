@@ -49,6 +49,7 @@ typedef struct
   const logfmt_reader_t *r;
   const an_profile_opts_t *o;
   const uint8_t *cls;           /* an_state_class_t per state */
+  const uint8_t *data;          /* AN__DATA_* per state */
   size_t nstates;
   const uint32_t *stream_rank;  /* stream -> index in ranks */
   /* The totals, under lock. */
@@ -61,6 +62,7 @@ typedef struct
   const an_counter_t *ctr;      /* counters: increases per state */
   size_t nctr;
   double *ctr_tot;              /* per state x counter */
+  uint64_t *ctr_known;          /* per state x counter: instances read */
 } shared_t;
 
 typedef struct
@@ -76,6 +78,7 @@ typedef struct
   uint64_t left_open, msg_outside;
   an_series_t *series;          /* the stream's counter readings */
   double *ctr;                  /* per state x counter (touched ones) */
+  uint64_t *ctr_known;          /* same shape: instances with readings */
   logfmt_error_t err;
 } worker_t;
 
@@ -92,7 +95,10 @@ touch (worker_t *w, int32_t state)
       memset (t, 0, sizeof *t);
       t->min_ns = UINT64_MAX;
       for (size_t c = 0; c < w->sh->nctr; c++)
-        w->ctr[(size_t) state * w->sh->nctr + c] = 0;
+        {
+          w->ctr[(size_t) state * w->sh->nctr + c] = 0;
+          w->ctr_known[(size_t) state * w->sh->nctr + c] = 0;
+        }
     }
   return t;
 }
@@ -137,11 +143,18 @@ count_instance (worker_t *w, const logfmt_interval_t *iv)
     t->min_ns = iv->inclusive;
   if (iv->inclusive > t->max_ns)
     t->max_ns = iv->inclusive;
-  /* Counters: their increase from the instance's start to its end. */
+  /* Counters: their increase from the instance's start to its end,
+   * where readings enclose it (outside them nothing is known: no
+   * data, not 0). */
   for (size_t c = 0; c < w->sh->nctr; c++)
-    w->ctr[(size_t) iv->state * w->sh->nctr + c]
-      += an_series_at (&w->series[c], iv->end)
-         - an_series_at (&w->series[c], iv->start);
+    {
+      const an_series_t *se = &w->series[c];
+      if (se->n < 2 || iv->start < se->t[0] || iv->end > se->t[se->n - 1])
+        continue;
+      size_t k = (size_t) iv->state * w->sh->nctr + c;
+      w->ctr[k] += an_series_at (se, iv->end) - an_series_at (se, iv->start);
+      w->ctr_known[k]++;
+    }
   if (w->sh->cls[iv->state] == AN_STATE_COLL
       && (iv->flags & LOGFMT_IV_END_CARGO))
     {
@@ -150,6 +163,14 @@ count_instance (worker_t *w, const logfmt_interval_t *iv)
       t->sent += c.sent;
       t->recv += c.recv;
       t->hist[hist_bin (c.sent + c.recv)]++;
+    }
+  else if (w->sh->data[iv->state] && (iv->flags & LOGFMT_IV_END_CARGO))
+    {
+      uint64_t sent = 0, recv = 0;
+      an__data_cargo (w->sh->data[iv->state], iv->end_cargo, &sent, &recv);
+      t->sent += sent;
+      t->recv += recv;
+      t->hist[hist_bin (sent + recv)]++;
     }
 }
 
@@ -205,8 +226,12 @@ merge_stream (worker_t *w, uint32_t stream, uint64_t first, uint64_t last,
       for (int b = 0; b < AN_HIST_BINS; b++)
         g->hist[b] += t->hist[b];
       for (size_t c = 0; c < sh->nctr; c++)
-        sh->ctr_tot[(size_t) s * sh->nctr + c]
-          += w->ctr[(size_t) s * sh->nctr + c];
+        {
+          sh->ctr_tot[(size_t) s * sh->nctr + c]
+            += w->ctr[(size_t) s * sh->nctr + c];
+          sh->ctr_known[(size_t) s * sh->nctr + c]
+            += w->ctr_known[(size_t) s * sh->nctr + c];
+        }
     }
   pthread_mutex_unlock (&sh->lock);
   w->ntouched = 0;
@@ -353,6 +378,11 @@ build_entries (shared_t *sh, an_profile_t *p)
             return LOGFMT_ENOMEM;
           memcpy (e->counter, &sh->ctr_tot[s * sh->nctr],
                   sh->nctr * sizeof *e->counter);
+          e->counter_known = malloc (sh->nctr * sizeof *e->counter_known);
+          if (e->counter_known == NULL)
+            return LOGFMT_ENOMEM;
+          memcpy (e->counter_known, &sh->ctr_known[s * sh->nctr],
+                  sh->nctr * sizeof *e->counter_known);
         }
       e->rank_min_ns = UINT64_MAX;
       double sum = 0;
@@ -389,6 +419,7 @@ an_profile_compute (const logfmt_reader_t *r, const an_profile_opts_t *o,
   uint32_t *streams = calloc (ns ? ns : 1, sizeof *streams);
   uint32_t *stream_rank = calloc (ns ? ns : 1, sizeof *stream_rank);
   uint8_t *cls = calloc (nstates ? nstates : 1, 1);
+  uint8_t *data = calloc (nstates ? nstates : 1, 1);
   worker_t *w = NULL;
   void **wp = NULL;
   unsigned nw = 0;
@@ -397,14 +428,19 @@ an_profile_compute (const logfmt_reader_t *r, const an_profile_opts_t *o,
 
   *out = NULL;
   pthread_mutex_init (&sh.lock, NULL);
-  if (p == NULL || streams == NULL || stream_rank == NULL || cls == NULL)
+  if (p == NULL || streams == NULL || stream_rank == NULL || cls == NULL
+      || data == NULL)
     {
       rc = LOGFMT_ENOMEM;
       goto done;
     }
   for (size_t s = 0; s < nstates; s++)
-    cls[s] = (uint8_t) an_state_class (logfmt_reader_state (r, s));
+    {
+      cls[s] = (uint8_t) an_state_class (logfmt_reader_state (r, s));
+      data[s] = (uint8_t) an__state_data (logfmt_reader_state (r, s));
+    }
   sh.cls = cls;
+  sh.data = data;
   sh.stream_rank = stream_rank;
 
   /* The streams and ranks asked for. */
@@ -443,7 +479,9 @@ an_profile_compute (const logfmt_reader_t *r, const an_profile_opts_t *o,
   sh.nctr = p->ncounters;
   sh.ctr_tot = calloc ((nstates ? nstates : 1) * (sh.nctr ? sh.nctr : 1),
                        sizeof *sh.ctr_tot);
-  if (p->counters == NULL || sh.ctr_tot == NULL)
+  sh.ctr_known = calloc ((nstates ? nstates : 1) * (sh.nctr ? sh.nctr : 1),
+                         sizeof *sh.ctr_known);
+  if (p->counters == NULL || sh.ctr_tot == NULL || sh.ctr_known == NULL)
     {
       rc = LOGFMT_ENOMEM;
       goto done;
@@ -484,9 +522,12 @@ an_profile_compute (const logfmt_reader_t *r, const an_profile_opts_t *o,
       w[i].series = calloc (sh.nctr ? sh.nctr : 1, sizeof *w[i].series);
       w[i].ctr = calloc ((nstates ? nstates : 1) * (sh.nctr ? sh.nctr : 1),
                          sizeof *w[i].ctr);
+      w[i].ctr_known = calloc ((nstates ? nstates : 1)
+                               * (sh.nctr ? sh.nctr : 1),
+                               sizeof *w[i].ctr_known);
       if (w[i].batch == NULL || w[i].tally == NULL || w[i].touched == NULL
           || w[i].is_touched == NULL || w[i].series == NULL
-          || w[i].ctr == NULL)
+          || w[i].ctr == NULL || w[i].ctr_known == NULL)
         rc = LOGFMT_ENOMEM;
       else if ((rc = logfmt_state_tracker_new (nstates ? nstates : 1, 0,
                                                    &w[i].tr)) < 0)
@@ -531,6 +572,7 @@ done:
       an_series_free (w[i].series, sh.nctr);
       free (w[i].series);
       free (w[i].ctr);
+      free (w[i].ctr_known);
     }
   free (w);
   free (wp);
@@ -540,11 +582,13 @@ done:
   free (sh.per_rank);
   free (sh.tally);
   free (sh.ctr_tot);
+  free (sh.ctr_known);
   free (sh.first);
   free (sh.last);
   free (streams);
   free (stream_rank);
   free (cls);
+  free (data);
   pthread_mutex_destroy (&sh.lock);
   if (rc < 0)
     {
@@ -563,7 +607,10 @@ an_profile_free (an_profile_t *p)
   for (size_t i = 0; i < p->nentries; i++)
     {
       free (p->entries[i].per_rank);
-      free (p->entries[i].counter);
+      {
+        free (p->entries[i].counter);
+        free (p->entries[i].counter_known);
+      }
     }
   free (p->counters);
   free (p->entries);

@@ -197,8 +197,11 @@ typedef struct
   uint64_t hist[AN_HIST_BINS];
   an_rank_use_t *per_rank;               /* index as an_profile_t.ranks */
   /* Per counter (an_profile_t.counters): its increase over each
-   * instance (inclusive), summed. */
+   * instance (inclusive), summed over the instances whose thread has
+   * readings at or before their start and at or after their end;
+   * counter_known: how many instances that is (0: no data). */
   double  *counter;
+  uint64_t *counter_known;
   /* Spread of time_ns over the ranks (ranks without a call count as 0). */
   uint64_t rank_min_ns, rank_max_ns;
   double   rank_mean_ns;
@@ -226,9 +229,11 @@ typedef struct
 
 /* Bytes: a message record (send or receive) counts for the innermost
  * open MPI function around it and for the innermost open user state; a
- * collective's END cargo gives its sent and received bytes.  The
- * histogram holds one sample per message record and one per collective
- * call (sent + received). */
+ * collective's END cargo gives its sent and received bytes, as does a
+ * one-sided data call's (put: sent, get: received) and an MPI-IO read's
+ * or write's (received, sent).  The histogram holds one sample per
+ * message record and one per collective, one-sided or MPI-IO call
+ * (sent + received). */
 int  an_profile_compute (const logfmt_reader_t *r,
                          const an_profile_opts_t *o,
                          an_profile_t **out, logfmt_error_t *err);

@@ -5,7 +5,8 @@
  * parent, so the same context on every rank is one node.  Samples (track
  * kind 2) count on the leaf of their path; each wrapped MPI call (track
  * kind 3) becomes a child "MPI_Xxx" of its call site's context with its
- * time, count and bytes.  Totals are the sums over a node's subtree.
+ * time, count and bytes, the node the samples taken in the wrapper land
+ * on too.  Totals are the sums over a node's subtree.
  */
 #include "config.h"
 
@@ -17,6 +18,7 @@
 typedef struct
 {
   cp_tree_t *t;
+  const logfmt_reader_t *r;
   size_t cap;
   uint32_t *hash;          /* open addressing over nodes, by parent+key */
   size_t nhash;
@@ -109,6 +111,29 @@ child (build_t *b, uint32_t parent, const cp_frame_t *f)
   return i;
 }
 
+/* A frame of libmpe's PMPI wrappers (liblmpe, libtmpe, libampe, or
+ * their generated sources linked in statically): shown as the MPI call
+ * it wraps, the very node its call sites' data hang on (module
+ * "[MPI]"), so samples in a call and the call's count, time and bytes
+ * are one node, and no internal file is named. */
+static int
+wrapper_frame (const cp_frame_t *f)
+{
+  static const char *const libs[] = { "liblmpe.", "libtmpe.", "libampe." };
+  static const char *const srcs[] = { "lmpe-gen.c", "tmpe-gen.c" };
+  if (!f->resolved || !f->func || strncmp (f->func, "MPI_", 4))
+    return 0;
+  for (size_t i = 0; f->module && i < sizeof libs / sizeof *libs; i++)
+    if (!strncmp (f->module, libs[i], strlen (libs[i])))
+      return 1;
+  const char *base = f->file ? strrchr (f->file, '/') : NULL;
+  base = base ? base + 1 : f->file;
+  for (size_t i = 0; base && i < sizeof srcs / sizeof *srcs; i++)
+    if (!strcmp (base, srcs[i]))
+      return 1;
+  return 0;
+}
+
 /* CCT node of rank node i (memoised in map; 0 = not yet). */
 static uint32_t
 map_node (build_t *b, const logfmt_callpaths_t *cp, uint32_t *map,
@@ -132,6 +157,16 @@ map_node (build_t *b, const logfmt_callpaths_t *cp, uint32_t *map,
     {
       cp_frame_t f;
       cp_symbols_frame (b->t->sym, cp, chain[k], &f);
+      uint64_t pc = cp->nodes[chain[k]].addr;
+      const char *mpi = (pc & ~0xffffull) == LOGFMT_PSEUDO_MPI (0)
+                        ? cp_state_name (b->r, (int32_t) (pc & 0xffff))
+                        : NULL;
+      if (wrapper_frame (&f))
+        f = (cp_frame_t) { f.func, NULL, 0, "[MPI]", 0, 1 };
+      /* A sample no walk could unwind, in an MPI call: the call's node
+       * under its call site. */
+      else if (mpi)
+        f = (cp_frame_t) { mpi, NULL, 0, "[MPI]", 0, 1 };
       uint32_t c = child (b, at, &f);
       if (!c)
         return at;
@@ -276,7 +311,7 @@ cp_tree_build (const logfmt_reader_t *r, const cp_tree_opts_t *o,
 {
   *out = NULL;
   cp_tree_t *t = calloc (1, sizeof *t);
-  build_t b = { t, 1024, NULL, 0, o->by_line };
+  build_t b = { t, r, 1024, NULL, 0, o->by_line };
   if (!t || !(t->nodes = calloc (b.cap, sizeof *t->nodes))
       || !(t->sym = cp_symbols_new ()))
     {

@@ -348,7 +348,7 @@ counter_totals (const char *path, const logfmt_reader_t *r,
     }
   an_series_t s = { 0 };
   uint32_t cur = UINT32_MAX;
-  uint64_t prev = 0;
+  uint64_t prev = 0, unread = 0;
   int rc = 0;
   for (size_t i = 0; i < cs->n && rc == 0; i++)
     {
@@ -365,7 +365,11 @@ counter_totals (const char *path, const logfmt_reader_t *r,
           cur = x->stream;
           prev = s.n && s.t[0] > t0 ? s.t[0] : t0;
         }
-      if (x->time > prev)
+      /* Outside its thread's readings a sample's count is not known
+       * (not 0): left out, and said. */
+      if (s.n < 2 || x->time < s.t[0] || x->time > s.t[s.n - 1])
+        unread++;
+      else if (x->time > prev)
         ctr_self[x->node] += an_series_at (&s, x->time)
                              - an_series_at (&s, prev);
       prev = x->time;
@@ -374,6 +378,10 @@ counter_totals (const char *path, const logfmt_reader_t *r,
   free (list);
   if (rc < 0)
     return -1;
+  if (unread)
+    fprintf (stderr, "clogtool cct: %s: note: %" PRIu64 " of %zu samples "
+             "are outside their thread's readings of %s: no data, left "
+             "out\n", path, unread, cs->n, ctr_name);
   for (size_t i = 0; i < t->n; i++)
     ctr_total[i] = ctr_self[i];
   for (size_t i = t->n; i-- > 1;)

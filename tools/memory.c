@@ -34,7 +34,9 @@ memory_help (void)
     "posix_memalign, ... or mmap, with its source file and line) the\n"
     "allocations, the peak of its live bytes and the bytes it still held\n"
     "at the end (a leak when not zero).  A site used by several threads\n"
-    "sums their peaks.\n"
+    "has the most bytes live there at once over them (from the samples,\n"
+    "at least any one thread's own peak); JSON's peak_bytes_threads is\n"
+    "the sum of the threads' own peaks.\n"
     "\n"
     "Options:\n"
     "  -j, --json        one JSON object instead of the tables\n"
@@ -50,7 +52,8 @@ memory_help (void)
     "\n"
     "JSON: {per_rank: [{rank, peak_bytes, live_bytes_at_end, sites:\n"
     "[{function, file, line, kind (heap or mmap), calls, peak_bytes,\n"
-    "live_bytes_at_end}]}]}, sites by decreasing peak.\n"
+    "peak_bytes_threads, live_bytes_at_end, threads [{thread, calls,\n"
+    "peak_bytes, live_bytes_at_end}]}]}]}, sites by decreasing peak.\n"
     "\n"
     "Exit status: 0 success, 1 error or no memory records, 2 bad usage.\n",
     stdout);
@@ -532,9 +535,29 @@ clogtool_memory_main (int argc, char **argv)
               printf (", \"file\": ");
               clogtool__json_string (stdout, s->file);
               printf (", \"line\": %d, \"kind\": \"%s\", \"calls\": %" PRId64
-                      ", \"peak_bytes\": %" PRId64 ", \"live_bytes_at_end\": %"
-                      PRId64 "}", s->line, s->kind ? "mmap" : "heap",
-                      s->calls, s->peak, s->live_end);
+                      ", \"peak_bytes\": %" PRId64 ", \"peak_bytes_threads\": %"
+                      PRId64 ", \"live_bytes_at_end\": %" PRId64
+                      ", \"threads\": [",
+                      s->line, s->kind ? "mmap" : "heap", s->calls, s->peak,
+                      s->peak_threads, s->live_end);
+              /* The split by thread (the identity the data are recorded
+               * by): a cell each. */
+              int first = 1;
+              for (size_t ci = 0; ci < m->ncells; ci++)
+                {
+                  const an_mem_cell_t *x = &m->cells[ci];
+                  const logfmt_stream_def_t *sd
+                    = logfmt_reader_stream (r, x->stream);
+                  if (x->site != rk->first + k || !sd)
+                    continue;
+                  printf ("%s{\"thread\": %d, \"calls\": %" PRId64
+                          ", \"peak_bytes\": %" PRId64
+                          ", \"live_bytes_at_end\": %" PRId64 "}",
+                          first ? "" : ", ", sd->thread, x->calls, x->peak,
+                          x->live_end);
+                  first = 0;
+                }
+              printf ("]}");
             }
           else
             {

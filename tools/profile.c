@@ -33,9 +33,11 @@ profile_help (void)
     "Bytes: a send or receive record counts for the innermost MPI\n"
     "function open around it (and the innermost user state); a\n"
     "collective logged by the wrappers counts the bytes its arguments\n"
-    "describe, sent and received by each rank.  Message sizes are\n"
-    "histogrammed in powers of two: one sample per message record and\n"
-    "one per collective call (sent + received).\n"
+    "describe, sent and received by each rank, and so do one-sided data\n"
+    "calls (put: sent, get: received) and MPI-IO reads and writes.\n"
+    "Message sizes are histogrammed in powers of two: one sample per\n"
+    "message record and one per collective, one-sided or MPI-IO call\n"
+    "(sent + received).\n"
     "\n"
     "Options:\n"
     "  -j, --json      one JSON object\n"
@@ -54,7 +56,8 @@ profile_help (void)
     "[{name, calls, time_s, exclusive_s, mean_s, min_s, max_s, share,\n"
     "bytes, bytes_sent, bytes_recv, imbalance {min_s, min_rank, mean_s,\n"
     "max_s, max_rank}, histogram [{lo, hi, count}] (non-empty bins,\n"
-    "bytes in [lo, hi)), counters {NAME: increase}, per_rank [{rank,\n"
+    "bytes in [lo, hi)), counters {NAME: increase, null: no data},\n"
+    "per_rank [{rank,\n"
     "calls, time_s, bytes}]}]),\n"
     "per_rank [{rank, app_s, mpi_s, mpi_share}], left_open (calls cut\n"
     "at the end of their thread, not counted), messages_outside_mpi,\n"
@@ -65,7 +68,9 @@ profile_help (void)
     "points; each function and state gets each counter's increase over\n"
     "its instances (the value at the end minus the value at the start,\n"
     "linear between the two readings around each; instances paired by\n"
-    "the same interval rule as the times), summed.\n"
+    "the same interval rule as the times), summed over the instances\n"
+    "that readings enclose (each thread is read when it starts and\n"
+    "ends); \"no data\" where none does (per call: over those).\n"
     "\n"
     "Exit status: 0 success, 1 error (or no such rank), 2 bad usage.\n",
     stdout);
@@ -125,7 +130,10 @@ json_entries (const an_profile_t *p, int user)
         {
           printf ("%s", c ? ", " : "");
           clogtool__json_string (stdout, p->counters[c].name);
-          printf (": %.0f", e->counter[c]);
+          if (e->counter_known[c])
+            printf (": %.0f", e->counter[c]);
+          else
+            fputs (": null", stdout);
         }
       fputs ("},\n   \"per_rank\": [", stdout);
       for (size_t k = 0; k < p->nranks; k++)
@@ -297,8 +305,11 @@ table_counters (const an_profile_t *p)
       const an_prof_entry_t *e = &p->entries[i];
       clogtool__put_text (stdout, e->name, 24);
       for (size_t c = 0; c < p->ncounters; c++)
-        printf (" %16.0f %12.1f", e->counter[c],
-                e->calls ? e->counter[c] / (double) e->calls : 0.0);
+        if (e->counter_known[c])
+          printf (" %16.0f %12.1f", e->counter[c],
+                  e->counter[c] / (double) e->counter_known[c]);
+        else
+          printf (" %16s %12s", "no data", "");
       putchar ('\n');
     }
 }

@@ -105,7 +105,11 @@ enum
   /* start and stop are async-signal-safe too: a rotating source's sets
    * also change at timer samples, so a thread that reaches no
    * instrumentation point for a long time still rotates. */
-  MPE_COUNTER_SIGNAL_SAFE = 1
+  MPE_COUNTER_SIGNAL_SAFE = 1,
+  /* read may be called from any thread of the process, for a set of
+   * another thread (its counts so far): the finish then reads threads
+   * that still run, besides the one finishing. */
+  MPE_COUNTER_ANY_THREAD = 2
 };
 
 /* A counter source.  Counts are per thread (virtualised: only while the

@@ -10,7 +10,9 @@
  * happen at timer samples (MPE_SAMPLE_HZ), at MPE_Counters_read and at
  * the end of rotation periods, never per event.  Each reading lands in
  * the thread's own store (reserved memory: the timer's signal handler
- * writes it too, guarded by `busy`) and reaches the log at the merge as
+ * writes it too, guarded by `busy`; a thread is read a last time when it
+ * ends, and threads still running at the finish from the finishing
+ * thread where the source allows it) and reaches the log at the merge as
  * metric samples, interleaved in time with the thread's other metric
  * samples (mpe-merge.c).  Values are cumulative since the thread started
  * counting; every reading is kept (an unchanged value too), so tools may
@@ -35,6 +37,7 @@
 #define _GNU_SOURCE 1
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -66,6 +69,8 @@ typedef struct
   const char *names[MAX_EVENTS];
   int         warned;
   int         signal_rotate;        /* rotates at timer samples too */
+  int         any_thread;           /* read may be called from any
+                                       thread */
 } source_t;
 
 /* One source on one thread. */
@@ -83,7 +88,13 @@ typedef struct
 typedef struct cthread
 {
   int            thread, gen;
-  volatile sig_atomic_t busy;       /* changing outside the handler */
+  /* Held by whoever reads or changes the thread's sets and store: its
+   * own thread (normal context or timer handler: the handler skips its
+   * sample while the thread holds it), or the finishing thread reading
+   * a thread that still runs. */
+  atomic_int     busy;
+  int            ended;             /* its last reading taken, sets
+                                       closed (thread exit) */
   tsrc_t         s[MAX_SOURCES];
   uint64_t       next_rot;          /* ticks: the first source's period
                                        may end (relaxed atomic: the
@@ -249,6 +260,10 @@ mpe__counters_init (void)
                                                      flags)
                                            + sizeof so->src->flags
                           && (so->src->flags & MPE_COUNTER_SIGNAL_SAFE);
+      so->any_thread = so->src->size >= offsetof (mpe_counter_source_t,
+                                                  flags)
+                                        + sizeof so->src->flags
+                       && (so->src->flags & MPE_COUNTER_ANY_THREAD);
       mpe__ctr_rotating |= rotated;
       for (int k = 0; k < so->nev; k++)
         {
@@ -353,14 +368,13 @@ read_point (cthread_t *c, int force)
     return;
   /* Busy before the time is taken: a sample between the two would store
    * a later reading first. */
-  c->busy = 1;
-  atomic_signal_fence (memory_order_seq_cst);
+  if (atomic_exchange (&c->busy, 1))
+    return;   /* the finish reads it now */
   uint64_t t = mpe__ticks ();
   for (int i = 0; i < C.nsrc; i++)
     read_source (c, i, t, mpe__ctr_rotating);
   update_next_rot (c);
-  atomic_signal_fence (memory_order_seq_cst);
-  c->busy = 0;
+  atomic_store (&c->busy, 0);
 }
 
 static cthread_t *
@@ -375,7 +389,7 @@ void
 mpe__counters_sample (uint64_t t)
 {
   cthread_t *c = ctls;
-  if (!c || c->busy || c->gen != C.gen)
+  if (!c || c->gen != C.gen || atomic_exchange (&c->busy, 1))
     return;
   int due = mpe__ctr_rotating
             && t >= __atomic_load_n (&c->next_rot, __ATOMIC_RELAXED);
@@ -383,6 +397,7 @@ mpe__counters_sample (uint64_t t)
     read_source (c, i, t, due && C.src[i].signal_rotate);
   if (due)
     update_next_rot (c);
+  atomic_store (&c->busy, 0);
 }
 
 void
@@ -404,12 +419,32 @@ MPE_Counters_read (void)
   return MPE_LOG_OK;
 }
 
+/* The finish: the calling thread's last reading, and one of every other
+ * logged thread that still runs, from here, of its sources that allow
+ * it (perf: a thread's count so far, read from any thread; not of
+ * rotated sets, whose estimates need the thread's own CPU clock).  A
+ * thread that has ended was read at its end. */
 void
 mpe__counters_final (void)
 {
-  cthread_t *c = self ();
-  if (c)
-    read_point (c, 1);
+  cthread_t *me = self ();
+  if (me)
+    read_point (me, 1);
+  if (!__atomic_load_n (&mpe__ctr_on, __ATOMIC_ACQUIRE))
+    return;
+  pthread_mutex_lock (&C.lock);
+  for (cthread_t *c = C.list; c; c = c->next)
+    {
+      if (c == me || c->gen != C.gen || c->ended
+          || atomic_exchange (&c->busy, 1))
+        continue;
+      uint64_t t = mpe__ticks ();
+      for (int i = 0; i < C.nsrc; i++)
+        if (C.src[i].any_thread && c->s[i].rot.ngroups == 1)
+          read_source (c, i, t, 0);
+      atomic_store (&c->busy, 0);
+    }
+  pthread_mutex_unlock (&C.lock);
 }
 
 /* ---- Threads ----------------------------------------------------------- */
@@ -463,6 +498,41 @@ open_source (cthread_t *c, int i)
   close_sets (so, ts);
 }
 
+/* A logged thread ends: its last reading, from itself, and its sets
+ * closed (their descriptors are not kept for a thread that is gone). */
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void
+thread_exit (void *p)
+{
+  cthread_t *c = p;
+  pthread_mutex_lock (&C.lock);
+  if (c->gen == C.gen && !c->ended
+      && __atomic_load_n (&mpe__ctr_on, __ATOMIC_ACQUIRE))
+    {
+      while (atomic_exchange (&c->busy, 1))
+        sched_yield ();
+      uint64_t t = mpe__ticks ();
+      for (int i = 0; i < C.nsrc; i++)
+        {
+          read_source (c, i, t, 0);
+          if (c->s[i].ok || c->s[i].rot.acc)
+            close_sets (&C.src[i], &c->s[i]);
+        }
+      c->ended = 1;
+      atomic_store (&c->busy, 0);
+    }
+  pthread_mutex_unlock (&C.lock);
+}
+
+static void
+exit_key_make (void)
+{
+  if (pthread_key_create (&exit_key, thread_exit) != 0)
+    exit_key = (pthread_key_t) -1;
+}
+
 void
 mpe__counters_thread (int thread)
 {
@@ -491,18 +561,25 @@ mpe__counters_thread (int thread)
       C.list = c;
       pthread_mutex_unlock (&C.lock);
     }
-  c->busy = 1;
-  atomic_signal_fence (memory_order_seq_cst);
+  atomic_store (&c->busy, 1);
   c->thread = thread;
   c->n = 0;
   c->lost = 0;
+  c->ended = 0;
   for (int i = 0; i < C.nsrc; i++)
     open_source (c, i);
+  /* The first reading (zero): counting starts here, so a thread's
+   * counts are known from its start to its last reading. */
+  uint64_t t = mpe__ticks ();
+  for (int i = 0; i < C.nsrc; i++)
+    read_source (c, i, t, 0);
   update_next_rot (c);
   c->gen = C.gen;
   ctls = c;
-  atomic_signal_fence (memory_order_seq_cst);
-  c->busy = 0;
+  atomic_store (&c->busy, 0);
+  pthread_once (&exit_once, exit_key_make);
+  if (exit_key != (pthread_key_t) -1)
+    pthread_setspecific (exit_key, c);
 }
 
 const mpe_ctr_rec_t *
@@ -534,14 +611,15 @@ mpe__counters_finalize (void)
   pthread_mutex_lock (&C.lock);
   for (cthread_t *c = C.list; c; c = c->next)
     {
-      c->busy = 1;
+      while (atomic_exchange (&c->busy, 1))
+        sched_yield ();
       if (c->gen == C.gen)
         for (int i = 0; i < C.nsrc; i++)
           if (c->s[i].ok || c->s[i].rot.acc)
             close_sets (&C.src[i], &c->s[i]);
       c->n = 0;
       c->gen = 0;
-      c->busy = 0;
+      atomic_store (&c->busy, 0);
     }
   pthread_mutex_unlock (&C.lock);
   C.nsrc = 0;

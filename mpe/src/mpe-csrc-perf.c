@@ -168,6 +168,7 @@ static const mpe_counter_source_t perf_source = {
   sizeof (mpe_counter_source_t), perf_slots, perf_known, perf_open,
   perf_start, perf_stop, perf_read, perf_close,
   MPE_COUNTER_SIGNAL_SAFE   /* ioctl and read */
+  | MPE_COUNTER_ANY_THREAD  /* a task's counter reads from anywhere */
 };
 
 const mpe_counter_source_t *

@@ -191,20 +191,24 @@ mpe__instr_pre (int state, const char *name, const void *site,
       s->cur_name = name;
       s->cur_bytes = bytes;
     }
-  if (s && mpe__callsite_mode == 1 && site == s->last_site
-      && MPE_LIKELY (!test_reenter))
+  /* Caller mode (the default): the whole path to the call site, as in
+   * stack mode, so that a call's data land on the context its samples
+   * have; unwound once per site and stack depth.  A site reached at the
+   * same depth through another caller whose frames have the very same
+   * sizes is taken for the first one met. */
+  uintptr_t frame = (uintptr_t) __builtin_frame_address (0);
+  unsigned slot = (unsigned) ((((uintptr_t) site >> 2) ^ (frame >> 4))
+                              % MPE_SITE_CACHE);
+  if (s && mpe__callsite_mode == 1 && s->site_cache[slot].site == site
+      && s->site_cache[slot].frame == frame && MPE_LIKELY (!test_reenter))
     {
-      s->cur_node = s->last_node;
+      s->cur_node = s->site_cache[slot].node;
       s->cur_t0 = mpe__ticks ();
     }
   else if (s && mpe__callsite_mode)
     {
       uint64_t pcs[64];
-      int n = 1;
-      if (mpe__callsite_mode == 2)
-        n = stack_from (site, pcs, 64);
-      else
-        pcs[0] = (uint64_t) (uintptr_t) site - 1;
+      int n = stack_from (site, pcs, 64);
       s->cur_node = 0;
       s->busy = 1;
       atomic_signal_fence (memory_order_seq_cst);
@@ -219,8 +223,9 @@ mpe__instr_pre (int state, const char *name, const void *site,
       /* Only a whole path is cached (a full tree cuts it short). */
       if (mpe__callsite_mode == 1 && node)
         {
-          s->last_site = site;
-          s->last_node = node;
+          s->site_cache[slot].site = site;
+          s->site_cache[slot].frame = frame;
+          s->site_cache[slot].node = node;
         }
       s->cur_t0 = mpe__ticks ();
     }

@@ -5,12 +5,14 @@
  * Every logged thread gets a CPU-time timer (timer_create on
  * CLOCK_THREAD_CPUTIME_ID, delivered to that thread by SIGEV_THREAD_ID:
  * no system call per sample, see docs/BENCHMARKS.md for perf_event).  The
- * handler unwinds by frame pointers when the chain is valid (each frame
- * above the interrupted stack pointer, each return address inside a
- * loaded binary's code, the chain ending in a zero frame pointer at one of
- * the thread's outermost frames), else by
- * libunwind's unw_backtrace (never a unw_step loop: it makes system calls),
- * interns the path in the thread's own tree and appends one sample.
+ * handler unwinds by libunwind's unw_backtrace (call-frame information;
+ * never a unw_step loop: it makes system calls) where the build has it,
+ * else (or where it fails) by frame pointers when the chain is valid
+ * (each frame above the interrupted stack pointer, each return address
+ * inside a loaded binary's code, the chain ending in a zero frame pointer
+ * at one of the thread's outermost frames); MPE_SAMPLE_UNWIND=fp keeps
+ * to frame pointers, =libunwind to libunwind.  It interns the path in
+ * the thread's own tree and appends one sample.
  *
  * Async-signal safety: the handler only runs on the thread it samples and
  * touches only that thread's store, whose memory is reserved up front.  The
@@ -441,19 +443,24 @@ on_sample (int sig, siginfo_t *si, void *ucv)
     s->nreentered++;
   else
     {
-      if (S.unwind != UNWIND_LIB)
-        n = fp_walk (mc, s, pcs, S.depth, &truncated);
-      if (n > 0)
-        flags = MPE_SAMPLE_FP;
 #ifdef HAVE_LIBUNWIND
-      else if (S.unwind != UNWIND_FP)
+      /* Call-frame information first: a frame-pointer chain cannot tell
+       * a leaf that set up no frame (its caller's frame then looks like
+       * its own, and the caller is lost). */
+      if (S.unwind != UNWIND_FP)
         {
-          truncated = 0;
           n = lib_walk (mc, pcs, S.depth, &truncated);
           if (n > 0)
             flags = MPE_SAMPLE_UNWIND;
         }
 #endif
+      if (n <= 0 && S.unwind != UNWIND_LIB)
+        {
+          truncated = 0;
+          n = fp_walk (mc, s, pcs, S.depth, &truncated);
+          if (n > 0)
+            flags = MPE_SAMPLE_FP;
+        }
     }
   mpe_sample_t *o = &s->samples[s->nsamples];
   o->t = mpe__ticks ();
@@ -680,8 +687,7 @@ mpe__sample_reset (void)
       s->lost = s->nfp = s->nunw = s->nconstructed = s->nreentered = 0;
       s->cur_state = -1;
       s->cur_node = 0;
-      s->last_site = NULL;
-      s->last_node = 0;
+      memset (s->site_cache, 0, sizeof s->site_cache);
       atomic_signal_fence (memory_order_seq_cst);
       s->busy = 0;
     }

@@ -52,6 +52,8 @@ typedef struct
   int32_t  state;   /* the wrapper's state number */
 } mpe_callsite_t;
 
+#define MPE_SITE_CACHE 64
+
 /* One thread's store: written by its own thread only (the signal handler
  * or, under `busy`, the wrappers' call-site capture), read by the merge
  * after the timers stopped.  Arrays are reserved address space, touched
@@ -83,10 +85,11 @@ typedef struct mpe_sthread
   uint32_t        cur_node;
   const char     *cur_name;
   uint64_t        cur_t0, cur_bytes;
-  /* The last call site interned (caller mode) and its node: a loop's
-   * calls come from one site, and then skip the hash lookup. */
-  const void     *last_site;
-  uint32_t        last_node;
+  /* Call sites interned (MPE_CALLSITE=caller, the default) by site and
+   * the wrapper's stack depth (its frame address): a loop's calls come
+   * from one site at one depth and skip the unwinding. */
+  struct { const void *site; uintptr_t frame; uint32_t node; }
+                  site_cache[MPE_SITE_CACHE];
   uint32_t       *rankmap;     /* the merge's: node -> the rank's node */
   struct mpe_sthread *next;
 } mpe_sthread_t;

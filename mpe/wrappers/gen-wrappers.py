@@ -24,7 +24,20 @@ KINDS = {"plain", "coll", "send", "recv", "isend", "irecv", "sendrecv",
          "isendrecv", "psend_init", "precv_init", "start", "startall",
          "wait", "waitall", "waitany", "waitsome", "test", "testall",
          "testany", "testsome", "reqfree", "cancel", "mprobe", "mrecv",
-         "imrecv", "commnew", "commfree", "init", "finalize"}
+         "imrecv", "commnew", "commfree", "init", "finalize", "rma", "io"}
+
+# One-sided data calls (kind rma), by name without R and _c: bytes sent
+# (to the target's window) and received (from it).
+_OC = "(origin_count > 0 ? (uint64_t) origin_count : 0) * TS (origin_datatype)"
+_RC = "(result_count > 0 ? (uint64_t) result_count : 0) * TS (result_datatype)"
+RMA_BYTES = {
+    "Put": (_OC, "0"),
+    "Get": ("0", _OC),
+    "Accumulate": (_OC, "0"),
+    "Get_accumulate": (_OC, _RC),
+    "Fetch_and_op": ("TS (datatype)", "TS (datatype)"),
+    "Compare_and_swap": ("2 * TS (datatype)", "TS (datatype)"),
+}
 
 
 def die(msg):
@@ -391,6 +404,29 @@ def gen_lmpe(f, idx):
                 "    wrap_comm_freed (*comm, on_ && %d);\n"
                 % (n == "MPI_Comm_free"),
                 "  rc = %s;\n" % c, end, "  return rc;\n"]
+    elif k == "rma":
+        b = n[4:]
+        if b.endswith("_c"):
+            b = b[:-2]
+        if b not in RMA_BYTES and b.startswith("R") and b[1:].capitalize() \
+                in RMA_BYTES:
+            b = b[1:].capitalize()
+        if b not in RMA_BYTES:
+            die("%s: kind rma but no byte formula" % n)
+        need(f, ["target_rank"])
+        snt, rcv = RMA_BYTES[b]
+        body = [fast, rdecl, "  wrap_begin (%s, %d);\n" % (S, s0),
+                "  rc = %s;\n" % c,
+                "  wrap_end_rma (%d, target_rank, (uint64_t) (%s), "
+                "(uint64_t) (%s));\n" % (s1, snt, rcv),
+                "  return rc;\n"]
+    elif k == "io":
+        need(f, ["count", "datatype"])
+        body = [fast, rdecl, "  wrap_begin (%s, %d);\n" % (S, s0),
+                "  rc = %s;\n" % c,
+                "  wrap_end_io (%d, (count > 0 ? (uint64_t) count : 0) "
+                "* TS (datatype));\n" % s1,
+                "  return rc;\n"]
     else:
         die("%s: kind %s not handled" % (n, k))
     return proto(f) + "\n{\n" + "".join(body) + "}\n"
@@ -712,7 +748,8 @@ def main():
          "const mpe__wstate_t mpe__wrap_states[%d] = {" % len(rows)]
     for i, r in enumerate(rows):
         s0, s1 = state_events(r["state"])
-        fmtstr = "MPE__COLL_FORMAT" if r["kind"] == "coll" else "NULL"
+        fmtstr = {"coll": "MPE__COLL_FORMAT", "rma": "MPE__RMA_FORMAT",
+                  "io": "MPE__IO_FORMAT"}.get(r["kind"], "NULL")
         L.append("  { \"%s\", MPE__CLASS_%s, %d, %d, %d, \"%s\", %s },"
                  % (r["name"], r["cls"], r["state"], s0, s1, r["color"],
                     fmtstr))

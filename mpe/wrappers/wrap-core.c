@@ -391,6 +391,30 @@ wrap_end_coll (int32_t end_id, MPI_Comm comm, int root, uint64_t sent,
   WRAP_MONITOR ();
 }
 
+void
+wrap_end_rma (int32_t end_id, int target, uint64_t sent, uint64_t recv)
+{
+  uint8_t cargo[32] = { 0 };
+  put_be (cargo, (uint32_t) target, 4);
+  put_be (cargo + 4, sent, 8);
+  put_be (cargo + 12, recv, 8);
+  mpe__log_id_cargo (end_id, cargo);
+  WRAP_INSTR_POST (sent + recv);
+  mpe__wrap_nest = 0;
+  WRAP_MONITOR ();
+}
+
+void
+wrap_end_io (int32_t end_id, uint64_t bytes)
+{
+  uint8_t cargo[32] = { 0 };
+  put_be (cargo, bytes, 8);
+  mpe__log_id_cargo (end_id, cargo);
+  WRAP_INSTR_POST (bytes);
+  mpe__wrap_nest = 0;
+  WRAP_MONITOR ();
+}
+
 uint64_t
 mpe__wrap_sum_i (const int *a, int n)
 {

@@ -30,6 +30,11 @@ enum
 
 /* Cargo layout of every collective's end event (28 of 32 bytes). */
 #define MPE__COLL_FORMAT "comm=%x np=%d root=%d sent=%l recv=%l"
+/* Of a one-sided data call's end (kind rma): the target rank, bytes
+ * put into its window and got from it; of an MPI-IO data call's end
+ * (kind io): the bytes asked to be read or written. */
+#define MPE__RMA_FORMAT "target=%d sent=%l recv=%l"
+#define MPE__IO_FORMAT "bytes=%l"
 
 typedef struct
 {
@@ -188,6 +193,9 @@ void mpe__wrap_coll_info (MPI_Comm comm, int root, mpe__coll_info_t *ci)
   MPE__WRAP_HIDDEN;
 void wrap_end_coll (int32_t end_id, MPI_Comm comm, int root, uint64_t sent,
                     uint64_t recv) MPE__WRAP_HIDDEN;
+void wrap_end_rma (int32_t end_id, int target, uint64_t sent, uint64_t recv)
+  MPE__WRAP_HIDDEN;
+void wrap_end_io (int32_t end_id, uint64_t bytes) MPE__WRAP_HIDDEN;
 uint64_t mpe__wrap_sum_i (const int *a, int n) MPE__WRAP_HIDDEN;
 uint64_t mpe__wrap_sum_c (const MPI_Count *a, int n) MPE__WRAP_HIDDEN;
 uint64_t mpe__wrap_sumw_i (const int *a, const MPI_Datatype *t, int n)

@@ -17,7 +17,11 @@
  *       periods end there), then MPE_Counters_read;
  *   ctr-prog compute N: N ms of busy looping in state "Spin" with no
  *       instrumentation point in it (rotation then happens at timer
- *       samples only), then MPE_Counters_read.
+ *       samples only), then MPE_Counters_read;
+ *   ctr-prog threads N: two threads that call neither MPI nor
+ *       MPE_Counters_read each spin N ms in state "Spin" and end (joined);
+ *       a third spins N ms in state "Sleep" and then waits, still
+ *       running at the finish (released after MPI_Finalize).
  * At exit every rank prints what the kernel counted for its main thread
  * over its whole life ("ctr-prog: rank R csw VOLUNTARY INVOLUNTARY
  * majflt MAJOR"): the counters, read over part of that life, can never
@@ -25,6 +29,7 @@
  */
 #define _GNU_SOURCE 1
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +45,7 @@
 #include "mpe.h"
 #include "mpe_metrics.h"
 
-/* The main thread's CPU time in seconds, by perf's task clock where the
+/* The calling thread's CPU time in seconds, by perf's task clock where the
  * kernel lets the thread open it: the very clock the counter layer
  * reads as "task-clock".  The thread CPU clock, the fallback, is
  * accounted apart by the kernel: under CI's load the two were 9-12%
@@ -49,7 +54,7 @@
 static double
 cpu_now (void)
 {
-  static int fd = -2;
+  static __thread int fd = -2;
   if (fd == -2)
     {
       struct perf_event_attr a;
@@ -149,6 +154,38 @@ fault_state (int id[2], int pages, int rank)
   return during;
 }
 
+static int t_spin[2], t_wait[2];
+static double t_ms;
+static pthread_mutex_t t_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t t_cond = PTHREAD_COND_INITIALIZER;
+static int t_release, t_waiting;
+
+static void *
+spinner (void *arg)
+{
+  (void) arg;
+  MPE_Log_event (t_spin[0], 0, NULL);
+  spin (t_ms * 1e-3);
+  MPE_Log_event (t_spin[1], 0, NULL);
+  return NULL;
+}
+
+static void *
+waiter (void *arg)
+{
+  (void) arg;
+  MPE_Log_event (t_wait[0], 0, NULL);
+  spin (t_ms * 1e-3);
+  MPE_Log_event (t_wait[1], 0, NULL);
+  pthread_mutex_lock (&t_lock);
+  t_waiting = 1;
+  pthread_cond_broadcast (&t_cond);
+  while (!t_release)
+    pthread_cond_wait (&t_cond, &t_lock);
+  pthread_mutex_unlock (&t_lock);
+  return NULL;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -208,6 +245,31 @@ main (int argc, char **argv)
           MPI_Barrier (MPI_COMM_WORLD);
         }
       MPE_Counters_read ();
+    }
+  else if (!strcmp (argv[1], "threads"))
+    {
+      pthread_t th[3];
+      t_spin[0] = s_spin[0];
+      t_spin[1] = s_spin[1];
+      t_wait[0] = s_sleep[0];
+      t_wait[1] = s_sleep[1];
+      t_ms = n;
+      pthread_create (&th[0], NULL, spinner, NULL);
+      pthread_create (&th[1], NULL, spinner, NULL);
+      pthread_join (th[0], NULL);
+      pthread_join (th[1], NULL);
+      pthread_create (&th[2], NULL, waiter, NULL);
+      pthread_mutex_lock (&t_lock);
+      while (!t_waiting)
+        pthread_cond_wait (&t_cond, &t_lock);
+      pthread_mutex_unlock (&t_lock);
+      MPI_Finalize ();
+      pthread_mutex_lock (&t_lock);
+      t_release = 1;
+      pthread_cond_broadcast (&t_cond);
+      pthread_mutex_unlock (&t_lock);
+      pthread_join (th[2], NULL);
+      return 0;
     }
   else if (!strcmp (argv[1], "compute"))
     {

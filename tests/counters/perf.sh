@@ -50,15 +50,16 @@ $CLOGTOOL metrics --csv --level thread ctr.clog | grep -q '\.err"'
 ok $((!$?)) "perf events never rotate: no .err companions"
 $CLOGTOOL verify ctr.clog > /dev/null; ok $? "the log verifies"
 
-# Reads at the program's points only: 1 + 8 around the states + the
+# Reads at the thread's start and the program's points only: 1 + 1 + 8
+# around the states + the
 # finish; with the sampler on, also at its samples (100 ms of CPU spun
 # at 200 Hz: about 20 more).
 count () {
   $CLOGTOOL query ctr.clog "SELECT count(*) FROM metrics WHERE name='task-clock' AND rank=0" | tail -1
 }
 run 1 "$PROG" states 50; r=$?
-is "no sampler: a reading at each MPE_Counters_read and the finish" \
-  "$(count)" 10
+is "no sampler: a reading at the start, at each MPE_Counters_read and the finish" \
+  "$(count)" 11
 MPE_SAMPLE_HZ=200 run 1 "$PROG" states 50; r=$?
 n=$(count)
 [ "$n" -ge 18 ]; ok $? "sampler at 200 Hz: readings at samples too ($n)"

@@ -95,13 +95,15 @@ def under(n, name, parent=None):
     return got, par
 hot, par = under(t, "hot_loop")
 warm, _ = under(t, "warm_loop")
-# A sample neither walk could unwind hangs under its MPI call's pseudo
-# frame ("[in MPI state N]", or "[unknown]"): a root of its own, rare
-# (a loaded CI run had one, in state 5).  Every other path starts at
-# _start.
+# A sample neither walk could unwind hangs under its MPI call's node
+# (module "[MPI]"), or "[unknown]": a root of its own when the call had
+# no call site yet, rare (a loaded CI run had one, in state 5).  Every
+# other path starts at _start.
+def made_root(c):
+    return c["name"].startswith("[") or c.get("module") == "[MPI]"
 top = ",".join(sorted(c["name"] for c in t["children"]
-                      if c["total"] and not c["name"].startswith("[")))
-made = sum(c["total"] for c in t["children"] if c["name"].startswith("["))
+                      if c["total"] and not made_root(c)))
+made = sum(c["total"] for c in t["children"] if made_root(c))
 print("share %.3f parent %s roots %s constructed %.3f"
       % (hot / (hot + warm) if hot + warm else 0, par, top,
          made / t["total"] if t["total"] else 1))
@@ -158,6 +160,36 @@ is "every wrapped call has its call site" "$calls" \
 import json, sys
 p = json.load(sys.stdin)
 print(sum(f["calls"] for f in p["functions"] if f["name"] == "MPI_Barrier"))')"
+
+# One node per MPI call site, with the default call sites: the call's
+# count, time and bytes and the samples taken inside it are on the same
+# node, under the caller's sampled context (main), named as the MPI
+# function; the wrapper's own frame (liblmpe, lmpe-gen.c) is not shown.
+out=$(python3 -c '
+import json
+t = json.load(open("tree.json"))
+bar, bad = [], []
+def walk(n, path):
+    if n["name"] == "MPI_Barrier":
+        bar.append((n, path))
+    if n["name"].startswith("MPI_") and ("mpe" in (n.get("module") or "")
+                                         or "mpe-gen" in (n.get("file") or "")):
+        bad.append(n["name"])
+    for c in n["children"]:
+        walk(c, path + [n["name"]])
+walk(t, [])
+n, path = bar[0] if bar else ({}, [])
+pm = [c for c in n.get("children", []) if c["name"] == "PMPI_Barrier"]
+print(len(bar), path[-1] if path else "-", n.get("module"), n.get("calls", 0),
+      n.get("total", 0), sum(c["total"] for c in pm), len(bad))')
+diag "MPI_Barrier nodes, parent, module, calls, samples, under PMPI_Barrier, wrapper frames: $out"
+set -- $out
+is "one MPI_Barrier node" "$1" 1
+is "  under main, the sampled context of its caller" "$2" main
+is "  named as the MPI function" "$3" "[MPI]"
+is "  with every call" "$4" "$calls"
+[ "$6" -le "$5" ]; ok $? "  samples in the call ($6 of $5 under PMPI_Barrier) are its own"
+is "no MPI wrapper frame of its own (liblmpe, lmpe-gen.c)" "$7" 0
 
 # Exports.
 MPE_SAMPLE_HZ=1000 srun "hot runs for the exports" 2 $HOT 20 8
