@@ -4,11 +4,11 @@
  *
  * Every logged thread gets a CPU-time timer (timer_create on
  * CLOCK_THREAD_CPUTIME_ID, delivered to that thread by SIGEV_THREAD_ID:
- * no system call per sample, see docs/BENCHMARKS.md for perf_event).  The
- * handler unwinds by frame pointers when the chain is valid (each frame
- * above the interrupted stack pointer, each return address inside a
- * loaded binary's code, the chain ending in a zero frame pointer at one of
- * the thread's outermost frames), else by
+ * no system call per sample; perf_event in docs/benchmarks/HISTORY.md,
+ * "Sampling").  The handler unwinds by frame pointers when the chain is
+ * valid (each frame above the interrupted stack pointer, each return
+ * address inside a loaded binary's code, the chain ending in a zero
+ * frame pointer at one of the thread's outermost frames), else by
  * libunwind's unw_backtrace (never a unw_step loop: it makes system calls),
  * interns the path in the thread's own tree and appends one sample.
  *
@@ -225,7 +225,7 @@ reserve (size_t bytes)
 /* An array filled from its start (samples, call sites): in 2 MB pages
  * where the kernel has them, so that a million 32-byte records cost 16
  * page faults rather than 8,000 (a fault costs about 2 us here, 20 ns a
- * call site: docs/BENCHMARKS.md).  Without THP it is reserve's. */
+ * call site: docs/benchmarks/HISTORY.md).  Without THP it is reserve's. */
 static void *
 reserve_appended (size_t bytes)
 {
