@@ -44,9 +44,9 @@
 
 #define MON_TAG 4242      /* the ring, and the tree's way down */
 #define MON_TAG_UP 4243   /* the tree's answers to the parent */
-/* MPE_MONITOR_SHAPE=auto: a tree from this many ranks (docs/BENCHMARKS.md,
- * "Live monitor": where the ring's N hops cost more than the tree's
- * 2 log_k N). */
+/* MPE_MONITOR_SHAPE=auto: a tree from this many ranks
+ * (docs/benchmarks/HISTORY.md, "Live monitor": where the ring's N hops
+ * cost more than the tree's 2 log_k N). */
 #define MON_TREE_FROM 32
 #define MON_FANOUT 8
 #define MON_HOST_LEN 64

@@ -4,7 +4,8 @@
  *
  * Every logged thread gets a CPU-time timer (timer_create on
  * CLOCK_THREAD_CPUTIME_ID, delivered to that thread by SIGEV_THREAD_ID:
- * no system call per sample, see docs/BENCHMARKS.md for perf_event).  The
+ * no system call per sample, perf_event in docs/benchmarks/HISTORY.md,
+ * "Sampling").  The
  * handler unwinds by libunwind's unw_backtrace (call-frame information;
  * never a unw_step loop: it makes system calls) where the build has it,
  * else (or where it fails) by frame pointers when the chain is valid
@@ -227,7 +228,7 @@ reserve (size_t bytes)
 /* An array filled from its start (samples, call sites): in 2 MB pages
  * where the kernel has them, so that a million 32-byte records cost 16
  * page faults rather than 8,000 (a fault costs about 2 us here, 20 ns a
- * call site: docs/BENCHMARKS.md).  Without THP it is reserve's. */
+ * call site: docs/benchmarks/HISTORY.md).  Without THP it is reserve's. */
 static void *
 reserve_appended (size_t bytes)
 {

@@ -68,7 +68,7 @@ ok $r "clogtool memory --hp writes a heap profile"
 # of JOB/DATE/SAMPLE_UNIT/VALUE_UNIT, then BEGIN_SAMPLE t ... END_SAMPLE t
 # blocks of "name<TAB>value" lines with non-decreasing t; hp2ps's lexer
 # ends a name at white space, so names have none (checked by hand with
-# hp2ps: docs/BENCHMARKS.md).
+# hp2ps: docs/benchmarks/HISTORY.md).
 is "the heap profile follows hp2ps's grammar" "$(python3 -c "
 import re
 L=open('mem.hp').read().split('\n')

@@ -117,7 +117,7 @@ mv_groups_new (MvLog *log, MvGroupMode mode)
   guint nprocs = procs->len;
   /* Node groups are asked for (--group node, G, the Rows picker), not
    * the default: they now cost about what rows do per frame
-   * (docs/BENCHMARKS.md, "Node-grouped rows"), but their header rows
+   * (docs/benchmarks/HISTORY.md, "Node-grouped rows"), but their header rows
    * take a fifth of the height at 4 processes per node, and below 1024
    * processes the default keeps a row per process, as logs always
    * looked. */
