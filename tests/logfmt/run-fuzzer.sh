@@ -42,6 +42,9 @@ clang -O1 -g -fsanitize=fuzzer,address,undefined -std=gnu11 \
   "$src"/logfmt/src/export-clog2.c \
   $(pkg-config --libs libzstd) -lm -lpthread -o "$WORK/fuzz-$target"
 cd "$WORK"
+# One job runs in the foreground (its log on stderr); more write
+# fuzz-N.log files here.
+par=
+[ "$jobs" -gt 1 ] && par="-jobs=$jobs -workers=$jobs"
 LOGFMT_FUZZ_FIX_CHECKSUMS=$fixcrc ./fuzz-"$target" -max_total_time="$secs" \
-  -jobs="$jobs" -workers="$jobs" -max_len=65536 -rss_limit_mb=2048 \
-  "$corpus"
+  $par -max_len=65536 -rss_limit_mb=2048 "$corpus"
