@@ -196,7 +196,9 @@ scan (logfmt_reader_t *r, uint64_t start, uint64_t *bad,
     }
   for (uint32_t i = 0; i < maxstream; i++)
     {
+      /* Until a definition says otherwise (thread -1 marks "none"). */
       r->streams[i].def.rank = (int32_t) i;
+      r->streams[i].def.thread = -1;
       if (i < nsums)
         r->streams[i].summary_off = sums[i];
     }
@@ -221,6 +223,17 @@ scan (logfmt_reader_t *r, uint64_t start, uint64_t *bad,
           return rc;
         }
     }
+  /* A stream whose definition was lost is numbered as its own rank; if
+   * that lies outside the stated world, the world size is unknown (0):
+   * readers then take the highest rank + 1, and a repaired file stays
+   * readable. */
+  for (uint32_t i = 0; i < r->nstreams; i++)
+    if (r->streams[i].def.thread < 0)
+      {
+        r->streams[i].def.thread = 0;
+        if (r->info.world_size && i >= r->info.world_size)
+          r->info.world_size = 0;
+      }
   /* Tracks of known streams, each track's chunks in time order. */
   if (nt)
     qsort (tr, nt, sizeof *tr, logfmt__trackref_cmp);

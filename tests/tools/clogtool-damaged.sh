@@ -57,6 +57,26 @@ n=$("$clogtool" stats --json "$out.cut.clog" | $python -c \
 run 0 "stats --tolerant on the cut file" "$clogtool" stats --tolerant "$f"
 grep -qi "partial" "$tap_tmp/out"; ok $? "stats --tolerant says partial"
 
+# A cut file whose definitions are lost too (the early DEFS chunk fails
+# its checksum): streams beyond the stated world keep their own index as
+# rank, the world size becomes unknown, and the repaired file reads.
+gen_log "$tap_tmp/g.clog" 2 2 100000 5
+$python - "$tap_tmp/g.clog" "$tap_tmp/nodefs.clog" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+d = d[:len(d) * 2 // 3]
+off = struct.unpack_from("<I", d, 12)[0]
+assert struct.unpack_from("<I", d, off)[0] == 4   # the early DEFS
+d[off + 16 + 4] ^= 0x40
+open(sys.argv[2], "wb").write(d)
+PY
+run 0 "repair a cut file without definitions" \
+  "$clogtool" repair "$tap_tmp/nodefs.clog" -o "$out.nodefs.clog"
+run 0 "and the result verifies" "$clogtool" verify "$out.nodefs.clog"
+n=$("$clogtool" stats --json "$out.nodefs.clog" | $python -c \
+  'import json,sys; print(json.load(sys.stdin)["streams"])')
+[ "$n" = 4 ]; ok $? "with its 4 streams (got $n)"
+
 # A FIFO is refused at once, not waited on.
 mkfifo "$tap_tmp/fifo.clog"
 sane "a FIFO as the log: stats" "$clogtool" stats "$tap_tmp/fifo.clog"
