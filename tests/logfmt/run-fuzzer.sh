@@ -18,6 +18,7 @@ WORK=${WORK:-/tmp/logfmt-fuzz}
 corpus=$WORK/corpus-$target
 mkdir -p "$corpus"
 fixcrc=0
+extra=
 case $target in
   reader|reader-fixcrc)
     main="$src/tests/logfmt/fuzz-reader.c"
@@ -26,6 +27,8 @@ case $target in
       "$corpus/" 2>/dev/null || true ;;
   chunk)
     main="$src/tests/logfmt/fuzz-chunk.c"
+    # Inputs cover a whole chunk payload at once, not a growing prefix.
+    extra=-len_control=0
     cp -n "$src"/tests/logfmt/corpus/* "$corpus/" 2>/dev/null || true ;;
   mpe2)
     main="$src/tests/interop/fuzz-clog2.c"
@@ -47,4 +50,4 @@ cd "$WORK"
 par=
 [ "$jobs" -gt 1 ] && par="-jobs=$jobs -workers=$jobs"
 LOGFMT_FUZZ_FIX_CHECKSUMS=$fixcrc ./fuzz-"$target" -max_total_time="$secs" \
-  $par -max_len=65536 -rss_limit_mb=2048 "$corpus"
+  $par $extra -max_len=65536 -rss_limit_mb=2048 "$corpus"
