@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -814,7 +815,8 @@ to_ns (const imp_t *im, OTF2_TimeStamp t)
   uint64_t d = t - im->offset;
   if (im->res == 1000000000u)
     return d;
-  return (uint64_t) ((unsigned __int128) d * 1000000000u / im->res);
+  unsigned __int128 ns = (unsigned __int128) d * 1000000000u / im->res;
+  return ns > UINT64_MAX ? UINT64_MAX : (uint64_t) ns;  /* saturate */
 }
 
 /* Hands the batch's first n records to the writer. */
@@ -1420,6 +1422,44 @@ read_global_defs (imp_t *im)
   return 0;
 }
 
+/* The OTF2 library opens the archive's members with blocking reads: a
+ * FIFO (or a device) among them would hang the reader.  Only regular
+ * files (and directories) are let through. */
+static int
+check_members (const char *anchor, logfmt_error_t *err)
+{
+  size_t n = strlen (anchor);
+  if (n < 5 || strcmp (anchor + n - 5, ".otf2") != 0)
+    return 0;
+  char p[4096];
+  if (n >= sizeof p)
+    return 0;
+  memcpy (p, anchor, n - 5);
+  strcpy (p + n - 5, ".def");
+  struct stat st;
+  if (stat (p, &st) == 0 && !S_ISREG (st.st_mode))
+    return set_err (err, LOGFMT_EINVAL, anchor, "archive member %s is not a "
+                    "regular file", p);
+  p[n - 5] = '\0';
+  DIR *d = opendir (p);
+  if (!d)
+    return 0;  /* missing: the OTF2 library reports it */
+  struct dirent *de;
+  int rc = 0;
+  while (rc == 0 && (de = readdir (d)))
+    {
+      char q[4096 + 256];
+      if (de->d_name[0] == '.')
+        continue;
+      snprintf (q, sizeof q, "%s/%s", p, de->d_name);
+      if (stat (q, &st) == 0 && !S_ISREG (st.st_mode) && !S_ISDIR (st.st_mode))
+        rc = set_err (err, LOGFMT_EINVAL, anchor, "archive member %s is not "
+                      "a regular file", q);
+    }
+  closedir (d);
+  return rc;
+}
+
 int
 otf2in_convert (const char *in_path, const char *out_path,
                 const char *creator, unsigned threads,
@@ -1437,6 +1477,9 @@ otf2in_convert (const char *in_path, const char *out_path,
   if (!otf2in_is_archive (in_path))
     return set_err (err, LOGFMT_EBADMAGIC, in_path,
                     "not an OTF2 archive anchor file");
+  int mrc = check_members (in_path, err);
+  if (mrc)
+    return mrc;
   imp_t im_ = { 0 }, *im = &im_;
   im->path = in_path;
   im->err = err;

@@ -52,6 +52,9 @@ const char *clogtool__kind_name (int kind);
  * _flags takes LOGFMT_OPEN_* flags. */
 logfmt_reader_t *clogtool__open (const char *path);
 logfmt_reader_t *clogtool__open_flags (const char *path, unsigned flags);
+/* Highest world rank of a stream + 1: per-rank tables are sized by the
+ * ranks present, never by the header's world size alone. */
+uint32_t clogtool__ranks_present (const logfmt_reader_t *r);
 /* clogtool__open for the scheduling reports (threads.c): also NULL, with
  * an error that says how to record them, when the log has no context
  * switches. */

@@ -25,7 +25,8 @@ matrix_help (void)
     "rank, each cell the number of messages (or bytes, or time) from\n"
     "the row's rank to the column's.  A message counts in the window\n"
     "if its send was logged in it (or its receive, when the send was\n"
-    "not logged).  Then the collectives, per communicator and MPI\n"
+    "not logged).  Ranks 0 up to the highest rank present (a thread's\n"
+    "or a message end's) are shown, however large the stated world.  Then the collectives, per communicator and MPI\n"
     "function: calls (summed over the ranks), bytes sent and received\n"
     "as the ranks' arguments describe them, and time inside the calls\n"
     "(summed over the ranks); and the communicators the log defines.\n"
@@ -476,7 +477,18 @@ clogtool_matrix_main (int argc, char **argv)
       logfmt_reader_close (r);
       return CLOGTOOL_EXIT_PROBLEM;
     }
-  view_t v = { .n = m->nranks, .cells = m->cells, .ncells = m->ncells };
+  /* Rows and columns for the ranks present (a stream's or a message
+   * end's), not for a stated world that may be far larger. */
+  uint32_t n = clogtool__ranks_present (r);
+  for (size_t i = 0; i < m->ncells; i++)
+    {
+      if (m->cells[i].from >= 0 && (uint32_t) m->cells[i].from >= n)
+        n = (uint32_t) m->cells[i].from + 1;
+      if (m->cells[i].to >= 0 && (uint32_t) m->cells[i].to >= n)
+        n = (uint32_t) m->cells[i].to + 1;
+    }
+  view_t v = { .n = n < m->nranks ? n : m->nranks, .cells = m->cells,
+               .ncells = m->ncells };
   if (local && def && def->ranks)
     {
       if (make_local (m, def, &v) < 0)

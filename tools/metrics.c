@@ -416,7 +416,7 @@ clogtool_metrics_main (int argc, char **argv)
     }
   if (t.n)
     qsort (t.v, t.n, sizeof *t.v, cmp_series);
-  uint32_t nranks = logfmt_reader_info (r)->world_size;
+  uint32_t nranks = clogtool__ranks_present (r);
   int64_t *per_rank = calloc (nranks + 1, sizeof *per_rank);
   char tb[32];
   if (json)

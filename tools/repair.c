@@ -21,7 +21,11 @@ repair_help (void)
     "that was killed while writing): scans IN chunk by chunk, keeps every\n"
     "event block whose checksum holds and writes OUT with a new index,\n"
     "summaries, message table and trailer.  Prints the number of blocks\n"
-    "kept and lost.  IN is never modified.\n"
+    "kept and lost (damaged), whether IN was partial (cut or unfinished:\n"
+    "what followed its last whole chunk cannot be counted), and whether\n"
+    "the message table was kept or rebuilt from the sends and receives\n"
+    "(it is rebuilt unless it pairs exactly the ones kept).  IN is never\n"
+    "modified.\n"
     "\n"
     "Options:\n"
     "  -o, --output OUT  the file to write (required, not IN)\n"
@@ -71,16 +75,26 @@ clogtool_repair_main (int argc, char **argv)
       && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
     return clogtool__usage_error ("repair", "OUT must differ from IN");
 
-  uint64_t kept = 0, lost = 0;
+  logfmt_repair_report_t rep;
   logfmt_error_t err;
   memset (&err, 0, sizeof err);
-  int rc = logfmt_repair (in, out, &kept, &lost, &err);
+  int rc = logfmt_repair_report (in, out, &rep, &err);
   if (rc < 0)
     {
       clogtool__lib_error (in, rc, &err);
       return CLOGTOOL_EXIT_PROBLEM;
     }
-  printf ("%s: kept %" PRIu64 " block%s, lost %" PRIu64 " block%s\n",
-          out, kept, kept == 1 ? "" : "s", lost, lost == 1 ? "" : "s");
+  printf ("%s: kept %" PRIu64 " block%s, lost %" PRIu64 " damaged block%s\n",
+          out, rep.blocks_kept, rep.blocks_kept == 1 ? "" : "s",
+          rep.blocks_lost, rep.blocks_lost == 1 ? "" : "s");
+  if (rep.partial)
+    printf ("%s: the input is partial (no valid trailer): what followed its "
+            "last whole chunk is lost and not counted above\n", out);
+  if (rep.rematched)
+    printf ("%s: message table rebuilt from the sends and receives kept\n",
+            out);
+  else
+    printf ("%s: message table kept (%" PRIu64 " entries)\n", out,
+            rep.messages);
   return clogtool__exit_after_output ();
 }

@@ -32,7 +32,7 @@ stats_help (void)
     "               blocks\n"
     "  -h, --help   show this help\n"
     "\n"
-    "JSON keys: file, format, version, creator, world_size, ranks,\n"
+    "JSON keys: file, format, version, partial, creator, world_size, ranks,\n"
     "threads (timelines over all ranks), streams, events, lost_events,\n"
     "t_first, t_last, duration (seconds), kinds {begin, end, solo, send,\n"
     "recv, loss}, states [{name, color, rgb, start_id, end_id, count,\n"
@@ -316,6 +316,7 @@ print_json (const stats_t *st, const solo_slot_t *solos, size_t nsolo)
   fputs (",\n  \"format\": ", f);
   clogtool__json_string (f, info->format_name);
   fprintf (f, ",\n  \"version\": \"%u.%u\"", info->major, info->minor);
+  fprintf (f, ",\n  \"partial\": %s", info->partial ? "true" : "false");
   fputs (",\n  \"creator\": ", f);
   clogtool__json_string (f, info->creator);
   fprintf (f, ",\n  \"world_size\": %" PRIu32, info->world_size);
@@ -395,6 +396,10 @@ print_table (const stats_t *st, const solo_slot_t *solos, size_t nsolo)
                       0);
   printf (" %u.%u, %" PRIu64 " bytes\n", info->major, info->minor,
           info->file_size);
+  if (info->partial)
+    puts ("partial     yes: no valid trailer (an unfinished or cut file), "
+          "read by scanning its chunks;\n            what followed the last "
+          "whole chunk is missing ('clogtool repair' rebuilds the rest)");
   if (info->creator != NULL && info->creator[0])
     {
       fputs ("creator     ", stdout);
@@ -419,11 +424,16 @@ print_table (const stats_t *st, const solo_slot_t *solos, size_t nsolo)
   /* A partial file read tolerantly may have lost its message table (it
    * is written at the end): say so rather than report no messages. */
   uint64_t ends = st->kinds[LOGFMT_KIND_SEND] + st->kinds[LOGFMT_KIND_RECV];
+  uint64_t paired = 2 * st->msg_count - st->msg_unmatched;
   if (ends && st->msg_count == 0)
     printf ("            (the message table is missing: %" PRIu64 " sends "
             "and %" PRIu64 " receives are not paired; 'clogtool repair' "
             "rebuilds it)\n", st->kinds[LOGFMT_KIND_SEND],
             st->kinds[LOGFMT_KIND_RECV]);
+  else if (info->partial && paired < ends)
+    printf ("            (the message table is partial: it holds %" PRIu64
+            " of the %" PRIu64 " sends and receives; 'clogtool repair' "
+            "rebuilds it)\n", paired, ends);
 
   printf ("\n%-24s %-18s %10s %18s %18s %14s\n", "state", "color", "count",
           "total_s", "exclusive_s", "mean_us");

@@ -245,6 +245,19 @@ clogtool__open_flags (const char *path, unsigned flags)
   return r;
 }
 
+uint32_t
+clogtool__ranks_present (const logfmt_reader_t *r)
+{
+  uint32_t n = 0;
+  for (uint32_t s = 0; s < logfmt_reader_info (r)->nstreams; s++)
+    {
+      const logfmt_stream_def_t *sd = logfmt_reader_stream (r, s);
+      if (sd && sd->rank >= 0 && (uint32_t) sd->rank >= n)
+        n = (uint32_t) sd->rank + 1;
+    }
+  return n;
+}
+
 int
 clogtool__flush_stdout (void)
 {

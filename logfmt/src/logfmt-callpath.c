@@ -93,6 +93,8 @@ decode_modules (const uint8_t *p, uint64_t len, logfmt_callpaths_t *cp)
   for (uint32_t i = 0; i < n; i++)
     {
       logfmt_module_t *m = &cp->modules[i];
+      /* Counted before its strings: a module cut short still frees them. */
+      cp->nmodules = i + 1;
       m->base = cur_u64 (&c);
       m->lo = cur_u64 (&c);
       m->hi = cur_u64 (&c);
@@ -112,7 +114,6 @@ decode_modules (const uint8_t *p, uint64_t len, logfmt_callpaths_t *cp)
           else
             m->build_id = s;
         }
-      cp->nmodules = i + 1;
     }
   return c.bad ? LOGFMT_ECORRUPT : 0;
 }

@@ -70,7 +70,8 @@ map_file (const char *path, uint8_t **data, size_t *len, logfmt_error_t *err)
 {
   *data = NULL;
   *len = 0;
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  /* Non-blocking, so that a FIFO is refused rather than waited on. */
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return logfmt__err (err, LOGFMT_EIO, path, UINT64_MAX, "cannot open: %s",
                         strerror (errno));

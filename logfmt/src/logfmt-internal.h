@@ -28,6 +28,9 @@
 #define LOGFMT__CHUNK_HDR    16   /* u32 type, u32 flags, u64 length */
 #define LOGFMT__CHUNK_CRC    4
 #define LOGFMT__TRAILER_SIZE 40
+/* Largest world size and stream rank + 1 a reader accepts: far beyond any
+ * MPI job, and small enough that a tool may keep a table per rank. */
+#define LOGFMT__MAX_WORLD    (1u << 24)
 
 enum
 {

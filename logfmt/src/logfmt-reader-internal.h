@@ -95,6 +95,14 @@ int logfmt__reader_open_mem (const uint8_t *data, size_t len,
 /* Frees a reader's loaded tables (not its path, mapping or itself). */
 void logfmt__reader_free_contents (logfmt_reader_t *r);
 
+/* logfmt_verify's checks beyond reading everything (logfmt-verify.c):
+ * each problem found goes to cb. */
+typedef void (*logfmt__verify_cb) (void *user, const logfmt_error_t *e);
+void logfmt__verify_more (const logfmt_reader_t *r, logfmt__verify_cb cb,
+                          void *user);
+/* A stream definition's rank and thread are in range (FORMAT.md 8). */
+bool logfmt__stream_def_ok (const logfmt_reader_t *r,
+                            const logfmt_stream_def_t *d);
 /* Loads the DEFS chunk at off; tolerant allows a stream count that
  * differs from the index (scanned files). */
 int logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,

@@ -84,6 +84,17 @@ cur_str (logfmt__cur_t *c, char **out, bool *oom)
   return true;
 }
 
+/* A stream's rank lies in the world (its stated size, else the reader's
+ * limit) and its thread is not negative: tools index tables by both. */
+bool
+logfmt__stream_def_ok (const logfmt_reader_t *r,
+                       const logfmt_stream_def_t *d)
+{
+  uint32_t world = r->info.world_size ? r->info.world_size
+                                      : LOGFMT__MAX_WORLD;
+  return d->rank >= 0 && (uint32_t) d->rank < world && d->thread >= 0;
+}
+
 int
 logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
                    logfmt_error_t *err)
@@ -187,6 +198,10 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
             d->thread = (int32_t) cur_u32 (&b);
             cur_str (&b, &s1, &oom);
             d->host = s1;
+            if (!b.bad && !logfmt__stream_def_ok (r, d))
+              return E (LOGFMT_ECORRUPT, roff, "stream %zu: rank %d, thread "
+                        "%d out of range (world size %u)", si - 1, d->rank,
+                        d->thread, r->info.world_size);
             break;
           }
         case 4:
@@ -236,6 +251,9 @@ logfmt__load_defs (logfmt_reader_t *r, uint64_t off, bool tolerant,
             int32_t rank = (int32_t) cur_u32 (&b);
             uint32_t type = cur_u32 (&b);
             uint64_t at = cur_u64 (&b);
+            if (type != LOGFMT__CHUNK_MODULES
+                && type != LOGFMT__CHUNK_CALLPATHS)
+              b.bad = true;
             if (!b.bad && logfmt__rcallpaths_add (r, rank, type, at))
               oom = true;
             break;
@@ -586,6 +604,9 @@ parse_header (logfmt_reader_t *r, uint64_t *hlen, logfmt_error_t *err)
     return E (LOGFMT_ECHECKSUM, 0, "header checksum mismatch");
   r->info.origin_unix_ns = (int64_t) ld64 (h + 32);
   r->info.world_size = ld32 (h + 40);
+  if (r->info.world_size > LOGFMT__MAX_WORLD)
+    return E (LOGFMT_ECORRUPT, 40, "world size %u is beyond the limit of "
+              "%u processes", r->info.world_size, LOGFMT__MAX_WORLD);
   r->creator = malloc ((size_t) clen + 1);
   if (!r->creator)
     return E (LOGFMT_ENOMEM, UINT64_MAX, "no memory");
@@ -662,6 +683,7 @@ logfmt__reader_open_mem (const uint8_t *data, size_t len, const char *name,
       rc = logfmt__reader_scan (r, hlen, err);
       if (rc)
         goto fail;
+      r->info.partial = 1;
     }
   else
     {
@@ -771,7 +793,9 @@ logfmt_reader_open_progress (const char *path, unsigned flags,
   if (!path || !out)
     return logfmt__err (err, LOGFMT_EINVAL, path, UINT64_MAX,
                         "logfmt_reader_open: NULL argument");
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  /* Non-blocking: opening a FIFO for reading would wait for a writer;
+   * it is refused below as not a regular file. */
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return logfmt__err (err, LOGFMT_EIO, path, UINT64_MAX, "cannot open: %s",
                         strerror (errno));

@@ -196,7 +196,9 @@ scan (logfmt_reader_t *r, uint64_t start, uint64_t *bad,
     }
   for (uint32_t i = 0; i < maxstream; i++)
     {
+      /* Until a definition says otherwise (thread -1 marks "none"). */
       r->streams[i].def.rank = (int32_t) i;
+      r->streams[i].def.thread = -1;
       if (i < nsums)
         r->streams[i].summary_off = sums[i];
     }
@@ -221,6 +223,17 @@ scan (logfmt_reader_t *r, uint64_t start, uint64_t *bad,
           return rc;
         }
     }
+  /* A stream whose definition was lost is numbered as its own rank; if
+   * that lies outside the stated world, the world size is unknown (0):
+   * readers then take the highest rank + 1, and a repaired file stays
+   * readable. */
+  for (uint32_t i = 0; i < r->nstreams; i++)
+    if (r->streams[i].def.thread < 0)
+      {
+        r->streams[i].def.thread = 0;
+        if (r->info.world_size && i >= r->info.world_size)
+          r->info.world_size = 0;
+      }
   /* Tracks of known streams, each track's chunks in time order. */
   if (nt)
     qsort (tr, nt, sizeof *tr, logfmt__trackref_cmp);
@@ -272,6 +285,12 @@ problem (vctx_t *v, const logfmt_error_t *e)
     v->first = e->code ? e->code : LOGFMT_ECORRUPT;
   if (v->cb)
     v->cb (v->user, e);
+}
+
+static void
+verify_problem (void *v, const logfmt_error_t *e)
+{
+  problem (v, e);
 }
 
 int
@@ -413,20 +432,85 @@ logfmt_verify (const char *path, logfmt_report_cb report, void *user)
   for (size_t i = 0; i < r->ntracks; i++)
     if (logfmt__track_check (r, i, &e))
       problem (&v, &e);
+  logfmt__verify_more (r, verify_problem, &v);
   logfmt_reader_close (r);
   return v.first;
 }
 
 /* ---- Repair ---------------------------------------------------------- */
 
+/* Decodes block b of stream s into *ev, *n; nonzero if the block is
+ * damaged (its framing is checked against the file first: a length read
+ * from a damaged header must not send the decoder past the mapping). */
+static int
+repair_block (const logfmt_reader_t *r, const logfmt__blockref_t *ref,
+              logfmt_event_t **ev, size_t *n)
+{
+  if (ref->offset > r->size
+      || r->size - ref->offset < LOGFMT__CHUNK_HDR + LOGFMT__CHUNK_CRC)
+    return -1;
+  uint64_t plen = ld64 (r->data + ref->offset + 8);
+  if (plen > r->size - ref->offset - LOGFMT__CHUNK_HDR - LOGFMT__CHUNK_CRC)
+    return -1;
+  return logfmt_block_decode (r->data + ref->offset,
+                              LOGFMT__CHUNK_HDR + plen + LOGFMT__CHUNK_CRC,
+                              NULL, ev, n, NULL);
+}
+
+/* Whether the message table pairs exactly the sends and receives of the
+ * blocks that decode: a cut file keeps only its first runs, a damaged
+ * run loses its entries, a lost block leaves entries without records. */
+static bool
+table_complete (const logfmt_reader_t *r)
+{
+  if (r->nmrefs == 0)
+    return false;
+  uint64_t ends = 0, table = 0;
+  for (size_t s = 0; s < r->nstreams; s++)
+    for (size_t b = 0; b < r->streams[s].nblocks; b++)
+      {
+        logfmt_event_t *ev;
+        size_t n;
+        if (repair_block (r, &r->streams[s].blocks[b], &ev, &n))
+          return false;
+        for (size_t i = 0; i < n; i++)
+          ends += ev[i].type == LOGFMT_REC_SEND
+                  || ev[i].type == LOGFMT_REC_RECV;
+        free (ev);
+      }
+  logfmt_msg_iter_t *mi;
+  if (logfmt_msg_iter_new (r, 0, UINT64_MAX, &mi))
+    return false;
+  logfmt_message_t m;
+  int k;
+  while ((k = logfmt_msg_iter_next (mi, &m)) == 1)
+    table += (m.send_stream != LOGFMT_NO_STREAM)
+             + (m.recv_stream != LOGFMT_NO_STREAM);
+  logfmt_msg_iter_free (mi);
+  return k == 0 && table == ends;
+}
+
 int
 logfmt_repair (const char *in_path, const char *out_path, uint64_t *kept,
                uint64_t *lost, logfmt_error_t *err)
 {
+  logfmt_repair_report_t rep;
+  int rc = logfmt_repair_report (in_path, out_path, &rep, err);
   if (kept)
-    *kept = 0;
+    *kept = rep.blocks_kept;
   if (lost)
-    *lost = 0;
+    *lost = rep.blocks_lost;
+  return rc;
+}
+
+int
+logfmt_repair_report (const char *in_path, const char *out_path,
+                      logfmt_repair_report_t *rep, logfmt_error_t *err)
+{
+  logfmt_repair_report_t dummy;
+  if (!rep)
+    rep = &dummy;
+  memset (rep, 0, sizeof *rep);
   if (!in_path || !out_path)
     return logfmt__err (err, LOGFMT_EINVAL, in_path, UINT64_MAX,
                         "logfmt_repair: NULL path");
@@ -445,8 +529,11 @@ logfmt_repair (const char *in_path, const char *out_path, uint64_t *kept,
     logfmt__reader_free_contents (&tmp);
   }
   const logfmt_info_t *inf = logfmt_reader_info (r);
+  rep->partial = inf->partial;
+  bool copy_table = table_complete (r);
+  rep->rematched = !copy_table;
   logfmt_writer_opts_t wo = {
-    .size = sizeof wo, .match_messages = r->nmrefs == 0,
+    .size = sizeof wo, .match_messages = !copy_table,
     .creator = inf->creator, .world_size = inf->world_size,
     .origin_unix_ns = inf->origin_unix_ns,
   };
@@ -475,14 +562,9 @@ logfmt_repair (const char *in_path, const char *out_path, uint64_t *kept,
       const logfmt__rstream_t *rs = &r->streams[s];
       for (size_t b = 0; b < rs->nblocks && !rc; b++)
         {
-          const logfmt__blockref_t *ref = &rs->blocks[b];
-          uint64_t plen = ld64 (r->data + ref->offset + 8);
           logfmt_event_t *ev;
           size_t n;
-          if (logfmt_block_decode (r->data + ref->offset,
-                                   LOGFMT__CHUNK_HDR + plen
-                                     + LOGFMT__CHUNK_CRC, NULL, &ev, &n,
-                                   NULL))
+          if (repair_block (r, &rs->blocks[b], &ev, &n))
             {
               nl++;
               continue;
@@ -492,7 +574,8 @@ logfmt_repair (const char *in_path, const char *out_path, uint64_t *kept,
           nk++;
         }
     }
-  if (!rc && r->nmrefs)
+  uint64_t nmsg = 0;
+  if (!rc && copy_table)
     {
       logfmt_msg_iter_t *mi;
       if (logfmt_msg_iter_new (r, 0, UINT64_MAX, &mi) == 0)
@@ -500,7 +583,10 @@ logfmt_repair (const char *in_path, const char *out_path, uint64_t *kept,
           logfmt_message_t m;
           int k;
           while (!rc && (k = logfmt_msg_iter_next (mi, &m)) == 1)
-            rc = logfmt_writer_put_messages (w, &m, 1);
+            {
+              rc = logfmt_writer_put_messages (w, &m, 1);
+              nmsg++;
+            }
           logfmt_msg_iter_free (mi);
         }
     }
@@ -513,9 +599,8 @@ logfmt_repair (const char *in_path, const char *out_path, uint64_t *kept,
                           logfmt_strerror (rc));
     }
   rc = logfmt_writer_finish (w, err);
-  if (kept)
-    *kept = nk;
-  if (lost)
-    *lost = nl;
+  rep->blocks_kept = nk;
+  rep->blocks_lost = nl;
+  rep->messages = nmsg;
   return rc;
 }

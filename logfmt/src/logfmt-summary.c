@@ -188,6 +188,19 @@ bins_reserve (logfmt_summary_builder_t *b)
                        sizeof *b->bins) == 0;
 }
 
+/* End of the current bin, saturated: a bin that would reach past 2^64 ns
+ * is the last one (no time lies beyond it), so that closing bins up to a
+ * huge time ends there instead of wrapping round. */
+static uint64_t
+bin_end (const logfmt_summary_builder_t *b)
+{
+  uint64_t k = (uint64_t) b->nbins + 1;
+  if (b->shift >= 64 || k > (UINT64_MAX >> b->shift))
+    return UINT64_MAX;
+  uint64_t span = k << b->shift;
+  return span > UINT64_MAX - b->origin ? UINT64_MAX : b->origin + span;
+}
+
 /* A bin was appended: coarsen when there are too many, and open the
  * next. */
 static void
@@ -195,7 +208,7 @@ bin_closed (logfmt_summary_builder_t *b)
 {
   if (b->nbins >= limit (b) && b->nbins % 2 == 0)
     coarsen (b);
-  b->cur_end = b->origin + ((uint64_t) (b->nbins + 1) << b->shift);
+  b->cur_end = bin_end (b);
 }
 
 /* Closes the current bin and opens the next one. */
@@ -275,7 +288,7 @@ advance (logfmt_summary_builder_t *b, uint64_t t)
       b->t_prev = b->cur_end;
       close_bin (b);
     }
-  while (t >= b->cur_end && !b->oom)
+  while (t >= b->cur_end && b->cur_end != UINT64_MAX && !b->oom)
     close_empty_bin (b);
   if (t > b->t_prev)
     {
@@ -297,11 +310,11 @@ logfmt_summary_builder_add (logfmt_summary_builder_t *b,
         {
           b->started = true;
           b->origin = b->t_prev = t;
-          b->cur_end = t + (1ull << b->shift);
+          b->cur_end = bin_end (b);
         }
       if (t < b->t_prev)
         t = b->t_prev;  /* as the encoder does */
-      if (LOGFMT_UNLIKELY (t >= b->cur_end))
+      if (LOGFMT_UNLIKELY (t >= b->cur_end && b->cur_end != UINT64_MAX))
         advance (b, t);
       else
         {
@@ -557,6 +570,17 @@ logfmt_reader_summary (const logfmt_reader_t *r, uint32_t stream,
                              &nlv) || sid != stream)
     return logfmt__err (err, LOGFMT_ECORRUPT, path, s->summary_off,
                         "malformed summary of stream %u", stream);
+  /* Bins are placed from the origin: one that is not the stream's first
+   * record would shift them all (a scanned file may have lost blocks). */
+  if (!r->info.partial && s->nblocks
+      && (origin != s->t_first || t_last != s->t_last))
+    return logfmt__err (err, LOGFMT_ECORRUPT, path, s->summary_off,
+                        "summary of stream %u spans %llu .. %llu ns, its "
+                        "records %llu .. %llu ns", stream,
+                        (unsigned long long) origin,
+                        (unsigned long long) t_last,
+                        (unsigned long long) s->t_first,
+                        (unsigned long long) s->t_last);
   if (nlv == 0)
     return 0;
   /* The coarsest level still at least as fine as an output bin. */

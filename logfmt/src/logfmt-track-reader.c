@@ -38,10 +38,11 @@ logfmt__load_trackdir (logfmt_reader_t *r, uint64_t off, uint64_t n,
   for (size_t i = 0; i < nv; i++)
     if (v[i].stream >= r->nstreams)
       {
+        uint32_t bad = v[i].stream;
         free (v);
         return logfmt__err (err, LOGFMT_ECORRUPT, r->path, off,
                             "track directory entry %zu names stream %u of "
-                            "%zu", i, v[i].stream, r->nstreams);
+                            "%zu", i, bad, r->nstreams);
       }
   free (r->tracks);
   r->tracks = v;

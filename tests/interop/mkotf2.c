@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include <otf2/otf2.h>
@@ -85,11 +86,14 @@ metric (OTF2_EvtWriter *w, uint64_t t, uint64_t v)
 int
 main (int argc, char **argv)
 {
-  if (argc != 3)
+  /* "huge": one more region on rank 0's second thread, left at a
+   * timestamp near 2^64 ticks. */
+  if (argc != 3 && !(argc == 4 && strcmp (argv[3], "huge") == 0))
     {
-      fprintf (stderr, "usage: mkotf2 DIR NAME\n");
+      fprintf (stderr, "usage: mkotf2 DIR NAME [huge]\n");
       return 2;
     }
+  int huge = argc == 4;
   OTF2_Archive *ar = OTF2_Archive_Open (argv[1], argv[2], OTF2_FILEMODE_WRITE,
                                         1024 * 1024, 4 * 1024 * 1024,
                                         OTF2_SUBSTRATE_POSIX,
@@ -131,6 +135,12 @@ main (int argc, char **argv)
   w = OTF2_Archive_GetEvtWriter (ar, 3);
   enter (w, 10, R_COMPUTE);
   leave (w, 90, R_COMPUTE);
+  if (huge)
+    {
+      enter (w, 95, R_COMPUTE);
+      check (OTF2_EvtWriter_Leave (w, NULL, UINT64_MAX - 1, R_COMPUTE),
+             "leave");
+    }
   OTF2_EvtWriter_GetNumberOfEvents (w, &nev[3]);
   check (OTF2_Archive_CloseEvtWriter (ar, w), "close");
 

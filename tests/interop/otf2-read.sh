@@ -132,4 +132,18 @@ rm "$T/bad/m/$evf"
 [ $? = 1 ] && [ ! -e "$T/bad/out2.clog" ]
 ok $? "a failed conversion leaves no output"
 
+# One timestamp near 2^64 ticks: read to the end (no bin-by-bin walk to
+# 2^64 ns), and the .clog made from it verifies.
+"$MKOTF2" "$T/huge" h huge; ok $? "mkotf2 writes an archive with a huge time"
+timeout 120 "$CLOGTOOL" convert -q "$T/huge/h.otf2" "$T/huge.clog" 2> "$T/err"
+ok $? "a huge timestamp converts (rc $?: $(head -c 150 "$T/err"))"
+"$CLOGTOOL" verify -q "$T/huge.clog"; ok $? "and the result verifies"
+
+# A FIFO as an archive member is refused, not waited on.
+fresh; rm "$T/bad/m/$evf"; mkfifo "$T/bad/m/$evf"
+timeout 120 "$CLOGTOOL" stats "$T/bad/m.otf2" > /dev/null 2> "$T/err"
+rc=$?
+[ $rc = 1 ] && grep -q "not a regular file" "$T/err"
+ok $? "a FIFO member: exit 1, not a regular file (rc $rc)"
+
 finish

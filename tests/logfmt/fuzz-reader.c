@@ -1,71 +1,38 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libFuzzer target: open an image from memory (strict and tolerant),
- * iterate every stream, summaries, messages and tracks. */
-#include "logfmt-reader-internal.h"
+/* libFuzzer target: an image read through the reader as every tool
+ * reads it (fuzz-exercise.c).  With LOGFMT_FUZZ_FIX_CHECKSUMS=1 in the environment
+ * each input is also read with its checksums recomputed, so mutations
+ * reach the checks behind them (fuzz-chunk.c aims at one chunk type). */
+#include "logfmt-internal.h"
+#include "fix-checksums.h"
 
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
-
-static void
-exercise (const uint8_t *data, size_t size, unsigned flags)
-{
-  logfmt_reader_t *r;
-  logfmt_error_t e;
-  if (logfmt__reader_open_mem (data, size, "fuzz", flags, &r, &e))
-    return;
-  const logfmt_info_t *inf = logfmt_reader_info (r);
-  size_t ns = logfmt_reader_n_states (r);
-  float *occ = malloc (16 * (ns + 1) * sizeof *occ);
-  uint32_t evc[16];
-  for (uint32_t s = 0; s < inf->nstreams && s < 64; s++)
-    {
-      logfmt_iter_t *it;
-      if (logfmt_iter_new (r, s, 0, UINT64_MAX, &it) == 0)
-        {
-          logfmt_event_t ev;
-          while (logfmt_iter_next (it, &ev) == 1)
-            ;
-          logfmt_iter_free (it);
-        }
-      if (occ)
-        logfmt_reader_summary (r, s, inf->t_first, inf->t_last + 1, 16, occ,
-                               evc, NULL, &e);
-    }
-  free (occ);
-  /* Extension tracks: every stream's metric track, read whole and
-   * drawn into bins (FORMAT.md section 14). */
-  for (uint32_t s = 0; s < inf->nstreams && s < 64; s++)
-    {
-      logfmt_track_iter_t *ti;
-      if (logfmt_track_iter_new (r, s, LOGFMT_TRACK_METRIC, 0, UINT64_MAX,
-                                 &ti) == 0)
-        {
-          logfmt_track_rec_t rec;
-          while (logfmt_track_iter_next (ti, &rec) == 1)
-            ;
-          logfmt_track_iter_free (ti);
-        }
-      logfmt_metric_bin_t bins[16];
-      logfmt_reader_metric_bins (r, s, 0, -1, 0, UINT64_MAX / 2, 16, bins,
-                                 NULL, &e);
-      logfmt_reader_metric_bins (r, s, 0, -1, 0, 1024, 16, bins, NULL, &e);
-    }
-  logfmt_msg_iter_t *mi;
-  if (logfmt_msg_iter_new (r, 0, UINT64_MAX, &mi) == 0)
-    {
-      logfmt_message_t m;
-      while (logfmt_msg_iter_next (mi, &m) == 1)
-        ;
-      logfmt_msg_iter_free (mi);
-    }
-  logfmt_reader_close (r);
-}
+void logfmt_fuzz_exercise (const uint8_t *data, size_t size,
+                           unsigned flags);
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  exercise (data, size, 0);
-  exercise (data, size, LOGFMT_OPEN_TOLERANT);
+  static int fix = -1;
+  if (fix < 0)
+    {
+      const char *v = getenv ("LOGFMT_FUZZ_FIX_CHECKSUMS");
+      fix = v && *v && strcmp (v, "0") != 0;
+    }
+  logfmt_fuzz_exercise (data, size, 0);
+  logfmt_fuzz_exercise (data, size, LOGFMT_OPEN_TOLERANT);
+  if (fix && size)
+    {
+      uint8_t *c = malloc (size);
+      if (!c)
+        return 0;
+      memcpy (c, data, size);
+      logfmt_test_fix_checksums (c, size);
+      logfmt_fuzz_exercise (c, size, 0);
+      logfmt_fuzz_exercise (c, size, LOGFMT_OPEN_TOLERANT);
+      free (c);
+    }
   return 0;
 }

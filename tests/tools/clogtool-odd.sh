@@ -16,7 +16,8 @@ raw = open(sys.argv[1], "rb").read()
 s = json.loads(raw)
 del s["file"]
 want = {
-  "format": "clog3", "version": "1.1", "creator": "mklog-odd",
+  "format": "clog3", "version": "1.1", "partial": False,
+  "creator": "mklog-odd",
   "world_size": 2, "ranks": 2, "threads": 3, "streams": 3, "events": 15,
   "lost_events": 7, "t_first": 1e-07, "t_last": 1.3e-06, "duration": 1.2e-06,
   "kinds": {"begin": 4, "end": 4, "solo": 2, "send": 2, "recv": 1, "loss": 2},

@@ -64,7 +64,7 @@ n=$(wc -l <"$tap_tmp/tol.0")
 ok $? "print --tolerant: rank 0's first $n events, as in the original"
 
 run 0 "repair the truncated file" "$clogtool" repair "$tap_tmp/trunc.clog" -o "$tap_tmp/fixed.clog"
-grep -q "fixed.clog: kept [1-9][0-9]* blocks*, lost [0-9][0-9]* blocks*" "$tap_tmp/out"
+grep -q "fixed.clog: kept [1-9][0-9]* blocks*, lost [0-9][0-9]* damaged blocks*" "$tap_tmp/out"
 ok $? "repair reports kept and lost blocks"
 diag "$(cat "$tap_tmp/out")"
 run 0 "the repaired file verifies" "$clogtool" verify "$tap_tmp/fixed.clog"

@@ -373,6 +373,10 @@ typedef struct
   uint64_t    t_first, t_last;  /* ns */
   uint64_t    file_size;
   uint64_t    lost_events;      /* sum of LOSS records */
+  int         partial;          /* 1: no valid trailer (an unfinished or
+                                   cut file), read by scanning its chunks
+                                   (LOGFMT_OPEN_TOLERANT): what followed
+                                   the last whole chunk is missing */
 } logfmt_info_t;
 
 /* Progress callback for slow opens (e.g. an imported CLOG2 file):
@@ -769,6 +773,20 @@ LOGFMT_API int  logfmt_verify (const char *path, logfmt_report_cb report,
 LOGFMT_API int  logfmt_repair (const char *in_path, const char *out_path,
                                uint64_t *kept, uint64_t *lost,
                                logfmt_error_t *err);
+/* The same, with what it found: the message table is copied when it
+ * pairs exactly the sends and receives of the kept blocks, else rebuilt
+ * from them (a cut file keeps only its first message runs). */
+typedef struct
+{
+  uint64_t blocks_kept, blocks_lost;  /* lost: checksum, framing, decoding */
+  uint64_t messages;                  /* entries copied (0 if rebuilt) */
+  int      partial;                   /* the input had no valid trailer */
+  int      rematched;                 /* the table was rebuilt */
+} logfmt_repair_report_t;
+LOGFMT_API int  logfmt_repair_report (const char *in_path,
+                                      const char *out_path,
+                                      logfmt_repair_report_t *rep,
+                                      logfmt_error_t *err);
 
 
 /* ------------------------------------------------------------------ */
