@@ -1284,6 +1284,23 @@ test_hook_is (const char *var, const merge_t *m, const char *phase)
   return atoi (v) == m->rank && !strcmp (colon + 1, phase);
 }
 
+/* MPE_TEST_MERGE_WAIT=RANK:PHASE:PATH: that rank waits for PATH to
+ * exist as the phase starts (a test runs another job meanwhile). */
+static void
+test_hook_wait (const merge_t *m, const char *phase)
+{
+  const char *v = getenv ("MPE_TEST_MERGE_WAIT");
+  const char *c1 = v ? strchr (v, ':') : NULL;
+  const char *c2 = c1 ? strchr (c1 + 1, ':') : NULL;
+  if (!c2 || atoi (v) != m->rank || strlen (phase) != (size_t) (c2 - c1 - 1)
+      || strncmp (c1 + 1, phase, (size_t) (c2 - c1 - 1)))
+    return;
+  fprintf (stderr, "mpe: rank %d: waiting for %s before the %s phase of "
+           "%s (MPE_TEST_MERGE_WAIT)\n", m->rank, c2 + 1, phase, m->part);
+  while (access (c2 + 1, F_OK) != 0)
+    usleep (10000);
+}
+
 static void
 merge_timing (const merge_t *m, const char *what)
 {
@@ -2899,6 +2916,7 @@ mpe__merge (const char *prefix)
       m.phase = i;
       if (test_hook_is ("MPE_TEST_MERGE_KILL", &m, phases[i].name))
         raise (SIGKILL);
+      test_hook_wait (&m, phases[i].name);
       int rc = phases[i].run (&m);
       if (test_hook_is ("MPE_TEST_MERGE_FAIL", &m, phases[i].name))
         rc = fail_nomem (&m, "MPE_TEST_MERGE_FAIL");
