@@ -477,6 +477,7 @@ spill_main (void *arg)
       if (sq.head == NULL)
         sq.tail = NULL;
       pthread_mutex_unlock (&sq.lock);
+      uint64_t before = MPE_PEEK (b->spilled);
       uint64_t lost = b->packed_wb ? wb_write (b)
                                    : spill_records (b, b->job_from, b->job_to,
                                                     1);
@@ -484,7 +485,11 @@ spill_main (void *arg)
       b->job_lost = lost;
       if (atomic_load (&b->job) != MPE_JOB_ABANDONED)
         {
-          if (b->packed_wb)
+          /* An area none of whose frames reached the file (a full disk)
+           * stays live in the ring file until the logger takes the loss
+           * into a LOSS record and reuses it: a kill meanwhile loses
+           * neither its events nor their count. */
+          if (b->packed_wb && (lost == 0 || MPE_PEEK (b->spilled) != before))
             area_close (b, &b->pk2);
           else
             mpe__part_spilled (b, b->job_from != b->base);
@@ -642,6 +647,9 @@ mpe__spill_drain (void)
       uint64_t lost = job_collect (b);
       if (lost == 0)
         continue;
+      /* The LOSS record below counts an area left live (spill_main). */
+      if (b->packed_wb)
+        area_close (b, &b->pk2);
       note_loss (lost);
       __atomic_fetch_add (&b->lost, lost, __ATOMIC_RELAXED);
       /* end leaves 8 slots: always room for these 2. */

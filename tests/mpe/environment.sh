@@ -134,6 +134,22 @@ test "$(val logmany.clog lossrecs)" -gt 0; ok $? "MPE_TMPDIR full: LOSS records 
 is "MPE_TMPDIR full: messages matched, in order" \
   "$(val logmany.clog matched) $(val logmany.clog violations)" "2 0"
 rm -f logmany.clog
+# The same, rank 1 killed after the disk filled: what the ring files hold
+# comes back, and the LOSS records count exactly the rest (an area of
+# frames that could not be written stays in the ring file until its loss
+# is recorded).
+MPE_TMPDIR=$tap_tmp/small in_mount_ns sh -c \
+  "mount -t tmpfs -o size=512k tmpfs small && timeout 120 $MPIEXEC -n 2 \
+   $L $n 1 1 9 200 > out.txt 2> err.txt; \
+   $CLOGTOOL recover --clean -o rec.clog small > rec.txt 2>&1"
+ok $? "MPE_TMPDIR full, then a kill: clogtool recover"
+kept=0
+for r in 0 1; do
+  kept=$((kept + $(val rec.clog count $r 0 600) + $(val rec.clog count $r 0 601)))
+done
+lost=$(val rec.clog lost)
+is "MPE_TMPDIR full, then a kill: kept + lost = logged" $((kept + lost)) $((4 * n))
+rm -f rec.clog
 unset MPE_BUFFER_MB
 
 # Environment variables: one parser, one form of message.
