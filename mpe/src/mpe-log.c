@@ -155,49 +155,80 @@ mpe__foreach_state_def (mpe_state_def_cb cb, void *user)
 
 enum { BUFFER_MB_DEFAULT = 64 };
 
+/* The smallest limit in FILE of the cgroup at PATH under ROOT and its
+ * ancestors ("max" and huge values are no limit). */
+static uint64_t
+cgroup_limit (const char *root, const char *path, const char *file)
+{
+  char cg[4096], f[4400];
+  uint64_t lim = UINT64_MAX;
+  snprintf (cg, sizeof cg, "%s", path);
+  for (;;)
+    {
+      snprintf (f, sizeof f, "%s%s/%s", root, strcmp (cg, "/") ? cg : "",
+                file);
+      FILE *fp = fopen (f, "r");
+      unsigned long long v;
+      if (fp && fscanf (fp, "%llu", &v) == 1 && v < lim)
+        lim = v;
+      if (fp)
+        fclose (fp);
+      char *slash = strrchr (cg, '/');
+      if (!slash || slash == cg)
+        {
+          if (strcmp (cg, "/") && cg[0])
+            {
+              snprintf (cg, sizeof cg, "/");
+              continue;
+            }
+          break;
+        }
+      *slash = '\0';
+    }
+  return lim;
+}
+
 /* The memory this process's node may use: physical memory, the
- * cgroup's limit (v2 memory.max, up the process's cgroup path), and,
- * where the buffers are files there, what /dev/shm can hold.  *what
- * says which one it is. */
+ * cgroup's limit (v2 memory.max, v1 memory.limit_in_bytes, up the
+ * process's cgroup path), and, where the buffers are files there, what
+ * /dev/shm can hold.  *what says which one it is. */
 static uint64_t
 memory_limit (const char **what)
 {
   uint64_t lim = (uint64_t) sysconf (_SC_PHYS_PAGES)
                  * (uint64_t) sysconf (_SC_PAGESIZE);
   *what = "physical memory";
-  char line[4096], path[4200];
+  char line[4096];
   FILE *f = fopen ("/proc/self/cgroup", "r");
-  char cg[4096] = "";
-  if (f)
+  while (f && fgets (line, sizeof line, f))
     {
-      while (fgets (line, sizeof line, f))
-        if (!strncmp (line, "0::", 3))
-          {
-            snprintf (cg, sizeof cg, "%s", line + 3);
-            cg[strcspn (cg, "\n")] = '\0';
-          }
-      fclose (f);
-    }
-  for (;;)
-    {
-      snprintf (path, sizeof path, "/sys/fs/cgroup%s/memory.max",
-                strcmp (cg, "/") ? cg : "");
-      f = fopen (path, "r");
-      if (f)
-        {
-          unsigned long long v;
-          if (fscanf (f, "%llu", &v) == 1 && v < lim)
+      line[strcspn (line, "\n")] = '\0';
+      char *c1 = strchr (line, ':'), *c2 = c1 ? strchr (c1 + 1, ':') : NULL;
+      if (!c2)
+        continue;
+      *c2 = '\0';
+      uint64_t v = UINT64_MAX;
+      const char *which = NULL;
+      if (!strcmp (c1 + 1, ""))
+        v = cgroup_limit ("/sys/fs/cgroup", c2 + 1, "memory.max"),
+        which = "the cgroup's memory.max";
+      else
+        for (char *save = NULL, *k = strtok_r (c1 + 1, ",", &save); k;
+             k = strtok_r (NULL, ",", &save))
+          if (!strcmp (k, "memory"))
             {
-              lim = v;
-              *what = "the cgroup's memory.max";
+              v = cgroup_limit ("/sys/fs/cgroup/memory", c2 + 1,
+                                "memory.limit_in_bytes");
+              which = "the cgroup's memory.limit_in_bytes";
             }
-          fclose (f);
+      if (which && v < lim)
+        {
+          lim = v;
+          *what = which;
         }
-      char *slash = strrchr (cg, '/');
-      if (!slash || !cg[0] || !strcmp (cg, "/"))
-        break;
-      *slash = '\0';
     }
+  if (f)
+    fclose (f);
   const char *rd = getenv ("MPE_RING_DIR");
   struct statvfs sv;
   if ((!rd || !*rd) && statvfs ("/dev/shm", &sv) == 0

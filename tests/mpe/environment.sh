@@ -179,4 +179,19 @@ is "MPE_BUFFER_MB=100000: cut, said once" \
   "$(grep -c "^mpe: MPE_BUFFER_MB (100000 MiB a process) adjusted: 2 process(es) on this node would hold 200000 MiB, above half of [0-9]* MiB, /dev/shm's free space (the buffers are files there); using [0-9]* MiB a process$" err.txt)" 1
 is "MPE_BUFFER_MB=100000: every event" "$(val logmany.clog count 1 0 601)" $N
 is "MPE_BUFFER_MB=100000: one thread a rank" "$(val logmany.clog streams)" 2
+# The same against a cgroup's limit (v1's memory controller, where this
+# machine lets a test make a child group): 400 MiB under 256 MiB.
+cg=/sys/fs/cgroup/memory/mpe-test-$$
+if mkdir "$cg" 2> /dev/null; then
+  echo $((256 << 20)) > "$cg/memory.limit_in_bytes"
+  MPE_BUFFER_MB=400 sh -c "echo \$\$ > $cg/cgroup.procs && exec timeout 120 \
+    $MPIEXEC -n 1 $L $N > out.txt 2> err.txt"
+  ok $? "MPE_BUFFER_MB=400 in a cgroup of 256 MiB: the job runs"
+  grep -qxF "mpe: MPE_BUFFER_MB (400 MiB a process) adjusted: 1 process(es) on this node would hold 400 MiB, above half of 256 MiB, the cgroup's memory.limit_in_bytes; using 128 MiB a process" err.txt
+  ok $? "MPE_BUFFER_MB=400 in a cgroup of 256 MiB: cut to half of it, said"
+  [ $? -eq 0 ] || sed 's/^/# /' err.txt
+  rmdir "$cg"
+else
+  diag "no cgroup v1 memory controller to make a group in: not tried"
+fi
 finish
