@@ -705,9 +705,15 @@ wb_handoff (mpe_tbuf_t *b)
       job_queue (b, NULL, NULL);
       return lost;
     }
-  /* No spill thread: written here; no spill file: lost. */
-  lost += mpe__g.spill_fd >= 0 ? frames_out (b, &b->pk2, 1, NULL, NULL)
-                               : b->pk2.events;
+  /* No spill thread: written here; no spill file: lost, with the count
+   * its LOSS records carried (as frames_out counts an area lost). */
+  if (mpe__g.spill_fd >= 0)
+    lost += frames_out (b, &b->pk2, 1, NULL, NULL);
+  else
+    {
+      __atomic_fetch_sub (&b->lost, b->pk2.carried, __ATOMIC_RELAXED);
+      lost += b->pk2.events - b->pk2.loss + b->pk2.carried;
+    }
   area_close (b, &b->pk2);
   return lost;
 }
@@ -781,9 +787,12 @@ tbuf_full (mpe_tbuf_t *b)
       if (mpe__g.spill_fd >= 0)
         lost = spill_round (b);
       else
-        for (const mpe_rec_t *p = b->seg; p < b->pos;
-             p += 1 + mpe_spill_rec_ext (p->aux))
-          lost++;
+        {
+          for (const mpe_rec_t *p = b->seg; p < b->pos;
+               p += 1 + mpe_spill_rec_ext (p->aux))
+            lost++;
+          lost = carry_loss (b, b->seg, b->pos, lost);
+        }
       mpe__part_new_round (b, 0);
     }
   mpe_rec_t *r = flush_marks (b, b->seg, t0, lost);

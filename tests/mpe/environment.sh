@@ -112,6 +112,28 @@ ok $? "MPE_TMPDIR read-only: said at the start"
 is "MPE_TMPDIR read-only: every event" "$(val logmany.clog count 1 0 601)" 300000
 rm -f logmany.clog
 
+# No directory takes files (MPE_TMPDIR, TMPDIR, /tmp, /var/tmp and the
+# current directory all read-only): said at the start; the ranks log
+# without a spill file, and LOSS records count every event past the
+# buffers, exactly.
+mkdir -p out
+in_mount_ns sh -c "mount -t tmpfs -o ro tmpfs ro && cd ro && \
+  MPE_TMPDIR=/tmp/nope TMPDIR=/tmp/nope MPE_LOGFILE_PREFIX=../out/x \
+  timeout 120 $MPIEXEC -n 2 $MOUNT_NS sh -c 'mount -t tmpfs -o ro tmpfs /tmp \
+  && mount -t tmpfs -o ro tmpfs /var/tmp && exec $L 300000' \
+  > ../out.txt 2> ../err.txt"
+ok $? "no spill directory: the job runs"
+is "no spill directory: each rank says so at the start" \
+  "$(grep -c '^mpe: rank [01]: MPE_TMPDIR /tmp/nope refused: No such file or directory, and no other temporary directory takes files: no spill file; events past the buffer will be lost, and a crash loses the log$' err.txt)" 2
+kept=0
+for r in 0 1; do
+  kept=$((kept + $(val out/x.clog count $r 0 600) + $(val out/x.clog count $r 0 601)))
+done
+lost=$(val out/x.clog lost)
+test "$lost" -gt 0; ok $? "no spill directory: events past the buffers lost ($lost)"
+is "no spill directory: kept + lost = logged" $((kept + lost)) 1200000
+rm -rf out
+
 # MPE_TMPDIR fills up during the run: the events that did not fit are
 # lost, and LOSS records say how many, where it happened; the merge does
 # not stage its work there, so the log is written, its times right.
