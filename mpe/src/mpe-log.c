@@ -32,8 +32,9 @@ static atomic_int known_state_next = 0;
 static atomic_int known_solo_next = -10;
 
 static _Atomic (mpe_tap_cb) tap_fn;
-static void default_prefix (const char *argv0);
 static void *_Atomic tap_user;
+
+static void default_prefix (const char *argv0);
 
 /* ------------------------------------------------------------------ */
 /* Slow path and tap                                                   */
