@@ -2938,6 +2938,18 @@ mpe__merge (const char *prefix)
         {
           mpe__save_memory ();
           mpe__spill_frame (MPE_SPILL_END, 0, NULL, 0);
+          /* Say what stays, and how big (delete_local is rank 0's). */
+          struct stat sb;
+          uint64_t mine = stat (mpe__g.spill_path, &sb) == 0
+                          ? (uint64_t) sb.st_blocks * 512 : 0, all = 0;
+          MPI_Request rq;
+          PMPI_Ireduce (&mine, &all, 1, MPI_UINT64_T, MPI_SUM, 0, mpe__comm,
+                        &rq);
+          mpe__mpi_wait (&rq);
+          if (m.rank == 0)
+            fprintf (stderr, "mpe: MPE_DELETE_LOCALFILE=no: kept %.1f MiB "
+                     "of spill files (run %s) in %s\n", all / 1048576.0,
+                     mpe__g.runid, mpe__g.tmp_dir);
         }
       mpe__spill_close (mpe__g.delete_local);
       mpe__tbuf_reset_all ();

@@ -100,6 +100,8 @@ grep -q "^mpe: rank 0: MPE_TMPDIR $tap_tmp/missing refused: No such file or dire
 ok $? "MPE_TMPDIR missing: said at the start, with the directory used"
 is "MPE_TMPDIR missing: the spill files are in TMPDIR" \
   "$(ls fallback | grep -c '\.spill$')" 2
+grep -q "^mpe: MPE_DELETE_LOCALFILE=no: kept [0-9.]* MiB of spill files (run [0-9a-f]*) in $tap_tmp/fallback$" err.txt
+ok $? "MPE_DELETE_LOCALFILE=no: rank 0 says what is kept, how big and where"
 is "MPE_TMPDIR missing: every event" "$(val logmany.clog count 1 0 601)" 300000
 is "MPE_TMPDIR missing: nothing lost" "$(val logmany.clog lost)" 0
 rm -f fallback/* logmany.clog
