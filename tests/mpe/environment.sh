@@ -135,6 +135,17 @@ lost=$(val out/x.clog lost)
 test "$lost" -gt 0; ok $? "no spill directory: events past the buffers lost ($lost)"
 is "no spill directory: kept + lost = logged" $((kept + lost)) 1200000
 rm -rf out
+# The same, and the log's directory read-only too: the finish fails, and
+# nothing is promised that no file could rebuild.
+in_mount_ns sh -c "mount -t tmpfs -o ro tmpfs ro && cd ro && \
+  MPE_TMPDIR=/tmp/nope TMPDIR=/tmp/nope HOME=/tmp/nope MPE_LOGFILE_PREFIX=x \
+  timeout 120 $MPIEXEC -n 2 $MOUNT_NS sh -c 'mount -t tmpfs -o ro tmpfs /tmp \
+  && mount -t tmpfs -o ro tmpfs /var/tmp && exec $L 1000' \
+  > ../out.txt 2> ../err.txt"
+is "no spill directory, no log: MPE_Finish_log fails" "$(finish_rc 0)$(finish_rc 1)" 33
+grep -qxF "mpe: x.clog was not written (file problem, in the merge's open phase), and no rank could keep a local file (no spill directory took one): the log cannot be rebuilt" err.txt &&
+  ! grep -q "clogtool recover" err.txt
+ok $? "no spill directory, no log: no rebuild promised"
 
 # MPE_TMPDIR fills up during the run: the events that did not fit are
 # lost, and LOSS records say how many, where it happened; the merge does
