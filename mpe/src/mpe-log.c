@@ -319,9 +319,19 @@ node_load (int *local, int *local_rank, int *ncpu)
 static int
 dir_takes_files (const char *dir)
 {
+  /* An unnamed file where the file system makes one: nothing to leave
+   * behind. */
+  int fd = open (dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    {
+      close (fd);
+      return 0;
+    }
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+    return errno;
   char probe[4200];
   snprintf (probe, sizeof probe, "%s/.mpe-probe-%ld", dir, (long) getpid ());
-  int fd = open (probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  fd = open (probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
     return errno == EEXIST ? 0 : errno;
   close (fd);
@@ -363,6 +373,31 @@ usable_tmp_dir (char *dir, size_t n)
                 "temporary directory takes files: no spill file; events "
                 "past the buffer will be lost, and a crash loses the log",
                 mpe__g.rank, var, dir, strerror (why));
+}
+
+/* Rank 0, at the start: the log's name as far as it is known now
+ * (MPE_LOGFILE_PREFIX, else the wrappers' default) in a directory that
+ * takes no file would fail at the finish: said now, while there is time
+ * to act. */
+static void
+warn_unwritable_log (void)
+{
+  const char *env = getenv ("MPE_LOGFILE_PREFIX");
+  const char *prefix = env && *env ? env : mpe__g.default_prefix;
+  if (!*prefix)
+    return;
+  char dir[4096];
+  snprintf (dir, sizeof dir, "%s", prefix);
+  char *slash = strrchr (dir, '/');
+  if (slash)
+    *slash = '\0';
+  const char *d = slash ? (dir[0] ? dir : "/") : ".";
+  int why = dir_takes_files (d);
+  if (why)
+    fprintf (stderr, "mpe: the log %s.clog cannot be written in %s (%s): "
+             "the finish will fail unless that changes; set "
+             "MPE_LOGFILE_PREFIX to a writable place\n", prefix,
+             slash ? d : "the current directory", strerror (why));
 }
 
 /* Whether the environment sets name, to anything but auto. */
@@ -504,6 +539,8 @@ MPE_Init_log (void)
               (long) (getpid () & 0xfffff));
   PMPI_Bcast (mpe__g.runid, sizeof mpe__g.runid, MPI_CHAR, 0, mpe__comm);
 
+  if (mpe__g.rank == 0)
+    warn_unwritable_log ();
   mpe__g.merged_name[0] = '\0';
   mpe__g.nsync = 0;
   mpe__g.sync_err_ns = 0;

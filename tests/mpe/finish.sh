@@ -170,6 +170,8 @@ recovered "read-only directory" 1
 # A directory that does not exist (or was removed), and a path through a
 # regular file.
 MPE_LOGFILE_PREFIX=gone/logmany run 2 $B/tests/mpe/logmany $N
+grep -q "^mpe: the log gone/logmany.clog cannot be written in gone (No such file or directory): the finish will fail" err.txt
+ok $? "missing directory: said at the start"
 failed "missing directory" gone/logmany.clog 3 "$tap_tmp/logmany.clog"
 recovered "missing directory" 1
 : > afile
