@@ -35,6 +35,9 @@ first_time (const char *name)
   return first;
 }
 
+static void say (const char *name, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
 static void
 say (const char *name, const char *fmt, ...)
 {

@@ -211,8 +211,10 @@ memory_limit (const char **what)
       uint64_t v = UINT64_MAX;
       const char *which = NULL;
       if (!strcmp (c1 + 1, ""))
-        v = cgroup_limit ("/sys/fs/cgroup", c2 + 1, "memory.max"),
-        which = "the cgroup's memory.max";
+        {
+          v = cgroup_limit ("/sys/fs/cgroup", c2 + 1, "memory.max");
+          which = "the cgroup's memory.max";
+        }
       else
         for (char *save = NULL, *k = strtok_r (c1 + 1, ",", &save); k;
              k = strtok_r (NULL, ",", &save))
