@@ -189,8 +189,8 @@ cgroup_limit (const char *root, const char *path, const char *file)
   return lim;
 }
 
-/* The memory this process's node may use: physical memory, the
- * cgroup's limit (v2 memory.max, v1 memory.limit_in_bytes, up the
+/* The memory this process's node may use: physical memory (what is
+ * available now), the cgroup's limit (v2 memory.max, v1 memory.limit_in_bytes, up the
  * process's cgroup path), and, where the buffers are files there, what
  * /dev/shm can hold.  *what says which one it is. */
 static uint64_t
@@ -199,8 +199,20 @@ memory_limit (const char **what)
   uint64_t lim = (uint64_t) sysconf (_SC_PHYS_PAGES)
                  * (uint64_t) sysconf (_SC_PAGESIZE);
   *what = "physical memory";
+  /* What the kernel could give now without swapping: the buffers are
+   * faulted in at the start, and other processes need theirs. */
   char line[4096];
-  FILE *f = fopen ("/proc/self/cgroup", "r");
+  FILE *f = fopen ("/proc/meminfo", "r");
+  unsigned long long kb;
+  while (f && fgets (line, sizeof line, f))
+    if (sscanf (line, "MemAvailable: %llu kB", &kb) == 1 && kb * 1024 < lim)
+      {
+        lim = kb * 1024;
+        *what = "the memory available now (MemAvailable)";
+      }
+  if (f)
+    fclose (f);
+  f = fopen ("/proc/self/cgroup", "r");
   while (f && fgets (line, sizeof line, f))
     {
       line[strcspn (line, "\n")] = '\0';
