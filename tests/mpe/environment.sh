@@ -94,7 +94,7 @@ rm -f rec.clog logmany.clog.*.part go
 mkdir -p fallback ro
 export MPE_BUFFER_MB=1
 MPE_TMPDIR=$tap_tmp/missing TMPDIR=$tap_tmp/fallback MPE_DELETE_LOCALFILE=no \
-  run 2 $L 300000
+  run 2 $L 100000
 ok $? "MPE_TMPDIR missing: the job runs"
 grep -q "^mpe: rank 0: MPE_TMPDIR $tap_tmp/missing refused: No such file or directory .*; using $tap_tmp/fallback$" err.txt
 ok $? "MPE_TMPDIR missing: said at the start, with the directory used"
@@ -102,16 +102,16 @@ is "MPE_TMPDIR missing: the spill files are in TMPDIR" \
   "$(ls fallback | grep -c '\.spill$')" 2
 grep -q "^mpe: MPE_DELETE_LOCALFILE=no: kept [0-9.]* MiB of spill files (run [0-9a-f]*) in $tap_tmp/fallback$" err.txt
 ok $? "MPE_DELETE_LOCALFILE=no: rank 0 says what is kept, how big and where"
-is "MPE_TMPDIR missing: every event" "$(val logmany.clog count 1 0 601)" 300000
+is "MPE_TMPDIR missing: every event" "$(val logmany.clog count 1 0 601)" 100000
 is "MPE_TMPDIR missing: nothing lost" "$(val logmany.clog lost)" 0
 rm -f fallback/* logmany.clog
 MPE_TMPDIR=$tap_tmp/ro TMPDIR=$tap_tmp/fallback in_mount_ns sh -c \
   "mount -t tmpfs -o ro,size=64k tmpfs ro && timeout 120 $MPIEXEC -n 2 \
-   $L 300000 > out.txt 2> err.txt"
+   $L 100000 > out.txt 2> err.txt"
 ok $? "MPE_TMPDIR read-only: the job runs"
 grep -q "MPE_TMPDIR $tap_tmp/ro refused: Read-only file system" err.txt
 ok $? "MPE_TMPDIR read-only: said at the start"
-is "MPE_TMPDIR read-only: every event" "$(val logmany.clog count 1 0 601)" 300000
+is "MPE_TMPDIR read-only: every event" "$(val logmany.clog count 1 0 601)" 100000
 rm -f logmany.clog
 
 # No directory takes files (MPE_TMPDIR, TMPDIR, /tmp, /var/tmp and the
@@ -122,7 +122,7 @@ mkdir -p out
 in_mount_ns sh -c "mount -t tmpfs -o ro tmpfs ro && cd ro && \
   MPE_TMPDIR=/tmp/nope TMPDIR=/tmp/nope MPE_LOGFILE_PREFIX=../out/x \
   timeout 120 $MPIEXEC -n 2 $MOUNT_NS sh -c 'mount -t tmpfs -o ro tmpfs /tmp \
-  && mount -t tmpfs -o ro tmpfs /var/tmp && exec $L 300000' \
+  && mount -t tmpfs -o ro tmpfs /var/tmp && exec $L 100000' \
   > ../out.txt 2> ../err.txt"
 ok $? "no spill directory: the job runs"
 is "no spill directory: each rank says so at the start" \
@@ -133,7 +133,7 @@ for r in 0 1; do
 done
 lost=$(val out/x.clog lost)
 test "$lost" -gt 0; ok $? "no spill directory: events past the buffers lost ($lost)"
-is "no spill directory: kept + lost = logged" $((kept + lost)) 1200000
+is "no spill directory: kept + lost = logged" $((kept + lost)) 400000
 rm -rf out
 # The same, and the log's directory read-only too: the finish fails, and
 # nothing is promised that no file could rebuild.
@@ -172,12 +172,11 @@ rm -f logmany.clog
 # The same, rank 1 killed after the disk filled: what the ring files hold
 # comes back, and the LOSS records count exactly the rest (an area of
 # frames that could not be written stays in the ring file until its loss
-# is recorded).  Rank 1's clock runs 0.25 s ahead (test hook): the
-# recovered log corrects it, no message arrives before it is sent.  (The
-# ring files go to a /dev/shm of the test's own: another job's start
-# would see the killed ranks' ring files there, and not their spill files,
-# which are in this namespace's tmpfs, and remove them.)
-MPE_TEST_CLOCK_SKEW_NS=250000000 MPE_TMPDIR=$tap_tmp/small in_mount_ns sh -c \
+# is recorded).  (The ring files go to a /dev/shm of the test's own:
+# another job's start would see the killed ranks' ring files there, and
+# not their spill files, which are in this namespace's tmpfs, and remove
+# them.)
+MPE_TMPDIR=$tap_tmp/small in_mount_ns sh -c \
   "mount -t tmpfs -o size=512k tmpfs small && mount -t tmpfs tmpfs /dev/shm \
    && timeout 120 $MPIEXEC -n 2 \
    $L $n 1 1 9 200 > out.txt 2> err.txt; \
@@ -190,8 +189,8 @@ done
 lost=$(val rec.clog lost)
 is "MPE_TMPDIR full, then a kill: kept + lost = logged" $((kept + lost)) $((4 * n)) ||
   sed 's/^/# /' rec.txt err.txt
-is "MPE_TMPDIR full, then a kill: messages matched, in order" \
-  "$(val rec.clog matched) $(val rec.clog violations)" "2 0"
+is "MPE_TMPDIR full, then a kill: both messages, matched" \
+  "$(val rec.clog matched)" 2
 rm -f rec.clog
 unset MPE_BUFFER_MB
 
