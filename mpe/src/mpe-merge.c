@@ -1919,10 +1919,15 @@ stage_in (const char *dir, const char *suffix, uint64_t need)
       errno = ENOSPC;
       return -1;
     }
+  /* Unnamed where the file system makes such files: a kill leaves
+   * nothing behind. */
+  int fd = open (dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+    return fd;
   char stage[4200];
   snprintf (stage, sizeof stage, "%s/" MPE_SPILL_NAME_PREFIX "%s-%06d-%ld.%s",
             dir, mpe__g.runid, mpe__g.rank, (long) getpid (), suffix);
-  int fd = open (stage, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  fd = open (stage, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd >= 0)
     unlink (stage);
   return fd;
