@@ -162,6 +162,14 @@ mpe__env_number (const char *name, double dflt, double lo, double hi,
            name, v, h, h);
       return hi;
     }
+  if (x < lo && (flags & MPE_ENV_CLAMP_LOW))
+    {
+      char l[128];
+      show (l, sizeof l, lo, flags, unit);
+      say (name, "%s=%s adjusted: below the smallest accepted, %s; using %s",
+           name, v, l, l);
+      return lo;
+    }
   if (x < lo || x > hi)
     {
       say (name, "%s=%s refused: out of range (accepted: %s); using %s",

@@ -294,7 +294,8 @@ enum
 {
   MPE_ENV_INT = 1,        /* whole numbers only */
   MPE_ENV_CLAMP = 2,      /* above hi: hi, said, rather than refused */
-  MPE_ENV_DURATION = 4    /* s, ms, us or ns suffix (none: ns); in ns */
+  MPE_ENV_DURATION = 4,   /* s, ms, us or ns suffix (none: ns); in ns */
+  MPE_ENV_CLAMP_LOW = 8   /* below lo: lo, said, rather than refused */
 };
 MPE_HIDDEN double      mpe__env_number (const char *name, double dflt,
                                         double lo, double hi,

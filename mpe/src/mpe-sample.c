@@ -532,8 +532,10 @@ mpe__sample_init (void)
   else if (u && *u && strcmp (u, "auto"))
     fprintf (stderr, "mpe: MPE_SAMPLE_UNWIND=%s: use auto, fp or "
              "libunwind\n", u);
-  S.max_samples = (size_t) env_long ("MPE_SAMPLE_BUFFER", 1L << 20, 1024,
-                                     1L << 30, "samples");
+  S.max_samples = (size_t) mpe__env_number ("MPE_SAMPLE_BUFFER", 1 << 20,
+                                             1024, 1 << 30, "samples",
+                                             MPE_ENV_INT | MPE_ENV_CLAMP
+                                             | MPE_ENV_CLAMP_LOW);
   if (S.max_samples < 1024)
     S.max_samples = 1024;
   S.max_nodes = S.max_samples < (1u << 20) ? (1u << 20) : S.max_samples;
