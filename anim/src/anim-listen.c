@@ -8,7 +8,9 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
@@ -120,10 +122,53 @@ bad:
   return -1;
 }
 
+/* Socket directories NAME-XXXXXX of this user that a killed mpeanim or
+ * mpegraph left in the temporary directory: a socket nobody listens on
+ * (or none), at least a minute old (one just made is about to be bound)
+ * goes, with its directory. */
+static void
+sweep_stale_dirs (const char *name)
+{
+  const char *tmp = g_get_tmp_dir ();
+  GDir *d = g_dir_open (tmp, 0, NULL);
+  if (!d)
+    return;
+  size_t nl = strlen (name);
+  const char *e;
+  while ((e = g_dir_read_name (d)))
+    {
+      if (strncmp (e, name, nl) || e[nl] != '-' || strlen (e + nl + 1) != 6)
+        continue;
+      g_autofree char *dir = g_build_filename (tmp, e, NULL);
+      g_autofree char *sock = g_build_filename (dir, "sock", NULL);
+      GStatBuf sb;
+      if (g_lstat (dir, &sb) != 0 || !S_ISDIR (sb.st_mode)
+          || sb.st_uid != getuid () || time (NULL) - sb.st_mtime < 60)
+        continue;
+      struct sockaddr_un un = { .sun_family = AF_UNIX };
+      if (strlen (sock) < sizeof un.sun_path && g_lstat (sock, &sb) == 0)
+        {
+          strcpy (un.sun_path, sock);
+          int fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+          int live = fd < 0
+                     || connect (fd, (struct sockaddr *) &un, sizeof un) == 0
+                     || errno != ECONNREFUSED;
+          if (fd >= 0)
+            close (fd);
+          if (live)
+            continue;
+          g_unlink (sock);
+        }
+      g_rmdir (dir);   /* fails, harmlessly, if anything else is in it */
+    }
+  g_dir_close (d);
+}
+
 gboolean
 anim_listen_open (AnimListen *l, const char *name, const char *listen_spec,
                   GError **error)
 {
+  sweep_stale_dirs (name);
   g_autofree char *tcp = NULL;
   g_autofree char *tmpl = g_strdup_printf ("%s-XXXXXX", name);
   memset (l, 0, sizeof *l);

@@ -140,18 +140,6 @@ mpe__counters_add_source (const mpe_counter_source_t *s, void *state,
   so->name = name ? name : "?";
 }
 
-/* "10ms", "500us", "1s", "2000000" (ns); -1 when not a duration. */
-static double
-duration_ns (const char *p)
-{
-  char *end;
-  double v = strtod (p, &end);
-  double mul = !strcmp (end, "s") ? 1e9 : !strcmp (end, "ms") ? 1e6
-               : !strcmp (end, "us") ? 1e3
-               : !strcmp (end, "ns") || !*end ? 1 : -1;
-  return end == p || mul < 0 || v < 0 ? -1 : v * mul;
-}
-
 static uint64_t
 ns_to_ticks (double ns)
 {
@@ -186,19 +174,12 @@ mpe__counters_init (void)
   const char *list = getenv ("MPE_COUNTERS");
   if (!list || !*list)
     return;
-  const char *rp = getenv ("MPE_COUNTERS_ROTATE");
-  double rot_ns = 1e7;
-  if (rp && *rp && (rot_ns = duration_ns (rp)) < 0)
-    {
-      fprintf (stderr, "mpe: MPE_COUNTERS_ROTATE=%s is not a duration (like "
-               "10ms, 500us); keeping 10ms\n", rp);
-      rot_ns = 1e7;
-    }
+  double rot_ns = mpe__env_number ("MPE_COUNTERS_ROTATE", 1e7, 1e3, 3600e9,
+                                   "", MPE_ENV_DURATION);
   C.rotate_ticks = ns_to_ticks (rot_ns);
-  const char *mb = getenv ("MPE_COUNTERS_BUFFER");
-  C.max_recs = mb && *mb ? strtoul (mb, NULL, 10) : 0;
-  if (C.max_recs < 1024)
-    C.max_recs = 1u << 20;
+  C.max_recs = (size_t) mpe__env_number ("MPE_COUNTERS_BUFFER", 1u << 20,
+                                         1024, 1u << 30, "records",
+                                         MPE_ENV_INT | MPE_ENV_CLAMP);
   const mpe_counter_source_t *perf = mpe__csrc_perf ();
   if (perf)
     {

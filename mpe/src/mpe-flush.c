@@ -477,6 +477,7 @@ spill_main (void *arg)
       if (sq.head == NULL)
         sq.tail = NULL;
       pthread_mutex_unlock (&sq.lock);
+      uint64_t before = MPE_PEEK (b->spilled);
       uint64_t lost = b->packed_wb ? wb_write (b)
                                    : spill_records (b, b->job_from, b->job_to,
                                                     1);
@@ -484,7 +485,11 @@ spill_main (void *arg)
       b->job_lost = lost;
       if (atomic_load (&b->job) != MPE_JOB_ABANDONED)
         {
-          if (b->packed_wb)
+          /* An area none of whose frames reached the file (a full disk)
+           * stays live in the ring file until the logger takes the loss
+           * into a LOSS record and reuses it: a kill meanwhile loses
+           * neither its events nor their count. */
+          if (b->packed_wb && (lost == 0 || MPE_PEEK (b->spilled) != before))
             area_close (b, &b->pk2);
           else
             mpe__part_spilled (b, b->job_from != b->base);
@@ -642,6 +647,9 @@ mpe__spill_drain (void)
       uint64_t lost = job_collect (b);
       if (lost == 0)
         continue;
+      /* The LOSS record below counts an area left live (spill_main). */
+      if (b->packed_wb)
+        area_close (b, &b->pk2);
       note_loss (lost);
       __atomic_fetch_add (&b->lost, lost, __ATOMIC_RELAXED);
       /* end leaves 8 slots: always room for these 2. */
@@ -697,9 +705,15 @@ wb_handoff (mpe_tbuf_t *b)
       job_queue (b, NULL, NULL);
       return lost;
     }
-  /* No spill thread: written here; no spill file: lost. */
-  lost += mpe__g.spill_fd >= 0 ? frames_out (b, &b->pk2, 1, NULL, NULL)
-                               : b->pk2.events;
+  /* No spill thread: written here; no spill file: lost, with the count
+   * its LOSS records carried (as frames_out counts an area lost). */
+  if (mpe__g.spill_fd >= 0)
+    lost += frames_out (b, &b->pk2, 1, NULL, NULL);
+  else
+    {
+      __atomic_fetch_sub (&b->lost, b->pk2.carried, __ATOMIC_RELAXED);
+      lost += b->pk2.events - b->pk2.loss + b->pk2.carried;
+    }
   area_close (b, &b->pk2);
   return lost;
 }
@@ -773,9 +787,12 @@ tbuf_full (mpe_tbuf_t *b)
       if (mpe__g.spill_fd >= 0)
         lost = spill_round (b);
       else
-        for (const mpe_rec_t *p = b->seg; p < b->pos;
-             p += 1 + mpe_spill_rec_ext (p->aux))
-          lost++;
+        {
+          for (const mpe_rec_t *p = b->seg; p < b->pos;
+               p += 1 + mpe_spill_rec_ext (p->aux))
+            lost++;
+          lost = carry_loss (b, b->seg, b->pos, lost);
+        }
       mpe__part_new_round (b, 0);
     }
   mpe_rec_t *r = flush_marks (b, b->seg, t0, lost);

@@ -295,6 +295,25 @@ MPE_HIDDEN uint32_t    mpe__comm_id (MPI_Comm comm, int partner,
                                      int *world_partner);
 /* mpe-env.c */
 MPE_HIDDEN int         mpe__env_bool (const char *name, int dflt);
+/* NAME as a number in [lo, hi] (unit: for messages and as an optional
+ * suffix), else dflt; a value refused or adjusted is said once. */
+enum
+{
+  MPE_ENV_INT = 1,        /* whole numbers only */
+  MPE_ENV_CLAMP = 2,      /* above hi: hi, said, rather than refused */
+  MPE_ENV_DURATION = 4,   /* s, ms, us or ns suffix (none: ns); in ns */
+  MPE_ENV_CLAMP_LOW = 8   /* below lo: lo, said, rather than refused */
+};
+MPE_HIDDEN double      mpe__env_number (const char *name, double dflt,
+                                        double lo, double hi,
+                                        const char *unit, unsigned flags);
+/* One of the NULL-terminated choices (its index), else dflt. */
+MPE_HIDDEN int         mpe__env_choice (const char *name,
+                                        const char *const *choices,
+                                        int dflt);
+/* A message about variable NAME in the same form, once per process. */
+MPE_HIDDEN void        mpe__env_say (const char *name, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
 
 /* Definitions, serialised as the spill file's STATE/EVENT text lines. */
 typedef struct

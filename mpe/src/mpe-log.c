@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "mpe-internal.h"
@@ -30,6 +33,8 @@ static atomic_int known_solo_next = -10;
 
 static _Atomic (mpe_tap_cb) tap_fn;
 static void *_Atomic tap_user;
+
+static void default_prefix (const char *argv0);
 
 /* ------------------------------------------------------------------ */
 /* Slow path and tap                                                   */
@@ -151,36 +156,168 @@ mpe__foreach_state_def (mpe_state_def_cb cb, void *user)
 
 enum { BUFFER_MB_DEFAULT = 64 };
 
-static size_t
-buffer_budget (void)
+/* The smallest limit in FILE of the cgroup at PATH under ROOT and its
+ * ancestors ("max" and huge values are no limit). */
+static uint64_t
+cgroup_limit (const char *root, const char *path, const char *file)
 {
-  const char *mb = getenv ("MPE_BUFFER_MB");
-  const char *bs = getenv ("CLOG_BLOCK_SIZE");
-  const char *nb = getenv ("CLOG_BUFFERED_BLOCKS");
-  if (mb && atof (mb) > 0)
-    return (size_t) (atof (mb) * 1048576.0);
-  if (bs || nb)
+  char cg[4096], f[4400];
+  uint64_t lim = UINT64_MAX;
+  snprintf (cg, sizeof cg, "%s", path);
+  for (;;)
     {
-      long long b = bs ? atoll (bs) : 65536, n = nb ? atoll (nb) : 128;
-      if (b <= 0 || b > (1ll << 30))
-        b = 65536;
-      if (n <= 0)
-        n = 128;
-      return (size_t) (b * n);
+      snprintf (f, sizeof f, "%s%s/%s", root, strcmp (cg, "/") ? cg : "",
+                file);
+      FILE *fp = fopen (f, "r");
+      unsigned long long v;
+      if (fp && fscanf (fp, "%llu", &v) == 1 && v < lim)
+        lim = v;
+      if (fp)
+        fclose (fp);
+      char *slash = strrchr (cg, '/');
+      if (!slash || slash == cg)
+        {
+          if (strcmp (cg, "/") && cg[0])
+            {
+              snprintf (cg, sizeof cg, "/");
+              continue;
+            }
+          break;
+        }
+      *slash = '\0';
     }
-  return (size_t) BUFFER_MB_DEFAULT * 1048576;
+  return lim;
+}
+
+/* The memory this process's node may use: physical memory (what is
+ * available now), the cgroup's limit (v2 memory.max, v1 memory.limit_in_bytes, up the
+ * process's cgroup path), and, where the buffers are files there, what
+ * /dev/shm can hold.  *what says which one it is. */
+static uint64_t
+memory_limit (const char **what)
+{
+  uint64_t lim = (uint64_t) sysconf (_SC_PHYS_PAGES)
+                 * (uint64_t) sysconf (_SC_PAGESIZE);
+  *what = "physical memory";
+  /* What the kernel could give now without swapping: the buffers are
+   * faulted in at the start, and other processes need theirs. */
+  char line[4096];
+  FILE *f = fopen ("/proc/meminfo", "r");
+  unsigned long long kb;
+  while (f && fgets (line, sizeof line, f))
+    if (sscanf (line, "MemAvailable: %llu kB", &kb) == 1 && kb * 1024 < lim)
+      {
+        lim = kb * 1024;
+        *what = "the memory available now (MemAvailable)";
+      }
+  if (f)
+    fclose (f);
+  f = fopen ("/proc/self/cgroup", "r");
+  while (f && fgets (line, sizeof line, f))
+    {
+      line[strcspn (line, "\n")] = '\0';
+      char *c1 = strchr (line, ':'), *c2 = c1 ? strchr (c1 + 1, ':') : NULL;
+      if (!c2)
+        continue;
+      *c2 = '\0';
+      uint64_t v = UINT64_MAX;
+      const char *which = NULL;
+      if (!strcmp (c1 + 1, ""))
+        {
+          v = cgroup_limit ("/sys/fs/cgroup", c2 + 1, "memory.max");
+          which = "the cgroup's memory.max";
+        }
+      else
+        for (char *save = NULL, *k = strtok_r (c1 + 1, ",", &save); k;
+             k = strtok_r (NULL, ",", &save))
+          if (!strcmp (k, "memory"))
+            {
+              v = cgroup_limit ("/sys/fs/cgroup/memory", c2 + 1,
+                                "memory.limit_in_bytes");
+              which = "the cgroup's memory.limit_in_bytes";
+            }
+      if (which && v < lim)
+        {
+          lim = v;
+          *what = which;
+        }
+    }
+  if (f)
+    fclose (f);
+  const char *rd = getenv ("MPE_RING_DIR");
+  struct statvfs sv;
+  if ((!rd || !*rd) && statvfs ("/dev/shm", &sv) == 0
+      && access ("/dev/shm", W_OK | X_OK) == 0)
+    {
+      uint64_t shm = (uint64_t) sv.f_bavail * sv.f_frsize;
+      if (shm < lim)
+        {
+          lim = shm;
+          *what = "/dev/shm's free space (the buffers are files there)";
+        }
+    }
+  return lim;
+}
+
+enum { MIB = 1048576 };
+
+/* This process's buffer bytes: MPE_BUFFER_MB, else MPE2's CLOG_BLOCK_SIZE
+ * x CLOG_BUFFERED_BLOCKS, else the default; the LOCAL ranks of this node
+ * together at most half of the memory they may use.  local_rank 0 says
+ * so when it cuts. */
+static size_t
+buffer_budget (int local, int local_rank)
+{
+  const char *src = "MPE_BUFFER_MB";
+  const char *mb = getenv ("MPE_BUFFER_MB");
+  double bytes = 0;
+  if (mb && *mb)
+    bytes = mpe__env_number ("MPE_BUFFER_MB", BUFFER_MB_DEFAULT, 1, 1048576,
+                             "MiB", MPE_ENV_CLAMP) * MIB;
+  else if (getenv ("CLOG_BLOCK_SIZE") || getenv ("CLOG_BUFFERED_BLOCKS"))
+    {
+      double b = mpe__env_number ("CLOG_BLOCK_SIZE", 65536, 1024,
+                                  1073741824, "bytes", MPE_ENV_INT);
+      double n = mpe__env_number ("CLOG_BUFFERED_BLOCKS", 128, 1, 1 << 24,
+                                  "", MPE_ENV_INT);
+      bytes = b * n;
+      src = "CLOG_BLOCK_SIZE x CLOG_BUFFERED_BLOCKS";
+    }
+  if (bytes == 0)
+    {
+      bytes = (double) BUFFER_MB_DEFAULT * MIB;
+      src = "the default buffer";
+    }
+  const char *what;
+  double lim = (double) memory_limit (&what);
+  double most = lim / 2 / (local > 0 ? local : 1);
+  if (most < MIB)
+    most = MIB;
+  if (bytes > most)
+    {
+      if (local_rank == 0)
+        mpe__env_say ("MPE_BUFFER_MB", "%s (%.0f MiB a process) adjusted: "
+                      "%d process(es) on this node would hold %.0f MiB, "
+                      "above half of %.0f MiB, %s; using %.0f MiB a "
+                      "process", src, bytes / MIB, local,
+                      bytes * local / MIB, lim / MIB, what, most / MIB);
+      bytes = most;
+    }
+  return (size_t) bytes;
 }
 
 /* Ranks on this node and CPUs this process may run on.  Collective. */
 static void
-node_load (int *local, int *ncpu)
+node_load (int *local, int *local_rank, int *ncpu)
 {
   MPI_Comm node;
   *local = 1;
+  *local_rank = 0;
   if (PMPI_Comm_split_type (mpe__comm, MPI_COMM_TYPE_SHARED, 0,
                             MPI_INFO_NULL, &node) == MPI_SUCCESS)
     {
       PMPI_Comm_size (node, local);
+      PMPI_Comm_rank (node, local_rank);
       PMPI_Comm_free (&node);
     }
   cpu_set_t set;
@@ -188,6 +325,93 @@ node_load (int *local, int *ncpu)
     *ncpu = CPU_COUNT (&set);
   else
     *ncpu = (int) sysconf (_SC_NPROCESSORS_ONLN);
+}
+
+/* 0 if a file can be made in DIR (a real try: root passes access()
+ * on a directory without write permission, not on a read-only mount),
+ * else an errno. */
+static int
+dir_takes_files (const char *dir)
+{
+  /* An unnamed file where the file system makes one: nothing to leave
+   * behind. */
+  int fd = open (dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    {
+      close (fd);
+      return 0;
+    }
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+    return errno;
+  char probe[4200];
+  snprintf (probe, sizeof probe, "%s/.mpe-probe-%ld", dir, (long) getpid ());
+  fd = open (probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return errno == EEXIST ? 0 : errno;
+  close (fd);
+  unlink (probe);
+  return 0;
+}
+
+/* DIR (MPE_TMPDIR and the like, for the spill file) if it takes files;
+ * else, said once, the first of TMPDIR, /tmp, /var/tmp and the current
+ * directory that does.  None: DIR stays, and the rank says what that
+ * costs (no spill file: events past the buffer are lost, and a crash
+ * loses them all). */
+static void
+usable_tmp_dir (char *dir, size_t n)
+{
+  int why = dir_takes_files (dir);
+  if (!why)
+    return;
+  const char *tmp = getenv ("TMPDIR");
+  const char *cand[] = { tmp && *tmp ? tmp : "/tmp", "/tmp", "/var/tmp",
+                         "." };
+  const char *var = getenv ("MPE_TMPDIR") && *getenv ("MPE_TMPDIR")
+                    ? "MPE_TMPDIR" : "the spill directory";
+  for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
+    if (strcmp (cand[i], dir) != 0 && dir_takes_files (cand[i]) == 0)
+      {
+        char cwd[4096];
+        const char *use = strcmp (cand[i], ".") ? cand[i]
+                          : getcwd (cwd, sizeof cwd) ? cwd : ".";
+        mpe__env_say ("MPE_TMPDIR", "rank %d: %s %s refused: %s (accepted: "
+                      "a directory that takes new files); using %s",
+                      mpe__g.rank, var, dir, strerror (why), use);
+        size_t l = strlen (use) < n ? strlen (use) : n - 1;
+        memmove (dir, use, l);
+        dir[l] = '\0';
+        return;
+      }
+  mpe__env_say ("MPE_TMPDIR", "rank %d: %s %s refused: %s, and no other "
+                "temporary directory takes files: no spill file; events "
+                "past the buffer will be lost, and a crash loses the log",
+                mpe__g.rank, var, dir, strerror (why));
+}
+
+/* Rank 0, at the start: the log's name as far as it is known now
+ * (MPE_LOGFILE_PREFIX, else the wrappers' default) in a directory that
+ * takes no file would fail at the finish: said now, while there is time
+ * to act. */
+static void
+warn_unwritable_log (void)
+{
+  const char *env = getenv ("MPE_LOGFILE_PREFIX");
+  const char *prefix = env && *env ? env : mpe__g.default_prefix;
+  if (!*prefix)
+    return;
+  char dir[4096];
+  snprintf (dir, sizeof dir, "%s", prefix);
+  char *slash = strrchr (dir, '/');
+  if (slash)
+    *slash = '\0';
+  const char *d = slash ? (dir[0] ? dir : "/") : ".";
+  int why = dir_takes_files (d);
+  if (why)
+    fprintf (stderr, "mpe: the log %s.clog cannot be written in %s (%s): "
+             "the finish will fail unless that changes; set "
+             "MPE_LOGFILE_PREFIX to a writable place\n", prefix,
+             slash ? d : "the current directory", strerror (why));
 }
 
 /* Whether the environment sets name, to anything but auto. */
@@ -245,14 +469,15 @@ MPE_Init_log (void)
   char dir0[sizeof mpe__g.tmp_dir];
   if (mpe__g.rank == 0)
     {
-      const char *f = getenv ("MPE_SYNC_FREQUENCY");
       root[0] = mpe__env_bool ("MPE_LOG_OVERHEAD", 1);
-      root[1] = f && atoi (f) > 0 ? atoi (f) : 3;
+      root[1] = (int) mpe__env_number ("MPE_SYNC_FREQUENCY", 3, 1, 1000000,
+                                       "", MPE_ENV_INT);
       root[2] = mpe__env_bool ("MPE_DELETE_LOCALFILE", 1);
       root[3] = mpe__sync_algorithm (getenv ("MPE_SYNC_ALGORITHM"),
                                      mpe__g.size);
       root[4] = mpe__env_bool ("MPE_SAME_TMPDIR", 1);
       snprintf (dir0, sizeof dir0, "%s", mpe__env_tmp_dir ());
+      usable_tmp_dir (dir0, sizeof dir0);
     }
   PMPI_Bcast (root, 5, MPI_INT, 0, mpe__comm);
   PMPI_Bcast (dir0, sizeof dir0, MPI_CHAR, 0, mpe__comm);
@@ -263,15 +488,19 @@ MPE_Init_log (void)
   /* MPE_SAME_TMPDIR (default yes, as MPE2): every rank spills into rank
    * 0's directory; where that directory is not usable (another node),
    * the rank says so and uses its own. */
-  const char *own = mpe__env_tmp_dir ();
-  if (root[4] && access (dir0, W_OK | X_OK) != 0)
+  char own[sizeof mpe__g.tmp_dir];
+  snprintf (own, sizeof own, "%s", mpe__env_tmp_dir ());
+  if (root[4] && mpe__g.rank != 0 && dir_takes_files (dir0) != 0)
     {
+      usable_tmp_dir (own, sizeof own);
       if (strcmp (dir0, own) != 0)
         fprintf (stderr, "mpe: rank %d: MPE_SAME_TMPDIR: rank 0's directory "
                  "%s is not writable here; using %s\n", mpe__g.rank, dir0,
                  own);
       root[4] = 0;
     }
+  if (!root[4])
+    usable_tmp_dir (own, sizeof own);
   snprintf (mpe__g.tmp_dir, sizeof mpe__g.tmp_dir, "%s", root[4] ? dir0 : own);
   int *wg = NULL, flag = 0;
   PMPI_Comm_get_attr (MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &wg, &flag);
@@ -284,8 +513,8 @@ MPE_Init_log (void)
   const char *kis = getenv ("MPE_TEST_KILL_IN_SPILL");
   mpe__g.kill_in_spill = kis ? atol (kis) : 0;
   mpe__spill_drain ();
-  int local, ncpu;
-  node_load (&local, &ncpu);
+  int local, local_rank, ncpu;
+  node_load (&local, &local_rank, &ncpu);
   /* MPE_SPILL_THREAD, by default write-behind: the logger packs each
    * window while it is in its cache, into frame areas of its ring file,
    * and the spill thread only writes full areas, with direct I/O (next
@@ -297,7 +526,7 @@ MPE_Init_log (void)
    * node with a core to spare its loop ran 1.05x the floor against
    * write-behind's 1.10x, but spread over 4.86 ns in 12 runs against
    * 0.21 (the floor's 2.92; bench/mpe-user, 1 rank, 2026-11-28). */
-  mpe__g.budget = buffer_budget ();
+  mpe__g.budget = buffer_budget (local, local_rank);
   const char *st = getenv ("MPE_SPILL_THREAD");
   int wb = st && strcmp (st, "write") == 0;
   int chosen = env_chosen ("MPE_SPILL_THREAD");
@@ -316,6 +545,8 @@ MPE_Init_log (void)
               (long) (getpid () & 0xfffff));
   PMPI_Bcast (mpe__g.runid, sizeof mpe__g.runid, MPI_CHAR, 0, mpe__comm);
 
+  if (mpe__g.rank == 0)
+    warn_unwritable_log ();
   mpe__g.merged_name[0] = '\0';
   mpe__g.nsync = 0;
   mpe__g.sync_err_ns = 0;
@@ -414,9 +645,10 @@ MPE_Finish_log (const char *filename)
     hook ();
   mpe__counters_final ();
   mpe__metrics_final ();
+  if (!(filename && *filename) && !mpe__g.default_prefix[0])
+    default_prefix (NULL);
   const char *prefix = filename && *filename ? filename
-                       : mpe__g.default_prefix[0] ? mpe__g.default_prefix
-                       : "Unknown";
+                       : mpe__g.default_prefix;
   mpe__sample_stop ();
   mpe__sched_stop ();
   int rc = mpe__merge (prefix);
@@ -995,12 +1227,33 @@ MPE_Log_thread_id (void)
   return b ? b->thread : -1;
 }
 
+/* The log's default name: the program's base name, in the current
+ * directory (argv[0]'s, else the executable's: Fortran passes no argv).
+ * Not argv[0] itself, whose directory may be anywhere (../../prog,
+ * /usr/bin/prog). */
+static void
+default_prefix (const char *argv0)
+{
+  char exe[4096];
+  const char *p = argv0;
+  if (!p || !*p)
+    {
+      ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+      exe[n > 0 ? n : 0] = '\0';
+      p = exe;
+    }
+  const char *slash = strrchr (p, '/');
+  if (slash)
+    p = slash + 1;
+  snprintf (mpe__g.default_prefix, sizeof mpe__g.default_prefix, "%s",
+            *p && strcmp (p, ".") && strcmp (p, "..") ? p : "Unknown");
+}
+
 int
 mpe__wrap_init (int *argc, char ***argv)
 {
-  const char *p = argv && *argv && (*argv)[0] ? (*argv)[0] : "Unknown";
   (void) argc;
-  snprintf (mpe__g.default_prefix, sizeof mpe__g.default_prefix, "%s", p);
+  default_prefix (argv && *argv ? (*argv)[0] : NULL);
   return MPE_Init_log ();
 }
 

@@ -65,8 +65,8 @@ mpe__mem_init (void)
   if (!a->enabled ())
     return;
   M.api = a;
-  const char *mx = getenv ("MPE_MEMORY_MAX");
-  M.max = mx && atol (mx) > 0 ? (size_t) atol (mx) : (size_t) 1 << 22;
+  M.max = (size_t) mpe__env_number ("MPE_MEMORY_MAX", 1 << 22, 1, 1u << 30,
+                                     "records", MPE_ENV_INT | MPE_ENV_CLAMP);
   __atomic_store_n (&M.on, 1, __ATOMIC_RELEASE);
   if (mpe__tls)
     a->bind_thread (mpe__tls->thread);

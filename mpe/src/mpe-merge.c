@@ -22,6 +22,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -31,7 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "mpe-internal.h"
@@ -1187,6 +1190,10 @@ typedef struct
   emit_t           em;
   int              part_made;     /* rank 0 created part */
   int              published;     /* rank 0 renamed it to name */
+  dev_t            part_dev;      /* rank 0: the part file it made */
+  ino_t            part_ino;
+  char             moved[4200];   /* rank 0: where a previous log of the
+                                     name went ("" if none) */
   unsigned char   *piece;         /* rank 0: receive buffer */
   size_t           piece_cap;
   uint64_t        *starts;        /* rank 0: each rank's region */
@@ -1277,6 +1284,23 @@ test_hook_is (const char *var, const merge_t *m, const char *phase)
   return atoi (v) == m->rank && !strcmp (colon + 1, phase);
 }
 
+/* MPE_TEST_MERGE_WAIT=RANK:PHASE:PATH: that rank waits for PATH to
+ * exist as the phase starts (a test runs another job meanwhile). */
+static void
+test_hook_wait (const merge_t *m, const char *phase)
+{
+  const char *v = getenv ("MPE_TEST_MERGE_WAIT");
+  const char *c1 = v ? strchr (v, ':') : NULL;
+  const char *c2 = c1 ? strchr (c1 + 1, ':') : NULL;
+  if (!c2 || atoi (v) != m->rank || strlen (phase) != (size_t) (c2 - c1 - 1)
+      || strncmp (c1 + 1, phase, (size_t) (c2 - c1 - 1)))
+    return;
+  fprintf (stderr, "mpe: rank %d: waiting for %s before the %s phase of "
+           "%s (MPE_TEST_MERGE_WAIT)\n", m->rank, c2 + 1, phase, m->part);
+  while (access (c2 + 1, F_OK) != 0)
+    usleep (10000);
+}
+
 static void
 merge_timing (const merge_t *m, const char *what)
 {
@@ -1327,7 +1351,9 @@ merge_begin (merge_t *m, const char *prefix)
   MPI_Request rq;
   PMPI_Ibcast (m->name, sizeof m->name, MPI_CHAR, 0, mpe__comm, &rq);
   mpe__mpi_wait (&rq);
-  snprintf (m->part, sizeof m->part, "%s.part", m->name);
+  /* The unfinished file's name is the run's own: two jobs writing the
+   * same log at once never write into one file. */
+  snprintf (m->part, sizeof m->part, "%s.%s.part", m->name, mpe__g.runid);
   snprintf (mpe__g.merged_name, sizeof mpe__g.merged_name, "%s", m->name);
 }
 
@@ -1829,6 +1855,12 @@ open_writer (merge_t *m)
       return mpe_code (err.code);
     }
   m->part_made = 1;
+  struct stat sb;
+  if (stat (m->part, &sb) == 0)
+    {
+      m->part_dev = sb.st_dev;
+      m->part_ino = sb.st_ino;
+    }
   logfmt_writer_t *w = m->em.w;
   int rc = 0;
   for (size_t i = 0; i < m->defs.nstates && !rc; i++)
@@ -1876,18 +1908,56 @@ open_writer (merge_t *m)
   return write_status (m, rc);
 }
 
-/* Phase "open": rank 0 opens the output, the others a staging file. */
+/* A staging file in DIR (removed at once: it lives while open), if DIR
+ * has room for `need` bytes; -1 otherwise, errno saying why. */
+static int
+stage_in (const char *dir, const char *suffix, uint64_t need)
+{
+  struct statvfs sv;
+  if (statvfs (dir, &sv) == 0 && (uint64_t) sv.f_bavail * sv.f_frsize < need)
+    {
+      errno = ENOSPC;
+      return -1;
+    }
+  /* Unnamed where the file system makes such files: a kill leaves
+   * nothing behind. */
+  int fd = open (dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+    return fd;
+  char stage[4200];
+  snprintf (stage, sizeof stage, "%s/" MPE_SPILL_NAME_PREFIX "%s-%06d-%ld.%s",
+            dir, mpe__g.runid, mpe__g.rank, (long) getpid (), suffix);
+  fd = open (stage, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    unlink (stage);
+  return fd;
+}
+
+/* Phase "open": a staging file where there is room: the spill directory,
+ * unless it is full (a disk that filled during the run must not fail the
+ * merge too), else the log's own directory, else memory.  need: a
+ * quarter of the spill file (encoded chunks are smaller than packed
+ * records) and a margin. */
 static int
 open_stage (const merge_t *m, const char *suffix)
 {
-  char stage[4200];
-  snprintf (stage, sizeof stage, "%s.%s", mpe__g.spill_path, suffix);
-  int fd = open (stage, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  uint64_t need = atomic_load (&mpe__g.spill_off) / 4 + ((uint64_t) 4 << 20);
+  int fd = stage_in (mpe__g.tmp_dir, suffix, need);
+  if (fd >= 0)
+    return fd;
+  int why = errno;
+  char dir[4096];
+  snprintf (dir, sizeof dir, "%s", m->name);
+  char *slash = strrchr (dir, '/');
+  if (slash)
+    *slash = '\0';
+  fd = stage_in (slash ? (dir[0] ? dir : "/") : ".", suffix, need);
   if (fd < 0)
-    fprintf (stderr, "mpe: rank %d: cannot create %s: %s\n", m->rank,
-             stage, strerror (errno));
-  else
-    unlink (stage);
+    fd = memfd_create ("mpe-stage", MFD_CLOEXEC);
+  if (fd < 0)
+    fprintf (stderr, "mpe: rank %d: no place to stage its part of the log "
+             "(%s: %s): %s\n", m->rank, mpe__g.tmp_dir, strerror (why),
+             strerror (errno));
   return fd;
 }
 
@@ -2470,17 +2540,138 @@ phase_finish (merge_t *m)
   return MPE_LOG_OK;
 }
 
-/* Phase "publish": the finished file takes its name. */
+/* Rank 0: the finished part file is the one it wrote, whole: the file
+ * under that name is still the one it created, and a reader finds the
+ * streams and events the ranks counted.  Returns 0 or says why not. */
+static int
+verify_part (const merge_t *m)
+{
+  struct stat sb;
+  if (stat (m->part, &sb) != 0 || sb.st_dev != m->part_dev
+      || sb.st_ino != m->part_ino)
+    {
+      fprintf (stderr, "mpe: %s is no longer the file this job wrote "
+               "(another job or process replaced or removed it)\n", m->part);
+      return -1;
+    }
+  logfmt_reader_t *r;
+  logfmt_error_t err;
+  memset (&err, 0, sizeof err);
+  if (logfmt_reader_open (m->part, LOGFMT_OPEN_NOVERIFY, &r, &err) != 0)
+    {
+      fprintf (stderr, "mpe: %s does not read back: %s\n", m->part,
+               err.message);
+      return -1;
+    }
+  const logfmt_info_t *in = logfmt_reader_info (r);
+  uint32_t nstreams = 0;
+  for (int q = 0; q < m->size; q++)
+    nstreams += (uint32_t) m->nts[q];
+  int bad = in->world_size != (uint32_t) m->size || in->nstreams != nstreams
+            || in->nevents < m->totals[0];
+  if (bad)
+    fprintf (stderr, "mpe: %s does not read back as written (%u ranks, %u "
+             "streams, %llu events; wrote %d, %u, %llu)\n", m->part,
+             in->world_size, in->nstreams, (unsigned long long) in->nevents,
+             m->size, nstreams, (unsigned long long) m->totals[0]);
+  logfmt_reader_close (r);
+  return bad ? -1 : 0;
+}
+
+/* rename (from, to) unless `to` exists: 0, or -1 with errno (EEXIST). */
+static int
+rename_noreplace (const char *from, const char *to)
+{
+#ifdef RENAME_NOREPLACE
+  if (renameat2 (AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+    return 0;
+  if (errno != EINVAL && errno != ENOSYS)
+    return -1;
+#endif
+  /* A file system without it: a hard link is created only where no file
+   * is, then the old name goes. */
+  if (link (from, to) != 0)
+    return -1;
+  unlink (from);
+  return 0;
+}
+
+/* NAME ("dir/prog.clog") as "dir/prog.K.clog". */
+static void
+numbered (char *out, size_t n, const char *name, unsigned k)
+{
+  size_t len = strlen (name);
+  size_t stem = len > 5 && !strcmp (name + len - 5, ".clog") ? len - 5 : len;
+  snprintf (out, n, "%.*s.%u.clog", (int) stem, name, k);
+}
+
+/* The number after the highest "prog.K.clog" next to NAME. */
+static unsigned
+next_number (const char *name)
+{
+  char dir[4096], base[4096];
+  snprintf (dir, sizeof dir, "%s", name);
+  char *slash = strrchr (dir, '/');
+  const char *b = slash ? slash + 1 : name;
+  if (slash)
+    *slash = '\0';
+  snprintf (base, sizeof base, "%s", b);
+  size_t bl = strlen (base);
+  if (bl > 5 && !strcmp (base + bl - 5, ".clog"))
+    base[bl -= 5] = '\0';
+  DIR *d = opendir (slash ? (dir[0] ? dir : "/") : ".");
+  unsigned hi = 0;
+  struct dirent *de;
+  while (d && (de = readdir (d)))
+    {
+      char *end;
+      if (strncmp (de->d_name, base, bl) || de->d_name[bl] != '.')
+        continue;
+      unsigned long k = strtoul (de->d_name + bl + 1, &end, 10);
+      if (end != de->d_name + bl + 1 && !strcmp (end, ".clog") && k > hi
+          && k < 1000000)
+        hi = (unsigned) k;
+    }
+  if (d)
+    closedir (d);
+  return hi + 1;
+}
+
+/* Phase "publish": the finished file takes its name.  A log already
+ * there is never replaced silently: it moves to the next free
+ * NAME.K.clog first (MPE_LOG_REPLACE=yes replaces it, as MPE2 did). */
 static int
 phase_publish (merge_t *m)
 {
   if (m->rank != 0 || failed (m))
     return MPE_LOG_OK;
-  if (rename (m->part, m->name) != 0)
+  if (verify_part (m) != 0)
+    return MPE_LOG_FILE_PROB;
+  int replace = mpe__env_bool ("MPE_LOG_REPLACE", 0);
+  m->moved[0] = '\0';
+  for (int tries = 0;; tries++)
     {
-      fprintf (stderr, "mpe: cannot rename %s to %s: %s\n", m->part, m->name,
-               strerror (errno));
-      return MPE_LOG_FILE_PROB;
+      if (replace ? rename (m->part, m->name) == 0
+                  : rename_noreplace (m->part, m->name) == 0)
+        break;
+      if (errno != EEXIST || tries >= 100)
+        {
+          fprintf (stderr, "mpe: cannot rename %s to %s: %s\n", m->part,
+                   m->name, strerror (errno));
+          return MPE_LOG_FILE_PROB;
+        }
+      /* Whatever is under the name now (another job's log, perhaps just
+       * written) moves aside, never over another file. */
+      char old[sizeof m->moved];
+      numbered (old, sizeof old, m->name, next_number (m->name));
+      if (rename_noreplace (m->name, old) == 0)
+        snprintf (m->moved, sizeof m->moved, "%s", old);
+      else if (errno != EEXIST && errno != ENOENT)
+        {
+          fprintf (stderr, "mpe: %s exists and cannot be moved to %s: %s\n",
+                   m->name, old, strerror (errno));
+          return MPE_LOG_FILE_PROB;
+        }
     }
   m->part_made = 0;
   m->published = 1;
@@ -2497,6 +2688,8 @@ merge_report (const merge_t *m)
   fprintf (stderr, "mpe: wrote %s (%.1f MB, %llu events, %d ranks) in %.2f s\n",
            m->name, mb, (unsigned long long) m->totals[0], m->size,
            PMPI_Wtime () - m->t_start);
+  if (m->moved[0])
+    fprintf (stderr, "mpe: the previous %s is now %s\n", m->name, m->moved);
   if (m->totals[1])
     fprintf (stderr, "mpe: %llu events were lost in all\n",
              (unsigned long long) m->totals[1]);
@@ -2527,6 +2720,45 @@ static const struct
   { "finish", phase_finish, 0 },        /* carries them all */
   { "publish", phase_publish, 1 },
 };
+
+/* The directory part of a ring prefix (in a static buffer). */
+static const char *
+ring_dir_of (const char *prefix)
+{
+  static char dir[4096];
+  snprintf (dir, sizeof dir, "%s", prefix);
+  char *slash = strrchr (dir, '/');
+  if (slash)
+    *slash = '\0';
+  return dir;
+}
+
+/* NAME if its directory takes a new file, else the same base name in
+ * the first writable one of: the current directory, $HOME, the spill
+ * directory (returns 1). */
+static int
+writable_place (const char *name, char *out, size_t n)
+{
+  char dir[4096];
+  snprintf (dir, sizeof dir, "%s", name);
+  char *slash = strrchr (dir, '/');
+  const char *base = slash ? name + (slash - dir) + 1 : name;
+  if (slash)
+    *slash = '\0';
+  snprintf (out, n, "%s", name);
+  if (access (slash ? (dir[0] ? dir : "/") : ".", W_OK | X_OK) == 0)
+    return 0;
+  char cwd[4096];
+  const char *cand[3] = { getcwd (cwd, sizeof cwd), getenv ("HOME"),
+                          mpe__g.tmp_dir };
+  for (int i = 0; i < 3; i++)
+    if (cand[i] && *cand[i] && access (cand[i], W_OK | X_OK) == 0)
+      {
+        snprintf (out, n, "%s/%s", cand[i], base);
+        return 1;
+      }
+  return 0;
+}
 
 /* The log could not be completed: nothing local is removed, what memory
  * holds joins the spill file, and rank 0 says how to rebuild the log. */
@@ -2567,19 +2799,64 @@ merge_failed (merge_t *m, int rc, const char *phase)
   int elsewhere = strcmp (root, where) != 0
                   || strcmp (root + strlen (root) + 1,
                              where + strlen (where) + 1) != 0;
-  int nelsewhere = 0;
-  PMPI_Ireduce (&elsewhere, &nelsewhere, 1, MPI_INT, MPI_SUM, 0, mpe__comm,
-                &rq);
+  /* A rank whose spill directory took no file has nothing to rebuild
+   * from: say so rather than promise a rebuild. */
+  int mine2[2] = { elsewhere, access (mpe__g.spill_path, F_OK) != 0 };
+  int sums[2] = { 0, 0 };
+  PMPI_Ireduce (mine2, sums, 2, MPI_INT, MPI_SUM, 0, mpe__comm, &rq);
+  mpe__mpi_wait (&rq);
+  int nelsewhere = sums[0];
+  /* What is kept, and how big: the spill files and the ring files. */
+  uint64_t kept[2] = { 0, 0 }, kept_all[2] = { 0, 0 };
+  struct stat sb;
+  if (stat (mpe__g.spill_path, &sb) == 0)
+    kept[0] = (uint64_t) sb.st_blocks * 512;
+  for (int t = 0; mpe__g.ring_prefix[0] && t < m->nt; t++)
+    {
+      char ring[4200];
+      snprintf (ring, sizeof ring, "%s.t%d" MPE_RING_SUFFIX,
+                mpe__g.ring_prefix, t);
+      if (stat (ring, &sb) == 0)
+        kept[1] += (uint64_t) sb.st_blocks * 512;
+    }
+  PMPI_Ireduce (kept, kept_all, 2, MPI_UINT64_T, MPI_SUM, 0, mpe__comm, &rq);
   mpe__mpi_wait (&rq);
   if (m->rank != 0)
     return;
+  if (sums[1] == m->size)
+    {
+      fprintf (stderr, "mpe: %s was not written (%s, in the merge's %s "
+               "phase), and no rank could keep a local file (no spill "
+               "directory took one): the log cannot be rebuilt\n", m->name,
+               rc == MPE_LOG_NO_MEMORY ? "out of memory" : "file problem",
+               phase);
+      return;
+    }
+  char out[4200];
+  int moved = writable_place (m->name, out, sizeof out);
   fprintf (stderr,
-           "mpe: %s was not written (%s, in the merge's %s phase).\n"
-           "mpe: every rank kept its local files (run %s); to rebuild the "
-           "whole log, run\n"
-           "    clogtool recover --run %s -o %s %s\n",
+           "mpe: %s was not written (%s, in the merge's %s phase).\n",
            m->name, rc == MPE_LOG_NO_MEMORY ? "out of memory" : "file problem",
-           phase, mpe__g.runid, mpe__g.runid, m->name, where);
+           phase);
+  if (moved)
+    fprintf (stderr, "mpe: its directory is not writable here; %s is\n",
+             out);
+  if (sums[1])
+    fprintf (stderr, "mpe: %d rank(s) could not keep a local file (no spill "
+             "directory took one): their events cannot be rebuilt\n",
+             sums[1]);
+  fprintf (stderr,
+           "mpe: %s kept %s local files (run %s); to rebuild the "
+           "%s log, run\n"
+           "    clogtool recover --run %s -o %s %s\n",
+           sums[1] ? "the other ranks" : "every rank",
+           sums[1] ? "their" : "its", mpe__g.runid,
+           sums[1] ? "rest of the" : "whole", mpe__g.runid, out, where);
+  fprintf (stderr, "mpe: kept: %.1f MiB of spill files, %.1f MiB of ring "
+           "files%s%s; `clogtool recover --clean` removes them once the log "
+           "is rebuilt\n", kept_all[0] / 1048576.0, kept_all[1] / 1048576.0,
+           mpe__g.ring_prefix[0] ? " in " : "",
+           mpe__g.ring_prefix[0] ? ring_dir_of (mpe__g.ring_prefix) : "");
   if (nelsewhere)
     fprintf (stderr, "mpe: %d rank(s) kept theirs in another directory or "
              "on another host: copy their mpe-%s-*.spill files into %s "
@@ -2644,6 +2921,7 @@ mpe__merge (const char *prefix)
       m.phase = i;
       if (test_hook_is ("MPE_TEST_MERGE_KILL", &m, phases[i].name))
         raise (SIGKILL);
+      test_hook_wait (&m, phases[i].name);
       int rc = phases[i].run (&m);
       if (test_hook_is ("MPE_TEST_MERGE_FAIL", &m, phases[i].name))
         rc = fail_nomem (&m, "MPE_TEST_MERGE_FAIL");
@@ -2665,6 +2943,18 @@ mpe__merge (const char *prefix)
         {
           mpe__save_memory ();
           mpe__spill_frame (MPE_SPILL_END, 0, NULL, 0);
+          /* Say what stays, and how big (delete_local is rank 0's). */
+          struct stat sb;
+          uint64_t mine = stat (mpe__g.spill_path, &sb) == 0
+                          ? (uint64_t) sb.st_blocks * 512 : 0, all = 0;
+          MPI_Request rq;
+          PMPI_Ireduce (&mine, &all, 1, MPI_UINT64_T, MPI_SUM, 0, mpe__comm,
+                        &rq);
+          mpe__mpi_wait (&rq);
+          if (m.rank == 0)
+            fprintf (stderr, "mpe: MPE_DELETE_LOCALFILE=no: kept %.1f MiB "
+                     "of spill files (run %s) in %s\n", all / 1048576.0,
+                     mpe__g.runid, mpe__g.tmp_dir);
         }
       mpe__spill_close (mpe__g.delete_local);
       mpe__tbuf_reset_all ();

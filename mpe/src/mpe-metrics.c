@@ -215,21 +215,8 @@ mpe__metrics_init (void)
     add_def (MPE_MID_CHAN + (uint32_t) k,
              LOGFMT_METRIC_STANDARD | LOGFMT_METRIC_CHANNEL, chan_names[k],
              k & 1 ? "bytes" : "1");
-  const char *p = getenv ("MPE_METRIC_PERIOD");
-  double ns = 1e7;
-  if (p && *p)
-    {
-      char *end;
-      double v = strtod (p, &end);
-      double mul = !strcmp (end, "s") ? 1e9 : !strcmp (end, "ms") ? 1e6
-                   : !strcmp (end, "us") ? 1e3
-                   : !strcmp (end, "ns") || !*end ? 1 : -1;
-      if (end == p || mul < 0 || v < 0)
-        fprintf (stderr, "mpe: MPE_METRIC_PERIOD=%s is not a duration "
-                 "(like 10ms, 500us, 1s, 0); keeping 10ms\n", p);
-      else
-        ns = v * mul;
-    }
+  double ns = mpe__env_number ("MPE_METRIC_PERIOD", 1e7, 0, 3600e9, "",
+                               MPE_ENV_DURATION);
   /* ticks per ns = 2^32 / mult_fp. */
   period_ticks = ns > 0 && mpe__g.mult_fp
                  ? (uint64_t) (ns * 4294967296.0 / (double) mpe__g.mult_fp)

@@ -833,20 +833,7 @@ mpe__mon_thread_wanted (void)
 static double
 env_double (const char *name, double dflt)
 {
-  const char *v = getenv (name);
-  if (!v || !*v)
-    return dflt;
-  char *end;
-  errno = 0;
-  double d = strtod (v, &end);
-  if (errno || *end || d < 0)
-    {
-      if (mpe__g.rank == 0)
-        fprintf (stderr, "MPE: %s=%s is not a number >= 0; using %g\n",
-                 name, v, dflt);
-      return dflt;
-    }
-  return d;
+  return mpe__env_number (name, dflt, 0, 1e9, "", 0);
 }
 
 static uint64_t
@@ -908,14 +895,12 @@ learn_nodes (void)
 static int
 choose_shape (int size)
 {
-  const char *v = getenv ("MPE_MONITOR_SHAPE");
-  if (v && !strcmp (v, "ring"))
+  static const char *const shapes[] = { "auto", "ring", "tree", NULL };
+  int c = mpe__env_choice ("MPE_MONITOR_SHAPE", shapes, 0);
+  if (c == 1)
     return MPE_MON_SHAPE_RING;
-  if (v && !strcmp (v, "tree"))
+  if (c == 2)
     return MPE_MON_SHAPE_TREE;
-  if (v && *v && strcmp (v, "auto"))
-    fprintf (stderr, "MPE: MPE_MONITOR_SHAPE=%s is not ring, tree or "
-             "auto; using auto\n", v);
   return size >= MON_TREE_FROM ? MPE_MON_SHAPE_TREE : MPE_MON_SHAPE_RING;
 }
 

@@ -503,21 +503,14 @@ out:
 /* Timers                                                              */
 /* ------------------------------------------------------------------ */
 
+/* NAME as a whole number in [lo, hi] (mpe-env.c says what it refuses;
+ * above hi it takes hi). */
 static long
-env_long (const char *name, long dflt)
+env_long (const char *name, long dflt, long lo, long hi, const char *unit)
 {
-  const char *v = getenv (name);
-  if (!v || !*v)
-    return dflt;
-  char *end;
-  long x = strtol (v, &end, 10);
-  if (*end || x < 0)
-    {
-      fprintf (stderr, "mpe: %s=%s is not a number; using %ld\n", name, v,
-               dflt);
-      return dflt;
-    }
-  return x;
+  return (long) mpe__env_number (name, (double) dflt, (double) lo,
+                                 (double) hi, unit,
+                                 MPE_ENV_INT | MPE_ENV_CLAMP);
 }
 
 void
@@ -531,11 +524,11 @@ mpe__sample_init (void)
         S.hz = 200;
       else if (strcmp (hz, "off") && strcmp (hz, "no")
                && strcmp (hz, "false"))
-        S.hz = (int) env_long ("MPE_SAMPLE_HZ", 200);
+        S.hz = (int) env_long ("MPE_SAMPLE_HZ", 200, 0, 100000, "Hz");
     }
   if (S.hz > 100000)
     S.hz = 100000;
-  S.depth = (int) env_long ("MPE_SAMPLE_DEPTH", 64);
+  S.depth = (int) env_long ("MPE_SAMPLE_DEPTH", 64, 1, MAX_DEPTH, "frames");
   if (S.depth < 1 || S.depth > MAX_DEPTH)
     S.depth = MAX_DEPTH;
   const char *u = getenv ("MPE_SAMPLE_UNWIND");
@@ -547,13 +540,17 @@ mpe__sample_init (void)
   else if (u && *u && strcmp (u, "auto"))
     fprintf (stderr, "mpe: MPE_SAMPLE_UNWIND=%s: use auto, fp or "
              "libunwind\n", u);
-  S.max_samples = (size_t) env_long ("MPE_SAMPLE_BUFFER", 1L << 20);
+  S.max_samples = (size_t) mpe__env_number ("MPE_SAMPLE_BUFFER", 1 << 20,
+                                             1024, 1 << 30, "samples",
+                                             MPE_ENV_INT | MPE_ENV_CLAMP
+                                             | MPE_ENV_CLAMP_LOW);
   if (S.max_samples < 1024)
     S.max_samples = 1024;
   S.max_nodes = S.max_samples < (1u << 20) ? (1u << 20) : S.max_samples;
   if (S.max_nodes > (1u << 30))
     S.max_nodes = 1u << 30;
-  S.max_sites = (size_t) env_long ("MPE_CALLSITE_BUFFER", 1L << 22);
+  S.max_sites = (size_t) env_long ("MPE_CALLSITE_BUFFER", 1L << 22, 0,
+                                   1L << 30, "call sites");
   S.signo = SIGPROF;
   modules_load ();
   mpe__sample_reset ();

@@ -53,18 +53,8 @@ static struct
 static long
 env_long (const char *name, long dflt, long lo, long hi)
 {
-  const char *v = getenv (name);
-  if (!v || !*v)
-    return dflt;
-  char *end;
-  long x = strtol (v, &end, 10);
-  if (*end || x < lo || x > hi)
-    {
-      fprintf (stderr, "mpe: %s=%s is not a number in [%ld, %ld]; "
-               "keeping %ld\n", name, v, lo, hi, dflt);
-      return dflt;
-    }
-  return x;
+  return (long) mpe__env_number (name, (double) dflt, (double) lo,
+                                 (double) hi, "", MPE_ENV_INT);
 }
 
 /* A (log clock, CLOCK_MONOTONIC) pair read as close together as the

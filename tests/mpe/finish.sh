@@ -15,15 +15,18 @@ export MPE_BUFFER_MB=1
 
 # finish_rc RANK: what MPE_Finish_log returned there (logmany prints it).
 finish_rc () { sed -n "s/^rank $1: MPE_Finish_log //p" out.txt; }
-# failed WHAT OUT RC: the checks after a finish that failed with RC.
+# failed WHAT OUT RC [WHERE]: the checks after a finish that failed with
+# RC; the printed command writes WHERE (default OUT: a writable place
+# when OUT's directory is not).
 failed () {
   is "$1: rank 0's MPE_Finish_log returns $3" "$(finish_rc 0)" "$3"
   is "$1: rank 1's MPE_Finish_log returns $3" "$(finish_rc 1)" "$3"
   is "$1: both ranks kept their spill file" \
     "$(ls "$MPE_TMPDIR" | grep -c '^mpe-.*\.spill$')" 2
-  test ! -e "$2" && test ! -e "$2.part"; ok $? "$1: no partial output left"
+  test ! -e "$2" && ! ls "$2".*.part > /dev/null 2>&1
+  ok $? "$1: no partial output left"
   run=$(ls "$MPE_TMPDIR" | sed -n 's/^mpe-\([0-9a-f]*\)-000000-.*/\1/p')
-  grep -qxF "    clogtool recover --run $run -o $2 $MPE_TMPDIR" err.txt
+  grep -qxF "    clogtool recover --run $run -o ${4:-$2} $MPE_TMPDIR" err.txt
   ok $? "$1: rank 0 prints the recover command"
   [ $? -eq 0 ] || sed 's/^/# /' err.txt
 }
@@ -53,7 +56,7 @@ recovered () {
 run 2 $B/tests/mpe/logmany $N 2; ok $? "normal run"
 is "normal run: MPE_Finish_log returns MPE_LOG_OK" "$(finish_rc 0)$(finish_rc 1)" 00
 is "normal run: every begin" "$(val logmany.clog count 1 2 600)" $N
-test -z "$(ls "$MPE_TMPDIR")" && test ! -e logmany.clog.part
+test -z "$(ls "$MPE_TMPDIR")" && ! ls logmany.clog.*.part > /dev/null 2>&1
 ok $? "normal run: no local file, no .part left"
 size=$(wc -c < logmany.clog)
 rm -f logmany.clog
@@ -98,12 +101,14 @@ rm -f logmany.clog
 p=$B/tests/mpe/logmany
 mkdir -p out
 for stale in no yes; do
-  [ $stale = yes ] && mk="head -c 5000 /dev/urandom > out/logmany.clog.part &&" || mk=
+  # (A stale file cannot take the part file's name, which is the run's
+  # own: rank 1 makes one under every name in the directory it sees.)
+  [ $stale = yes ] && mk="head -c 5000 /dev/urandom > out/logmany.clog.stale.part &&" || mk=
   MPE_LOGFILE_PREFIX=out/logmany timeout 120 $MPIEXEC -n 1 $p 300000 2 : \
     -n 1 $MOUNT_NS sh -c "mount -t tmpfs tmpfs out && $mk exec $p 300000 2" : \
     -n 1 $p 300000 2 > out.txt 2> err.txt
   ok $? "directory not shared (stale file: $stale): the job succeeds"
-  grep -q "rank 1: out/logmany.clog.part is not the file rank 0 writes" err.txt
+  grep -q "rank 1: out/logmany.clog.[0-9a-f]*.part is not the file rank 0 writes" err.txt
   ok $? "directory not shared (stale file: $stale): rank 1 says so"
   $CLOGTOOL verify out/logmany.clog > /dev/null
   ok $? "directory not shared (stale file: $stale): clogtool verify"
@@ -157,17 +162,21 @@ MPE_LOGFILE_PREFIX=ro/logmany in_mount_ns sh -c \
    $B/tests/mpe/logmany $N > out.txt 2> err.txt"
 ok $? "read-only directory: the job itself succeeds"
 grep -q 'Read-only file system' err.txt; ok $? "read-only directory: says why"
-failed "read-only directory" ro/logmany.clog 3
+failed "read-only directory" ro/logmany.clog 3 "$tap_tmp/logmany.clog"
+grep -qxF "mpe: its directory is not writable here; $tap_tmp/logmany.clog is" err.txt
+ok $? "read-only directory: rank 0 names a writable place"
 recovered "read-only directory" 1
 
 # A directory that does not exist (or was removed), and a path through a
 # regular file.
 MPE_LOGFILE_PREFIX=gone/logmany run 2 $B/tests/mpe/logmany $N
-failed "missing directory" gone/logmany.clog 3
+grep -q "^mpe: the log gone/logmany.clog cannot be written in gone (No such file or directory): the finish will fail" err.txt
+ok $? "missing directory: said at the start"
+failed "missing directory" gone/logmany.clog 3 "$tap_tmp/logmany.clog"
 recovered "missing directory" 1
 : > afile
 MPE_LOGFILE_PREFIX=afile/logmany run 2 $B/tests/mpe/logmany $N
-failed "path through a file" afile/logmany.clog 3
+failed "path through a file" afile/logmany.clog 3 "$tap_tmp/logmany.clog"
 recovered "path through a file" 1
 
 # A failure in each phase of the merge (a test hook makes the phase fail
@@ -188,12 +197,13 @@ done
 # A rank SIGKILLed in the middle of the merge: the launcher kills the
 # other one; the unfinished output is only a .part file.
 for k in 1:scan 1:encode 0:assemble 1:assemble 0:finish; do
-  rm -f logmany.clog logmany.clog.part
+  rm -f logmany.clog logmany.clog.*.part
   MPE_TEST_MERGE_KILL=$k run 2 $B/tests/mpe/logmany $N 2
   fails $?; ok $? "rank ${k%%:*} killed in the ${k#*:} phase: the job fails"
   test ! -e logmany.clog; ok $? "killed in ${k#*:}: no file under the log's name"
   recovered "rank ${k%%:*} killed in the ${k#*:} phase" 2
 done
-test -e logmany.clog.part; ok $? "killed while writing: the output is marked .part"
+ls logmany.clog.*.part > /dev/null 2>&1
+ok $? "killed while writing: the output is marked .part"
 
 finish
