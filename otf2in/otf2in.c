@@ -160,6 +160,7 @@ typedef struct
   OTF2_Paradigm paradigm;
   int32_t start_id;          /* its state's BEGIN id (END: + 1) */
   int mpi;
+  int coll;                  /* an MPI collective (role or name) */
 } region_t;
 
 typedef struct
@@ -177,6 +178,7 @@ typedef struct
   uint32_t size;
   int32_t *ranks;            /* local -> world, NULL if unknown */
   int self;                  /* MPI_COMM_SELF-like: partner is oneself */
+  uint32_t label;            /* the MPI wrappers' label of it */
 } comm_t;
 
 typedef struct
@@ -429,7 +431,13 @@ def_region (void *u, OTF2_RegionRef self, OTF2_StringRef name,
   if (!r)
     return OTF2_CALLBACK_INTERRUPT;
   *r = (region_t) { self, name, desc, paradigm, 0,
-                    paradigm == OTF2_PARADIGM_MPI };
+                    paradigm == OTF2_PARADIGM_MPI,
+                    paradigm == OTF2_PARADIGM_MPI
+                    && (role == OTF2_REGION_ROLE_BARRIER
+                        || role == OTF2_REGION_ROLE_COLL_ONE2ALL
+                        || role == OTF2_REGION_ROLE_COLL_ALL2ONE
+                        || role == OTF2_REGION_ROLE_COLL_ALL2ALL
+                        || role == OTF2_REGION_ROLE_COLL_OTHER) };
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -583,20 +591,96 @@ loc_order (const void *a, const void *b)
   return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* "MPE state, events A/B, colour C" (our export's region description). */
+/* "MPE state, events A/B, colour C", then maybe "\nformat F" (our
+ * export's region description); *format points into desc, or NULL. */
 static int
 parse_mpe_region (const char *desc, int32_t *a, int32_t *b, char *color,
-                  size_t clen)
+                  size_t clen, const char **format)
 {
   int n = 0;
+  *format = NULL;
   if (sscanf (desc, "MPE state, events %" SCNd32 "/%" SCNd32 ", colour %n",
               a, b, &n) != 2 || n == 0)
     return 0;
-  snprintf (color, clen, "%s", desc + n);
+  const char *nl = strchr (desc + n, '\n');
+  size_t len = nl ? (size_t) (nl - desc - n) : strlen (desc + n);
+  snprintf (color, clen, "%.*s", (int) (len < clen ? len : clen - 1),
+            desc + n);
+  if (nl && strncmp (nl, "\nformat ", 8) == 0)
+    *format = nl + 8;
   return 1;
 }
 
-static const char coll_format[] = "comm %d root %d sent %l received %l";
+/* MPI collectives by name (after "MPI_", nonblocking ones with their
+ * leading I): the OTF2 operation and region role. */
+static const struct
+{
+  const char *name;
+  OTF2_CollectiveOp op;
+  OTF2_RegionRole role;
+} coll_ops[] = {
+  { "Barrier", OTF2_COLLECTIVE_OP_BARRIER, OTF2_REGION_ROLE_BARRIER },
+  { "Bcast", OTF2_COLLECTIVE_OP_BCAST, OTF2_REGION_ROLE_COLL_ONE2ALL },
+  { "Gather", OTF2_COLLECTIVE_OP_GATHER, OTF2_REGION_ROLE_COLL_ALL2ONE },
+  { "Gatherv", OTF2_COLLECTIVE_OP_GATHERV, OTF2_REGION_ROLE_COLL_ALL2ONE },
+  { "Scatter", OTF2_COLLECTIVE_OP_SCATTER, OTF2_REGION_ROLE_COLL_ONE2ALL },
+  { "Scatterv", OTF2_COLLECTIVE_OP_SCATTERV, OTF2_REGION_ROLE_COLL_ONE2ALL },
+  { "Allgather", OTF2_COLLECTIVE_OP_ALLGATHER, OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Allgatherv", OTF2_COLLECTIVE_OP_ALLGATHERV,
+    OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Alltoall", OTF2_COLLECTIVE_OP_ALLTOALL, OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Alltoallv", OTF2_COLLECTIVE_OP_ALLTOALLV, OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Alltoallw", OTF2_COLLECTIVE_OP_ALLTOALLW, OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Reduce", OTF2_COLLECTIVE_OP_REDUCE, OTF2_REGION_ROLE_COLL_ALL2ONE },
+  { "Reduce_scatter", OTF2_COLLECTIVE_OP_REDUCE_SCATTER,
+    OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Reduce_scatter_block", OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK,
+    OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Scan", OTF2_COLLECTIVE_OP_SCAN, OTF2_REGION_ROLE_COLL_OTHER },
+  { "Exscan", OTF2_COLLECTIVE_OP_EXSCAN, OTF2_REGION_ROLE_COLL_OTHER },
+};
+
+int
+otf2in_collective (const char *name, uint32_t *op, uint32_t *role)
+{
+  if (!name || strncmp (name, "MPI_", 4) != 0)
+    return 0;
+  name += 4;
+  for (int pass = 0; pass < 2; pass++, name++)
+    {
+      for (size_t i = 0; i < sizeof coll_ops / sizeof *coll_ops; i++)
+        if (strcmp (name, coll_ops[i].name) == 0)
+          {
+            *op = coll_ops[i].op;
+            *role = coll_ops[i].role;
+            return 1;
+          }
+      if (name[0] != 'I')
+        break;
+    }
+  return 0;
+}
+
+
+/* The MPI wrappers' collective END format and cargo
+ * (mpe/wrappers/wrap-internal.h, analysis/an-common.c), so that
+ * `clogtool matrix` and `profile` count the collectives. */
+static const char coll_format[] = "comm=%x np=%d root=%d sent=%l recv=%l";
+
+/* The wrappers' label of a communicator: FNV-1a over its world ranks,
+ * each low byte first; MPI_COMM_WORLD (id 0) is ffffffff. */
+static uint32_t
+comm_label (uint32_t id, const int32_t *ranks, uint32_t n)
+{
+  uint32_t h = 2166136261u;
+  if (id == 0)
+    return 0xffffffffu;
+  for (uint32_t i = 0; ranks && i < n; i++)
+    for (int b = 0; b < 4; b++)
+      h = (h ^ (((uint32_t) ranks[i] >> (8 * b)) & 0xffu)) * 16777619u;
+  return h;
+}
 
 /* Ranks, threads, streams, states, event definitions, communicators. */
 static int
@@ -690,8 +774,9 @@ map_defs (imp_t *im, const char *creator)
   for (size_t i = 0; i < im->nreg; i++)
     {
       int32_t a, b;
+      const char *f;
       if (parse_mpe_region (S (im, im->reg[i].desc), &a, &b, color,
-                            sizeof color))
+                            sizeof color, &f))
         {
           if (a >= next_id)
             next_id = a + 1;
@@ -704,9 +789,10 @@ map_defs (imp_t *im, const char *creator)
     {
       region_t *r = &im->reg[i];
       logfmt_state_def_t d = { 0 };
+      const char *format = NULL;
       d.name = S (im, r->name);
       if (!parse_mpe_region (S (im, r->desc), &d.start_id, &d.end_id, color,
-                             sizeof color))
+                             sizeof color, &format))
         {
           uint32_t rgb;
           logfmt_color_lookup (d.name, &rgb);
@@ -716,8 +802,12 @@ map_defs (imp_t *im, const char *creator)
           next_id += 2;
         }
       d.color = color;
-      /* MPI regions may hold a collective's cargo on their END. */
-      d.format = r->mpi ? coll_format : NULL;
+      /* Collectives hold the MPI_Collective_End's cargo on their END;
+       * our export's regions name their own format. */
+      uint32_t op, role;
+      if (r->mpi && otf2in_collective (d.name, &op, &role))
+        r->coll = 1;
+      d.format = format ? format : r->coll ? coll_format : NULL;
       r->start_id = d.start_id;
       rc = logfmt_writer_add_state (im->w, &d);
     }
@@ -795,6 +885,7 @@ map_defs (imp_t *im, const char *creator)
           cd.size = c->size;
           cd.ranks = c->ranks;
         }
+      c->label = comm_label (c->id, c->ranks, c->size);
       rc = logfmt_writer_add_comm (im->w, &cd);
     }
   (void) creator;
@@ -1070,15 +1161,18 @@ ev_coll_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
   (void) loc; (void) t; (void) pos; (void) al; (void) op;
   /* The innermost open MPI region (MPI_Allreduce, ...) gets the cargo
    * coll_format describes, on its END. */
+  int64_t ci = idmap_find (wk->im->comm_map, wk->im->ncomm, comm);
+  const comm_t *cm = ci >= 0 ? &wk->im->comm[ci] : NULL;
   for (size_t d = wk->depth; d-- > 0;)
     if (wk->im->reg[wk->stack[d].region].mpi)
       {
         uint8_t *c = wk->stack[d].cargo;
-        put_be (c, comm, 4);
-        put_be (c + 4, root, 4);
-        put_be (c + 8, sent, 8);
-        put_be (c + 16, received, 8);
-        memset (c + 24, 0, 8);
+        put_be (c, cm ? cm->label : 0xffffffffu, 4);
+        put_be (c + 4, cm ? (cm->self ? 1 : cm->size) : 0, 4);
+        put_be (c + 8, root == OTF2_UNDEFINED_UINT32 ? UINT32_MAX : root, 4);
+        put_be (c + 12, sent, 8);
+        put_be (c + 20, received, 8);
+        memset (c + 28, 0, 4);
         wk->stack[d].has_cargo = 1;
         return OTF2_CALLBACK_SUCCESS;
       }

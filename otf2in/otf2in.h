@@ -63,6 +63,11 @@ int otf2in_reader_open (const char *path, unsigned flags,
                         logfmt_progress_cb progress, void *user,
                         logfmt_reader_t **out, logfmt_error_t *err);
 
+/* 1 if name is an MPI collective ("MPI_Allreduce", "MPI_Ibcast", ...),
+ * with its OTF2_CollectiveOp and OTF2_RegionRole, else 0 (the table the
+ * export writes and the import reads). */
+int otf2in_collective (const char *name, uint32_t *op, uint32_t *role);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,8 +23,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/analysis.h"
 #include "clogtool-internal.h"
 #include "convert-internal.h"
+#include "otf2in.h"
 
 #ifdef HAVE_OTF2
 #include <otf2/otf2.h>
@@ -50,6 +52,11 @@ typedef struct
   uint64_t unnested;
   logfmt_state_tracker_t *tracker;
   OTF2_AttributeList *continued;  /* "continued" = 1, for re-entries */
+  uint8_t *coll;              /* per state: 1 + OTF2 op of a collective
+                                 the wrappers logged, else 0 */
+  an_comm_map_t *labels;      /* the wrappers' comm label -> definition */
+  uint32_t world;             /* OTF2 comm of MPI_COMM_WORLD */
+  int own_world;              /* 1: no comm of the log is it; we add it */
 } otf2_t;
 
 #define ATTR_CONTINUED 0
@@ -115,8 +122,27 @@ msg_target (const otf2_t *o, uint32_t comm, int32_t partner,
       *orank = (uint32_t) o->inv[comm][partner];
       return;
     }
-  *ocomm = (uint32_t) o->ncomms;
+  *ocomm = o->world;
   *orank = partner < 0 ? 0 : (uint32_t) partner;
+}
+
+/* A collective's end, from the wrappers' cargo on its END: the
+ * communicator its label names, the root (-1: none) and the bytes. */
+static OTF2_ErrorCode
+coll_end (otf2_t *o, OTF2_EvtWriter *ew, const logfmt_interval_t *iv)
+{
+  an_coll_cargo_t cc = { 0xffffffffu, 0, -1, 0, 0 };
+  if (iv->flags & LOGFMT_IV_END_CARGO)
+    an_coll_cargo_decode (iv->end_cargo, &cc);
+  uint32_t comm = o->world;
+  const logfmt_comm_def_t *d = an_comm_map_find (o->labels, cc.label);
+  for (size_t i = 0; d && i < o->ncomms; i++)
+    if (logfmt_reader_comm (o->r, i) == d)
+      comm = (uint32_t) i;
+  return OTF2_EvtWriter_MpiCollectiveEnd (
+    ew, NULL, iv->end, (OTF2_CollectiveOp) (o->coll[iv->state] - 1), comm,
+    cc.root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t) cc.root, cc.sent,
+    cc.recv);
 }
 
 static int
@@ -152,8 +178,12 @@ write_stream (otf2_t *o, uint32_t s)
             uint32_t inner = 0;
             int st = logfmt_state_tracker_apply (tr, &ev, &iv, &inner);
             if (st == LOGFMT_STEP_OPENED)
-              e = OTF2_EvtWriter_Enter (ew, NULL, ev.time,
-                                        (uint32_t) ev.state);
+              {
+                e = OTF2_EvtWriter_Enter (ew, NULL, ev.time,
+                                          (uint32_t) ev.state);
+                if (e == OTF2_SUCCESS && o->coll[ev.state])
+                  e = OTF2_EvtWriter_MpiCollectiveBegin (ew, NULL, ev.time);
+              }
             else if (st == LOGFMT_STEP_CLOSED)
               {
                 /* The inner ones, now open indices depth-inner ..
@@ -163,6 +193,8 @@ write_stream (otf2_t *o, uint32_t s)
                   e = OTF2_EvtWriter_Leave (
                     ew, NULL, ev.time,
                     (uint32_t) logfmt_state_tracker_open (tr, i - 1)->state);
+                if (e == OTF2_SUCCESS && o->coll[iv.state])
+                  e = coll_end (o, ew, &iv);
                 if (e == OTF2_SUCCESS)
                   e = OTF2_EvtWriter_Leave (ew, NULL, ev.time,
                                             (uint32_t) iv.state);
@@ -222,9 +254,15 @@ write_stream (otf2_t *o, uint32_t s)
    * innermost first. */
   for (uint32_t i = logfmt_state_tracker_depth (tr);
        e == OTF2_SUCCESS && !bad && rc >= 0 && i > 0; i--)
-    e = OTF2_EvtWriter_Leave (ew, NULL, last,
-                              (uint32_t) logfmt_state_tracker_open (tr, i - 1)
-                                ->state);
+    {
+      logfmt_interval_t iv = *logfmt_state_tracker_open (tr, i - 1);
+      iv.end = last;
+      iv.flags &= ~LOGFMT_IV_END_CARGO;
+      if (o->coll[iv.state])
+        e = coll_end (o, ew, &iv);
+      if (e == OTF2_SUCCESS)
+        e = OTF2_EvtWriter_Leave (ew, NULL, last, (uint32_t) iv.state);
+    }
   logfmt_state_tracker_reset (tr, s);
   if (rc < 0)
     {
@@ -285,34 +323,74 @@ write_defs (otf2_t *o)
     {
       const logfmt_state_def_t *d = logfmt_reader_state (r, i);
       uint32_t name = str (o, g, d->name, &e);
-      snprintf (buf, sizeof buf, "MPE state, events %d/%d, colour %s",
-                d->start_id, d->end_id, d->color ? d->color : "");
+      /* The info format follows on a line of its own, so the import
+       * gives it back (the collectives' cargo is read through it). */
+      snprintf (buf, sizeof buf, "MPE state, events %d/%d, colour %s%s%s",
+                d->start_id, d->end_id, d->color ? d->color : "",
+                d->format && d->format[0] ? "\nformat " : "",
+                d->format ? d->format : "");
       uint32_t desc = str (o, g, buf, &e);
       int mpi = d->name && strncmp (d->name, "MPI_", 4) == 0;
+      OTF2_RegionRole role = mpi ? OTF2_REGION_ROLE_FUNCTION
+                                 : OTF2_REGION_ROLE_CODE;
+      uint32_t cop, crole;
+      if (otf2in_collective (d->name, &cop, &crole))
+        role = (OTF2_RegionRole) crole;
       if (e == OTF2_SUCCESS)
         e = OTF2_GlobalDefWriter_WriteRegion (
-          g, (uint32_t) i, name, name, desc,
-          mpi ? OTF2_REGION_ROLE_FUNCTION : OTF2_REGION_ROLE_CODE,
+          g, (uint32_t) i, name, name, desc, role,
           mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_USER,
           OTF2_REGION_FLAG_NONE, empty, 0, 0);
     }
 
-  /* System tree: one machine node; a location group per rank, a
-   * location per stream. */
+  /* System tree: a machine node, under it one node per host the
+   * streams name (ranks without a host sit on the machine node); a
+   * location group per rank, a location per stream. */
   uint32_t mach = str (o, g, "machine", &e);
   uint32_t mcls = str (o, g, "machine", &e);
+  uint32_t ncls = str (o, g, "node", &e);
   if (e == OTF2_SUCCESS)
     e = OTF2_GlobalDefWriter_WriteSystemTreeNode (
       g, 0, mach, mcls, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  uint32_t *node_of = calloc ((size_t) o->nranks + 1, sizeof *node_of);
+  const char **hosts = calloc ((size_t) o->nlocs + 1, sizeof *hosts);
+  uint32_t nhosts = 0;
+  if (!node_of || !hosts)
+    {
+      free (node_of);
+      free (hosts);
+      clogtool__error ("out of memory");
+      return -1;
+    }
+  for (uint32_t s = 0; s < logfmt_reader_info (r)->nstreams; s++)
+    {
+      const logfmt_stream_def_t *d = logfmt_reader_stream (r, s);
+      if (!d->host || !d->host[0] || d->rank < 0 || node_of[d->rank])
+        continue;
+      uint32_t h = 0;
+      while (h < nhosts && strcmp (hosts[h], d->host) != 0)
+        h++;
+      if (h == nhosts)
+        {
+          hosts[nhosts++] = d->host;
+          uint32_t n = str (o, g, d->host, &e);
+          if (e == OTF2_SUCCESS)
+            e = OTF2_GlobalDefWriter_WriteSystemTreeNode (g, h + 1, n, ncls,
+                                                          0);
+        }
+      node_of[d->rank] = h + 1;
+    }
   for (uint32_t rk = 0; rk < o->nranks; rk++)
     {
       snprintf (buf, sizeof buf, "MPI Rank %u", rk);
       uint32_t n = str (o, g, buf, &e);
       if (e == OTF2_SUCCESS)
         e = OTF2_GlobalDefWriter_WriteLocationGroup (
-          g, rk, n, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+          g, rk, n, OTF2_LOCATION_GROUP_TYPE_PROCESS, node_of[rk],
           OTF2_UNDEFINED_LOCATION_GROUP);
     }
+  free (node_of);
+  free (hosts);
   for (uint32_t l = 0; l < o->nlocs; l++)
     {
       snprintf (buf, sizeof buf, "rank %d thread %d", o->loc_rank[l],
@@ -337,7 +415,8 @@ write_defs (otf2_t *o)
       clogtool__error ("out of memory");
       return -1;
     }
-  for (size_t i = 0; i <= o->ncomms && e == OTF2_SUCCESS; i++)
+  for (size_t i = 0; i < o->ncomms + (size_t) o->own_world
+                     && e == OTF2_SUCCESS; i++)
     {
       uint32_t n = 0;
       const char *cname = "MPI_COMM_WORLD";
@@ -445,6 +524,38 @@ setup (otf2_t *o)
         o->loc_thread[o->nlocs] = 0;
         o->loc_of_rank[k] = o->nlocs++;
       }
+  /* Collectives logged by the wrappers (their cargo gives the
+   * communicator, root and bytes). */
+  size_t nst = logfmt_reader_n_states (r);
+  if (!(o->coll = calloc (nst + 1, 1)) || an_comm_map_new (r, &o->labels))
+    return -1;
+  for (size_t i = 0; i < nst; i++)
+    {
+      const logfmt_state_def_t *d = logfmt_reader_state (r, i);
+      if (an_state_class (d) == AN_STATE_COLL)
+        {
+          uint32_t op, role;
+          if (otf2in_collective (d->name, &op, &role))
+            o->coll[i] = (uint8_t) (op + 1);
+        }
+    }
+  /* MPI_COMM_WORLD: the log's own when it has one (every rank in
+   * order), else one more comm after the log's. */
+  o->world = (uint32_t) o->ncomms;
+  o->own_world = 1;
+  for (size_t i = 0; i < o->ncomms && o->own_world; i++)
+    {
+      const logfmt_comm_def_t *d = logfmt_reader_comm (r, i);
+      uint32_t k = 0;
+      if (d->ranks && d->size == o->nranks && d->kind == 1)
+        while (k < d->size && d->ranks[k] == (int32_t) k)
+          k++;
+      if (d->ranks && k == o->nranks && k > 0)
+        {
+          o->world = (uint32_t) i;
+          o->own_world = 0;
+        }
+    }
   for (size_t i = 0; i < o->ncomms; i++)
     {
       const logfmt_comm_def_t *d = logfmt_reader_comm (r, i);
@@ -595,6 +706,8 @@ out:
   free (o.inv);
   free (o.comm_size);
   logfmt_state_tracker_free (o.tracker);
+  free (o.coll);
+  an_comm_map_free (o.labels);
   if (o.continued)
     OTF2_AttributeList_Delete (o.continued);
   return rc;
