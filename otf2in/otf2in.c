@@ -185,6 +185,10 @@ typedef struct
 {
   uint32_t id, name, desc, unit;
   OTF2_MetricMode mode;
+  /* Our export's track series ("MPE track K key A B column C flags F"):
+   * the track kind (0: not one), its key columns and this column. */
+  uint32_t trk_kind, trk_col, trk_flags;
+  int64_t k0, k1;
 } member_t;
 
 typedef struct
@@ -212,9 +216,12 @@ typedef struct
   /* Open regions: state index, and the collective's cargo for its END. */
   struct { int32_t region; int has_cargo; uint8_t cargo[32]; } *stack;
   size_t depth, capstack;
-  /* Metric samples for the stream's LOGFMT_TRACK_METRIC track. */
+  /* Track records of the stream (metric samples, and the tracks our
+   * export wrote as metrics), with their kinds. */
   logfmt_track_rec_t *trk;
   size_t ntrk, captrk;
+  uint32_t *trkk;
+  size_t captrkk;
   int failed;                /* a logfmt code, or 0 */
   uint64_t skipped, coll_outside, metric_values;
 } worker_t;
@@ -836,7 +843,37 @@ map_defs (imp_t *im, const char *creator)
   /* Other metric members become metric definitions (id = member
    * index): accumulated ones are counters, the others levels. */
   for (size_t i = 0; i < im->nmem && rc == 0; i++)
-    if (!im->is_solo[i])
+    {
+      member_t *m = &im->mem[i];
+      unsigned kind, col, flags;
+      long long k0, k1;
+      if (!im->is_solo[i]
+          && sscanf (S (im, m->desc), "MPE metric %u flags %u", &col,
+                     &flags) == 2)
+        {
+          /* A metric definition of our export, in the log's order. */
+          logfmt_metric_def_t md = { 0 };
+          md.id = col;
+          md.flags = flags;
+          md.name = S (im, m->name);
+          md.unit = S (im, m->unit);
+          m->trk_kind = UINT32_MAX;   /* no series: values not expected */
+          rc = logfmt_writer_add_metric (im->w, &md);
+          continue;
+        }
+      if (im->is_solo[i]
+          || sscanf (S (im, m->desc), "MPE track %u key %lld %lld column %u "
+                     "flags %u", &kind, &k0, &k1, &col, &flags) != 5
+          || kind < 1 || kind > LOGFMT_TRACK_KIND_MAX)
+        continue;
+      m->trk_kind = kind;
+      m->trk_col = col;
+      m->trk_flags = flags;
+      m->k0 = k0;
+      m->k1 = k1;
+    }
+  for (size_t i = 0; i < im->nmem && rc == 0; i++)
+    if (!im->is_solo[i] && !im->mem[i].trk_kind)
       {
         OTF2_MetricMode mode = im->mem[i].mode & OTF2_METRIC_VALUE_MASK;
         logfmt_metric_def_t md = { 0 };
@@ -920,9 +957,14 @@ flush_batch (worker_t *wk, size_t n)
   else if (n || wk->ntrk)
     {
       rc = n ? logfmt_writer_event (im->w, wk->stream, wk->batch, n) : 0;
-      if (rc == 0 && wk->ntrk)
-        rc = logfmt_writer_track_add (im->w, wk->stream, LOGFMT_TRACK_METRIC,
-                                      wk->trk, wk->ntrk);
+      /* Runs of one kind (each kind's records are in time order). */
+      for (size_t i = 0, j; rc == 0 && i < wk->ntrk; i = j)
+        {
+          for (j = i + 1; j < wk->ntrk && wk->trkk[j] == wk->trkk[i]; j++)
+            ;
+          rc = logfmt_writer_track_add (im->w, wk->stream, wk->trkk[i],
+                                        wk->trk + i, j - i);
+        }
       wk->ntrk = 0;
       if (rc)
         {
@@ -1215,14 +1257,56 @@ ev_metric (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
     m = idmap_find (im->met_map, im->nmet, im->met[m].member);
   int64_t mm = m >= 0 && !im->met[m].instance
                ? idmap_find (im->mem_map, im->nmem, im->met[m].member) : -1;
-  if (mm >= 0 && !im->is_solo[mm] && n == 1)
+  if (mm >= 0 && im->mem[mm].trk_kind == UINT32_MAX)
     {
-      /* A metric sample: the value from this time on. */
-      if (grow ((void **) &wk->trk, &wk->captrk, wk->ntrk, sizeof *wk->trk))
+      wk->metric_values += n;
+      return OTF2_CALLBACK_SUCCESS;
+    }
+  if (mm >= 0 && im->mem[mm].trk_kind)
+    {
+      /* A track record of our export: its members are the class's
+       * value columns, in order, after the key columns. */
+      const member_t *f = &im->mem[mm];
+      if (grow ((void **) &wk->trk, &wk->captrk, wk->ntrk, sizeof *wk->trk)
+          || grow ((void **) &wk->trkk, &wk->captrkk, wk->ntrk,
+                   sizeof *wk->trkk))
         {
           wk->failed = LOGFMT_ENOMEM;
           return OTF2_CALLBACK_INTERRUPT;
         }
+      logfmt_track_rec_t *tr = &wk->trk[wk->ntrk];
+      memset (tr, 0, sizeof *tr);
+      tr->time = to_ns (im, t);
+      if (f->trk_col > 0)
+        tr->col[0] = f->k0;
+      if (f->trk_col > 1)
+        tr->col[1] = f->k1;
+      for (uint8_t i = 0; i < n; i++)
+        {
+          const member_t *x = (size_t) mm + i < im->nmem ? &im->mem[mm + i]
+                              : NULL;
+          if (!x || x->trk_kind != f->trk_kind || x->k0 != f->k0
+              || x->k1 != f->k1 || x->trk_col >= LOGFMT_TRACK_MAX_COLS)
+            {
+              wk->metric_values += n;
+              return OTF2_CALLBACK_SUCCESS;
+            }
+          tr->col[x->trk_col] = metric_value (types[i], vals[i]);
+        }
+      wk->trkk[wk->ntrk++] = f->trk_kind;
+      return OTF2_CALLBACK_SUCCESS;
+    }
+  if (mm >= 0 && !im->is_solo[mm] && n == 1)
+    {
+      /* A metric sample: the value from this time on. */
+      if (grow ((void **) &wk->trk, &wk->captrk, wk->ntrk, sizeof *wk->trk)
+          || grow ((void **) &wk->trkk, &wk->captrkk, wk->ntrk,
+                   sizeof *wk->trkk))
+        {
+          wk->failed = LOGFMT_ENOMEM;
+          return OTF2_CALLBACK_INTERRUPT;
+        }
+      wk->trkk[wk->ntrk] = LOGFMT_TRACK_METRIC;
       logfmt_track_rec_t *tr = &wk->trk[wk->ntrk++];
       memset (tr, 0, sizeof *tr);
       tr->time = to_ns (im, t);
@@ -1402,6 +1486,7 @@ worker_main (void *arg)
   free (wk.batch);
   free (wk.stack);
   free (wk.trk);
+  free (wk.trkk);
   return NULL;
 }
 

@@ -31,6 +31,15 @@
 #ifdef HAVE_OTF2
 #include <otf2/otf2.h>
 
+/* A metric class: a solo event (kind 0, k0 = its id, INT32_MIN for
+ * lost events), or one series of a track kind, keyed by the kind's key
+ * columns (track_keys). */
+typedef struct
+{
+  uint32_t kind;
+  int64_t k0, k1;
+} mkey_t;
+
 typedef struct
 {
   OTF2_Archive *ar;
@@ -42,14 +51,17 @@ typedef struct
   uint64_t *nevents;          /* per location */
   uint32_t nlocs;
   int32_t *loc_rank, *loc_thread;
-  /* Solo events -> metric classes, made as met. */
-  int32_t *metric_id;
+  /* Solo events and track series -> metric classes, made as met. */
+  mkey_t *mkeys;
   size_t nmetrics, capmetrics;
+  uint32_t *mhash;            /* open addressing: class index + 1 */
+  size_t hcap;
   /* Per comm: world rank -> rank in comm (-1 if not a member). */
   int32_t **inv;
   uint32_t *comm_size;
   size_t ncomms;
   uint64_t unnested;
+  uint64_t tracked;           /* track records written as metrics */
   logfmt_state_tracker_t *tracker;
   OTF2_AttributeList *continued;  /* "continued" = 1, for re-entries */
   uint8_t *coll;              /* per state: 1 + OTF2 op of a collective
@@ -86,27 +98,164 @@ oerr (otf2_t *o, OTF2_ErrorCode e, const char *what)
   return -1;
 }
 
-/* Metric class for a solo event id, made on first use. */
+/* Key columns of a track kind: the rest are the values of its metric
+ * class, one member each. */
 static uint32_t
-metric_for (otf2_t *o, int32_t id, int *err)
+track_keys (uint32_t kind)
 {
-  for (size_t i = 0; i < o->nmetrics; i++)
-    if (o->metric_id[i] == id)
-      return (uint32_t) i;
+  switch (kind)
+    {
+    case LOGFMT_TRACK_METRIC:
+      return 2;                 /* id, object */
+    case LOGFMT_TRACK_MEMORY:   /* cell */
+    case LOGFMT_TRACK_NETWORK:  /* nic */
+      return 1;
+    default:
+      return 0;
+    }
+}
+
+static size_t
+mkey_hash (const mkey_t *k)
+{
+  uint64_t h = k->kind * 0x9e3779b97f4a7c15ull;
+  h = (h ^ (uint64_t) k->k0) * 0xff51afd7ed558ccdull;
+  h = (h ^ (uint64_t) k->k1) * 0xc4ceb9fe1a85ec53ull;
+  return (size_t) (h ^ (h >> 29));
+}
+
+/* Metric class of a key, made on first use. */
+static uint32_t
+metric_for (otf2_t *o, uint32_t kind, int64_t k0, int64_t k1, int *err)
+{
+  mkey_t k = { kind, k0, k1 };
+  if (o->hcap)
+    for (size_t h = mkey_hash (&k) & (o->hcap - 1); o->mhash[h];
+         h = (h + 1) & (o->hcap - 1))
+      {
+        const mkey_t *x = &o->mkeys[o->mhash[h] - 1];
+        if (x->kind == kind && x->k0 == k0 && x->k1 == k1)
+          return o->mhash[h] - 1;
+      }
   if (o->nmetrics == o->capmetrics)
     {
       size_t n = o->capmetrics ? o->capmetrics * 2 : 16;
-      int32_t *p = realloc (o->metric_id, n * sizeof *p);
-      if (!p)
+      mkey_t *p = realloc (o->mkeys, n * sizeof *p);
+      uint32_t *hp = calloc (2 * n, sizeof *hp);
+      if (!p || !hp)
         {
+          if (p)
+            o->mkeys = p;
+          free (hp);
           *err = 1;
           return 0;
         }
-      o->metric_id = p;
+      o->mkeys = p;
       o->capmetrics = n;
+      free (o->mhash);
+      o->mhash = hp;
+      o->hcap = 2 * n;
+      for (size_t i = 0; i < o->nmetrics; i++)
+        {
+          size_t h = mkey_hash (&o->mkeys[i]) & (o->hcap - 1);
+          while (o->mhash[h])
+            h = (h + 1) & (o->hcap - 1);
+          o->mhash[h] = (uint32_t) i + 1;
+        }
     }
-  o->metric_id[o->nmetrics] = id;
+  o->mkeys[o->nmetrics] = k;
+  size_t h = mkey_hash (&k) & (o->hcap - 1);
+  while (o->mhash[h])
+    h = (h + 1) & (o->hcap - 1);
+  o->mhash[h] = (uint32_t) o->nmetrics + 1;
   return (uint32_t) o->nmetrics++;
+}
+
+/* The stream's track records (metrics, memory, NIC counters, context
+ * switches, call-path samples), merged by time into its events: each
+ * record is a Metric event of its series' class. */
+#define NKINDS LOGFMT_TRACK_KIND_MAX
+typedef struct
+{
+  logfmt_track_iter_t *it[NKINDS + 1];
+  logfmt_track_rec_t rec[NKINDS + 1];
+  uint32_t ncols[NKINDS + 1];
+  int have[NKINDS + 1];
+} tracks_t;
+
+static int
+tracks_open (otf2_t *o, uint32_t s, tracks_t *t)
+{
+  memset (t, 0, sizeof *t);
+  for (uint32_t k = 1; k <= NKINDS; k++)
+    {
+      logfmt_track_info_t ti;
+      if (logfmt_reader_track_info (o->r, s, k, &ti) != 0 || !ti.records)
+        continue;
+      int rc = logfmt_track_iter_new (o->r, s, k, 0, UINT64_MAX, &t->it[k]);
+      if (rc == 0)
+        rc = logfmt_track_iter_next (t->it[k], &t->rec[k]);
+      if (rc < 0)
+        {
+          clogtool__lib_error (o->c->in, rc, logfmt_track_iter_error (t->it[k]));
+          return -1;
+        }
+      t->have[k] = rc == 1;
+      t->ncols[k] = ti.ncols;
+    }
+  return 0;
+}
+
+static void
+tracks_close (tracks_t *t)
+{
+  for (uint32_t k = 1; k <= NKINDS; k++)
+    logfmt_track_iter_free (t->it[k]);
+}
+
+/* Writes the records up to time until (inclusive), oldest first. */
+static int
+tracks_until (otf2_t *o, OTF2_EvtWriter *ew, tracks_t *t, uint64_t until,
+              OTF2_ErrorCode *e)
+{
+  for (;;)
+    {
+      uint32_t best = 0;
+      for (uint32_t k = 1; k <= NKINDS; k++)
+        if (t->have[k] && t->rec[k].time <= until
+            && (!best || t->rec[k].time < t->rec[best].time))
+          best = k;
+      if (!best || *e != OTF2_SUCCESS)
+        return 0;
+      const logfmt_track_rec_t *rec = &t->rec[best];
+      uint32_t nk = track_keys (best), nc = t->ncols[best];
+      if (nc > nk)
+        {
+          int err = 0;
+          uint32_t m = metric_for (o, best, nk > 0 ? rec->col[0] : 0,
+                                   nk > 1 ? rec->col[1] : 0, &err);
+          if (err)
+            return -1;
+          OTF2_Type ty[LOGFMT_TRACK_MAX_COLS];
+          OTF2_MetricValue v[LOGFMT_TRACK_MAX_COLS];
+          for (uint32_t i = 0; i < nc - nk; i++)
+            {
+              ty[i] = OTF2_TYPE_INT64;
+              v[i].signed_int = rec->col[nk + i];
+            }
+          *e = OTF2_EvtWriter_Metric (ew, NULL, rec->time, m,
+                                      (uint8_t) (nc - nk), ty, v);
+          o->tracked++;
+        }
+      int rc = logfmt_track_iter_next (t->it[best], &t->rec[best]);
+      if (rc < 0)
+        {
+          clogtool__lib_error (o->c->in, rc,
+                               logfmt_track_iter_error (t->it[best]));
+          return -1;
+        }
+      t->have[best] = rc == 1;
+    }
 }
 
 /* Partner (world rank) -> rank in comm, falling back to MPI_COMM_WORLD
@@ -164,10 +313,23 @@ write_stream (otf2_t *o, uint32_t s)
   logfmt_event_t ev;
   uint64_t last = 0;
   OTF2_ErrorCode e = OTF2_SUCCESS;
-  int bad = 0;
-  while (e == OTF2_SUCCESS && !bad && (rc = logfmt_iter_next (it, &ev)) == 1)
+  int bad = 0, terr = 0;
+  tracks_t tk;
+  if (tracks_open (o, s, &tk))
+    {
+      tracks_close (&tk);
+      logfmt_iter_free (it);
+      return -1;
+    }
+  while (e == OTF2_SUCCESS && !bad && !terr
+         && (rc = logfmt_iter_next (it, &ev)) == 1)
     {
       last = ev.time;
+      if (tracks_until (o, ew, &tk, ev.time, &e))
+        {
+          terr = 1;
+          break;
+        }
       o->c->events++;
       switch (ev.kind)
         {
@@ -224,7 +386,7 @@ write_stream (otf2_t *o, uint32_t s)
           {
             /* Loss records share one metric, keyed INT32_MIN. */
             int32_t key = ev.kind == LOGFMT_KIND_LOSS ? INT32_MIN : ev.id;
-            uint32_t m = metric_for (o, key, &bad);
+            uint32_t m = metric_for (o, 0, key, 0, &bad);
             OTF2_Type t = OTF2_TYPE_INT64;
             OTF2_MetricValue v;
             v.signed_int = ev.kind == LOGFMT_KIND_LOSS ? (int64_t) ev.size : 1;
@@ -263,6 +425,9 @@ write_stream (otf2_t *o, uint32_t s)
       if (e == OTF2_SUCCESS)
         e = OTF2_EvtWriter_Leave (ew, NULL, last, (uint32_t) iv.state);
     }
+  if (!bad && !terr && rc >= 0 && tracks_until (o, ew, &tk, UINT64_MAX, &e))
+    terr = 1;
+  tracks_close (&tk);
   logfmt_state_tracker_reset (tr, s);
   if (rc < 0)
     {
@@ -276,6 +441,8 @@ write_stream (otf2_t *o, uint32_t s)
       clogtool__error ("out of memory");
       return -1;
     }
+  if (terr)
+    return -1;
   if (e != OTF2_SUCCESS)
     return oerr (o, e, "writing events");
   uint64_t n = 0;
@@ -283,6 +450,65 @@ write_stream (otf2_t *o, uint32_t s)
   o->nevents[s] = n;
   e = OTF2_Archive_CloseEvtWriter (o->ar, ew);
   return e == OTF2_SUCCESS ? 0 : oerr (o, e, "closing an event writer");
+}
+
+/* A track series' member: its name and unit for Vampir, the metric
+ * flags (metrics), the mode (counters accumulate). */
+static void
+member_label (const logfmt_reader_t *r, const mkey_t *k, uint32_t col,
+              char *name, size_t nlen, char *unit, size_t ulen,
+              uint32_t *flags, OTF2_MetricMode *mode)
+{
+  static const char *const nic[] = { "", "rx bytes", "tx bytes",
+                                     "rx packets", "tx packets" };
+  snprintf (unit, ulen, "#");
+  switch (k->kind)
+    {
+    case LOGFMT_TRACK_METRIC:
+      {
+        int d = logfmt_reader_find_metric (r, (uint32_t) k->k0);
+        const logfmt_metric_def_t *md
+          = d >= 0 ? logfmt_reader_metric (r, (size_t) d) : NULL;
+        /* The metric's own name: a channel's partner is in the key. */
+        if (md && md->name)
+          snprintf (name, nlen, "%s", md->name);
+        else
+          snprintf (name, nlen, "metric %" PRId64, k->k0);
+        if (md && md->unit)
+          snprintf (unit, ulen, "%s", md->unit);
+        *flags = md ? md->flags : 0;
+        if (!(*flags & LOGFMT_METRIC_LEVEL))
+          *mode = OTF2_METRIC_ACCUMULATED_START;
+      }
+      break;
+    case LOGFMT_TRACK_MEMORY:
+      snprintf (name, nlen, col == LOGFMT_MEMORY_COL_LIVE
+                ? "memory live bytes" : "memory allocations");
+      snprintf (unit, ulen, col == LOGFMT_MEMORY_COL_LIVE ? "bytes" : "#");
+      if (col != LOGFMT_MEMORY_COL_LIVE)
+        *mode = OTF2_METRIC_ACCUMULATED_START;
+      break;
+    case LOGFMT_TRACK_NETWORK:
+      snprintf (name, nlen, "NIC %s", col < 5 ? nic[col] : "?");
+      snprintf (unit, ulen, col <= LOGFMT_NETWORK_COL_TXB ? "bytes" : "#");
+      *mode = OTF2_METRIC_ACCUMULATED_START;
+      break;
+    case LOGFMT_TRACK_SWITCH:
+      snprintf (name, nlen, col == LOGFMT_SWITCH_COL_CPU
+                ? "context switch: cpu"
+                : "context switch: 1 in, 2 blocked, 3 preempted");
+      break;
+    case LOGFMT_TRACK_CALLPATH:
+      {
+        static const char *const cp[] = { "node", "cpu", "flags", "state",
+                                          "weight" };
+        snprintf (name, nlen, "call-path sample: %s", col < 5 ? cp[col] : "?");
+      }
+      break;
+    default:
+      snprintf (name, nlen, "track %u column %u", k->kind, col);
+      break;
+    }
 }
 
 static uint32_t
@@ -305,8 +531,17 @@ write_defs (otf2_t *o)
   if (!g)
     return oerr (o, OTF2_ERROR_INVALID, "cannot get the definition writer");
 
+  /* The trace length covers the track records too. */
+  uint64_t t_end = info->t_last;
+  for (uint32_t k = 1; k <= NKINDS; k++)
+    {
+      logfmt_track_info_t ti;
+      if (logfmt_reader_track_info (r, LOGFMT_NO_STREAM, k, &ti) == 0
+          && ti.records && ti.t_last > t_end)
+        t_end = ti.t_last;
+    }
   e = OTF2_GlobalDefWriter_WriteClockProperties (
-    g, 1000000000ull, 0, info->t_last + 1,
+    g, 1000000000ull, 0, t_end + 1,
     info->origin_unix_ns > 0 ? (uint64_t) info->origin_unix_ns
                              : OTF2_UNDEFINED_TIMESTAMP);
 
@@ -445,33 +680,90 @@ write_defs (otf2_t *o)
     }
   free (members);
 
-  /* Solo events: one metric member and class each. */
-  for (size_t i = 0; i < o->nmetrics && e == OTF2_SUCCESS; i++)
+  /* Metric classes: a solo event's has one member (value 1, or the lost
+   * events' count); a track series' has one member per value column,
+   * described "MPE track KIND key K0 K1 column C" (and the metric's
+   * flags for a metric), so that the import rebuilds the records. */
+  uint32_t nmember = 0;
+  /* The log's metric definitions, in its order, as members of their
+   * own ("MPE metric ID flags F"): the import defines them from these. */
+  for (size_t i = 0; i < logfmt_reader_n_metrics (r) && e == OTF2_SUCCESS;
+       i++)
     {
-      int32_t id = o->metric_id[i];
-      int d = id == INT32_MIN ? -1 : logfmt_reader_find_event_def (r, id);
-      const logfmt_event_def_t *def
-        = d >= 0 ? logfmt_reader_event_def (r, (size_t) d) : NULL;
-      if (id == INT32_MIN)
-        snprintf (buf, sizeof buf, "lost events");
-      else if (def && def->name && def->name[0])
-        snprintf (buf, sizeof buf, "%s", def->name);
-      else
-        snprintf (buf, sizeof buf, "event %d", id);
-      uint32_t name = str (o, g, buf, &e);
-      snprintf (buf, sizeof buf, "MPE solo event %d", id);
+      const logfmt_metric_def_t *md = logfmt_reader_metric (r, i);
+      uint32_t name = str (o, g, md->name, &e);
+      snprintf (buf, sizeof buf, "MPE metric %u flags %u", md->id,
+                md->flags);
       uint32_t desc = str (o, g, buf, &e);
-      uint32_t unit = str (o, g, "#", &e);
-      OTF2_MetricMemberRef mm = (uint32_t) i;
+      uint32_t unit = str (o, g, md->unit, &e);
       if (e == OTF2_SUCCESS)
         e = OTF2_GlobalDefWriter_WriteMetricMember (
-          g, mm, name, desc, OTF2_METRIC_TYPE_USER,
-          OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_INT64, OTF2_BASE_DECIMAL, 0,
-          unit);
+          g, nmember++, name, desc, OTF2_METRIC_TYPE_OTHER,
+          md->flags & LOGFMT_METRIC_LEVEL ? OTF2_METRIC_ABSOLUTE_POINT
+                                          : OTF2_METRIC_ACCUMULATED_START,
+          OTF2_TYPE_INT64, OTF2_BASE_DECIMAL, 0, unit);
+    }
+  for (size_t i = 0; i < o->nmetrics && e == OTF2_SUCCESS; i++)
+    {
+      const mkey_t *k = &o->mkeys[i];
+      OTF2_MetricMemberRef mm[LOGFMT_TRACK_MAX_COLS];
+      uint32_t nm = 0;
+      if (k->kind == 0)
+        {
+          int32_t id = (int32_t) k->k0;
+          int d = id == INT32_MIN ? -1 : logfmt_reader_find_event_def (r, id);
+          const logfmt_event_def_t *def
+            = d >= 0 ? logfmt_reader_event_def (r, (size_t) d) : NULL;
+          if (id == INT32_MIN)
+            snprintf (buf, sizeof buf, "lost events");
+          else if (def && def->name && def->name[0])
+            snprintf (buf, sizeof buf, "%s", def->name);
+          else
+            snprintf (buf, sizeof buf, "event %d", id);
+          uint32_t name = str (o, g, buf, &e);
+          snprintf (buf, sizeof buf, "MPE solo event %d", id);
+          uint32_t desc = str (o, g, buf, &e);
+          uint32_t unit = str (o, g, "#", &e);
+          mm[nm++] = nmember++;
+          if (e == OTF2_SUCCESS)
+            e = OTF2_GlobalDefWriter_WriteMetricMember (
+              g, mm[0], name, desc, OTF2_METRIC_TYPE_USER,
+              OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_INT64, OTF2_BASE_DECIMAL,
+              0, unit);
+        }
+      else
+        {
+          uint32_t nk = track_keys (k->kind);
+          int ncols = logfmt_track_kind_ncols (k->kind);
+          for (uint32_t c = nk; ncols > 0 && c < (uint32_t) ncols
+                                && e == OTF2_SUCCESS; c++)
+            {
+              char nbuf[300], ubuf[64];
+              uint32_t flags = 0;
+              const char *unit = "#";
+              OTF2_MetricMode mode = OTF2_METRIC_ABSOLUTE_POINT;
+              member_label (r, k, c, nbuf, sizeof nbuf, ubuf, sizeof ubuf,
+                            &flags, &mode);
+              unit = ubuf;
+              uint32_t name = str (o, g, nbuf, &e);
+              snprintf (buf, sizeof buf, "MPE track %u key %" PRId64 " %"
+                        PRId64 " column %u flags %u", k->kind, k->k0, k->k1,
+                        c, flags);
+              uint32_t desc = str (o, g, buf, &e);
+              uint32_t u = str (o, g, unit, &e);
+              mm[nm] = nmember++;
+              if (e == OTF2_SUCCESS)
+                e = OTF2_GlobalDefWriter_WriteMetricMember (
+                  g, mm[nm], name, desc, OTF2_METRIC_TYPE_OTHER, mode,
+                  OTF2_TYPE_INT64, OTF2_BASE_DECIMAL, 0, u);
+              nm++;
+            }
+        }
       if (e == OTF2_SUCCESS)
         e = OTF2_GlobalDefWriter_WriteMetricClass (
-          g, (uint32_t) i, 1, &mm, OTF2_METRIC_ASYNCHRONOUS,
-          OTF2_RECORDER_KIND_ABSTRACT);
+          g, (uint32_t) i, (uint8_t) nm, mm, OTF2_METRIC_ASYNCHRONOUS,
+          k->kind == 0 ? OTF2_RECORDER_KIND_ABSTRACT
+                       : OTF2_RECORDER_KIND_CPU);
     }
   if (e != OTF2_SUCCESS)
     return oerr (o, e, "writing definitions");
@@ -699,7 +991,8 @@ out:
   free (o.nevents);
   free (o.loc_rank);
   free (o.loc_thread);
-  free (o.metric_id);
+  free (o.mkeys);
+  free (o.mhash);
   if (o.inv)
     for (size_t i = 0; i < o.ncomms; i++)
       free (o.inv[i]);

@@ -74,19 +74,17 @@ else
 
   "$CLOGTOOL" convert -q x.otf2 back.clog
   ok $? "the archive converts back to .clog"
-  for what in stats profile matrix; do
+  for what in stats profile matrix metrics threads; do
     "$CLOGTOOL" $what --json $L > a.json 2> /dev/null
     "$CLOGTOOL" $what --json back.clog > b.json 2> /dev/null
     $PY - a.json b.json <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
-skip_counters = True   # metric tracks are not exported to OTF2 yet
 def strip(d):
     if isinstance(d, dict):
         return {k: strip(v) for k, v in d.items()
                 if k not in ("file", "path", "format", "version", "creator",
-                             "file_size", "size_bytes", "files")
-                and not (k == "counters" and skip_counters)}
+                             "file_size", "size_bytes", "files")}
     if isinstance(d, list):
         return [strip(x) for x in d]
     return d
