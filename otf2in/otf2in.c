@@ -193,6 +193,13 @@ typedef struct
 
 typedef struct
 {
+  uint32_t name;             /* string ref */
+  OTF2_Type type;
+  OTF2_AttributeValue value;
+} prop_t;
+
+typedef struct
+{
   uint32_t id;               /* class or instance ref */
   uint32_t member;           /* first member (class), or class (instance) */
   int instance;
@@ -243,6 +250,8 @@ struct imp
   group_t *grp; size_t ngrp, capgrp;
   comm_t *comm; size_t ncomm, capcomm;
   member_t *mem; size_t nmem, capmem;
+  /* Location group properties that may be our export's call paths. */
+  prop_t *prop; size_t nprop, capprop;
   metric_t *met; size_t nmet, capmet;
   idmap_t *reg_map, *comm_map, *mem_map, *met_map, *loc_map, *node_map;
   uint32_t cont_attr;        /* "continued" attribute, or UINT32_MAX */
@@ -467,6 +476,122 @@ def_group (void *u, OTF2_GroupRef self, OTF2_StringRef name,
   if (n)
     memcpy (g->members, members, n * sizeof *members);
   return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+def_lgprop (void *u, OTF2_LocationGroupRef group, OTF2_StringRef name,
+            OTF2_Type type, OTF2_AttributeValue value)
+{
+  imp_t *im = u;
+  (void) group;
+  prop_t *p = PUSH (im, prop, nprop, capprop);
+  if (!p)
+    return OTF2_CALLBACK_INTERRUPT;
+  *p = (prop_t) { name, type, value };
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+def_nodeprop (void *u, OTF2_SystemTreeNodeRef node, OTF2_StringRef name,
+              OTF2_Type type, OTF2_AttributeValue value)
+{
+  return def_lgprop (u, node, name, type, value);
+}
+
+/* A hex string of our export's resources back to text in place
+ * ("-": none, "=": empty); NULL when it is not hex. */
+static const char *
+unhex (char *h)
+{
+  if (strcmp (h, "-") == 0)
+    return NULL;
+  if (strcmp (h, "=") == 0)
+    return "";
+  size_t n = strlen (h);
+  if (n % 2)
+    return NULL;
+  for (size_t k = 0; k < n / 2; k++)
+    {
+      unsigned x;
+      if (sscanf (h + 2 * k, "%2x", &x) != 1 || x == 0)
+        return NULL;
+      h[k] = (char) x;
+    }
+  h[n / 2] = '\0';
+  return h;
+}
+
+/* "MPE resource N": "kind stream nv ns v0 .. v7 s0 s1" (our export). */
+static int
+put_resource (imp_t *im, const char *txt)
+{
+  logfmt_resource_def_t d = { 0 };
+  char s0[4096], s1[4096];
+  long long v[LOGFMT_RES_MAX_V];
+  if (strlen (txt) >= 4000
+      || sscanf (txt, "%u %u %u %u %lld %lld %lld %lld %lld %lld %lld %lld "
+                 "%4095s %4095s", &d.kind, &d.stream, &d.nv, &d.ns, &v[0],
+                 &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], s0, s1)
+         != 14
+      || d.nv > LOGFMT_RES_MAX_V || d.ns > LOGFMT_RES_MAX_S)
+    return LOGFMT_ECORRUPT;
+  for (int k = 0; k < LOGFMT_RES_MAX_V; k++)
+    d.v[k] = v[k];
+  d.s[0] = unhex (s0);
+  d.s[1] = unhex (s1);
+  return logfmt_writer_add_resource (im->w, &d);
+}
+
+/* Our export's properties: "MPE constant NAME" (int64) and "MPE
+ * resource N" on the machine node, and "MPE callpaths" of a rank: its
+ * call-path tables as the .clog encodes them, in hex. */
+static int
+put_callpaths (imp_t *im)
+{
+  for (size_t i = 0; i < im->nprop; i++)
+    {
+      const char *pname = S (im, im->prop[i].name);
+      if (strncmp (pname, "MPE constant ", 13) == 0
+          && im->prop[i].type == OTF2_TYPE_INT64)
+        {
+          logfmt_const_def_t cd = { pname + 13, im->prop[i].value.int64 };
+          int rc = logfmt_writer_add_const (im->w, &cd);
+          if (rc)
+            return rc;
+          continue;
+        }
+      if (strncmp (pname, "MPE resource ", 13) == 0
+          && im->prop[i].type == OTF2_TYPE_STRING)
+        {
+          int rc = put_resource (im, S (im, im->prop[i].value.stringRef));
+          if (rc)
+            return rc;
+          continue;
+        }
+      if (strcmp (pname, "MPE callpaths") != 0
+          || im->prop[i].type != OTF2_TYPE_STRING)
+        continue;
+      const char *hex = S (im, im->prop[i].value.stringRef);
+      size_t len = strlen (hex) / 2;
+      uint8_t *blob = malloc (len + 1);
+      if (!blob)
+        return LOGFMT_ENOMEM;
+      for (size_t k = 0; k < len; k++)
+        {
+          unsigned x;
+          if (sscanf (hex + 2 * k, "%2x", &x) != 1)
+            {
+              free (blob);
+              return LOGFMT_ECORRUPT;
+            }
+          blob[k] = (uint8_t) x;
+        }
+      int rc = logfmt_writer_put_callpaths (im->w, blob, len);
+      free (blob);
+      if (rc)
+        return rc;
+    }
+  return 0;
 }
 
 static OTF2_CallbackCode
@@ -926,6 +1051,8 @@ map_defs (imp_t *im, const char *creator)
       rc = logfmt_writer_add_comm (im->w, &cd);
     }
   (void) creator;
+  if (rc == 0)
+    rc = put_callpaths (im);
   if (rc)
     return set_err (im->err, rc, im->path, "writing definitions: %s",
                     logfmt_strerror (rc));
@@ -1555,6 +1682,7 @@ imp_free (imp_t *im)
     free (im->comm[i].ranks);
   free (im->comm);
   free (im->mem);
+  free (im->prop);
   free (im->met);
   free (im->reg_map);
   free (im->comm_map);
@@ -1584,6 +1712,10 @@ read_global_defs (imp_t *im)
   OTF2_GlobalDefReaderCallbacks_SetRegionCallback (cb, def_region);
   OTF2_GlobalDefReaderCallbacks_SetGroupCallback (cb, def_group);
   OTF2_GlobalDefReaderCallbacks_SetCommCallback (cb, def_comm);
+  OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback (cb,
+                                                                  def_lgprop);
+  OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodePropertyCallback (
+    cb, def_nodeprop);
   OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback (cb, def_member);
   OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback (cb, def_mclass);
   OTF2_GlobalDefReaderCallbacks_SetMetricInstanceCallback (cb, def_minst);

@@ -520,6 +520,125 @@ str (otf2_t *o, OTF2_GlobalDefWriter *g, const char *s, OTF2_ErrorCode *e)
   return id;
 }
 
+/* Each rank's call-path tables (binaries with build ids, the tree the
+ * samples point into), encoded as the .clog stores them, in hex, as a
+ * property "MPE callpaths" of the rank's location group: what the
+ * import needs for `clogtool cct` (OTF2 has no place for binaries and
+ * addresses). */
+static int
+write_callpaths (otf2_t *o, OTF2_GlobalDefWriter *g, OTF2_ErrorCode *e)
+{
+  const logfmt_reader_t *r = o->r;
+  size_t n = logfmt_reader_callpath_ranks (r, NULL, 0);
+  int32_t *ranks = calloc (n + 1, sizeof *ranks);
+  if (!ranks)
+    goto oom;
+  n = logfmt_reader_callpath_ranks (r, ranks, n);
+  uint32_t pname = n ? str (o, g, "MPE callpaths", e) : 0;
+  for (size_t i = 0; i < n && *e == OTF2_SUCCESS; i++)
+    {
+      logfmt_callpaths_t *cp = NULL;
+      logfmt_error_t err = { 0 };
+      void *blob = NULL;
+      size_t len = 0;
+      int rc = logfmt_reader_callpaths (r, ranks[i], &cp, &err);
+      if (rc)
+        {
+          clogtool__lib_error (o->c->in, rc, &err);
+          free (ranks);
+          return -1;
+        }
+      if (ranks[i] < 0 || (uint32_t) ranks[i] >= o->nranks)
+        {
+          logfmt_callpaths_free (cp);
+          continue;
+        }
+      rc = logfmt_callpaths_encode (cp->rank, cp->modules, cp->nmodules,
+                                    cp->nodes, cp->nnodes, &blob, &len);
+      logfmt_callpaths_free (cp);
+      char *hex = rc ? NULL : malloc (2 * len + 1);
+      if (!hex)
+        {
+          free (blob);
+          goto oom;
+        }
+      for (size_t k = 0; k < len; k++)
+        sprintf (hex + 2 * k, "%02x", ((const uint8_t *) blob)[k]);
+      hex[2 * len] = '\0';
+      free (blob);
+      OTF2_AttributeValue v;
+      v.stringRef = str (o, g, hex, e);
+      free (hex);
+      if (*e == OTF2_SUCCESS)
+        *e = OTF2_GlobalDefWriter_WriteLocationGroupProperty (
+          g, (uint32_t) ranks[i], pname, OTF2_TYPE_STRING, v);
+    }
+  free (ranks);
+  return 0;
+oom:
+  free (ranks);
+  clogtool__error ("out of memory");
+  return -1;
+}
+
+/* Hex of a string, for a property value that must not be split. */
+static void
+put_hex (char **p, const char *s)
+{
+  if (!s)
+    {
+      *(*p)++ = '-';
+      return;
+    }
+  if (!*s)
+    *(*p)++ = '=';
+  for (; *s; s++)
+    *p += sprintf (*p, "%02x", (unsigned) (uint8_t) *s);
+}
+
+/* The log's resource definitions (CPUs, memory call sites and totals,
+ * NICs: what `clogtool memory`, `threads` and `cpus` name things by),
+ * one property "MPE resource N" of the machine node each: "kind stream
+ * nv ns v0 .. v7 s0 s1" with the strings in hex ("-" for none). */
+static int
+write_resources (otf2_t *o, OTF2_GlobalDefWriter *g, OTF2_ErrorCode *e)
+{
+  const logfmt_reader_t *r = o->r;
+  for (size_t i = 0; i < logfmt_reader_n_resources (r) && *e == OTF2_SUCCESS;
+       i++)
+    {
+      const logfmt_resource_def_t *d = logfmt_reader_resource (r, i);
+      size_t cap = 256;
+      for (uint32_t k = 0; k < LOGFMT_RES_MAX_S; k++)
+        cap += d->s[k] ? 2 * strlen (d->s[k]) : 0;
+      char *txt = malloc (cap), *p = txt;
+      if (!txt)
+        {
+          clogtool__error ("out of memory");
+          return -1;
+        }
+      p += sprintf (p, "%u %u %u %u", d->kind, d->stream, d->nv, d->ns);
+      for (uint32_t k = 0; k < LOGFMT_RES_MAX_V; k++)
+        p += sprintf (p, " %" PRId64, d->v[k]);
+      for (uint32_t k = 0; k < LOGFMT_RES_MAX_S; k++)
+        {
+          *p++ = ' ';
+          put_hex (&p, d->s[k]);
+        }
+      *p = '\0';
+      char name[64];
+      snprintf (name, sizeof name, "MPE resource %zu", i);
+      uint32_t n = str (o, g, name, e);
+      OTF2_AttributeValue v;
+      v.stringRef = str (o, g, txt, e);
+      free (txt);
+      if (*e == OTF2_SUCCESS)
+        *e = OTF2_GlobalDefWriter_WriteSystemTreeNodeProperty (
+          g, 0, n, OTF2_TYPE_STRING, v);
+    }
+  return 0;
+}
+
 static int
 write_defs (otf2_t *o)
 {
@@ -626,6 +745,24 @@ write_defs (otf2_t *o)
     }
   free (node_of);
   free (hosts);
+  if (e == OTF2_SUCCESS && write_callpaths (o, g, &e))
+    return -1;
+  if (e == OTF2_SUCCESS && write_resources (o, g, &e))
+    return -1;
+  /* The log's constants (MPE_SAMPLE_HZ, ...) as properties of the
+   * machine node, "MPE constant NAME". */
+  for (size_t i = 0; i < logfmt_reader_n_consts (r) && e == OTF2_SUCCESS;
+       i++)
+    {
+      const logfmt_const_def_t *cd = logfmt_reader_const (r, i);
+      snprintf (buf, sizeof buf, "MPE constant %s", cd->name ? cd->name : "");
+      uint32_t n = str (o, g, buf, &e);
+      OTF2_AttributeValue v;
+      v.int64 = cd->value;
+      if (e == OTF2_SUCCESS)
+        e = OTF2_GlobalDefWriter_WriteSystemTreeNodeProperty (
+          g, 0, n, OTF2_TYPE_INT64, v);
+    }
   for (uint32_t l = 0; l < o->nlocs; l++)
     {
       snprintf (buf, sizeof buf, "rank %d thread %d", o->loc_rank[l],

@@ -74,7 +74,7 @@ else
 
   "$CLOGTOOL" convert -q x.otf2 back.clog
   ok $? "the archive converts back to .clog"
-  for what in stats profile matrix metrics threads; do
+  for what in stats profile matrix metrics threads cpus memory cct; do
     "$CLOGTOOL" $what --json $L > a.json 2> /dev/null
     "$CLOGTOOL" $what --json back.clog > b.json 2> /dev/null
     $PY - a.json b.json <<'PY'
