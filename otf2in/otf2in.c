@@ -443,6 +443,9 @@ def_region (void *u, OTF2_RegionRef self, OTF2_StringRef name,
 {
   imp_t *im = u;
   (void) canon; (void) role; (void) flags; (void) src; (void) l0; (void) l1;
+  /* Sampling regions name calling contexts (frames), not states. */
+  if (paradigm == OTF2_PARADIGM_SAMPLING)
+    return OTF2_CALLBACK_SUCCESS;
   region_t *r = PUSH (im, reg, nreg, capreg);
   if (!r)
     return OTF2_CALLBACK_INTERRUPT;

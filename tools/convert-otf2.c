@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "analysis/analysis.h"
+#include "callpath/callpath.h"
 #include "clogtool-internal.h"
 #include "convert-internal.h"
 #include "otf2in.h"
@@ -62,6 +63,12 @@ typedef struct
   size_t ncomms;
   uint64_t unnested;
   uint64_t tracked;           /* track records written as metrics */
+  /* Call-path samples as calling-context samples: rank -> id of its
+   * node 1 (node k is cc_base + k - 1; -1: no tables), and per calling
+   * context its depth (the unwind distance of a sample there). */
+  int64_t *cc_base;
+  uint32_t *cc_depth;
+  uint64_t ncc;
   logfmt_state_tracker_t *tracker;
   OTF2_AttributeList *continued;  /* "continued" = 1, for re-entries */
   uint8_t *coll;              /* per state: 1 + OTF2 op of a collective
@@ -181,12 +188,14 @@ typedef struct
   logfmt_track_rec_t rec[NKINDS + 1];
   uint32_t ncols[NKINDS + 1];
   int have[NKINDS + 1];
+  int32_t rank;               /* the stream's, for its call paths */
 } tracks_t;
 
 static int
 tracks_open (otf2_t *o, uint32_t s, tracks_t *t)
 {
   memset (t, 0, sizeof *t);
+  t->rank = o->loc_rank[s];
   for (uint32_t k = 1; k <= NKINDS; k++)
     {
       logfmt_track_info_t ti;
@@ -246,6 +255,16 @@ tracks_until (otf2_t *o, OTF2_EvtWriter *ew, tracks_t *t, uint64_t until,
           *e = OTF2_EvtWriter_Metric (ew, NULL, rec->time, m,
                                       (uint8_t) (nc - nk), ty, v);
           o->tracked++;
+          int64_t node = rec->col[LOGFMT_SAMPLE_COL_NODE];
+          if (best == LOGFMT_TRACK_CALLPATH && *e == OTF2_SUCCESS
+              && o->cc_base[t->rank] >= 0 && node >= 1
+              && (uint64_t) (o->cc_base[t->rank] + node - 1) < o->ncc)
+            {
+              uint64_t cc = (uint64_t) o->cc_base[t->rank] + (uint64_t) node
+                            - 1;
+              *e = OTF2_EvtWriter_CallingContextSample (
+                ew, NULL, rec->time, (uint32_t) cc, o->cc_depth[cc], 0);
+            }
         }
       int rc = logfmt_track_iter_next (t->it[best], &t->rec[best]);
       if (rc < 0)
@@ -581,6 +600,135 @@ oom:
   return -1;
 }
 
+static size_t
+name_hash (const char *s)
+{
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++)
+    h = (h ^ (uint8_t) *s) * 1099511628211ull;
+  return (size_t) (h ^ (h >> 32));
+}
+
+/* Calling contexts of the samples: a region per function name (ids
+ * after the states'), a source location per file and line, a context
+ * per node of each rank's tree (parent: its caller's, none under the
+ * root), and the sampling interrupt generator (period from
+ * MPE_SAMPLE_HZ, else 200 Hz, as clogtool cct assumes). */
+static int
+write_contexts (otf2_t *o, OTF2_GlobalDefWriter *g, OTF2_ErrorCode *e)
+{
+  const logfmt_reader_t *r = o->r;
+  size_t n = logfmt_reader_callpath_ranks (r, NULL, 0);
+  int32_t *ranks = calloc (n + 1, sizeof *ranks);
+  cp_symbols_t *sy = cp_symbols_new ();
+  /* Function names -> region, by an open-addressing table. */
+  size_t hcap = 1024, nreg = 0;
+  const char **hname = calloc (hcap, sizeof *hname);
+  uint32_t *hreg = calloc (hcap, sizeof *hreg);
+  uint32_t reg0 = (uint32_t) logfmt_reader_n_states (r), nscl = 0;
+  uint32_t empty = str (o, g, "", e);
+  int rc = 0;
+  if (!ranks || !sy || !hname || !hreg)
+    rc = -1;
+  n = ranks ? logfmt_reader_callpath_ranks (r, ranks, n) : 0;
+  for (size_t i = 0; i < n && !rc && *e == OTF2_SUCCESS; i++)
+    {
+      logfmt_callpaths_t *cp = NULL;
+      logfmt_error_t err = { 0 };
+      if (ranks[i] < 0 || (uint32_t) ranks[i] >= o->nranks
+          || o->cc_base[ranks[i]] < 0
+          || logfmt_reader_callpaths (r, ranks[i], &cp, &err) != 0)
+        continue;
+      uint64_t base = (uint64_t) o->cc_base[ranks[i]];
+      for (size_t k = 1; k < cp->nnodes && !rc && *e == OTF2_SUCCESS; k++)
+        {
+          cp_frame_t fr;
+          cp_symbols_frame (sy, cp, (uint32_t) k, &fr);
+          const char *fn = fr.func ? fr.func : "?";
+          if (2 * (nreg + 1) > hcap)
+            {
+              size_t nc = 2 * hcap;
+              const char **nn = calloc (nc, sizeof *nn);
+              uint32_t *nr = calloc (nc, sizeof *nr);
+              if (!nn || !nr)
+                {
+                  free (nn);
+                  free (nr);
+                  rc = -1;
+                  break;
+                }
+              for (size_t h = 0; h < hcap; h++)
+                if (hname[h])
+                  {
+                    size_t x = name_hash (hname[h]) & (nc - 1);
+                    while (nn[x])
+                      x = (x + 1) & (nc - 1);
+                    nn[x] = hname[h];
+                    nr[x] = hreg[h];
+                  }
+              free (hname);
+              free (hreg);
+              hname = nn;
+              hreg = nr;
+              hcap = nc;
+            }
+          size_t x = name_hash (fn) & (hcap - 1);
+          while (hname[x] && strcmp (hname[x], fn) != 0)
+            x = (x + 1) & (hcap - 1);
+          if (!hname[x])
+            {
+              hname[x] = fn;
+              hreg[x] = reg0 + (uint32_t) nreg++;
+              uint32_t name = str (o, g, fn, e);
+              uint32_t file = str (o, g, fr.file ? fr.file : "", e);
+              if (*e == OTF2_SUCCESS)
+                *e = OTF2_GlobalDefWriter_WriteRegion (
+                  g, hreg[x], name, name, empty, OTF2_REGION_ROLE_FUNCTION,
+                  OTF2_PARADIGM_SAMPLING, OTF2_REGION_FLAG_NONE, file, 0, 0);
+            }
+          uint32_t scl = OTF2_UNDEFINED_SOURCE_CODE_LOCATION;
+          if (fr.file && fr.line > 0 && *e == OTF2_SUCCESS)
+            {
+              uint32_t file = str (o, g, fr.file, e);
+              scl = nscl++;
+              if (*e == OTF2_SUCCESS)
+                *e = OTF2_GlobalDefWriter_WriteSourceCodeLocation (
+                  g, scl, file, (uint32_t) fr.line);
+            }
+          uint32_t p = cp->nodes[k].parent;
+          if (*e == OTF2_SUCCESS)
+            *e = OTF2_GlobalDefWriter_WriteCallingContext (
+              g, (uint32_t) (base + k - 1), hreg[x], scl,
+              p >= 1 && p < k ? (uint32_t) (base + p - 1)
+                              : OTF2_UNDEFINED_CALLING_CONTEXT);
+        }
+      logfmt_callpaths_free (cp);
+    }
+  if (!rc && *e == OTF2_SUCCESS)
+    {
+      int64_t hz = 200;
+      for (size_t i = 0; i < logfmt_reader_n_consts (r); i++)
+        {
+          const logfmt_const_def_t *c = logfmt_reader_const (r, i);
+          if (c->name && strcmp (c->name, "MPE_SAMPLE_HZ") == 0
+              && c->value > 0)
+            hz = c->value;
+        }
+      uint32_t name = str (o, g, "cpu-clock", e);
+      if (*e == OTF2_SUCCESS)
+        *e = OTF2_GlobalDefWriter_WriteInterruptGenerator (
+          g, 0, name, OTF2_INTERRUPT_GENERATOR_MODE_TIME, OTF2_BASE_DECIMAL,
+          -9, (uint64_t) (1000000000 / hz));
+    }
+  free (ranks);
+  free (hname);
+  free (hreg);
+  cp_symbols_free (sy);
+  if (rc)
+    clogtool__error ("out of memory");
+  return rc;
+}
+
 /* Hex of a string, for a property value that must not be split. */
 static void
 put_hex (char **p, const char *s)
@@ -746,6 +894,8 @@ write_defs (otf2_t *o)
   free (node_of);
   free (hosts);
   if (e == OTF2_SUCCESS && write_callpaths (o, g, &e))
+    return -1;
+  if (e == OTF2_SUCCESS && o->ncc && write_contexts (o, g, &e))
     return -1;
   if (e == OTF2_SUCCESS && write_resources (o, g, &e))
     return -1;
@@ -953,6 +1103,49 @@ setup (otf2_t *o)
         o->loc_thread[o->nlocs] = 0;
         o->loc_of_rank[k] = o->nlocs++;
       }
+  /* Calling contexts: each rank's nodes but the root, in rank order. */
+  if (!(o->cc_base = malloc (((size_t) o->nranks + 1) * sizeof *o->cc_base)))
+    return -1;
+  for (uint32_t k = 0; k < o->nranks; k++)
+    o->cc_base[k] = -1;
+  {
+    size_t n = logfmt_reader_callpath_ranks (r, NULL, 0), cap = 0;
+    int32_t *ranks = calloc (n + 1, sizeof *ranks);
+    if (!ranks)
+      return -1;
+    n = logfmt_reader_callpath_ranks (r, ranks, n);
+    for (size_t i = 0; i < n; i++)
+      {
+        logfmt_callpaths_t *cp = NULL;
+        logfmt_error_t err = { 0 };
+        if (ranks[i] < 0 || (uint32_t) ranks[i] >= o->nranks
+            || logfmt_reader_callpaths (r, ranks[i], &cp, &err) != 0)
+          continue;         /* the samples stay metrics only */
+        if (o->ncc + cp->nnodes > cap)
+          {
+            cap = 2 * (o->ncc + cp->nnodes);
+            uint32_t *d = realloc (o->cc_depth, cap * sizeof *d);
+            if (!d)
+              {
+                logfmt_callpaths_free (cp);
+                free (ranks);
+                return -1;
+              }
+            o->cc_depth = d;
+          }
+        o->cc_base[ranks[i]] = (int64_t) o->ncc;
+        for (size_t k = 1; k < cp->nnodes; k++)
+          {
+            uint32_t p = cp->nodes[k].parent;
+            o->cc_depth[o->ncc + k - 1]
+              = p >= 1 && p < k ? o->cc_depth[o->ncc + p - 1] + 1 : 1;
+          }
+        o->ncc += cp->nnodes - 1;
+        logfmt_callpaths_free (cp);
+      }
+    free (ranks);
+  }
+
   /* Collectives logged by the wrappers (their cargo gives the
    * communicator, root and bytes). */
   size_t nst = logfmt_reader_n_states (r);
@@ -1129,6 +1322,8 @@ out:
   free (o.loc_rank);
   free (o.loc_thread);
   free (o.mkeys);
+  free (o.cc_base);
+  free (o.cc_depth);
   free (o.mhash);
   if (o.inv)
     for (size_t i = 0; i < o.ncomms; i++)

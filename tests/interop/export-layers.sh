@@ -19,6 +19,7 @@ LD_LIBRARY_PATH=$B/mpe/.libs:$B/logfmt/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH
 export LD_LIBRARY_PATH
 export MPE_LOGFILE_PREFIX=$PWD/layers
 ROUNDS=12
+ccn=
 
 MPE_SAMPLE_HZ=500 MPE_COUNTERS=task-clock,context-switches MPE_SCHED=1 \
 MPE_NETWORK=1 run 2 env MPE_MEMORY=1 LD_PRELOAD="$B/mpe/.libs/libmpe_memory.so" \
@@ -66,6 +67,12 @@ else
   host=$(hostname)
   grep -q "^SYSTEM_TREE_NODE .*Name: \"$host\"" g.txt
   ok $? "a system tree node named after the host ($host)"
+  case " $layers " in *" callpath "*)
+    otf2-print -Werror --unwind-calling-context x.otf2 > u.txt 2>&1
+    ok $? "  the call-path samples unwind through their calling contexts"
+    ccn=$(grep -c '^CALLING_CONTEXT_SAMPLE' p.txt)
+    [ "$ccn" -gt 0 ]; ok $? "  calling-context samples ($ccn)" ;;
+  esac
   mkdir snap && cp -r x.otf2 x.def x snap/ &&
   otf2-snapshots snap/x.otf2 > snap.txt 2>&1
   ok $? "otf2-snapshots reads it and adds snapshots"
@@ -117,7 +124,9 @@ is "  a counter track of the process's live heap bytes" \
   "$(q "int(any(k.startswith('memory live bytes') for k in t['counters']))")" 1
 case " $layers " in *" callpath "*)
   is "  stack samples, each on a defined frame" \
-    "$(q "int(t['samples'] > 0 and t['frames'] > 0)")" 1 ;; esac
+    "$(q "int(t['samples'] > 0 and t['frames'] > 0)")" 1
+  [ -z "$ccn" ] || is "  as many as OTF2's calling-context samples" \
+    "$(q "t['samples']")" "$ccn" ;; esac
 case " $layers " in *" switch "*)
   is "  thread state as slices" \
     "$(q "int('Running' in t['thread_state_names'])")" 1 ;; esac
