@@ -113,6 +113,13 @@ $TEF x.json > tef.json 2> tef.err
 ok $? "the strict trace-event checker accepts it"
 sed 's/^/#   /' tef.err | head -10
 q () { $PY -c "import json; t = json.load(open('tef.json')); print($1)"; }
+$PY - <<'PY'
+import json, sys
+t = json.load(open("tef.json"))
+want = 'H"q" \\ \t caf\u00e9 \u20ac'
+sys.exit(0 if want in t["state_names"] else 1)
+PY
+ok $? "  the hostile state name, escaped (its Latin-1 byte as U+00E9)"
 is "  pids start at 1 (rank + 1)" "$(q "t['pids']")" "[1, 2]"
 is "  one name for all Compute instances" \
   "$(q "[n for n in t['state_names'] if 'Compute' in n]")" "['Compute']"

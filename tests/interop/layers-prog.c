@@ -4,7 +4,8 @@
  * run with every layer on: rounds of compute in a user state "Compute"
  * whose info text differs per instance, an MPI_Allreduce, a ring of
  * MPI_Sendrecv, and heap allocations; MPE_Log_send/receive arrows logged
- * outside any state.
+ * outside any state; a state with a hostile name (quotes, backslash,
+ * a tab, a Latin-1 byte that is not UTF-8, a euro sign).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -25,12 +26,14 @@ int
 main (int argc, char **argv)
 {
   int rounds = argc > 1 ? atoi (argv[1]) : 10;
-  int me, np, ev_a, ev_b;
+  int me, np, ev_a, ev_b, ev_c, ev_d;
   MPI_Init (&argc, &argv);
   MPI_Comm_rank (MPI_COMM_WORLD, &me);
   MPI_Comm_size (MPI_COMM_WORLD, &np);
   MPE_Log_get_state_eventIDs (&ev_a, &ev_b);
   MPE_Describe_info_state (ev_a, ev_b, "Compute", "orange", "round=%d");
+  MPE_Log_get_state_eventIDs (&ev_c, &ev_d);
+  MPE_Describe_state (ev_c, ev_d, "H\"q\" \\ \t caf\xe9 \xe2\x82\xac", "red");
   double sink = 0;
   for (int r = 0; r < rounds; r++)
     {
@@ -42,6 +45,8 @@ main (int argc, char **argv)
       sink += work (300000);
       free (buf);
       MPE_Log_event (ev_b, 0, bytes);
+      MPE_Log_event (ev_c, 0, NULL);
+      MPE_Log_event (ev_d, 0, NULL);
       double in = sink, out = 0;
       MPI_Allreduce (&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       int to = (me + 1) % np, from = (me + np - 1) % np, x = r, y;
