@@ -34,6 +34,7 @@ typedef struct
   uint32_t nstreams;
   uint64_t samples;         /* call-path samples written */
   FILE   *samples_f;        /* the samples, appended after the events */
+  cp_symbols_t *sy;         /* memory call sites' names, made on use */
 } json_t;
 
 /* Ids: pid = rank + 1 and tid = stream + 1, so that no rank is pid 0 or
@@ -127,6 +128,31 @@ put_counter (json_t *j, const char *name, int pid, uint64_t t,
   fputs ("}}", j->f);
 }
 
+/* A memory cell's call site, resolved as clogtool memory does, or
+ * NULL; resources of the rank's streams. */
+static const char *
+site_name (json_t *j, const logfmt_reader_t *r, int32_t rank, int64_t cell)
+{
+  for (size_t i = 0; i < logfmt_reader_n_resources (r); i++)
+    {
+      const logfmt_resource_def_t *d = logfmt_reader_resource (r, i);
+      const logfmt_stream_def_t *sd;
+      if (d->kind != LOGFMT_RES_MEMSITE || d->nv <= LOGFMT_MEM_OFFSET
+          || d->v[LOGFMT_MEM_ID] != cell
+          || !(sd = logfmt_reader_stream (r, d->stream)) || sd->rank != rank)
+        continue;
+      if (!d->ns || !d->s[0])
+        return NULL;
+      if (!j->sy && !(j->sy = cp_symbols_new ()))
+        return NULL;
+      cp_frame_t fr;
+      cp_symbols_address (j->sy, d->s[0], (uint64_t) d->v[LOGFMT_MEM_OFFSET],
+                          &fr);
+      return fr.func;
+    }
+  return NULL;
+}
+
 static const char *
 nic_name (const logfmt_reader_t *r, int64_t nic)
 {
@@ -185,8 +211,8 @@ write_tracks (json_t *j, convert_ctx_t *c, const logfmt_reader_t *r,
           clogtool__lib_error (c->in, rc, NULL);
           return -1;
         }
-      char name[400];
-      int64_t sw_what = 0, sw_cpu = -1;
+      char name[400], site[300] = "";
+      int64_t sw_what = 0, sw_cpu = -1, last_cell = INT64_MIN;
       uint64_t sw_t = 0;
       while ((rc = logfmt_track_iter_next (it, &rec)) == 1)
         switch (kinds[k])
@@ -220,9 +246,19 @@ write_tracks (json_t *j, convert_ctx_t *c, const logfmt_reader_t *r,
             if (rec.col[LOGFMT_MEMORY_COL_CELL] < 0)
               snprintf (name, sizeof name, "memory live bytes%s", thr);
             else
-              snprintf (name, sizeof name, "memory site %" PRId64
-                        " live bytes%s", rec.col[LOGFMT_MEMORY_COL_CELL],
-                        thr);
+              {
+                /* The site's function, resolved once per cell. */
+                int64_t cell = rec.col[LOGFMT_MEMORY_COL_CELL];
+                if (cell != last_cell)
+                  {
+                    const char *fn = site_name (j, r, sd->rank, cell);
+                    snprintf (site, sizeof site, "%s%s(site %" PRId64 ")",
+                              fn ? fn : "", fn ? " " : "", cell);
+                    last_cell = cell;
+                  }
+                snprintf (name, sizeof name, "memory live bytes: %s%s", site,
+                          thr);
+              }
             put_counter (j, name, pid, rec.time, "bytes",
                          rec.col[LOGFMT_MEMORY_COL_LIVE], "allocations",
                          rec.col[LOGFMT_MEMORY_COL_CALLS]);
@@ -588,6 +624,7 @@ convert__to_json (convert_ctx_t *c, const logfmt_reader_t *r)
       fputs ("\n]", j.f);
     }
   fclose (j.samples_f);
+  cp_symbols_free (j.sy);
   fputs ("}\n", j.f);
   if (ferror (j.f) | (fclose (j.f) != 0))
     {

@@ -129,6 +129,19 @@ m = json.load(sys.stdin)['messages']; print(m['count'] - m['unmatched'])")
 is "  a flow per matched message" "$(q "t['flows']")" "$msgs"
 is "  a counter track of the process's live heap bytes" \
   "$(q "int(any(k.startswith('memory live bytes') for k in t['counters']))")" 1
+"$CLOGTOOL" memory --json $L > mem.json 2> /dev/null
+$PY - <<'PY'
+import json, sys
+t = json.load(open("tef.json")); m = json.load(open("mem.json"))
+funcs = {s["function"] for r in m["per_rank"] for s in r["sites"]}
+# Resolved ones (unresolved ones are module+offset, spelt per module).
+named = {k.split(": ", 1)[1].rsplit(" (site ", 1)[0]
+         for k in t["counters"] if k.startswith("memory live bytes: ")}
+named = {n for n in named if "+0x" not in n}
+print("# %d sites named, e.g. %s" % (len(named), sorted(named)[:3]))
+sys.exit(0 if named and named <= funcs else 1)
+PY
+ok $? "  memory call sites' tracks named by their functions, as in clogtool memory"
 case " $layers " in *" callpath "*)
   is "  stack samples, each on a defined frame" \
     "$(q "int(t['samples'] > 0 and t['frames'] > 0)")" 1
