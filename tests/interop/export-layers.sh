@@ -153,4 +153,35 @@ case " $layers " in *" switch "*)
 case " $layers " in *" metric "*)
   is "  counter tracks of the metrics" \
     "$(q "int(any(k.startswith('task-clock') for k in t['counters']))")" 1 ;; esac
+# ---- pprof -------------------------------------------------------------
+case " $layers " in *" callpath "*)
+  "$CLOGTOOL" cct --pprof p.pb.gz $L 2> /dev/null
+  ok $? "cct --pprof writes a profile"
+  "$CLOGTOOL" cct --json $L > cct.json 2> /dev/null
+  "$CLOGTOOL" stats --json $L > st.json
+  $PY "$top_srcdir/tests/interop/pprofcheck.py" p.pb.gz > pp.json
+  ok $? "  it decodes as profile.proto"
+  $PY - <<'PY'
+import json, sys
+p = json.load(open("pp.json")); c = json.load(open("cct.json"))
+s = json.load(open("st.json"))
+bad = []
+if p["totals"][0] != c["total"]:
+    bad.append("samples %r != cct's %r" % (p["totals"][0], c["total"]))
+if p["labels"] != {"rank": [0, 1], "thread": [0]}:
+    bad.append("labels %r" % p["labels"])
+m = p["mappings"]
+if not m or not m[0]["file"].endswith("layers-prog") or not m[0]["build_id"]:
+    bad.append("first mapping %r" % (m[:1],))
+if p["locations_mapped"] < p["locations"] // 2:
+    bad.append("locations in a mapping: %d of %d" % (p["locations_mapped"],
+                                                     p["locations"]))
+if p["duration_nanos"] != round(s["duration"] * 1e9):
+    bad.append("duration %r != %r" % (p["duration_nanos"], s["duration"]))
+for b in bad:
+    print("# " + b)
+sys.exit(1 if bad else 0)
+PY
+  ok $? "  samples as cct counts them, labels rank and thread, the program as the first mapping with its build id, the duration" ;;
+esac
 finish
