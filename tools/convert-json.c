@@ -25,6 +25,14 @@
 #include "clogtool-internal.h"
 #include "convert-internal.h"
 
+/* The memory cells of one stream (its call sites' definitions), sorted
+ * by cell, so that naming a memory record is a binary search. */
+typedef struct
+{
+  int64_t cell;
+  size_t res;                 /* its resource definition */
+} site_t;
+
 typedef struct
 {
   FILE   *f;
@@ -35,6 +43,9 @@ typedef struct
   uint64_t samples;         /* call-path samples written */
   FILE   *samples_f;        /* the samples, appended after the events */
   cp_symbols_t *sy;         /* memory call sites' names, made on use */
+  site_t *sites;            /* of stream sites_stream */
+  size_t nsites, capsites;
+  uint32_t sites_stream;
 } json_t;
 
 /* Ids: pid = rank + 1 and tid = stream + 1, so that no rank is pid 0 or
@@ -128,29 +139,52 @@ put_counter (json_t *j, const char *name, int pid, uint64_t t,
   fputs ("}}", j->f);
 }
 
-/* A memory cell's call site, resolved as clogtool memory does, or
- * NULL; resources of the rank's streams. */
-static const char *
-site_name (json_t *j, const logfmt_reader_t *r, int32_t rank, int64_t cell)
+static int
+site_cmp (const void *a, const void *b)
 {
-  for (size_t i = 0; i < logfmt_reader_n_resources (r); i++)
+  int64_t x = ((const site_t *) a)->cell, y = ((const site_t *) b)->cell;
+  return (x > y) - (x < y);
+}
+
+/* A memory cell's call site, resolved as clogtool memory does, or
+ * NULL. */
+static const char *
+site_name (json_t *j, const logfmt_reader_t *r, uint32_t stream,
+           int64_t cell)
+{
+  if (j->sites_stream != stream)
     {
-      const logfmt_resource_def_t *d = logfmt_reader_resource (r, i);
-      const logfmt_stream_def_t *sd;
-      if (d->kind != LOGFMT_RES_MEMSITE || d->nv <= LOGFMT_MEM_OFFSET
-          || d->v[LOGFMT_MEM_ID] != cell
-          || !(sd = logfmt_reader_stream (r, d->stream)) || sd->rank != rank)
-        continue;
-      if (!d->ns || !d->s[0])
-        return NULL;
-      if (!j->sy && !(j->sy = cp_symbols_new ()))
-        return NULL;
-      cp_frame_t fr;
-      cp_symbols_address (j->sy, d->s[0], (uint64_t) d->v[LOGFMT_MEM_OFFSET],
-                          &fr);
-      return fr.func;
+      j->nsites = 0;
+      j->sites_stream = stream;
+      for (size_t i = 0; i < logfmt_reader_n_resources (r); i++)
+        {
+          const logfmt_resource_def_t *d = logfmt_reader_resource (r, i);
+          if (d->kind != LOGFMT_RES_MEMSITE || d->nv <= LOGFMT_MEM_OFFSET
+              || !d->ns || !d->s[0] || d->stream != stream)
+            continue;
+          if (j->nsites == j->capsites)
+            {
+              size_t n = j->capsites ? 2 * j->capsites : 64;
+              site_t *v = realloc (j->sites, n * sizeof *v);
+              if (!v)
+                break;
+              j->sites = v;
+              j->capsites = n;
+            }
+          j->sites[j->nsites++] = (site_t) { d->v[LOGFMT_MEM_ID], i };
+        }
+      qsort (j->sites, j->nsites, sizeof *j->sites, site_cmp);
     }
-  return NULL;
+  site_t key = { cell, 0 };
+  const site_t *hit = j->nsites ? bsearch (&key, j->sites, j->nsites,
+                                           sizeof key, site_cmp) : NULL;
+  if (!hit || (!j->sy && !(j->sy = cp_symbols_new ())))
+    return NULL;
+  const logfmt_resource_def_t *d = logfmt_reader_resource (r, hit->res);
+  cp_frame_t fr;
+  cp_symbols_address (j->sy, d->s[0], (uint64_t) d->v[LOGFMT_MEM_OFFSET],
+                      &fr);
+  return fr.func;
 }
 
 static const char *
@@ -251,7 +285,7 @@ write_tracks (json_t *j, convert_ctx_t *c, const logfmt_reader_t *r,
                 int64_t cell = rec.col[LOGFMT_MEMORY_COL_CELL];
                 if (cell != last_cell)
                   {
-                    const char *fn = site_name (j, r, sd->rank, cell);
+                    const char *fn = site_name (j, r, s, cell);
                     snprintf (site, sizeof site, "%s%s(site %" PRId64 ")",
                               fn ? fn : "", fn ? " " : "", cell);
                     last_cell = cell;
@@ -490,6 +524,7 @@ convert__to_json (convert_ctx_t *c, const logfmt_reader_t *r)
     }
   setvbuf (j.f, NULL, _IOFBF, 1 << 20);
   j.nstreams = info->nstreams;
+  j.sites_stream = LOGFMT_NO_STREAM;
   if (logfmt_state_tracker_new (logfmt_reader_n_states (r), 0, &j.tracker)
       || !(j.samples_f = tmpfile ()))
     {
@@ -625,6 +660,7 @@ convert__to_json (convert_ctx_t *c, const logfmt_reader_t *r)
     }
   fclose (j.samples_f);
   cp_symbols_free (j.sy);
+  free (j.sites);
   fputs ("}\n", j.f);
   if (ferror (j.f) | (fclose (j.f) != 0))
     {
