@@ -255,6 +255,8 @@ struct imp
   metric_t *met; size_t nmet, capmet;
   idmap_t *reg_map, *comm_map, *mem_map, *met_map, *loc_map, *node_map;
   uint32_t cont_attr;        /* "continued" attribute, or UINT32_MAX */
+  uint32_t cargo_attr[4];    /* "MPE cargo 0..3" (our export), or
+                                UINT32_MAX */
   int32_t *solo_id;          /* per member: MPE solo id, INT32_MIN loss */
   int *is_solo;
   int bad_defs;              /* out of memory or inconsistent */
@@ -382,8 +384,12 @@ def_attr (void *u, OTF2_AttributeRef self, OTF2_StringRef name,
 {
   imp_t *im = u;
   (void) desc; (void) type;
+  unsigned k;
+  char c;
   if (strcmp (S (im, name), "continued") == 0)
     im->cont_attr = self;
+  else if (sscanf (S (im, name), "MPE cargo %u%c", &k, &c) == 1 && k < 4)
+    im->cargo_attr[k] = self;
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -1159,6 +1165,32 @@ push_region (worker_t *wk, int32_t region)
   return 0;
 }
 
+static void
+put_be (uint8_t *p, uint64_t v, int n)
+{
+  for (int i = n - 1; i >= 0; i--, v >>= 8)
+    p[i] = (uint8_t) v;
+}
+
+/* An Enter's or Leave's cargo, from our export's attributes "MPE cargo
+ * 0..3" (big-endian 64-bit words): 1 when all four are there. */
+static int
+get_cargo (const imp_t *im, OTF2_AttributeList *al, uint8_t *cargo)
+{
+  if (!al)
+    return 0;
+  for (int k = 0; k < 4; k++)
+    {
+      uint64_t v;
+      if (im->cargo_attr[k] == UINT32_MAX
+          || OTF2_AttributeList_GetUint64 (al, im->cargo_attr[k], &v)
+             != OTF2_SUCCESS)
+        return 0;
+      put_be (cargo + 8 * k, v, 8);
+    }
+  return 1;
+}
+
 static OTF2_CallbackCode
 ev_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
           OTF2_AttributeList *al, OTF2_RegionRef ref)
@@ -1200,6 +1232,8 @@ ev_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
   ev->type = LOGFMT_REC_EVENT;
   ev->id = ri;  /* replaced by the state's start id below */
   ev->state = ri;
+  if (get_cargo (im, al, ev->cargo))
+    ev->flags |= LOGFMT_EVF_CARGO;
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -1237,6 +1271,9 @@ ev_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
         wk->depth--;
         break;
       }
+  /* Our export's exact cargo wins over the collective's. */
+  if (get_cargo (im, al, ev->cargo))
+    ev->flags |= LOGFMT_EVF_CARGO;
   if (wk->npend == 0)
     wk->pend_time = ev->time;
   if (wk->npend < sizeof wk->pend / sizeof wk->pend[0])
@@ -1315,13 +1352,6 @@ ev_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
 {
   (void) loc; (void) pos; (void) al; (void) req;
   return message (u, t, 0, peer, comm, tag, len);
-}
-
-static void
-put_be (uint8_t *p, uint64_t v, int n)
-{
-  for (int i = n - 1; i >= 0; i--, v >>= 8)
-    p[i] = (uint8_t) v;
 }
 
 static OTF2_CallbackCode
@@ -1755,6 +1785,8 @@ otf2in_convert (const char *in_path, const char *out_path,
   im->path = in_path;
   im->err = err;
   im->cont_attr = UINT32_MAX;
+  for (int k = 0; k < 4; k++)
+    im->cargo_attr[k] = UINT32_MAX;
   im->progress = progress;
   im->user = user;
   pthread_mutex_init (&im->lock, NULL);

@@ -71,6 +71,7 @@ typedef struct
   uint64_t ncc;
   logfmt_state_tracker_t *tracker;
   OTF2_AttributeList *continued;  /* "continued" = 1, for re-entries */
+  OTF2_AttributeList *cargo;      /* an instance's BEGIN or END cargo */
   uint8_t *coll;              /* per state: 1 + OTF2 op of a collective
                                  the wrappers logged, else 0 */
   an_comm_map_t *labels;      /* the wrappers' comm label -> definition */
@@ -79,6 +80,8 @@ typedef struct
 } otf2_t;
 
 #define ATTR_CONTINUED 0
+#define ATTR_CARGO     1  /* .. 4: "MPE cargo 0..3", the cargo's 64-bit
+                             big-endian words */
 
 static OTF2_FlushType
 pre_flush (void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cb,
@@ -313,6 +316,25 @@ coll_end (otf2_t *o, OTF2_EvtWriter *ew, const logfmt_interval_t *iv)
     cc.recv);
 }
 
+/* The cargo as attributes of the next Enter or Leave; NULL when there
+ * is none. */
+static OTF2_AttributeList *
+cargo_attrs (otf2_t *o, const uint8_t *cargo, OTF2_ErrorCode *e)
+{
+  if (!cargo)
+    return NULL;
+  for (int k = 0; k < 4 && *e == OTF2_SUCCESS; k++)
+    {
+      OTF2_AttributeValue v;
+      v.uint64 = 0;
+      for (int i = 0; i < 8; i++)
+        v.uint64 = v.uint64 << 8 | cargo[8 * k + i];
+      *e = OTF2_AttributeList_AddAttribute (o->cargo, ATTR_CARGO + k,
+                                            OTF2_TYPE_UINT64, v);
+    }
+  return o->cargo;
+}
+
 static int
 write_stream (otf2_t *o, uint32_t s)
 {
@@ -360,8 +382,11 @@ write_stream (otf2_t *o, uint32_t s)
             int st = logfmt_state_tracker_apply (tr, &ev, &iv, &inner);
             if (st == LOGFMT_STEP_OPENED)
               {
-                e = OTF2_EvtWriter_Enter (ew, NULL, ev.time,
-                                          (uint32_t) ev.state);
+                OTF2_AttributeList *al = cargo_attrs (
+                  o, ev.flags & LOGFMT_EVF_CARGO ? ev.cargo : NULL, &e);
+                if (e == OTF2_SUCCESS)
+                  e = OTF2_EvtWriter_Enter (ew, al, ev.time,
+                                            (uint32_t) ev.state);
                 if (e == OTF2_SUCCESS && o->coll[ev.state])
                   e = OTF2_EvtWriter_MpiCollectiveBegin (ew, NULL, ev.time);
               }
@@ -376,8 +401,12 @@ write_stream (otf2_t *o, uint32_t s)
                     (uint32_t) logfmt_state_tracker_open (tr, i - 1)->state);
                 if (e == OTF2_SUCCESS && o->coll[iv.state])
                   e = coll_end (o, ew, &iv);
+                OTF2_AttributeList *al = NULL;
                 if (e == OTF2_SUCCESS)
-                  e = OTF2_EvtWriter_Leave (ew, NULL, ev.time,
+                  al = cargo_attrs (o, iv.flags & LOGFMT_IV_END_CARGO
+                                       ? iv.end_cargo : NULL, &e);
+                if (e == OTF2_SUCCESS)
+                  e = OTF2_EvtWriter_Leave (ew, al, ev.time,
                                             (uint32_t) iv.state);
                 for (uint32_t i = d - inner; e == OTF2_SUCCESS && i < d; i++)
                   {
@@ -821,6 +850,16 @@ write_defs (otf2_t *o)
   if (e == OTF2_SUCCESS)
     e = OTF2_GlobalDefWriter_WriteAttribute (g, ATTR_CONTINUED, cont_name, cont_desc,
                                              OTF2_TYPE_UINT8);
+  for (int k = 0; k < 4 && e == OTF2_SUCCESS; k++)
+    {
+      snprintf (buf, sizeof buf, "MPE cargo %d", k);
+      uint32_t an = str (o, g, buf, &e);
+      uint32_t ad = str (o, g, "bytes 8k..8k+7 (big-endian) of the MPE "
+                         "event's 32 bytes of info (cargo)", &e);
+      if (e == OTF2_SUCCESS)
+        e = OTF2_GlobalDefWriter_WriteAttribute (g, ATTR_CARGO + k, an, ad,
+                                                 OTF2_TYPE_UINT64);
+    }
   for (size_t i = 0; i < logfmt_reader_n_states (r); i++)
     {
       const logfmt_state_def_t *d = logfmt_reader_state (r, i);
@@ -1080,8 +1119,9 @@ setup (otf2_t *o)
   o->inv = calloc (o->ncomms + 1, sizeof *o->inv);
   o->comm_size = calloc (o->ncomms + 1, sizeof *o->comm_size);
   o->continued = OTF2_AttributeList_New ();
+  o->cargo = OTF2_AttributeList_New ();
   if (!o->loc_of_rank || !o->nevents || !o->loc_rank || !o->loc_thread
-      || !o->inv || !o->comm_size || !o->continued
+      || !o->inv || !o->comm_size || !o->continued || !o->cargo
       || logfmt_state_tracker_new (logfmt_reader_n_states (r), 0,
                                    &o->tracker))
     return -1;
@@ -1335,6 +1375,8 @@ out:
   an_comm_map_free (o.labels);
   if (o.continued)
     OTF2_AttributeList_Delete (o.continued);
+  if (o.cargo)
+    OTF2_AttributeList_Delete (o.cargo);
   return rc;
 }
 

@@ -104,6 +104,10 @@ if a != b:
 PY
     ok $? "round trip: clogtool $what --json is the same"
   done
+  "$CLOGTOOL" print $L 2> /dev/null | grep -v '^#' > pa.txt
+  "$CLOGTOOL" print back.clog 2> /dev/null | grep -v '^#' > pb.txt
+  cmp -s pa.txt pb.txt
+  ok $? "round trip: clogtool print is the same, info text included ($(wc -l < pa.txt) lines)"
 fi
 
 # ---- Chrome / Perfetto JSON -------------------------------------------
