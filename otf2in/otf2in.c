@@ -1411,7 +1411,7 @@ ev_metric (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
 {
   worker_t *wk = u;
   const imp_t *im = wk->im;
-  (void) loc; (void) pos; (void) al;
+  (void) loc; (void) pos;
   int64_t m = idmap_find (im->met_map, im->nmet, ref);
   if (m >= 0 && im->met[m].instance)
     m = idmap_find (im->met_map, im->nmet, im->met[m].member);
@@ -1493,6 +1493,8 @@ ev_metric (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
     {
       ev->type = LOGFMT_REC_EVENT;
       ev->id = im->solo_id[mm];
+      if (get_cargo (im, al, ev->cargo))
+        ev->flags |= LOGFMT_EVF_CARGO;
     }
   return OTF2_CALLBACK_SUCCESS;
 }

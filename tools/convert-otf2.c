@@ -438,8 +438,11 @@ write_stream (otf2_t *o, uint32_t s)
             OTF2_Type t = OTF2_TYPE_INT64;
             OTF2_MetricValue v;
             v.signed_int = ev.kind == LOGFMT_KIND_LOSS ? (int64_t) ev.size : 1;
-            if (!bad)
-              e = OTF2_EvtWriter_Metric (ew, NULL, ev.time, m, 1, &t, &v);
+            OTF2_AttributeList *al = cargo_attrs (
+              o, ev.kind == LOGFMT_KIND_SOLO && (ev.flags & LOGFMT_EVF_CARGO)
+                 ? ev.cargo : NULL, &e);
+            if (!bad && e == OTF2_SUCCESS)
+              e = OTF2_EvtWriter_Metric (ew, al, ev.time, m, 1, &t, &v);
           }
           break;
         case LOGFMT_KIND_SEND:

@@ -105,6 +105,10 @@ for f in cpilog.clog2 cpilog_pack.clog2 srtest.clog2 fpilog.clog; do
   ok $? "$f: .clog -> .otf2 -> .clog"
   same_stats "$T/$b.clog" "$T/$b-back.clog"
   ok $? "$f: same statistics after the round trip"
+  "$CLOGTOOL" print "$T/$b.clog" 2> /dev/null | grep -v '^#' > "$T/pa.txt"
+  "$CLOGTOOL" print "$T/$b-back.clog" 2> /dev/null | grep -v '^#' > "$T/pb.txt"
+  cmp -s "$T/pa.txt" "$T/pb.txt"
+  ok $? "$f: the same events, info text included ($(grep -c 'info=' "$T/pa.txt") with info)"
 done
 
 # Damaged archives: a clear error naming the file, never a crash.
