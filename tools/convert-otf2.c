@@ -520,11 +520,20 @@ member_label (const logfmt_reader_t *r, const mkey_t *k, uint32_t col,
         int d = logfmt_reader_find_metric (r, (uint32_t) k->k0);
         const logfmt_metric_def_t *md
           = d >= 0 ? logfmt_reader_metric (r, (size_t) d) : NULL;
-        /* The metric's own name: a channel's partner is in the key. */
+        /* The metric's name, and the partner of a channel or the
+         * object of a monitor cell (the import names the metric from
+         * its definition's member, not from these). */
+        char base[200];
         if (md && md->name)
-          snprintf (name, nlen, "%s", md->name);
+          snprintf (base, sizeof base, "%s", md->name);
         else
-          snprintf (name, nlen, "metric %" PRId64, k->k0);
+          snprintf (base, sizeof base, "metric %" PRId64, k->k0);
+        if (k->k1 >= 0 && md && (md->flags & LOGFMT_METRIC_CHANNEL))
+          snprintf (name, nlen, "%s to rank %" PRId64, base, k->k1);
+        else if (k->k1 >= 0)
+          snprintf (name, nlen, "%s [%" PRId64 "]", base, k->k1);
+        else
+          snprintf (name, nlen, "%s", base);
         if (md && md->unit)
           snprintf (unit, ulen, "%s", md->unit);
         *flags = md ? md->flags : 0;
@@ -533,14 +542,33 @@ member_label (const logfmt_reader_t *r, const mkey_t *k, uint32_t col,
       }
       break;
     case LOGFMT_TRACK_MEMORY:
-      snprintf (name, nlen, col == LOGFMT_MEMORY_COL_LIVE
-                ? "memory live bytes" : "memory allocations");
+      if (k->k0 < 0)
+        snprintf (name, nlen, col == LOGFMT_MEMORY_COL_LIVE
+                  ? "memory live bytes" : "memory allocations");
+      else
+        snprintf (name, nlen, "%s (site %" PRId64 ")",
+                  col == LOGFMT_MEMORY_COL_LIVE ? "memory live bytes"
+                  : "memory allocations", k->k0);
       snprintf (unit, ulen, col == LOGFMT_MEMORY_COL_LIVE ? "bytes" : "#");
       if (col != LOGFMT_MEMORY_COL_LIVE)
         *mode = OTF2_METRIC_ACCUMULATED_START;
       break;
     case LOGFMT_TRACK_NETWORK:
-      snprintf (name, nlen, "NIC %s", col < 5 ? nic[col] : "?");
+      {
+        const char *nn = NULL;
+        for (size_t i = 0; i < logfmt_reader_n_resources (r) && !nn; i++)
+          {
+            const logfmt_resource_def_t *d = logfmt_reader_resource (r, i);
+            if (d->kind == LOGFMT_RES_NIC && d->nv > LOGFMT_NIC_ID
+                && d->v[LOGFMT_NIC_ID] == k->k0 && d->ns > 1)
+              nn = d->s[1];
+          }
+        if (nn)
+          snprintf (name, nlen, "NIC %s %s", nn, col < 5 ? nic[col] : "?");
+        else
+          snprintf (name, nlen, "NIC %" PRId64 " %s", k->k0,
+                    col < 5 ? nic[col] : "?");
+      }
       snprintf (unit, ulen, col <= LOGFMT_NETWORK_COL_TXB ? "bytes" : "#");
       *mode = OTF2_METRIC_ACCUMULATED_START;
       break;
