@@ -157,6 +157,16 @@ case " $layers " in *" switch "*)
 case " $layers " in *" metric "*)
   is "  counter tracks of the metrics" \
     "$(q "int(any(k.startswith('task-clock') for k in t['counters']))")" 1 ;; esac
+# The checker on MPE2's samples and a synthetic log with threads.
+DATA=$top_srcdir/tests/interop/data
+"$CLOGTOOL" gen -o gen.clog -p 3 -t 2 -n 3000 --seed 3 > /dev/null
+for f in "$DATA/cpilog_pack.clog2" "$DATA/srtest.clog2" "$DATA/fpilog.clog" \
+         gen.clog; do
+  "$CLOGTOOL" convert -q "$f" o.json && $TEF o.json > /dev/null 2> tef.err
+  ok $? "$(basename "$f") as JSON passes the strict checker"
+  sed 's/^/#   /' tef.err | head -5
+done
+
 # ---- pprof -------------------------------------------------------------
 case " $layers " in *" callpath "*)
   "$CLOGTOOL" cct --pprof p.pb.gz $L 2> /dev/null
