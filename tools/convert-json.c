@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Chrome trace event format (JSON), as loaded by the Perfetto UI and
- * chrome://tracing: pid = world rank, tid = thread, a slice per state
- * instance (instances as the state tracker pairs them, FORMAT.md section
- * 13), an "i" instant per solo event, a flow ("s" then "f") per matched
- * message, and metadata naming processes and threads.  Written
- * incrementally, one stream at a time; only the open states of the
- * current stream are held in memory (by the tracker).
+ * chrome://tracing: pid = world rank + 1, tid = stream + 1, a slice per
+ * state instance (instances as the state tracker pairs them, FORMAT.md
+ * section 13), an "i" instant per solo event, a flow ("s" then "f") per
+ * matched message bound to a slice, counter tracks ("C") for metrics,
+ * memory and NICs, thread-state slices on a track per thread, call-path
+ * samples as stackFrames + samples, and metadata naming processes and
+ * threads.  Written incrementally, one stream at a time; only the open
+ * states of the current stream are held in memory (by the tracker), the
+ * samples wait in a temporary file until the events are written.
  *
  * Slices on one thread must nest.  An instance that ends while instances
  * begun inside it stay open (states that overlap without nesting) is

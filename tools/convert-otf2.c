@@ -8,8 +8,15 @@
  *    re-entries carrying the attribute "continued" (joined, the pieces
  *    are the instances);
  *  - MpiSend/MpiRecv with the communicator and the partner's rank in it;
+ *    MpiCollectiveBegin/End inside the collectives the wrappers logged;
+ *  - an event's cargo as attributes "MPE cargo 0..3" of its Enter/Leave;
  *  - solo events as metric events, one metric per event kind (value 1);
- *  - one location per stream, grouped into one location group per rank;
+ *  - every track record as a metric event of its series' class, merged
+ *    by time; call-path samples also as calling-context samples;
+ *  - one location per stream, one location group per rank, one system
+ *    tree node per host;
+ *  - what OTF2 has no record for (constants, resources, call-path
+ *    tables) as properties our importer reads;
  *  - nanosecond clock properties and the global definitions.
  * Streams are written one after the other, straight from the reader's
  * iterators; OTF2 flushes its chunks itself, so memory stays bounded.
