@@ -161,6 +161,7 @@ typedef struct
   OTF2_Paradigm paradigm;
   int32_t start_id;          /* its state's BEGIN id (END: + 1) */
   int mpi;
+  int coll;                  /* an MPI collective (role or name) */
 } region_t;
 
 typedef struct
@@ -178,13 +179,25 @@ typedef struct
   uint32_t size;
   int32_t *ranks;            /* local -> world, NULL if unknown */
   int self;                  /* MPI_COMM_SELF-like: partner is oneself */
+  uint32_t label;            /* the MPI wrappers' label of it */
 } comm_t;
 
 typedef struct
 {
   uint32_t id, name, desc, unit;
   OTF2_MetricMode mode;
+  /* Our export's track series ("MPE track K key A B column C flags F"):
+   * the track kind (0: not one), its key columns and this column. */
+  uint32_t trk_kind, trk_col, trk_flags;
+  int64_t k0, k1;
 } member_t;
+
+typedef struct
+{
+  uint32_t name;             /* string ref */
+  OTF2_Type type;
+  OTF2_AttributeValue value;
+} prop_t;
 
 typedef struct
 {
@@ -211,9 +224,12 @@ typedef struct
   /* Open regions: state index, and the collective's cargo for its END. */
   struct { int32_t region; int has_cargo; uint8_t cargo[32]; } *stack;
   size_t depth, capstack;
-  /* Metric samples for the stream's LOGFMT_TRACK_METRIC track. */
+  /* Track records of the stream (metric samples, and the tracks our
+   * export wrote as metrics), with their kinds. */
   logfmt_track_rec_t *trk;
   size_t ntrk, captrk;
+  uint32_t *trkk;
+  size_t captrkk;
   int failed;                /* a logfmt code, or 0 */
   uint64_t skipped, coll_outside, metric_values;
 } worker_t;
@@ -235,9 +251,13 @@ struct imp
   group_t *grp; size_t ngrp, capgrp;
   comm_t *comm; size_t ncomm, capcomm;
   member_t *mem; size_t nmem, capmem;
+  /* Location group properties that may be our export's call paths. */
+  prop_t *prop; size_t nprop, capprop;
   metric_t *met; size_t nmet, capmet;
   idmap_t *reg_map, *comm_map, *mem_map, *met_map, *loc_map, *node_map;
   uint32_t cont_attr;        /* "continued" attribute, or UINT32_MAX */
+  uint32_t cargo_attr[4];    /* "MPE cargo 0..3" (our export), or
+                                UINT32_MAX */
   int32_t *solo_id;          /* per member: MPE solo id, INT32_MIN loss */
   int *is_solo;
   int bad_defs;              /* out of memory or inconsistent */
@@ -365,8 +385,12 @@ def_attr (void *u, OTF2_AttributeRef self, OTF2_StringRef name,
 {
   imp_t *im = u;
   (void) desc; (void) type;
+  unsigned k;
+  char c;
   if (strcmp (S (im, name), "continued") == 0)
     im->cont_attr = self;
+  else if (sscanf (S (im, name), "MPE cargo %u%c", &k, &c) == 1 && k < 4)
+    im->cargo_attr[k] = self;
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -426,11 +450,20 @@ def_region (void *u, OTF2_RegionRef self, OTF2_StringRef name,
 {
   imp_t *im = u;
   (void) canon; (void) role; (void) flags; (void) src; (void) l0; (void) l1;
+  /* Sampling regions name calling contexts (frames), not states. */
+  if (paradigm == OTF2_PARADIGM_SAMPLING)
+    return OTF2_CALLBACK_SUCCESS;
   region_t *r = PUSH (im, reg, nreg, capreg);
   if (!r)
     return OTF2_CALLBACK_INTERRUPT;
   *r = (region_t) { self, name, desc, paradigm, 0,
-                    paradigm == OTF2_PARADIGM_MPI };
+                    paradigm == OTF2_PARADIGM_MPI,
+                    paradigm == OTF2_PARADIGM_MPI
+                    && (role == OTF2_REGION_ROLE_BARRIER
+                        || role == OTF2_REGION_ROLE_COLL_ONE2ALL
+                        || role == OTF2_REGION_ROLE_COLL_ALL2ONE
+                        || role == OTF2_REGION_ROLE_COLL_ALL2ALL
+                        || role == OTF2_REGION_ROLE_COLL_OTHER) };
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -453,6 +486,122 @@ def_group (void *u, OTF2_GroupRef self, OTF2_StringRef name,
   if (n)
     memcpy (g->members, members, n * sizeof *members);
   return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+def_lgprop (void *u, OTF2_LocationGroupRef group, OTF2_StringRef name,
+            OTF2_Type type, OTF2_AttributeValue value)
+{
+  imp_t *im = u;
+  (void) group;
+  prop_t *p = PUSH (im, prop, nprop, capprop);
+  if (!p)
+    return OTF2_CALLBACK_INTERRUPT;
+  *p = (prop_t) { name, type, value };
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+def_nodeprop (void *u, OTF2_SystemTreeNodeRef node, OTF2_StringRef name,
+              OTF2_Type type, OTF2_AttributeValue value)
+{
+  return def_lgprop (u, node, name, type, value);
+}
+
+/* A hex string of our export's resources back to text in place
+ * ("-": none, "=": empty); NULL when it is not hex. */
+static const char *
+unhex (char *h)
+{
+  if (strcmp (h, "-") == 0)
+    return NULL;
+  if (strcmp (h, "=") == 0)
+    return "";
+  size_t n = strlen (h);
+  if (n % 2)
+    return NULL;
+  for (size_t k = 0; k < n / 2; k++)
+    {
+      unsigned x;
+      if (sscanf (h + 2 * k, "%2x", &x) != 1 || x == 0)
+        return NULL;
+      h[k] = (char) x;
+    }
+  h[n / 2] = '\0';
+  return h;
+}
+
+/* "MPE resource N": "kind stream nv ns v0 .. v7 s0 s1" (our export). */
+static int
+put_resource (imp_t *im, const char *txt)
+{
+  logfmt_resource_def_t d = { 0 };
+  char s0[4096], s1[4096];
+  long long v[LOGFMT_RES_MAX_V];
+  if (strlen (txt) >= 4000
+      || sscanf (txt, "%u %u %u %u %lld %lld %lld %lld %lld %lld %lld %lld "
+                 "%4095s %4095s", &d.kind, &d.stream, &d.nv, &d.ns, &v[0],
+                 &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], s0, s1)
+         != 14
+      || d.nv > LOGFMT_RES_MAX_V || d.ns > LOGFMT_RES_MAX_S)
+    return LOGFMT_ECORRUPT;
+  for (int k = 0; k < LOGFMT_RES_MAX_V; k++)
+    d.v[k] = v[k];
+  d.s[0] = unhex (s0);
+  d.s[1] = unhex (s1);
+  return logfmt_writer_add_resource (im->w, &d);
+}
+
+/* Our export's properties: "MPE constant NAME" (int64) and "MPE
+ * resource N" on the machine node, and "MPE callpaths" of a rank: its
+ * call-path tables as the .clog encodes them, in hex. */
+static int
+put_callpaths (imp_t *im)
+{
+  for (size_t i = 0; i < im->nprop; i++)
+    {
+      const char *pname = S (im, im->prop[i].name);
+      if (strncmp (pname, "MPE constant ", 13) == 0
+          && im->prop[i].type == OTF2_TYPE_INT64)
+        {
+          logfmt_const_def_t cd = { pname + 13, im->prop[i].value.int64 };
+          int rc = logfmt_writer_add_const (im->w, &cd);
+          if (rc)
+            return rc;
+          continue;
+        }
+      if (strncmp (pname, "MPE resource ", 13) == 0
+          && im->prop[i].type == OTF2_TYPE_STRING)
+        {
+          int rc = put_resource (im, S (im, im->prop[i].value.stringRef));
+          if (rc)
+            return rc;
+          continue;
+        }
+      if (strcmp (pname, "MPE callpaths") != 0
+          || im->prop[i].type != OTF2_TYPE_STRING)
+        continue;
+      const char *hex = S (im, im->prop[i].value.stringRef);
+      size_t len = strlen (hex) / 2;
+      uint8_t *blob = malloc (len + 1);
+      if (!blob)
+        return LOGFMT_ENOMEM;
+      for (size_t k = 0; k < len; k++)
+        {
+          unsigned x;
+          if (sscanf (hex + 2 * k, "%2x", &x) != 1)
+            {
+              free (blob);
+              return LOGFMT_ECORRUPT;
+            }
+          blob[k] = (uint8_t) x;
+        }
+      int rc = logfmt_writer_put_callpaths (im->w, blob, len);
+      free (blob);
+      if (rc)
+        return rc;
+    }
+  return 0;
 }
 
 static OTF2_CallbackCode
@@ -584,20 +733,96 @@ loc_order (const void *a, const void *b)
   return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* "MPE state, events A/B, colour C" (our export's region description). */
+/* "MPE state, events A/B, colour C", then maybe "\nformat F" (our
+ * export's region description); *format points into desc, or NULL. */
 static int
 parse_mpe_region (const char *desc, int32_t *a, int32_t *b, char *color,
-                  size_t clen)
+                  size_t clen, const char **format)
 {
   int n = 0;
+  *format = NULL;
   if (sscanf (desc, "MPE state, events %" SCNd32 "/%" SCNd32 ", colour %n",
               a, b, &n) != 2 || n == 0)
     return 0;
-  snprintf (color, clen, "%s", desc + n);
+  const char *nl = strchr (desc + n, '\n');
+  size_t len = nl ? (size_t) (nl - desc - n) : strlen (desc + n);
+  snprintf (color, clen, "%.*s", (int) (len < clen ? len : clen - 1),
+            desc + n);
+  if (nl && strncmp (nl, "\nformat ", 8) == 0)
+    *format = nl + 8;
   return 1;
 }
 
-static const char coll_format[] = "comm %d root %d sent %l received %l";
+/* MPI collectives by name (after "MPI_", nonblocking ones with their
+ * leading I): the OTF2 operation and region role. */
+static const struct
+{
+  const char *name;
+  OTF2_CollectiveOp op;
+  OTF2_RegionRole role;
+} coll_ops[] = {
+  { "Barrier", OTF2_COLLECTIVE_OP_BARRIER, OTF2_REGION_ROLE_BARRIER },
+  { "Bcast", OTF2_COLLECTIVE_OP_BCAST, OTF2_REGION_ROLE_COLL_ONE2ALL },
+  { "Gather", OTF2_COLLECTIVE_OP_GATHER, OTF2_REGION_ROLE_COLL_ALL2ONE },
+  { "Gatherv", OTF2_COLLECTIVE_OP_GATHERV, OTF2_REGION_ROLE_COLL_ALL2ONE },
+  { "Scatter", OTF2_COLLECTIVE_OP_SCATTER, OTF2_REGION_ROLE_COLL_ONE2ALL },
+  { "Scatterv", OTF2_COLLECTIVE_OP_SCATTERV, OTF2_REGION_ROLE_COLL_ONE2ALL },
+  { "Allgather", OTF2_COLLECTIVE_OP_ALLGATHER, OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Allgatherv", OTF2_COLLECTIVE_OP_ALLGATHERV,
+    OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Alltoall", OTF2_COLLECTIVE_OP_ALLTOALL, OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Alltoallv", OTF2_COLLECTIVE_OP_ALLTOALLV, OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Alltoallw", OTF2_COLLECTIVE_OP_ALLTOALLW, OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Reduce", OTF2_COLLECTIVE_OP_REDUCE, OTF2_REGION_ROLE_COLL_ALL2ONE },
+  { "Reduce_scatter", OTF2_COLLECTIVE_OP_REDUCE_SCATTER,
+    OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Reduce_scatter_block", OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK,
+    OTF2_REGION_ROLE_COLL_ALL2ALL },
+  { "Scan", OTF2_COLLECTIVE_OP_SCAN, OTF2_REGION_ROLE_COLL_OTHER },
+  { "Exscan", OTF2_COLLECTIVE_OP_EXSCAN, OTF2_REGION_ROLE_COLL_OTHER },
+};
+
+int
+otf2in_collective (const char *name, uint32_t *op, uint32_t *role)
+{
+  if (!name || strncmp (name, "MPI_", 4) != 0)
+    return 0;
+  name += 4;
+  for (int pass = 0; pass < 2; pass++, name++)
+    {
+      for (size_t i = 0; i < sizeof coll_ops / sizeof *coll_ops; i++)
+        if (strcmp (name, coll_ops[i].name) == 0)
+          {
+            *op = coll_ops[i].op;
+            *role = coll_ops[i].role;
+            return 1;
+          }
+      if (name[0] != 'I')
+        break;
+    }
+  return 0;
+}
+
+
+/* The MPI wrappers' collective END format and cargo
+ * (mpe/wrappers/wrap-internal.h, analysis/an-common.c), so that
+ * `clogtool matrix` and `profile` count the collectives. */
+static const char coll_format[] = "comm=%x np=%d root=%d sent=%l recv=%l";
+
+/* The wrappers' label of a communicator: FNV-1a over its world ranks,
+ * each low byte first; MPI_COMM_WORLD (id 0) is ffffffff. */
+static uint32_t
+comm_label (uint32_t id, const int32_t *ranks, uint32_t n)
+{
+  uint32_t h = 2166136261u;
+  if (id == 0)
+    return 0xffffffffu;
+  for (uint32_t i = 0; ranks && i < n; i++)
+    for (int b = 0; b < 4; b++)
+      h = (h ^ (((uint32_t) ranks[i] >> (8 * b)) & 0xffu)) * 16777619u;
+  return h;
+}
 
 /* Ranks, threads, streams, states, event definitions, communicators. */
 static int
@@ -691,8 +916,9 @@ map_defs (imp_t *im, const char *creator)
   for (size_t i = 0; i < im->nreg; i++)
     {
       int32_t a, b;
+      const char *f;
       if (parse_mpe_region (S (im, im->reg[i].desc), &a, &b, color,
-                            sizeof color))
+                            sizeof color, &f))
         {
           if (a >= next_id)
             next_id = a + 1;
@@ -705,9 +931,10 @@ map_defs (imp_t *im, const char *creator)
     {
       region_t *r = &im->reg[i];
       logfmt_state_def_t d = { 0 };
+      const char *format = NULL;
       d.name = S (im, r->name);
       if (!parse_mpe_region (S (im, r->desc), &d.start_id, &d.end_id, color,
-                             sizeof color))
+                             sizeof color, &format))
         {
           uint32_t rgb;
           logfmt_color_lookup (d.name, &rgb);
@@ -717,8 +944,12 @@ map_defs (imp_t *im, const char *creator)
           next_id += 2;
         }
       d.color = color;
-      /* MPI regions may hold a collective's cargo on their END. */
-      d.format = r->mpi ? coll_format : NULL;
+      /* Collectives hold the MPI_Collective_End's cargo on their END;
+       * our export's regions name their own format. */
+      uint32_t op, role;
+      if (r->mpi && otf2in_collective (d.name, &op, &role))
+        r->coll = 1;
+      d.format = format ? format : r->coll ? coll_format : NULL;
       r->start_id = d.start_id;
       rc = logfmt_writer_add_state (im->w, &d);
     }
@@ -747,7 +978,37 @@ map_defs (imp_t *im, const char *creator)
   /* Other metric members become metric definitions (id = member
    * index): accumulated ones are counters, the others levels. */
   for (size_t i = 0; i < im->nmem && rc == 0; i++)
-    if (!im->is_solo[i])
+    {
+      member_t *m = &im->mem[i];
+      unsigned kind, col, flags;
+      long long k0, k1;
+      if (!im->is_solo[i]
+          && sscanf (S (im, m->desc), "MPE metric %u flags %u", &col,
+                     &flags) == 2)
+        {
+          /* A metric definition of our export, in the log's order. */
+          logfmt_metric_def_t md = { 0 };
+          md.id = col;
+          md.flags = flags;
+          md.name = S (im, m->name);
+          md.unit = S (im, m->unit);
+          m->trk_kind = UINT32_MAX;   /* no series: values not expected */
+          rc = logfmt_writer_add_metric (im->w, &md);
+          continue;
+        }
+      if (im->is_solo[i]
+          || sscanf (S (im, m->desc), "MPE track %u key %lld %lld column %u "
+                     "flags %u", &kind, &k0, &k1, &col, &flags) != 5
+          || kind < 1 || kind > LOGFMT_TRACK_KIND_MAX)
+        continue;
+      m->trk_kind = kind;
+      m->trk_col = col;
+      m->trk_flags = flags;
+      m->k0 = k0;
+      m->k1 = k1;
+    }
+  for (size_t i = 0; i < im->nmem && rc == 0; i++)
+    if (!im->is_solo[i] && !im->mem[i].trk_kind)
       {
         OTF2_MetricMode mode = im->mem[i].mode & OTF2_METRIC_VALUE_MASK;
         logfmt_metric_def_t md = { 0 };
@@ -796,9 +1057,12 @@ map_defs (imp_t *im, const char *creator)
           cd.size = c->size;
           cd.ranks = c->ranks;
         }
+      c->label = comm_label (c->id, c->ranks, c->size);
       rc = logfmt_writer_add_comm (im->w, &cd);
     }
   (void) creator;
+  if (rc == 0)
+    rc = put_callpaths (im);
   if (rc)
     return set_err (im->err, rc, im->path, "writing definitions: %s",
                     logfmt_strerror (rc));
@@ -831,9 +1095,14 @@ flush_batch (worker_t *wk, size_t n)
   else if (n || wk->ntrk)
     {
       rc = n ? logfmt_writer_event (im->w, wk->stream, wk->batch, n) : 0;
-      if (rc == 0 && wk->ntrk)
-        rc = logfmt_writer_track_add (im->w, wk->stream, LOGFMT_TRACK_METRIC,
-                                      wk->trk, wk->ntrk);
+      /* Runs of one kind (each kind's records are in time order). */
+      for (size_t i = 0, j; rc == 0 && i < wk->ntrk; i = j)
+        {
+          for (j = i + 1; j < wk->ntrk && wk->trkk[j] == wk->trkk[i]; j++)
+            ;
+          rc = logfmt_writer_track_add (im->w, wk->stream, wk->trkk[i],
+                                        wk->trk + i, j - i);
+        }
       wk->ntrk = 0;
       if (rc)
         {
@@ -898,6 +1167,32 @@ push_region (worker_t *wk, int32_t region)
   return 0;
 }
 
+static void
+put_be (uint8_t *p, uint64_t v, int n)
+{
+  for (int i = n - 1; i >= 0; i--, v >>= 8)
+    p[i] = (uint8_t) v;
+}
+
+/* An Enter's or Leave's cargo, from our export's attributes "MPE cargo
+ * 0..3" (big-endian 64-bit words): 1 when all four are there. */
+static int
+get_cargo (const imp_t *im, OTF2_AttributeList *al, uint8_t *cargo)
+{
+  if (!al)
+    return 0;
+  for (int k = 0; k < 4; k++)
+    {
+      uint64_t v;
+      if (im->cargo_attr[k] == UINT32_MAX
+          || OTF2_AttributeList_GetUint64 (al, im->cargo_attr[k], &v)
+             != OTF2_SUCCESS)
+        return 0;
+      put_be (cargo + 8 * k, v, 8);
+    }
+  return 1;
+}
+
 static OTF2_CallbackCode
 ev_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
           OTF2_AttributeList *al, OTF2_RegionRef ref)
@@ -939,6 +1234,8 @@ ev_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
   ev->type = LOGFMT_REC_EVENT;
   ev->id = ri;  /* replaced by the state's start id below */
   ev->state = ri;
+  if (get_cargo (im, al, ev->cargo))
+    ev->flags |= LOGFMT_EVF_CARGO;
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -976,6 +1273,9 @@ ev_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
         wk->depth--;
         break;
       }
+  /* Our export's exact cargo wins over the collective's. */
+  if (get_cargo (im, al, ev->cargo))
+    ev->flags |= LOGFMT_EVF_CARGO;
   if (wk->npend == 0)
     wk->pend_time = ev->time;
   if (wk->npend < sizeof wk->pend / sizeof wk->pend[0])
@@ -1056,13 +1356,6 @@ ev_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
   return message (u, t, 0, peer, comm, tag, len);
 }
 
-static void
-put_be (uint8_t *p, uint64_t v, int n)
-{
-  for (int i = n - 1; i >= 0; i--, v >>= 8)
-    p[i] = (uint8_t) v;
-}
-
 static OTF2_CallbackCode
 ev_coll_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
              OTF2_AttributeList *al, OTF2_CollectiveOp op, OTF2_CommRef comm,
@@ -1072,15 +1365,18 @@ ev_coll_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
   (void) loc; (void) t; (void) pos; (void) al; (void) op;
   /* The innermost open MPI region (MPI_Allreduce, ...) gets the cargo
    * coll_format describes, on its END. */
+  int64_t ci = idmap_find (wk->im->comm_map, wk->im->ncomm, comm);
+  const comm_t *cm = ci >= 0 ? &wk->im->comm[ci] : NULL;
   for (size_t d = wk->depth; d-- > 0;)
     if (wk->im->reg[wk->stack[d].region].mpi)
       {
         uint8_t *c = wk->stack[d].cargo;
-        put_be (c, comm, 4);
-        put_be (c + 4, root, 4);
-        put_be (c + 8, sent, 8);
-        put_be (c + 16, received, 8);
-        memset (c + 24, 0, 8);
+        put_be (c, cm ? cm->label : 0xffffffffu, 4);
+        put_be (c + 4, cm ? (cm->self ? 1 : cm->size) : 0, 4);
+        put_be (c + 8, root == OTF2_UNDEFINED_UINT32 ? UINT32_MAX : root, 4);
+        put_be (c + 12, sent, 8);
+        put_be (c + 20, received, 8);
+        memset (c + 28, 0, 4);
         wk->stack[d].has_cargo = 1;
         return OTF2_CALLBACK_SUCCESS;
       }
@@ -1117,20 +1413,62 @@ ev_metric (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
 {
   worker_t *wk = u;
   const imp_t *im = wk->im;
-  (void) loc; (void) pos; (void) al;
+  (void) loc; (void) pos;
   int64_t m = idmap_find (im->met_map, im->nmet, ref);
   if (m >= 0 && im->met[m].instance)
     m = idmap_find (im->met_map, im->nmet, im->met[m].member);
   int64_t mm = m >= 0 && !im->met[m].instance
                ? idmap_find (im->mem_map, im->nmem, im->met[m].member) : -1;
-  if (mm >= 0 && !im->is_solo[mm] && n == 1)
+  if (mm >= 0 && im->mem[mm].trk_kind == UINT32_MAX)
     {
-      /* A metric sample: the value from this time on. */
-      if (grow ((void **) &wk->trk, &wk->captrk, wk->ntrk, sizeof *wk->trk))
+      wk->metric_values += n;
+      return OTF2_CALLBACK_SUCCESS;
+    }
+  if (mm >= 0 && im->mem[mm].trk_kind)
+    {
+      /* A track record of our export: its members are the class's
+       * value columns, in order, after the key columns. */
+      const member_t *f = &im->mem[mm];
+      if (grow ((void **) &wk->trk, &wk->captrk, wk->ntrk, sizeof *wk->trk)
+          || grow ((void **) &wk->trkk, &wk->captrkk, wk->ntrk,
+                   sizeof *wk->trkk))
         {
           wk->failed = LOGFMT_ENOMEM;
           return OTF2_CALLBACK_INTERRUPT;
         }
+      logfmt_track_rec_t *tr = &wk->trk[wk->ntrk];
+      memset (tr, 0, sizeof *tr);
+      tr->time = to_ns (im, t);
+      if (f->trk_col > 0)
+        tr->col[0] = f->k0;
+      if (f->trk_col > 1)
+        tr->col[1] = f->k1;
+      for (uint8_t i = 0; i < n; i++)
+        {
+          const member_t *x = (size_t) mm + i < im->nmem ? &im->mem[mm + i]
+                              : NULL;
+          if (!x || x->trk_kind != f->trk_kind || x->k0 != f->k0
+              || x->k1 != f->k1 || x->trk_col >= LOGFMT_TRACK_MAX_COLS)
+            {
+              wk->metric_values += n;
+              return OTF2_CALLBACK_SUCCESS;
+            }
+          tr->col[x->trk_col] = metric_value (types[i], vals[i]);
+        }
+      wk->trkk[wk->ntrk++] = f->trk_kind;
+      return OTF2_CALLBACK_SUCCESS;
+    }
+  if (mm >= 0 && !im->is_solo[mm] && n == 1)
+    {
+      /* A metric sample: the value from this time on. */
+      if (grow ((void **) &wk->trk, &wk->captrk, wk->ntrk, sizeof *wk->trk)
+          || grow ((void **) &wk->trkk, &wk->captrkk, wk->ntrk,
+                   sizeof *wk->trkk))
+        {
+          wk->failed = LOGFMT_ENOMEM;
+          return OTF2_CALLBACK_INTERRUPT;
+        }
+      wk->trkk[wk->ntrk] = LOGFMT_TRACK_METRIC;
       logfmt_track_rec_t *tr = &wk->trk[wk->ntrk++];
       memset (tr, 0, sizeof *tr);
       tr->time = to_ns (im, t);
@@ -1157,6 +1495,8 @@ ev_metric (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
     {
       ev->type = LOGFMT_REC_EVENT;
       ev->id = im->solo_id[mm];
+      if (get_cargo (im, al, ev->cargo))
+        ev->flags |= LOGFMT_EVF_CARGO;
     }
   return OTF2_CALLBACK_SUCCESS;
 }
@@ -1310,6 +1650,7 @@ worker_main (void *arg)
   free (wk.batch);
   free (wk.stack);
   free (wk.trk);
+  free (wk.trkk);
   return NULL;
 }
 
@@ -1378,6 +1719,7 @@ imp_free (imp_t *im)
     free (im->comm[i].ranks);
   free (im->comm);
   free (im->mem);
+  free (im->prop);
   free (im->met);
   free (im->reg_map);
   free (im->comm_map);
@@ -1407,6 +1749,10 @@ read_global_defs (imp_t *im)
   OTF2_GlobalDefReaderCallbacks_SetRegionCallback (cb, def_region);
   OTF2_GlobalDefReaderCallbacks_SetGroupCallback (cb, def_group);
   OTF2_GlobalDefReaderCallbacks_SetCommCallback (cb, def_comm);
+  OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback (cb,
+                                                                  def_lgprop);
+  OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodePropertyCallback (
+    cb, def_nodeprop);
   OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback (cb, def_member);
   OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback (cb, def_mclass);
   OTF2_GlobalDefReaderCallbacks_SetMetricInstanceCallback (cb, def_minst);
@@ -1484,6 +1830,8 @@ otf2in_convert (const char *in_path, const char *out_path,
   im->path = in_path;
   im->err = err;
   im->cont_attr = UINT32_MAX;
+  for (int k = 0; k < 4; k++)
+    im->cargo_attr[k] = UINT32_MAX;
   im->progress = progress;
   im->user = user;
   pthread_mutex_init (&im->lock, NULL);

@@ -14,11 +14,13 @@
  * from the MPI location group, thread = location's index in its process,
  * host = the process's system tree node), regions -> states, Enter/Leave
  * -> BEGIN/END, MpiSend/MpiIsend and MpiRecv/MpiIrecv -> SEND/RECV with
- * the partner's world rank (matched by the writer), collectives -> cargo
- * (communicator, root, bytes sent and received) on the enclosing MPI
- * region's END, the metrics our export writes for solo events and lost
- * events -> EVENT and LOSS records, other metric samples -> the stream's
- * metric track (FORMAT.md section 14); times through the clock
+ * the partner's world rank (matched by the writer), collectives -> the
+ * MPI wrappers' cargo (communicator label, size, root, bytes sent and
+ * received) on the enclosing MPI region's END, the metrics our export
+ * writes for solo events and lost events -> EVENT and LOSS records, for
+ * track records -> the same tracks, other metric samples -> the stream's
+ * metric track (FORMAT.md section 14); our export's properties -> the
+ * constants, resources and call-path tables; times through the clock
  * properties.
  */
 #ifndef OTF2IN_OTF2IN_H
@@ -62,6 +64,11 @@ int otf2in_convert (const char *in_path, const char *out_path,
 int otf2in_reader_open (const char *path, unsigned flags,
                         logfmt_progress_cb progress, void *user,
                         logfmt_reader_t **out, logfmt_error_t *err);
+
+/* 1 if name is an MPI collective ("MPI_Allreduce", "MPI_Ibcast", ...),
+ * with its OTF2_CollectiveOp and OTF2_RegionRole, else 0 (the table the
+ * export writes and the import reads). */
+int otf2in_collective (const char *name, uint32_t *op, uint32_t *role);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,9 @@
  *    (counts are samples through the arc, not calls);
  *  - collapsed stacks ("main;f;g N"), for flamegraph.pl and speedscope;
  *  - pprof's profile.proto, written by hand (varints and length-delimited
- *    fields) and gzipped with zlib when the build has it.
+ *    fields) and gzipped with zlib when the build has it: a sample per
+ *    (context, thread) labelled rank and thread, a mapping per binary
+ *    with its build id, the window's start and duration.
  */
 #include "config.h"
 
@@ -431,16 +433,162 @@ str_id (strtab_t *st, const char *s)
   return st->n++;
 }
 
+/* Samples per (tree node, stream), for the rank and thread labels:
+ * open addressing on node << 32 | stream. */
+typedef struct
+{
+  uint64_t *key, *weight;
+  size_t n, cap;
+  int oom;
+} cell_map_t;
+
+static void
+on_sample (void *user, uint32_t stream, uint64_t time, uint64_t weight,
+           uint32_t node)
+{
+  cell_map_t *m = user;
+  (void) time;
+  if (m->oom)
+    return;
+  if (2 * (m->n + 1) > m->cap)
+    {
+      size_t nc = m->cap ? 2 * m->cap : 1024;
+      uint64_t *k = malloc (nc * sizeof *k), *w = calloc (nc, sizeof *w);
+      if (!k || !w)
+        {
+          free (k);
+          free (w);
+          m->oom = 1;
+          return;
+        }
+      memset (k, 0xff, nc * sizeof *k);
+      for (size_t i = 0; i < m->cap; i++)
+        if (m->key[i] != UINT64_MAX)
+          {
+            size_t h = (size_t) (m->key[i] * 0x9e3779b97f4a7c15ull) & (nc - 1);
+            while (k[h] != UINT64_MAX)
+              h = (h + 1) & (nc - 1);
+            k[h] = m->key[i];
+            w[h] = m->weight[i];
+          }
+      free (m->key);
+      free (m->weight);
+      m->key = k;
+      m->weight = w;
+      m->cap = nc;
+    }
+  uint64_t key = (uint64_t) node << 32 | stream;
+  size_t h = (size_t) (key * 0x9e3779b97f4a7c15ull) & (m->cap - 1);
+  while (m->key[h] != UINT64_MAX && m->key[h] != key)
+    h = (h + 1) & (m->cap - 1);
+  if (m->key[h] == UINT64_MAX)
+    {
+      m->key[h] = key;
+      m->n++;
+    }
+  m->weight[h] += weight;
+}
+
+/* The binaries of the log's call paths, each once (path, build id): the
+ * first rank's first module (the program, as the loader lists it) is
+ * the first mapping, which pprof takes for the main binary. */
+typedef struct
+{
+  char *path, *build_id;
+  uint64_t lo, hi;
+} map_t;
+
+static size_t
+collect_maps (const logfmt_reader_t *r, map_t **out)
+{
+  size_t nr = logfmt_reader_callpath_ranks (r, NULL, 0), n = 0, cap = 0;
+  int32_t *ranks = calloc (nr + 1, sizeof *ranks);
+  map_t *v = NULL;
+  *out = NULL;
+  if (!ranks)
+    return 0;
+  nr = logfmt_reader_callpath_ranks (r, ranks, nr);
+  for (size_t i = 0; i < nr; i++)
+    {
+      logfmt_callpaths_t *cp = NULL;
+      logfmt_error_t err = { 0 };
+      if (logfmt_reader_callpaths (r, ranks[i], &cp, &err) != 0)
+        continue;
+      for (size_t k = 0; k < cp->nmodules; k++)
+        {
+          const logfmt_module_t *md = &cp->modules[k];
+          const char *bid = md->build_id ? md->build_id : "";
+          size_t j = 0;
+          while (j < n && !(strcmp (v[j].path, md->path ? md->path : "") == 0
+                            && strcmp (v[j].build_id, bid) == 0))
+            j++;
+          if (j < n)
+            continue;
+          if (n == cap)
+            {
+              cap = cap ? 2 * cap : 16;
+              map_t *nv = realloc (v, cap * sizeof *nv);
+              if (!nv)
+                break;
+              v = nv;
+            }
+          v[n].path = strdup (md->path ? md->path : "");
+          v[n].build_id = strdup (bid);
+          /* Module-relative addresses (the ELF virtual addresses). */
+          v[n].lo = md->lo - md->base;
+          v[n].hi = md->hi - md->base;
+          if (!v[n].path || !v[n].build_id)
+            {
+              free (v[n].path);
+              free (v[n].build_id);
+              break;
+            }
+          n++;
+        }
+      logfmt_callpaths_free (cp);
+    }
+  free (ranks);
+  *out = v;
+  return n;
+}
+
 int
-cct_export_pprof (const cp_tree_t *t, const char *out)
+cct_export_pprof (const logfmt_reader_t *r, const cp_tree_opts_t *o,
+                  const cp_tree_t *t, const char *out)
 {
   bytes_t pb = { 0 }, m = { 0 };
   strtab_t st = { 0 };
+  const logfmt_info_t *info = logfmt_reader_info (r);
+  /* The samples again, per stream, for the labels. */
+  cell_map_t cells = { 0 };
+  cp_tree_opts_t o2 = *o;
+  o2.on_sample = on_sample;
+  o2.user = &cells;
+  cp_tree_t *t2 = NULL;
+  logfmt_error_t err = { 0 };
+  int brc = cp_tree_build (r, &o2, &t2, &err);
+  if (brc || cells.oom)
+    {
+      if (brc)
+        clogtool__lib_error ("--pprof", brc, &err);
+      else
+        clogtool__error ("--pprof: out of memory");
+      cp_tree_free (t2);
+      free (cells.key);
+      free (cells.weight);
+      return -1;
+    }
+  cp_tree_free (t2);
+  map_t *maps = NULL;
+  size_t nmaps = collect_maps (r, &maps);
+
   str_id (&st, "");
   uint64_t s_samples = str_id (&st, "samples");
   uint64_t s_count = str_id (&st, "count");
   uint64_t s_cpu = str_id (&st, "cpu");
   uint64_t s_ns = str_id (&st, "nanoseconds");
+  uint64_t s_rank = str_id (&st, "rank");
+  uint64_t s_thread = str_id (&st, "thread");
   /* sample_type (1): samples/count, cpu/nanoseconds. */
   pb_uint (&m, 1, s_samples);
   pb_uint (&m, 2, s_count);
@@ -449,33 +597,73 @@ cct_export_pprof (const cp_tree_t *t, const char *out)
   pb_uint (&m, 1, s_cpu);
   pb_uint (&m, 2, s_ns);
   pb_bytes (&pb, 1, m.p, m.n);
-  /* sample (2): leaf first, one location per tree node. */
-  for (size_t i = 1; i < t->n; i++)
+  /* sample (2): leaf first, one location per tree node, one sample per
+   * (node, thread) with labels rank and thread (numbers). */
+  for (size_t c = 0; c < cells.cap; c++)
     {
-      if (!t->nodes[i].self_samples)
+      if (cells.key[c] == UINT64_MAX)
+        continue;
+      uint32_t i = (uint32_t) (cells.key[c] >> 32);
+      uint32_t stream = (uint32_t) cells.key[c];
+      const logfmt_stream_def_t *sd = logfmt_reader_stream (r, stream);
+      if (i == 0 || i >= t->n || !sd)
         continue;
       bytes_t ids = { 0 };
-      for (uint32_t a = (uint32_t) i; a; a = t->nodes[a].parent)
+      for (uint32_t a = i; a; a = t->nodes[a].parent)
         pb_varint (&ids, a);
       m.n = 0;
       pb_bytes (&m, 1, ids.p, ids.n);
       bytes_t vals = { 0 };
-      pb_varint (&vals, t->nodes[i].self_samples);
-      pb_varint (&vals, (uint64_t) (t->nodes[i].self_time * 1e9));
+      pb_varint (&vals, cells.weight[c]);
+      pb_varint (&vals, (uint64_t) ((double) cells.weight[c] * t->period
+                                    * 1e9 + 0.5));
       pb_bytes (&m, 2, vals.p, vals.n);
+      for (int l = 0; l < 2; l++)
+        {
+          bytes_t lab = { 0 };
+          pb_uint (&lab, 1, l ? s_thread : s_rank);
+          pb_uint (&lab, 3, (uint64_t) (l ? sd->thread : sd->rank));
+          pb_bytes (&m, 3, lab.p, lab.n);
+          free (lab.p);
+        }
       pb_bytes (&pb, 2, m.p, m.n);
       free (ids.p);
       free (vals.p);
     }
-  /* location (4) per node, function (5) per node (id = node). */
+  free (cells.key);
+  free (cells.weight);
+  /* mapping (3): one per binary, with its build id; the tree's
+   * functions are resolved already (has_functions and so on). */
+  for (size_t k = 0; k < nmaps; k++)
+    {
+      m.n = 0;
+      pb_uint (&m, 1, k + 1);
+      pb_uint (&m, 2, maps[k].lo);
+      pb_uint (&m, 3, maps[k].hi);
+      pb_uint (&m, 4, 0);
+      pb_uint (&m, 5, str_id (&st, maps[k].path));
+      pb_uint (&m, 6, str_id (&st, maps[k].build_id));
+      pb_uint (&m, 7, 1);
+      pb_uint (&m, 8, 1);
+      pb_uint (&m, 9, 1);
+      pb_bytes (&pb, 3, m.p, m.n);
+    }
+  /* location (4) per node, in its binary's mapping; function (5) per
+   * node (id = node). */
   for (size_t i = 1; i < t->n; i++)
     {
       const cp_frame_t *f = &t->nodes[i].frame;
+      uint64_t mid = 0;
+      for (size_t k = 0; f->module && f->module[0] && k < nmaps && !mid; k++)
+        if (strcmp (base_name (maps[k].path), f->module) == 0)
+          mid = k + 1;
       bytes_t line = { 0 };
       pb_uint (&line, 1, i);
       pb_uint (&line, 2, (uint64_t) (f->line > 0 ? f->line : 0));
       m.n = 0;
       pb_uint (&m, 1, i);
+      if (mid)
+        pb_uint (&m, 2, mid);
       pb_uint (&m, 3, f->offset);
       pb_bytes (&m, 4, line.p, line.n);
       pb_bytes (&pb, 4, m.p, m.n);
@@ -487,6 +675,14 @@ cct_export_pprof (const cp_tree_t *t, const char *out)
       pb_uint (&m, 4, str_id (&st, f->file));
       pb_bytes (&pb, 5, m.p, m.n);
     }
+  /* time_nanos (9) and duration_nanos (10): the window profiled. */
+  {
+    uint64_t t0 = o->t0 > info->t_first ? o->t0 : info->t_first;
+    uint64_t t1 = o->t1 < info->t_last ? o->t1 : info->t_last;
+    if (info->origin_unix_ns > 0)
+      pb_uint (&pb, 9, (uint64_t) info->origin_unix_ns + t0);
+    pb_uint (&pb, 10, t1 > t0 ? t1 - t0 : 0);
+  }
   /* string_table (6), then period_type (11) and period (12). */
   for (size_t i = 0; i < st.n; i++)
     pb_bytes (&pb, 6, st.v[i], strlen (st.v[i]));
@@ -497,6 +693,12 @@ cct_export_pprof (const cp_tree_t *t, const char *out)
   pb_uint (&pb, 12, (uint64_t) (t->period * 1e9));
   free (m.p);
   free (st.v);
+  for (size_t k = 0; k < nmaps; k++)
+    {
+      free (maps[k].path);
+      free (maps[k].build_id);
+    }
+  free (maps);
   if (pb.oom || m.oom)
     {
       free (pb.p);

@@ -9,6 +9,9 @@
 int cct_export_gmon (const logfmt_reader_t *r, const cp_tree_opts_t *o,
                      const char *out);
 int cct_export_collapsed (const cp_tree_t *t, const char *out);
-int cct_export_pprof (const cp_tree_t *t, const char *out);
+/* r and o: the log and the options the tree t was built with (the
+ * samples are read again per thread, for the labels). */
+int cct_export_pprof (const logfmt_reader_t *r, const cp_tree_opts_t *o,
+                      const cp_tree_t *t, const char *out);
 
 #endif

@@ -665,7 +665,7 @@ clogtool_cct_main (int argc, char **argv)
     status = CLOGTOOL_EXIT_PROBLEM;
   if (collapsed && cct_export_collapsed (t, collapsed) < 0)
     status = CLOGTOOL_EXIT_PROBLEM;
-  if (pprof && cct_export_pprof (t, pprof) < 0)
+  if (pprof && cct_export_pprof (r, &o, t, pprof) < 0)
     status = CLOGTOOL_EXIT_PROBLEM;
   if (json)
     {

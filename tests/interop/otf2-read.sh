@@ -50,9 +50,14 @@ ok $? "states, durations (clock offset and us ticks), messages, ranks exact"
 
 "$CLOGTOOL" print "$A" > "$T/print.txt"
 ok $? "clogtool print reads the archive"
-n=$(grep -c 'end   MPI_Allreduce.*info="comm 0 root -1 sent 8 received 16"' \
+n=$(grep -c 'end   MPI_Allreduce.*info="comm=ffffffff np=2 root=-1 sent=8 recv=16"' \
       "$T/print.txt")
 [ "$n" = 2 ]; ok $? "collectives: communicator, root and bytes on both ranks ($n)"
+n=$("$CLOGTOOL" matrix --json "$A" | python3 -c "
+import json, sys
+print(sum(f['calls'] for c in json.load(sys.stdin)['collectives']
+          for f in c['functions'] if f['name'] == 'MPI_Allreduce'))")
+[ "$n" = 2 ]; ok $? "  clogtool matrix counts them ($n)"
 grep -q '^0.000051000 *0  0 send .*to=1 tag=7 size=100 comm=0 (MPI_COMM_WORLD)' \
   "$T/print.txt"
 ok $? "rank order from the MPI location group (process 20 is rank 0)"
@@ -100,6 +105,10 @@ for f in cpilog.clog2 cpilog_pack.clog2 srtest.clog2 fpilog.clog; do
   ok $? "$f: .clog -> .otf2 -> .clog"
   same_stats "$T/$b.clog" "$T/$b-back.clog"
   ok $? "$f: same statistics after the round trip"
+  "$CLOGTOOL" print "$T/$b.clog" 2> /dev/null | grep -v '^#' > "$T/pa.txt"
+  "$CLOGTOOL" print "$T/$b-back.clog" 2> /dev/null | grep -v '^#' > "$T/pb.txt"
+  cmp -s "$T/pa.txt" "$T/pb.txt"
+  ok $? "$f: the same events, info text included ($(grep -c 'info=' "$T/pa.txt") with info)"
 done
 
 # Damaged archives: a clear error naming the file, never a crash.

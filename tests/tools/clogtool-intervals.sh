@@ -139,6 +139,16 @@ ok("(4 starts nested deeper than 256, not counted)" in
 doc = json.load(open(d + "/iv.json"))["traceEvents"]
 def us(x):
     return round(x * 1000)
+# pid and tid are offset (no pid or tid 0); thread_name says which.
+rt = {}
+for e in doc:
+    if e.get("ph") == "M" and e.get("name") == "thread_name":
+        w = e["args"]["name"].split()
+        if len(w) == 4 and w[0] == "rank" and w[2] == "thread":
+            rt[(e["pid"], e["tid"])] = (int(w[1]), int(w[3]))
+for e in doc:
+    if "tid" in e and (e.get("pid"), e["tid"]) in rt:
+        e["pid"], e["tid"] = rt[(e["pid"], e["tid"])]
 inst, begins = [], {}
 for e in doc:
     if e.get("cat") != "state":
