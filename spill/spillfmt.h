@@ -400,4 +400,34 @@ int  mpe_ring_load (mpe_ring_t *r, mpe_spill_read_cb read, void *ctx,
                     uint64_t size);
 void mpe_ring_free (mpe_ring_t *r);
 
+/* Message matching, the one rule of the merge and of `clogtool recover`:
+ * a receive pairs with a send of the same (destination, source,
+ * communicator, tag), FIFO in corrected time (MPI's non-overtaking
+ * order), ties broken by stream, then by the order within the stream. */
+typedef struct
+{
+  int32_t  src, dst;
+  uint32_t comm;
+  int32_t  tag;
+  int64_t  t;          /* corrected absolute ns */
+  uint64_t size;
+  uint32_t stream;     /* global stream */
+  uint32_t seq;        /* order within its stream */
+} mpe_spill_mend_t;
+
+typedef struct
+{
+  logfmt_message_t m;  /* its times not set */
+  int64_t ts, tr;      /* the ends' corrected times */
+} mpe_spill_match_t;
+
+/* The order matching works in (a qsort comparison). */
+int mpe_spill_mend_cmp (const void *a, const void *b);
+/* Pairs the ns sends with the nr receives (both sorted here): an array
+ * of *nout entries, matched pairs and lone ends (the other stream
+ * LOGFMT_NO_STREAM), in key order; NULL when memory runs out. */
+mpe_spill_match_t *mpe_spill_match (mpe_spill_mend_t *s, size_t ns,
+                                    mpe_spill_mend_t *r, size_t nr,
+                                    size_t *nout);
+
 #endif

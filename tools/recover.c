@@ -10,7 +10,8 @@
  * PREFIX: every spill file whose path starts with PREFIX.
  * Times are corrected with the clock sync points each rank recorded, by
  * the merge's own arithmetic and origin (libspillfmt), so the files a
- * finished run kept rebuild its log exactly; the writer matches messages.
+ * finished run kept rebuild its log exactly; messages are matched by the
+ * merge's own rule (mpe_spill_match), at any size.
  * Prints what was recovered and what is missing.
  */
 #include "config.h"
@@ -465,12 +466,38 @@ first_cb (void *user, logfmt_event_t *ev, size_t n)
   return 1;  /* enough */
 }
 
+/* The run's message ends, matched once every stream is written, by the
+ * merge's own rule (mpe_spill_match). */
+typedef struct
+{
+  mpe_spill_mend_t *v;
+  size_t            n, cap;
+} mends_t;
+
+static int
+push_mend (mends_t *a, const mpe_spill_mend_t *m)
+{
+  if (a->n == a->cap)
+    {
+      size_t nc = a->cap ? 2 * a->cap : 4096;
+      mpe_spill_mend_t *nv = realloc (a->v, nc * sizeof *nv);
+      if (!nv)
+        return LOGFMT_ENOMEM;
+      a->v = nv;
+      a->cap = nc;
+    }
+  a->v[a->n++] = *m;
+  return 0;
+}
+
 typedef struct
 {
   logfmt_writer_t *w;
   spill_t         *s;
   uint32_t         stream;
   int64_t          G;
+  uint32_t         seq;
+  mends_t         *sends, *recvs;
 } emit_t;
 
 static int
@@ -479,10 +506,22 @@ emit_cb (void *user, logfmt_event_t *ev, size_t n)
   emit_t *e = user;
   for (size_t i = 0; i < n; i++)
     {
-      int64_t t = mpe_spill_add (mpe_spill_clock_correct (&e->s->clock,
-                                                          ev[i].time),
-                                 -e->G);
+      int64_t c = mpe_spill_clock_correct (&e->s->clock, ev[i].time);
+      int64_t t = mpe_spill_add (c, -e->G);
       ev[i].time = t < 0 ? 0 : (uint64_t) t;
+      if (ev[i].type == LOGFMT_REC_SEND || ev[i].type == LOGFMT_REC_RECV)
+        {
+          int send = ev[i].type == LOGFMT_REC_SEND;
+          mpe_spill_mend_t m = {
+            .src = send ? e->s->m.rank : ev[i].partner,
+            .dst = send ? ev[i].partner : e->s->m.rank,
+            .comm = ev[i].comm, .tag = ev[i].tag, .t = c,
+            .size = ev[i].size, .stream = e->stream, .seq = e->seq++,
+          };
+          int rc = push_mend (send ? e->sends : e->recvs, &m);
+          if (rc)
+            return rc;
+        }
     }
   /* Metric samples go to the stream's extension track (FORMAT.md
    * section 14), the rest to its blocks. */
@@ -503,6 +542,38 @@ emit_cb (void *user, logfmt_event_t *ev, size_t n)
     }
   e->s->events += k;
   return k ? logfmt_writer_event (e->w, e->stream, ev, k) : 0;
+}
+
+/* Pairs the run's sends and receives as the merge does (a send to a rank
+ * outside the run stays unmatched) and writes the message table; times
+ * relative to the origin G. */
+static int
+put_messages (logfmt_writer_t *w, mends_t *sends, mends_t *recvs, int64_t G)
+{
+  size_t n;
+  mpe_spill_match_t *mt = mpe_spill_match (sends->v, sends->n, recvs->v,
+                                           recvs->n, &n);
+  if (!mt)
+    return LOGFMT_ENOMEM;
+  logfmt_message_t *msgs = (logfmt_message_t *) mt;
+  for (size_t i = 0; i < n; i++)
+    {
+      logfmt_message_t x = mt[i].m;
+      if (x.send_stream != LOGFMT_NO_STREAM)
+        {
+          int64_t t = mpe_spill_add (mt[i].ts, -G);
+          x.send_time = t < 0 ? 0 : (uint64_t) t;
+        }
+      if (x.recv_stream != LOGFMT_NO_STREAM)
+        {
+          int64_t t = mpe_spill_add (mt[i].tr, -G);
+          x.recv_time = t < 0 ? 0 : (uint64_t) t;
+        }
+      msgs[i] = x;  /* compacted in place: msgs[i] ends before mt[i + 1] */
+    }
+  int rc = logfmt_writer_put_messages (w, msgs, n);
+  free (mt);
+  return rc;
 }
 
 static int
@@ -663,7 +734,7 @@ clogtool_recover_main (int argc, char **argv)
   logfmt_writer_opts_t wo;
   memset (&wo, 0, sizeof wo);
   wo.size = sizeof wo;
-  wo.match_messages = 1;
+  wo.match_messages = 0;  /* put_messages: the merge's matching */
   wo.creator = "clogtool recover";
   wo.world_size = (uint32_t) world;
   wo.origin_unix_ns = files[0].m.real0 - files[0].m.mono0 + G;
@@ -684,12 +755,18 @@ clogtool_recover_main (int argc, char **argv)
         logfmt_writer_add_stream (w, &sd, &got);
       }
   int rc = 0;
+  mends_t sends = { 0 }, recvs = { 0 };
   for (size_t i = 0; i < nfiles && rc == 0; i++)
     for (int t = 0; t < files[i].nthreads && rc == 0; t++)
       {
-        emit_t e = { w, &files[i], files[i].first_stream + (uint32_t) t, G };
+        emit_t e = { w, &files[i], files[i].first_stream + (uint32_t) t, G,
+                     0, &sends, &recvs };
         rc = thread_batches (&files[i], t, 1, emit_cb, &e);
       }
+  if (rc == 0)
+    rc = put_messages (w, &sends, &recvs, G);
+  free (sends.v);
+  free (recvs.v);
   if (rc != 0)
     {
       fprintf (stderr, "clogtool recover: writing %s: %s\n", out,
