@@ -30,7 +30,8 @@ enum
   MPE_SPILL_SYNC = 5, MPE_SPILL_COMM = 6, MPE_SPILL_BLOCK = 7,
   MPE_SPILL_RAW = 8, MPE_SPILL_END = 9, MPE_SPILL_PACKED = 10,
   MPE_SPILL_METRIC = 11, /* 12 reserved for metrics, 13-16 as FORMAT.md */
-  MPE_SPILL_PAD = 17     /* zeros: what aligns a direct write */
+  MPE_SPILL_PAD = 17,    /* zeros: what aligns a direct write */
+  MPE_SPILL_FAILED = 18  /* empty: MPE_Finish_log could not write the log */
 };
 
 typedef struct

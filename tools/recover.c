@@ -20,10 +20,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <logfmt/logfmt.h>
@@ -41,7 +43,7 @@ typedef struct
 {
   char     *path;
   FILE     *f;
-  int       ended, have_meta;
+  int       ended, failed, have_meta;
   mpe_spill_meta_t m;
   frame_t  *frames;
   size_t    nframes;
@@ -59,13 +61,17 @@ usage (FILE *out)
   fprintf (out,
            "usage: clogtool recover [-o OUT.clog] [--run ID] [--clean] "
            "DIR|PREFIX\n"
+           "       clogtool recover --list [DIR]\n"
            "Rebuilds a .clog from the local spill files of a crashed MPE run.\n"
            "  DIR     directory holding mpe-<run>-<rank>-<pid>.spill files\n"
            "          (the newest run, or the one given with --run)\n"
            "  PREFIX  every spill file whose path starts with PREFIX\n"
            "  -o FILE output (default: recovered.clog)\n"
            "  --clean once OUT is written, remove the spill files and the\n"
-           "          ring files (in /dev/shm by default) they point to\n");
+           "          ring files (in /dev/shm by default) they point to\n"
+           "  --list  the runs whose local files are in DIR (default: as\n"
+           "          libmpe, $MPE_TMPDIR, $TMPDIR, $TMP, $TEMP or /tmp), with\n"
+           "          their state and the sizes of their spill and ring files\n");
 }
 
 static int
@@ -155,6 +161,8 @@ scan_file (spill_t *s)
         rc = add_sync (s, l, off);
       else if (h.type == MPE_SPILL_END)
         s->ended = 1;
+      else if (h.type == MPE_SPILL_FAILED)
+        s->failed = 1;
       if (h.type == MPE_SPILL_BLOCK || h.type == MPE_SPILL_RAW
           || h.type == MPE_SPILL_PACKED)
         if (h.thread + 1 > s->nthreads)
@@ -601,11 +609,188 @@ run_of (const char *name, char *run, size_t len)
   return 0;
 }
 
+/* ---- --list --------------------------------------------------------- */
+
+typedef struct
+{
+  char     run[64];
+  int      files, world, ended, failed, alive;
+  unsigned rings;
+  uint64_t spill_bytes, ring_bytes;
+  time_t   newest;
+} run_info_t;
+
+/* The type of an empty frame closing the file (END, FAILED), else 0. */
+static int
+tail_type (FILE *f, uint64_t size)
+{
+  mpe_spill_frame_t h;
+  if (size < MPE_SPILL_HEADER_SIZE + sizeof h
+      || read_at (f, size - sizeof h, &h, sizeof h) != 0)
+    return 0;
+  return h.magic == MPE_SPILL_FRAME_MAGIC && h.len == 0 ? h.type : 0;
+}
+
+/* Adds spill file path (a run's, its META read) to ri. */
+static void
+list_file (run_info_t *ri, const char *path)
+{
+  FILE *f = fopen (path, "rb");
+  struct stat st;
+  if (!f || fstat (fileno (f), &st) != 0)
+    {
+      if (f)
+        fclose (f);
+      return;
+    }
+  ri->files++;
+  ri->spill_bytes += (uint64_t) st.st_size;
+  if (st.st_mtime > ri->newest)
+    ri->newest = st.st_mtime;
+  int tt = tail_type (f, (uint64_t) st.st_size);
+  ri->ended += tt == MPE_SPILL_END;
+  ri->failed += tt == MPE_SPILL_FAILED;
+  mpe_spill_scan_t sc;
+  mpe_spill_frame_t h;
+  uint64_t at;
+  mpe_spill_meta_t m;
+  memset (&m, 0, sizeof m);
+  if (mpe_spill_scan_init (&sc, mpe_spill_read_file_cb, f,
+                           (uint64_t) st.st_size) == 0)
+    {
+      /* META is the first frame a process writes. */
+      if (mpe_spill_scan_next (&sc, &h, &at) == 1 && h.type == MPE_SPILL_META)
+        mpe_spill_meta_parse (&m, sc.payload, h.len);
+      mpe_spill_scan_free (&sc);
+    }
+  fclose (f);
+  if (m.size > ri->world)
+    ri->world = m.size;
+  if (m.pid > 0 && (kill ((pid_t) m.pid, 0) == 0 || errno == EPERM))
+    ri->alive++;
+  for (int t = 0; m.ring[0] && t < 256; t++)
+    {
+      char rp[8192];
+      struct stat rs;
+      snprintf (rp, sizeof rp, "%s.t%d%s", m.ring, t, MPE_RING_SUFFIX);
+      if (stat (rp, &rs) == 0)
+        {
+          ri->rings++;
+          ri->ring_bytes += (uint64_t) rs.st_blocks * 512;
+        }
+    }
+}
+
+static int
+cmp_newest (const void *a, const void *b)
+{
+  const run_info_t *x = a, *y = b;
+  return x->newest != y->newest ? (x->newest < y->newest ? -1 : 1)
+                                : strcmp (x->run, y->run);
+}
+
+/* The directory libmpe puts its spill files in by default. */
+static const char *
+default_tmp_dir (void)
+{
+  static const char *vars[] = { "MPE_TMPDIR", "TMPDIR", "TMP", "TEMP" };
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+    {
+      const char *v = getenv (vars[i]);
+      if (v && *v)
+        return v;
+    }
+  return "/tmp";
+}
+
+static int
+list_runs (const char *dir)
+{
+  DIR *d = opendir (dir);
+  if (!d)
+    {
+      fprintf (stderr, "clogtool recover: %s: %s\n", dir, strerror (errno));
+      return 1;
+    }
+  run_info_t *runs = NULL;
+  size_t nruns = 0;
+  struct dirent *de;
+  int rc = 0;
+  while ((de = readdir (d)))
+    {
+      char run[64], path[8192];
+      if (run_of (de->d_name, run, sizeof run) != 0)
+        continue;
+      size_t i;
+      for (i = 0; i < nruns && strcmp (runs[i].run, run) != 0; i++)
+        ;
+      if (i == nruns)
+        {
+          run_info_t *nr = realloc (runs, (nruns + 1) * sizeof *runs);
+          if (!nr)
+            {
+              rc = 1;
+              break;
+            }
+          runs = nr;
+          memset (&runs[nruns], 0, sizeof runs[nruns]);
+          snprintf (runs[nruns].run, sizeof runs[nruns].run, "%s", run);
+          nruns++;
+        }
+      snprintf (path, sizeof path, "%s/%s", dir, de->d_name);
+      list_file (&runs[i], path);
+    }
+  closedir (d);
+  if (rc)
+    {
+      fprintf (stderr, "clogtool recover: out of memory\n");
+      free (runs);
+      return 1;
+    }
+  if (nruns == 0)
+    {
+      printf ("no MPE local files (%s*%s) in %s\n", MPE_SPILL_NAME_PREFIX,
+              MPE_SPILL_NAME_SUFFIX, dir);
+      free (runs);
+      return 0;
+    }
+  qsort (runs, nruns, sizeof *runs, cmp_newest);
+  printf ("%-16s  %-7s  %-28s  %10s  %-22s  %s\n", "RUN", "RANKS", "STATE",
+          "SPILL", "RING FILES (memory)", "LAST WRITTEN");
+  uint64_t spill = 0, ring = 0;
+  for (size_t i = 0; i < nruns; i++)
+    {
+      run_info_t *r = &runs[i];
+      const char *state = r->alive ? "running"
+                          : r->ended == r->files ? "finished, files kept"
+                          : r->failed ? "finished, log not written"
+                                      : "did not finish";
+      char ranks[32], rings[64], when[32];
+      snprintf (ranks, sizeof ranks, "%d/%d", r->files, r->world);
+      snprintf (rings, sizeof rings, "%u, %.1f MB", r->rings,
+                (double) r->ring_bytes / 1048576.0);
+      struct tm tm;
+      localtime_r (&r->newest, &tm);
+      strftime (when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+      printf ("%-16s  %-7s  %-28s  %7.1f MB  %-22s  %s\n", r->run, ranks,
+              state, (double) r->spill_bytes / 1048576.0, rings, when);
+      spill += r->spill_bytes;
+      ring += r->ring_bytes;
+    }
+  printf ("%zu run(s): %.1f MB of spill files in %s, %.1f MB of ring "
+          "files\n", nruns, (double) spill / 1048576.0, dir,
+          (double) ring / 1048576.0);
+  printf ("rebuild a run's log: clogtool recover --run RUN [-o OUT.clog] %s"
+          " (--clean also removes its files)\n", dir);
+  free (runs);
+  return 0;
+}
+
 int
 clogtool_recover_main (int argc, char **argv)
 {
   const char *out = "recovered.clog", *src = NULL, *want_run = NULL;
-  int clean = 0;
+  int clean = 0, list = 0;
   for (int i = 1; i < argc; i++)
     {
       if (!strcmp (argv[i], "-h") || !strcmp (argv[i], "--help"))
@@ -619,6 +804,8 @@ clogtool_recover_main (int argc, char **argv)
         want_run = argv[++i];
       else if (!strcmp (argv[i], "--clean"))
         clean = 1;
+      else if (!strcmp (argv[i], "--list"))
+        list = 1;
       else if (argv[i][0] == '-' && argv[i][1])
         {
           fprintf (stderr, "clogtool recover: unknown option %s\n", argv[i]);
@@ -633,6 +820,8 @@ clogtool_recover_main (int argc, char **argv)
           return 2;
         }
     }
+  if (list)
+    return list_runs (src ? src : default_tmp_dir ());
   if (!src)
     {
       usage (stderr);
@@ -788,7 +977,8 @@ clogtool_recover_main (int argc, char **argv)
       printf ("rank %d (pid %ld on %s): %" PRIu64 " events, %d thread(s)%s%s",
               s->m.rank, s->m.pid, s->m.host, s->events, s->nthreads,
               s->ended ? ", finished normally"
-                       : ", did not finish (crashed or killed)",
+              : s->failed ? ", finished but its log could not be written"
+                          : ", did not finish (crashed or killed)",
               s->raw_events ? " - in-memory events saved at exit" : "");
       if (s->ring_events)
         printf (", %" PRIu64 " taken from its ring file(s)", s->ring_events);

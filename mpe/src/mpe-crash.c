@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,13 +32,13 @@ static int crash_installed;
  * async-signal-safe calls; runs at most once per log.  sync: fsync the
  * file too (the crash path; the page cache already outlives a killed
  * process, fsync only guards against the node going down). */
-static void
+static int
 save_memory (int sync)
 {
   if (mpe__g.state != 1 || mpe__g.spill_fd < 0)
-    return;
+    return 0;
   if (atomic_exchange (&crash_done, 1))
-    return;
+    return 0;
   mpe__mode_store (0);
   mpe__g.memory_saved_at = atomic_load (&mpe__g.spill_off);
   for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
@@ -76,6 +77,98 @@ save_memory (int sync)
     }
   if (sync)
     fsync (mpe__g.spill_fd);
+  return 1;
+}
+
+/* Async-signal-safe text building for the notice below. */
+typedef struct
+{
+  char   b[12288];
+  size_t n;
+} msg_t;
+
+static void
+put_s (msg_t *m, const char *s)
+{
+  while (*s && m->n < sizeof m->b)
+    m->b[m->n++] = *s++;
+}
+
+static void
+put_u (msg_t *m, uint64_t v)
+{
+  char d[24];
+  int k = 0;
+  do
+    d[k++] = (char) ('0' + v % 10);
+  while ((v /= 10) && k < 24);
+  while (k > 0 && m->n < sizeof m->b)
+    m->b[m->n++] = d[--k];
+}
+
+/* Bytes as MB with one decimal. */
+static void
+put_mb (msg_t *m, uint64_t bytes)
+{
+  uint64_t t = (bytes * 10 + 524288) / 1048576;
+  put_u (m, t / 10);
+  put_s (m, ".");
+  put_u (m, t % 10);
+  put_s (m, " MB");
+}
+
+/* The log will not be written: says where what was recorded is, how big
+ * it is (the ring files are memory, in /dev/shm by default) and how to
+ * rebuild the log or remove them.  Only write(2). */
+static void
+tell_kept (void)
+{
+  msg_t m;
+  m.n = 0;
+  uint64_t ring_bytes = 0;
+  unsigned rings = 0;
+  for (mpe_tbuf_t *b = mpe__g.tbufs; b; b = b->next)
+    if (b->ring && b->ring_linked)
+      {
+        rings++;
+        ring_bytes += b->map_len;
+      }
+  const char *path = mpe__g.spill_path;
+  const char *slash = strrchr (path, '/');
+  size_t dl = slash ? (size_t) (slash - path) : 0;
+  char dir[sizeof mpe__g.spill_path];
+  memcpy (dir, path, dl);
+  dir[dl] = '\0';
+  put_s (&m, "mpe: rank ");
+  put_u (&m, (uint64_t) (mpe__g.rank < 0 ? 0 : mpe__g.rank));
+  put_s (&m, ": the log was not written; what this process recorded is "
+         "kept in ");
+  put_s (&m, path);
+  put_s (&m, " (");
+  put_mb (&m, atomic_load (&mpe__g.spill_off));
+  put_s (&m, ")");
+  if (rings)
+    {
+      put_s (&m, " and ");
+      put_u (&m, rings);
+      put_s (&m, " ring file(s) ");
+      put_s (&m, mpe__g.ring_prefix);
+      put_s (&m, ".t*.ring (");
+      put_mb (&m, ring_bytes);
+      put_s (&m, " of memory)");
+    }
+  put_s (&m, ": `clogtool recover ");
+  put_s (&m, dir[0] ? dir : ".");
+  put_s (&m, "` rebuilds the log, with --clean it also removes them\n");
+  ssize_t w = write (2, m.b, m.n);
+  (void) w;
+}
+
+void
+mpe__wrap_abort (void)
+{
+  if (save_memory (1))
+    tell_kept ();
 }
 
 void
@@ -93,7 +186,8 @@ mpe__save_memory (void)
 static void
 crash_handler (int sig)
 {
-  mpe__crash_flush ();
+  if (save_memory (1))
+    tell_kept ();
   for (int i = 0; i < NCRASH; i++)
     if (crash_signals[i] == sig)
       sigaction (sig, &old_actions[i], NULL);
@@ -106,7 +200,8 @@ static void
 at_exit_flush (void)
 {
   /* exit() without MPE_Finish_log, e.g. from MPI_Abort. */
-  mpe__crash_flush ();
+  if (save_memory (1))
+    tell_kept ();
 }
 
 void

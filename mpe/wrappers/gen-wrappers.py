@@ -24,7 +24,7 @@ KINDS = {"plain", "coll", "send", "recv", "isend", "irecv", "sendrecv",
          "isendrecv", "psend_init", "precv_init", "start", "startall",
          "wait", "waitall", "waitany", "waitsome", "test", "testall",
          "testany", "testsome", "reqfree", "cancel", "mprobe", "mrecv",
-         "imrecv", "commnew", "commfree", "init", "finalize"}
+         "imrecv", "commnew", "commfree", "init", "finalize", "abort"}
 
 
 def die(msg):
@@ -256,6 +256,13 @@ def gen_lmpe(f, idx):
         return None  # written by hand in wrap-core.c
     if k == "plain" or k == "coll" and ret != "int":
         body = [fast, rdecl, "  wrap_begin (%s, %d);\n" % (S, s0),
+                "  rc = %s;\n" % c, "  wrap_end (%d);\n" % s1,
+                "  return rc;\n"]
+    elif k == "abort":
+        # The log will not be written: what memory holds goes to the
+        # spill file and the user is told where it is, first.
+        body = ["  mpe__wrap_abort ();\n", fast, rdecl,
+                "  wrap_begin (%s, %d);\n" % (S, s0),
                 "  rc = %s;\n" % c, "  wrap_end (%d);\n" % s1,
                 "  return rc;\n"]
     elif k == "coll":
