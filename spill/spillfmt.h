@@ -31,7 +31,8 @@ enum
   MPE_SPILL_RAW = 8, MPE_SPILL_END = 9, MPE_SPILL_PACKED = 10,
   MPE_SPILL_METRIC = 11, /* 12 reserved for metrics, 13-16 as FORMAT.md */
   MPE_SPILL_PAD = 17,    /* zeros: what aligns a direct write */
-  MPE_SPILL_FAILED = 18  /* empty: MPE_Finish_log could not write the log */
+  MPE_SPILL_FAILED = 18, /* empty: MPE_Finish_log could not write the log */
+  MPE_SPILL_SAVED = 19   /* empty: what memory held is in the file */
 };
 
 typedef struct

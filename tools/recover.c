@@ -43,7 +43,8 @@ typedef struct
 {
   char     *path;
   FILE     *f;
-  int       ended, failed, have_meta;
+  int       ended, failed, saved, have_meta;
+  unsigned  gaps;     /* threads whose unspilled events were lost */
   mpe_spill_meta_t m;
   frame_t  *frames;
   size_t    nframes;
@@ -163,6 +164,8 @@ scan_file (spill_t *s)
         s->ended = 1;
       else if (h.type == MPE_SPILL_FAILED)
         s->failed = 1;
+      else if (h.type == MPE_SPILL_SAVED)
+        s->saved = 1;
       if (h.type == MPE_SPILL_BLOCK || h.type == MPE_SPILL_RAW
           || h.type == MPE_SPILL_PACKED)
         if (h.thread + 1 > s->nthreads)
@@ -506,6 +509,8 @@ typedef struct
   int64_t          G;
   uint32_t         seq;
   mends_t         *sends, *recvs;
+  uint64_t         last;     /* the last event's time */
+  int              any;
 } emit_t;
 
 static int
@@ -549,7 +554,37 @@ emit_cb (void *user, logfmt_event_t *ev, size_t n)
       ev[k++] = ev[i];
     }
   e->s->events += k;
+  if (k)
+    {
+      e->any = 1;
+      e->last = ev[k - 1].time;
+    }
   return k ? logfmt_writer_event (e->w, e->stream, ev, k) : 0;
+}
+
+/* Whether s's process was killed with records only in memory: no ring
+ * files (MPE_RING_DIR=none), no crash handler that saved them, no
+ * finish. */
+static int
+memory_lost (const spill_t *s)
+{
+  return !s->ended && !s->failed && !s->saved && !s->m.ring[0];
+}
+
+/* The events after a thread's last spilled one are lost, how many is
+ * unknown: a LOSS record of 1 (at least one, as a killed thread that was
+ * logging had) marks the place, so the log does not claim to be whole. */
+static int
+mark_gap (emit_t *e)
+{
+  logfmt_event_t loss;
+  memset (&loss, 0, sizeof loss);
+  loss.time = e->any ? e->last : 0;
+  loss.type = LOGFMT_REC_LOSS;
+  loss.state = -1;
+  loss.size = 1;
+  e->s->gaps++;
+  return logfmt_writer_event (e->w, e->stream, &loss, 1);
 }
 
 /* Pairs the run's sends and receives as the merge does (a send to a rank
@@ -949,8 +984,10 @@ clogtool_recover_main (int argc, char **argv)
     for (int t = 0; t < files[i].nthreads && rc == 0; t++)
       {
         emit_t e = { w, &files[i], files[i].first_stream + (uint32_t) t, G,
-                     0, &sends, &recvs };
+                     0, &sends, &recvs, 0, 0 };
         rc = thread_batches (&files[i], t, 1, emit_cb, &e);
+        if (rc == 0 && memory_lost (&files[i]))
+          rc = mark_gap (&e);
       }
   if (rc == 0)
     rc = put_messages (w, &sends, &recvs, G);
@@ -984,6 +1021,10 @@ clogtool_recover_main (int argc, char **argv)
         printf (", %" PRIu64 " taken from its ring file(s)", s->ring_events);
       if (s->bad_frames)
         printf (", %" PRIu64 " damaged frame(s) skipped", s->bad_frames);
+      if (s->gaps)
+        printf (", its unspilled events were in memory only (no ring "
+                "files, MPE_RING_DIR=none) and are lost: a LOSS record "
+                "marks the gap on %u thread(s)", s->gaps);
       printf ("\n");
       total += s->events;
       fclose (s->f);

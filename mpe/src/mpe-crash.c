@@ -75,6 +75,9 @@ save_memory (int sync)
         mpe__spill_frame (MPE_SPILL_RAW, b->thread, from,
                           (size_t) (end - from) * sizeof (mpe_rec_t));
     }
+  /* Recovery knows then that nothing was only in memory (without ring
+   * files, a process killed before this lost its unspilled records). */
+  mpe__spill_frame (MPE_SPILL_SAVED, 0, NULL, 0);
   if (sync)
     fsync (mpe__g.spill_fd);
   return 1;
