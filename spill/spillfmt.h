@@ -32,7 +32,8 @@ enum
   MPE_SPILL_METRIC = 11, /* 12 reserved for metrics, 13-16 as FORMAT.md */
   MPE_SPILL_PAD = 17,    /* zeros: what aligns a direct write */
   MPE_SPILL_FAILED = 18, /* empty: MPE_Finish_log could not write the log */
-  MPE_SPILL_SAVED = 19   /* empty: what memory held is in the file */
+  MPE_SPILL_SAVED = 19,  /* empty: what memory held is in the file */
+  MPE_SPILL_COUNTERS = 20 /* thread's counter readings (mpe_spill_ctr_t) */
 };
 
 typedef struct
@@ -43,6 +44,17 @@ typedef struct
   uint32_t len;     /* payload bytes (padded to 8 in the file) */
   uint32_t sum;     /* mpe_spill_sum of the payload */
 } mpe_spill_frame_t;
+
+/* A counter reading (MPE_COUNTERS), as libmpe keeps it in memory: a
+ * COUNTERS frame holds a thread's readings in time order; they become
+ * metric samples (id, object -1, value). */
+typedef struct
+{
+  uint64_t t;      /* clock ticks */
+  uint32_t id;     /* metric id */
+  uint32_t pad;
+  int64_t  v;
+} mpe_spill_ctr_t;
 
 /* In-memory record (ring slots, RAW frames).  aux: kind in bits 0-7, the
  * round's tag in bits 8-31.  Extension slots follow some kinds: CARGO 2

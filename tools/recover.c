@@ -45,6 +45,7 @@ typedef struct
   FILE     *f;
   int       ended, failed, saved, have_meta;
   unsigned  gaps;     /* threads whose unspilled events were lost */
+  uint64_t  counters; /* counter readings recovered */
   mpe_spill_meta_t m;
   frame_t  *frames;
   size_t    nframes;
@@ -511,7 +512,78 @@ typedef struct
   mends_t         *sends, *recvs;
   uint64_t         last;     /* the last event's time */
   int              any;
+  logfmt_track_rec_t *ctr;   /* the thread's counter readings, in order */
+  size_t           nctr, ictr;
 } emit_t;
+
+/* The thread's counter readings (COUNTERS frames, written with the rest
+ * of memory) as metric track records with corrected times; 0 or
+ * LOGFMT_ENOMEM. */
+static int
+load_counters (emit_t *e, int thread)
+{
+  spill_t *s = e->s;
+  size_t cap = 0;
+  for (size_t i = 0; i < s->nframes; i++)
+    {
+      frame_t *fr = &s->frames[i];
+      if (fr->type != MPE_SPILL_COUNTERS || fr->thread != thread)
+        continue;
+      size_t n = fr->len / sizeof (mpe_spill_ctr_t);
+      mpe_spill_ctr_t *r = malloc (n ? n * sizeof *r : 1);
+      if (!r)
+        return LOGFMT_ENOMEM;
+      if (read_at (s->f, fr->off, r, n * sizeof *r) != 0)
+        {
+          free (r);
+          s->bad_frames++;
+          continue;
+        }
+      if (e->nctr + n > cap)
+        {
+          size_t nc = cap ? 2 * cap : 1024;
+          while (nc < e->nctr + n)
+            nc *= 2;
+          logfmt_track_rec_t *nv = realloc (e->ctr, nc * sizeof *nv);
+          if (!nv)
+            {
+              free (r);
+              return LOGFMT_ENOMEM;
+            }
+          e->ctr = nv;
+          cap = nc;
+        }
+      for (size_t k = 0; k < n; k++)
+        {
+          int64_t c = mpe_spill_clock_correct (
+            &s->clock, (int64_t) mpe_spill_tick_ns (r[k].t, s->m.tick0,
+                                                    s->m.mult_fp));
+          int64_t t = mpe_spill_add (c, -e->G);
+          logfmt_track_rec_t *x = &e->ctr[e->nctr++];
+          memset (x, 0, sizeof *x);
+          x->time = t < 0 ? 0 : (uint64_t) t;
+          x->col[LOGFMT_METRIC_COL_ID] = r[k].id;
+          x->col[LOGFMT_METRIC_COL_OBJECT] = -1;
+          x->col[LOGFMT_METRIC_COL_VALUE] = r[k].v;
+        }
+      free (r);
+    }
+  return 0;
+}
+
+/* Counter readings up to `until` join the metric track, in time order
+ * with the thread's metric samples (as the merge puts them). */
+static int
+put_counters (emit_t *e, uint64_t until)
+{
+  size_t from = e->ictr;
+  while (e->ictr < e->nctr && e->ctr[e->ictr].time <= until)
+    e->ictr++;
+  return e->ictr > from
+         ? logfmt_writer_track_add (e->w, e->stream, LOGFMT_TRACK_METRIC,
+                                    e->ctr + from, e->ictr - from)
+         : 0;
+}
 
 static int
 emit_cb (void *user, logfmt_event_t *ev, size_t n)
@@ -545,8 +617,11 @@ emit_cb (void *user, logfmt_event_t *ev, size_t n)
         {
           logfmt_track_rec_t r;
           mpe_spill_ev_metric_rec (&ev[i], &r);
-          int rc = logfmt_writer_track_add (e->w, e->stream,
-                                            LOGFMT_TRACK_METRIC, &r, 1);
+          int rc = put_counters (e, ev[i].time);
+          if (rc)
+            return rc;
+          rc = logfmt_writer_track_add (e->w, e->stream,
+                                        LOGFMT_TRACK_METRIC, &r, 1);
           if (rc)
             return rc;
           continue;
@@ -984,8 +1059,14 @@ clogtool_recover_main (int argc, char **argv)
     for (int t = 0; t < files[i].nthreads && rc == 0; t++)
       {
         emit_t e = { w, &files[i], files[i].first_stream + (uint32_t) t, G,
-                     0, &sends, &recvs, 0, 0 };
-        rc = thread_batches (&files[i], t, 1, emit_cb, &e);
+                     0, &sends, &recvs, 0, 0, NULL, 0, 0 };
+        rc = load_counters (&e, t);
+        if (rc == 0)
+          rc = thread_batches (&files[i], t, 1, emit_cb, &e);
+        if (rc == 0)
+          rc = put_counters (&e, UINT64_MAX);
+        files[i].counters += e.nctr;
+        free (e.ctr);
         if (rc == 0 && memory_lost (&files[i]))
           rc = mark_gap (&e);
       }
@@ -1021,6 +1102,8 @@ clogtool_recover_main (int argc, char **argv)
         printf (", %" PRIu64 " taken from its ring file(s)", s->ring_events);
       if (s->bad_frames)
         printf (", %" PRIu64 " damaged frame(s) skipped", s->bad_frames);
+      if (s->counters)
+        printf (", %" PRIu64 " counter readings", s->counters);
       if (s->gaps)
         printf (", its unspilled events were in memory only (no ring "
                 "files, MPE_RING_DIR=none) and are lost: a LOSS record "

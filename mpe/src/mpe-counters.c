@@ -523,6 +523,17 @@ mpe__counters_records (int thread, size_t *n)
   return c->recs;
 }
 
+void
+mpe__counters_each (void (*fn) (int thread, const mpe_ctr_rec_t *r,
+                                size_t n))
+{
+  /* The list only grows; a reading is whole before n counts it. */
+  for (cthread_t *c = __atomic_load_n (&C.list, __ATOMIC_ACQUIRE); c;
+       c = c->next)
+    if (c->gen == C.gen && c->n)
+      fn (c->thread, c->recs, c->n);
+}
+
 /* Threads that still run may be at a point: they see the layer off
  * first.  Sets are closed from this thread (perf descriptors and the
  * test source allow it). */

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "mpe-internal.h"
+#include "mpe-counters.h"
 
 /* Set once the crash path took the buffers (the spill thread then
  * leaves them alone). */
@@ -27,6 +29,24 @@ static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGABRT, SIGTERM,
 #define NCRASH ((int) (sizeof crash_signals / sizeof crash_signals[0]))
 static struct sigaction old_actions[NCRASH];
 static int crash_installed;
+
+_Static_assert (sizeof (mpe_ctr_rec_t) == sizeof (mpe_spill_ctr_t)
+                && offsetof (mpe_ctr_rec_t, id)
+                   == offsetof (mpe_spill_ctr_t, id)
+                && offsetof (mpe_ctr_rec_t, v)
+                   == offsetof (mpe_spill_ctr_t, v),
+                "counter readings are written as they are");
+
+/* A thread's counter readings live in memory until the merge: they join
+ * the spill file with the rest of memory. */
+static void
+spill_counters (int thread, const mpe_ctr_rec_t *r, size_t n)
+{
+  const size_t per = (UINT32_MAX / 2) / sizeof *r;
+  for (size_t i = 0; i < n; i += per)
+    mpe__spill_frame (MPE_SPILL_COUNTERS, thread, r + i,
+                      (n - i < per ? n - i : per) * sizeof *r);
+}
 
 /* Writes what every thread holds in memory as RAW frames.  Only
  * async-signal-safe calls; runs at most once per log.  sync: fsync the
@@ -75,6 +95,8 @@ save_memory (int sync)
         mpe__spill_frame (MPE_SPILL_RAW, b->thread, from,
                           (size_t) (end - from) * sizeof (mpe_rec_t));
     }
+  if (__atomic_load_n (&mpe__ctr_on, __ATOMIC_ACQUIRE))
+    mpe__counters_each (spill_counters);
   /* Recovery knows then that nothing was only in memory (without ring
    * files, a process killed before this lost its unspilled records). */
   mpe__spill_frame (MPE_SPILL_SAVED, 0, NULL, 0);
@@ -168,13 +190,6 @@ tell_kept (void)
 }
 
 void
-mpe__wrap_abort (void)
-{
-  if (save_memory (1))
-    tell_kept ();
-}
-
-void
 mpe__crash_flush (void)
 {
   save_memory (1);
@@ -186,9 +201,31 @@ mpe__save_memory (void)
   save_memory (0);
 }
 
+/* The calling thread's counters read once more, at the crash, as
+ * MPE_Finish_log would: a recovered log is the finished one cut here. */
+static void
+last_reading (int in_signal)
+{
+  if (mpe__g.state != 1 || !__atomic_load_n (&mpe__ctr_on, __ATOMIC_ACQUIRE))
+    return;
+  if (in_signal)
+    mpe__counters_sample (mpe__ticks ());   /* what a timer sample does */
+  else
+    mpe__counters_final ();
+}
+
+void
+mpe__wrap_abort (void)
+{
+  last_reading (0);
+  if (save_memory (1))
+    tell_kept ();
+}
+
 static void
 crash_handler (int sig)
 {
+  last_reading (1);
   if (save_memory (1))
     tell_kept ();
   for (int i = 0; i < NCRASH; i++)
@@ -203,6 +240,7 @@ static void
 at_exit_flush (void)
 {
   /* exit() without MPE_Finish_log, e.g. from MPI_Abort. */
+  last_reading (0);
   if (save_memory (1))
     tell_kept ();
 }

@@ -9,12 +9,15 @@
  *   kill    rank 1 raises SIGKILL, the others wait in MPI_Recv for it;
  *   term    rank 1 raises SIGTERM, the others wait as for kill;
  *   abort   rank 1 calls MPI_Abort (exit code 3), the others wait.
+ * WRAPCRASH_SPIN_MS in the environment: every rank first loops busily
+ * that long (CPU time for MPE_COUNTERS=task-clock).
  * Prints "rank R: sent|received N" on stdout before the end.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mpi.h>
 
@@ -35,6 +38,21 @@ main (int argc, char **argv)
     }
   const char *mode = argv[1];
   long n = atol (argv[2]);
+  const char *spin = getenv ("WRAPCRASH_SPIN_MS");
+  if (spin && atol (spin) > 0)
+    {
+      struct timespec a, b;
+      clock_gettime (CLOCK_THREAD_CPUTIME_ID, &a);
+      volatile unsigned long sink = 0;
+      do
+        {
+          for (int i = 0; i < 100000; i++)
+            sink += (unsigned long) i;
+          clock_gettime (CLOCK_THREAD_CPUTIME_ID, &b);
+        }
+      while ((b.tv_sec - a.tv_sec) * 1000L + (b.tv_nsec - a.tv_nsec) / 1000000L
+             < atol (spin));
+    }
   for (long i = 0; i < n; i++)
     if (rank == 0)
       MPI_Send (&x, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
