@@ -108,15 +108,21 @@ save_memory (int sync)
 /* Async-signal-safe text building for the notice below. */
 typedef struct
 {
-  char   b[12288];
+  char   b[10240];   /* two paths of up to 4096 bytes and the words */
   size_t n;
 } msg_t;
 
 static void
+put_n (msg_t *m, const char *s, size_t n)
+{
+  while (n-- && *s && m->n < sizeof m->b)
+    m->b[m->n++] = *s++;
+}
+
+static void
 put_s (msg_t *m, const char *s)
 {
-  while (*s && m->n < sizeof m->b)
-    m->b[m->n++] = *s++;
+  put_n (m, s, SIZE_MAX);
 }
 
 static void
@@ -161,9 +167,6 @@ tell_kept (void)
   const char *path = mpe__g.spill_path;
   const char *slash = strrchr (path, '/');
   size_t dl = slash ? (size_t) (slash - path) : 0;
-  char dir[sizeof mpe__g.spill_path];
-  memcpy (dir, path, dl);
-  dir[dl] = '\0';
   put_s (&m, "mpe: rank ");
   put_u (&m, (uint64_t) (mpe__g.rank < 0 ? 0 : mpe__g.rank));
   put_s (&m, ": the log was not written; what this process recorded is "
@@ -183,7 +186,10 @@ tell_kept (void)
       put_s (&m, " of memory)");
     }
   put_s (&m, ": `clogtool recover ");
-  put_s (&m, dir[0] ? dir : ".");
+  if (dl)
+    put_n (&m, path, dl);
+  else
+    put_s (&m, slash ? "/" : ".");
   put_s (&m, "` rebuilds the log, with --clean it also removes them\n");
   ssize_t w = write (2, m.b, m.n);
   (void) w;

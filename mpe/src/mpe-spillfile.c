@@ -28,10 +28,6 @@ mpe__env_tmp_dir (void)
   return "/tmp";
 }
 
-/* Ring files of processes that died and whose spill file is gone can
- * never be recovered: they would only hold memory in /dev/shm.  Removes
- * them (the header names the spill file; a ring we cannot read as one is
- * left alone). */
 /* What earlier runs left in this run's directories: files of processes
  * that died without finishing their log (at the next start, rank 0 says
  * so; the ring files alone hold 32 MB and more each, in memory). */
@@ -58,6 +54,11 @@ in_dir (const char *path, const char *dir)
   return slash && (size_t) (slash - path) == dl && !strncmp (path, dir, dl);
 }
 
+/* Ring files of processes that died and whose spill file is gone can
+ * never be recovered: they would only hold memory in /dev/shm.  Removes
+ * them (the header names the spill file; a ring we cannot read as one is
+ * left alone), and counts in *left those whose spill file is in this
+ * run's spill directory. */
 static void
 ring_sweep (const char *ring_dir, leftover_t *left)
 {

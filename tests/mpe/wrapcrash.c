@@ -8,7 +8,8 @@
  *   finish  MPI_Finalize (the log is written);
  *   kill    rank 1 raises SIGKILL, the others wait in MPI_Recv for it;
  *   term    rank 1 raises SIGTERM, the others wait as for kill;
- *   abort   rank 1 calls MPI_Abort (exit code 3), the others wait.
+ *   abort   rank 1 calls MPI_Abort (exit code 3), the others wait;
+ *   hold    every rank waits, until the job is stopped from outside.
  * WRAPCRASH_SPIN_MS in the environment: every rank first loops busily
  * that long (CPU time for MPE_COUNTERS=task-clock).
  * Prints "rank R: sent|received N" on stdout before the end.
@@ -80,12 +81,13 @@ main (int argc, char **argv)
             raise (SIGKILL);
           else if (!strcmp (mode, "term"))
             raise (SIGTERM);
-          else
+          else if (!strcmp (mode, "abort"))
             MPI_Abort (MPI_COMM_WORLD, 3);
         }
       /* Waits for a message that never comes, until the launcher ends
          the job. */
-      MPI_Recv (&y, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv (&y, 1, MPI_INT, rank == 1 ? 0 : 1, 9, MPI_COMM_WORLD,
+                MPI_STATUS_IGNORE);
     }
   MPI_Finalize ();
   return 0;

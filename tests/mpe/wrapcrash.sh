@@ -35,4 +35,22 @@ for mode in kill term abort; do
   grep -q 'event-\?[0-9]' st.txt; [ $? -ne 0 ]; ok $? "$mode: no anonymous events"
   $CLOGTOOL verify $mode.clog > /dev/null 2>&1; ok $? "$mode: recovered log verifies"
 done
+# A snapshot of a running job (every rank waiting in MPI_Recv): the same
+# MPI states, named.
+rm -rf "$MPE_TMPDIR"/*
+timeout 120 $MPIEXEC -n 2 $P hold $N > hold.txt 2> hold.err &
+job=$!
+i=0
+while [ "$(grep -c '^rank' hold.txt)" -lt 2 ] && [ $i -lt 1200 ]; do
+  sleep 0.1; i=$((i + 1))
+done
+is "hold: both ranks past their messages" "$(grep -c '^rank' hold.txt)" 2
+$CLOGTOOL recover "$MPE_TMPDIR" -o snap.clog > rec.txt 2>&1
+ok $? "snapshot: recover while the job runs"
+kill $job; wait $job
+val snap.clog matched > /dev/null
+grep '^state ' "$tap_tmp/val.out" | sort > snap-states.txt
+is "snapshot: MPI states named as in the twin" "$(cat snap-states.txt)" "$(cat fin-states.txt)"
+is "snapshot: every message matched" "$(val snap.clog matched)" "$fin_matched"
+$CLOGTOOL recover --clean "$MPE_TMPDIR" -o snap2.clog > /dev/null 2>&1
 finish
