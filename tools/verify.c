@@ -169,7 +169,7 @@ verify_message_pairs (const char *path, verify_ctx_t *v)
     pair_report (v, path, "%" PRIu64 " matched message(s) received more "
                  "than %llu ns before they were sent (worst: rank %d -> "
                  "%d tag %d, sent at %" PRIu64 " ns, received at %" PRIu64
-                 " ns): wrongly paired", backwards,
+                 " ns): wrong pairs, or clocks that far apart", backwards,
                  (unsigned long long) VERIFY_PAIR_SLACK_NS, wm.send_rank,
                  wm.recv_rank, wm.tag, wm.send_time, wm.recv_time);
   if (rc == 0 && n > 1)
