@@ -637,13 +637,20 @@ emit_cb (void *user, logfmt_event_t *ev, size_t n)
   return k ? logfmt_writer_event (e->w, e->stream, ev, k) : 0;
 }
 
-/* Whether s's process was killed with records only in memory: no ring
- * files (MPE_RING_DIR=none), no crash handler that saved them, no
- * finish. */
+/* Whether thread's records that were only in memory are lost: its
+ * process neither finished nor saved its memory (a crash handler), and
+ * there is no ring file to read them from (MPE_RING_DIR=none, a ring
+ * that could not be made, or one removed since). */
 static int
-memory_lost (const spill_t *s)
+memory_lost (const spill_t *s, int thread)
 {
-  return !s->ended && !s->failed && !s->saved && !s->m.ring[0];
+  if (s->ended || s->failed || s->saved)
+    return 0;
+  if (!s->m.ring[0])
+    return 1;
+  char rp[8192];
+  ring_path (s, thread, rp, sizeof rp);
+  return access (rp, R_OK) != 0;
 }
 
 /* The events after a thread's last spilled one are lost, how many is
@@ -1067,7 +1074,7 @@ clogtool_recover_main (int argc, char **argv)
           rc = put_counters (&e, UINT64_MAX);
         files[i].counters += e.nctr;
         free (e.ctr);
-        if (rc == 0 && memory_lost (&files[i]))
+        if (rc == 0 && memory_lost (&files[i], t))
           rc = mark_gap (&e);
       }
   if (rc == 0)
@@ -1106,8 +1113,9 @@ clogtool_recover_main (int argc, char **argv)
         printf (", %" PRIu64 " counter readings", s->counters);
       if (s->gaps)
         printf (", its unspilled events were in memory only (no ring "
-                "files, MPE_RING_DIR=none) and are lost: a LOSS record "
-                "marks the gap on %u thread(s)", s->gaps);
+                "file%s) and are lost: a LOSS record marks the gap on %u "
+                "thread(s)", s->m.ring[0] ? "" : "s, MPE_RING_DIR=none",
+                s->gaps);
       printf ("\n");
       total += s->events;
       fclose (s->f);
