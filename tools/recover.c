@@ -524,6 +524,8 @@ load_counters (emit_t *e, int thread)
 {
   spill_t *s = e->s;
   size_t cap = 0;
+  uint64_t newest = 0;  /* a frame written twice (a crash during a flush)
+                           repeats older readings: skipped */
   for (size_t i = 0; i < s->nframes; i++)
     {
       frame_t *fr = &s->frames[i];
@@ -555,6 +557,9 @@ load_counters (emit_t *e, int thread)
         }
       for (size_t k = 0; k < n; k++)
         {
+          if (r[k].t < newest)
+            continue;
+          newest = r[k].t;
           int64_t c = mpe_spill_clock_correct (
             &s->clock, (int64_t) mpe_spill_tick_ns (r[k].t, s->m.tick0,
                                                     s->m.mult_fp));

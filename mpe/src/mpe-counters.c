@@ -90,6 +90,8 @@ typedef struct cthread
                                        handler changes it) */
   mpe_ctr_rec_t *recs;
   size_t         n, cap;
+  size_t         flushed;           /* readings in the spill file */
+  uint64_t       flush_t;           /* ticks: when they went there */
   uint64_t       lost;
   struct cthread *next;
 } cthread_t;
@@ -101,6 +103,7 @@ static struct
   char           *events[MAX_EVENTS];
   int             nev;
   uint64_t        rotate_ticks;
+  uint64_t        flush_ticks;      /* readings to the spill file */
   size_t          max_recs;
   int             gen;
   pthread_mutex_t lock;
@@ -184,6 +187,7 @@ mpe__counters_init (void)
       rot_ns = 1e7;
     }
   C.rotate_ticks = ns_to_ticks (rot_ns);
+  C.flush_ticks = ns_to_ticks (1e8);   /* 100 ms */
   const char *mb = getenv ("MPE_COUNTERS_BUFFER");
   C.max_recs = mb && *mb ? strtoul (mb, NULL, 10) : 0;
   if (C.max_recs < 1024)
@@ -383,6 +387,15 @@ mpe__counters_sample (uint64_t t)
     read_source (c, i, t, due && C.src[i].signal_rotate);
   if (due)
     update_next_rot (c);
+  /* Now and then the new readings go to the spill file (a SIGKILLed
+   * process keeps them; the crash path writes the rest). */
+  if (c->n > c->flushed && t - c->flush_t >= C.flush_ticks)
+    {
+      size_t from = c->flushed;
+      c->flushed = c->n;
+      c->flush_t = t;
+      mpe__counters_spill (c->thread, c->recs + from, c->n - from);
+    }
 }
 
 void
@@ -495,6 +508,8 @@ mpe__counters_thread (int thread)
   atomic_signal_fence (memory_order_seq_cst);
   c->thread = thread;
   c->n = 0;
+  c->flushed = 0;
+  c->flush_t = mpe__ticks ();
   c->lost = 0;
   for (int i = 0; i < C.nsrc; i++)
     open_source (c, i);
@@ -530,8 +545,8 @@ mpe__counters_each (void (*fn) (int thread, const mpe_ctr_rec_t *r,
   /* The list only grows; a reading is whole before n counts it. */
   for (cthread_t *c = __atomic_load_n (&C.list, __ATOMIC_ACQUIRE); c;
        c = c->next)
-    if (c->gen == C.gen && c->n)
-      fn (c->thread, c->recs, c->n);
+    if (c->gen == C.gen && c->n > c->flushed)
+      fn (c->thread, c->recs + c->flushed, c->n - c->flushed);
 }
 
 /* Threads that still run may be at a point: they see the layer off

@@ -37,10 +37,11 @@ _Static_assert (sizeof (mpe_ctr_rec_t) == sizeof (mpe_spill_ctr_t)
                    == offsetof (mpe_spill_ctr_t, v),
                 "counter readings are written as they are");
 
-/* A thread's counter readings live in memory until the merge: they join
- * the spill file with the rest of memory. */
-static void
-spill_counters (int thread, const mpe_ctr_rec_t *r, size_t n)
+/* A thread's counter readings live in memory until the merge: the
+ * sampler writes them now and then, the crash path the rest with the
+ * rest of memory. */
+void
+mpe__counters_spill (int thread, const mpe_ctr_rec_t *r, size_t n)
 {
   const size_t per = (UINT32_MAX / 2) / sizeof *r;
   for (size_t i = 0; i < n; i += per)
@@ -96,7 +97,7 @@ save_memory (int sync)
                           (size_t) (end - from) * sizeof (mpe_rec_t));
     }
   if (__atomic_load_n (&mpe__ctr_on, __ATOMIC_ACQUIRE))
-    mpe__counters_each (spill_counters);
+    mpe__counters_each (mpe__counters_spill);
   /* Recovery knows then that nothing was only in memory (without ring
    * files, a process killed before this lost its unspilled records). */
   mpe__spill_frame (MPE_SPILL_SAVED, 0, NULL, 0);

@@ -5,8 +5,9 @@
 # finished run that keeps its local files: the log recover rebuilds has
 # the finished log's counter values, metric by metric.  A rank stopped by
 # SIGTERM: its recovered task-clock, read once more in the handler,
-# holds the CPU time it spent (300 ms of busy looping), not 0.  (A
-# SIGKILLed rank keeps no readings.)
+# holds the CPU time it spent (300 ms of busy looping), not 0.  A
+# SIGKILLed rank keeps the readings the sampler wrote to the spill file
+# as it went (every 100 ms): its task-clock is not 0 either.
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/mpe/common.sh"
 P=$B/tests/mpe/wrapcrash
@@ -30,4 +31,13 @@ $CLOGTOOL recover --clean "$MPE_TMPDIR" -o term.clog > rec.txt 2>&1; ok $? "reco
 v=$($CLOGTOOL metrics --csv term.clog | awk -F, '$1 == "\"task-clock\"" && $4 == "\"rank 1\"" { print $5 }')
 [ -n "$v" ] && [ "$v" -ge 300000000 ]; ok $? "rank 1's task-clock holds its busy loop, read at the signal ($v ns)"
 $CLOGTOOL verify term.clog > /dev/null 2>&1; ok $? "recovered log verifies"
+rm -rf "$MPE_TMPDIR"/*
+run 2 $P kill 100
+fails $?; ok $? "rank 1 SIGKILLed"
+$CLOGTOOL recover --clean "$MPE_TMPDIR" -o kill.clog > rec.txt 2>&1; ok $? "recover"
+for r in 0 1; do
+  v=$($CLOGTOOL metrics --csv kill.clog | awk -F, -v r="\"rank $r\"" '$1 == "\"task-clock\"" && $4 == r { print $5 }')
+  [ -n "$v" ] && [ "$v" -gt 0 ]; ok $? "SIGKILL: rank $r's task-clock is not lost ($v ns)"
+done
+$CLOGTOOL verify kill.clog > /dev/null 2>&1; ok $? "recovered log verifies"
 finish
