@@ -353,6 +353,8 @@ typedef struct
   uint64_t tick0, mult_fp;
   int64_t  mono0, real0;
   char     ring[4096];  /* ring file prefix, "" when none */
+  char     memonly[128]; /* record families on that live in memory until
+                            the finish (comma list), "" when none */
 } mpe_spill_meta_t;
 void mpe_spill_meta_parse (mpe_spill_meta_t *m, const char *text, size_t len);
 

@@ -706,6 +706,42 @@ put_messages (logfmt_writer_t *w, mends_t *sends, mends_t *recvs, int64_t G)
   return rc;
 }
 
+/* The record families that were on and lived in process memory until
+ * the finish: a rank that did not finish has none of them here. */
+static void
+print_memonly (const spill_t *files, size_t n)
+{
+  static const struct { const char *key, *what; } fam[] = {
+    { "samples", "call-path samples and call sites (MPE_SAMPLE_HZ)" },
+    { "sched", "scheduling tracks (MPE_SCHED)" },
+    { "memory", "memory tracks (MPE_MEMORY)" },
+    { "network", "NIC tracks (MPE_NETWORK)" },
+  };
+  int first = 1;
+  for (size_t k = 0; k < sizeof fam / sizeof fam[0]; k++)
+    {
+      int lost = 0;
+      for (size_t i = 0; i < n && !lost; i++)
+        {
+          char list[sizeof files[i].m.memonly + 2];
+          snprintf (list, sizeof list, ",%s,", files[i].m.memonly);
+          char key[32];
+          snprintf (key, sizeof key, ",%s,", fam[k].key);
+          lost = !files[i].ended && strcmp (files[i].m.memonly, "none")
+                 && strstr (list, key) != NULL;
+        }
+      if (!lost)
+        continue;
+      printf ("%s%s", first ? "not recoverable (kept in process memory "
+                              "until the merge, which the ranks that did "
+                              "not finish never completed): " : ", ",
+              fam[k].what);
+      first = 0;
+    }
+  if (!first)
+    printf ("\n");
+}
+
 static int
 cmp_rank (const void *a, const void *b)
 {
@@ -1135,6 +1171,7 @@ clogtool_recover_main (int argc, char **argv)
     }
   printf ("wrote %s: %" PRIu64 " events from %zu of %d ranks\n", out, total,
           nfiles, world);
+  print_memonly (files, nfiles);
   if (clean)
     for (size_t i = 0; i < nfiles; i++)
       {

@@ -420,21 +420,43 @@ mpe__spill_frames_direct (unsigned char *frames, size_t len, size_t cap,
   return rc;
 }
 
+/* The record families asked for that stay in process memory until the
+ * merge (a recovered log cannot have them): recover names them. */
+static void
+memonly_list (char *out, size_t len)
+{
+  const char *hz = getenv ("MPE_SAMPLE_HZ");
+  struct { int on; const char *name; } f[] = {
+    { hz && atol (hz) > 0, "samples" },
+    { mpe__env_bool ("MPE_SCHED", 0), "sched" },
+    { mpe__env_bool ("MPE_MEMORY", 0), "memory" },
+    { mpe__env_bool ("MPE_NETWORK", 0), "network" },
+  };
+  size_t n = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+    if (f[i].on && n + strlen (f[i].name) + 2 < len)
+      n += (size_t) snprintf (out + n, len - n, "%s%s", n ? "," : "",
+                              f[i].name);
+}
+
 void
 mpe__spill_meta (void)
 {
-  char buf[2048];
+  char buf[2048], memonly[128];
+  memonly_list (memonly, sizeof memonly);
   int n = snprintf (buf, sizeof buf,
                     "rank %d\nsize %d\npid %ld\nhost %s\nrunid %s\n"
                     "clock %s\ntick0 %llu\nmult %.17g\nmult_fp %llu\n"
-                    "mono0 %lld\nreal0 %lld\nring %s\n"
+                    "mono0 %lld\nreal0 %lld\nring %s\nmemonly %s\n"
                     "creator mpe " PACKAGE_VERSION "\n",
                     mpe__g.rank, mpe__g.size, (long) getpid (), mpe__g.host,
                     mpe__g.runid, mpe__use_counter ? MPE_COUNTER_NAME : "mono",
                     (unsigned long long) mpe__g.tick0, mpe__g.mult,
                     (unsigned long long) mpe__g.mult_fp,
                     (long long) mpe__g.mono0, (long long) mpe__g.real0,
-                    mpe__g.ring_prefix[0] ? mpe__g.ring_prefix : "none");
+                    mpe__g.ring_prefix[0] ? mpe__g.ring_prefix : "none",
+                    memonly[0] ? memonly : "none");
   if (n > 0)
     mpe__spill_frame (MPE_SPILL_META, 0, buf, (size_t) n);
 }

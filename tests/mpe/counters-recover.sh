@@ -20,6 +20,7 @@ $CLOGTOOL metrics --csv wrapcrash.clog > fin.csv 2>&1
 grep -q '^"task-clock"' fin.csv || skip_all "no task-clock counter here (perf events)"
 $CLOGTOOL recover "$MPE_TMPDIR" -o kept.clog > rec.txt 2>&1; ok $? "recover the kept files"
 grep -q 'counter readings' rec.txt; ok $? "recover reports counter readings"
+grep -q 'not recoverable' rec.txt; [ $? -ne 0 ]; ok $? "a finished run lost nothing"
 $CLOGTOOL metrics --csv kept.clog > kept.csv 2>&1
 cmp -s fin.csv kept.csv; r=$?
 ok $r "recovered metrics (counters included) equal the finished log's"
@@ -35,6 +36,8 @@ rm -rf "$MPE_TMPDIR"/*
 run 2 $P kill 100
 fails $?; ok $? "rank 1 SIGKILLed"
 $CLOGTOOL recover --clean "$MPE_TMPDIR" -o kill.clog > rec.txt 2>&1; ok $? "recover"
+grep -q '^not recoverable (kept in process memory .*): call-path samples and call sites (MPE_SAMPLE_HZ)$' rec.txt
+ok $? "SIGKILL: recover says the call-path samples are not recoverable"
 for r in 0 1; do
   v=$($CLOGTOOL metrics --csv kill.clog | awk -F, -v r="\"rank $r\"" '$1 == "\"task-clock\"" && $4 == r { print $5 }')
   [ -n "$v" ] && [ "$v" -gt 0 ]; ok $? "SIGKILL: rank $r's task-clock is not lost ($v ns)"
