@@ -165,6 +165,8 @@ mpe_spill_meta_parse (mpe_spill_meta_t *m, const char *text, size_t len)
               else if (!strcmp (key, "ring"))
                 copy_value (m->ring, sizeof m->ring,
                             strcmp (v, "none") ? v : "");
+              else if (!strcmp (key, "memonly"))
+                copy_value (m->memonly, sizeof m->memonly, v);
             }
         }
       p = eol + 1;

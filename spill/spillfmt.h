@@ -30,7 +30,10 @@ enum
   MPE_SPILL_SYNC = 5, MPE_SPILL_COMM = 6, MPE_SPILL_BLOCK = 7,
   MPE_SPILL_RAW = 8, MPE_SPILL_END = 9, MPE_SPILL_PACKED = 10,
   MPE_SPILL_METRIC = 11, /* 12 reserved for metrics, 13-16 as FORMAT.md */
-  MPE_SPILL_PAD = 17     /* zeros: what aligns a direct write */
+  MPE_SPILL_PAD = 17,    /* zeros: what aligns a direct write */
+  MPE_SPILL_FAILED = 18, /* empty: MPE_Finish_log could not write the log */
+  MPE_SPILL_SAVED = 19,  /* empty: what memory held is in the file */
+  MPE_SPILL_COUNTERS = 20 /* thread's counter readings (mpe_spill_ctr_t) */
 };
 
 typedef struct
@@ -41,6 +44,17 @@ typedef struct
   uint32_t len;     /* payload bytes (padded to 8 in the file) */
   uint32_t sum;     /* mpe_spill_sum of the payload */
 } mpe_spill_frame_t;
+
+/* A counter reading (MPE_COUNTERS), as libmpe keeps it in memory: a
+ * COUNTERS frame holds a thread's readings in time order; they become
+ * metric samples (id, object -1, value). */
+typedef struct
+{
+  uint64_t t;      /* clock ticks */
+  uint32_t id;     /* metric id */
+  uint32_t pad;
+  int64_t  v;
+} mpe_spill_ctr_t;
 
 /* In-memory record (ring slots, RAW frames).  aux: kind in bits 0-7, the
  * round's tag in bits 8-31.  Extension slots follow some kinds: CARGO 2
@@ -339,6 +353,8 @@ typedef struct
   uint64_t tick0, mult_fp;
   int64_t  mono0, real0;
   char     ring[4096];  /* ring file prefix, "" when none */
+  char     memonly[128]; /* record families on that live in memory until
+                            the finish (comma list), "" when none */
 } mpe_spill_meta_t;
 void mpe_spill_meta_parse (mpe_spill_meta_t *m, const char *text, size_t len);
 
@@ -399,5 +415,35 @@ typedef struct
 int  mpe_ring_load (mpe_ring_t *r, mpe_spill_read_cb read, void *ctx,
                     uint64_t size);
 void mpe_ring_free (mpe_ring_t *r);
+
+/* Message matching, the one rule of the merge and of `clogtool recover`:
+ * a receive pairs with a send of the same (destination, source,
+ * communicator, tag), FIFO in corrected time (MPI's non-overtaking
+ * order), ties broken by stream, then by the order within the stream. */
+typedef struct
+{
+  int32_t  src, dst;
+  uint32_t comm;
+  int32_t  tag;
+  int64_t  t;          /* corrected absolute ns */
+  uint64_t size;
+  uint32_t stream;     /* global stream */
+  uint32_t seq;        /* order within its stream */
+} mpe_spill_mend_t;
+
+typedef struct
+{
+  logfmt_message_t m;  /* its times not set */
+  int64_t ts, tr;      /* the ends' corrected times */
+} mpe_spill_match_t;
+
+/* The order matching works in (a qsort comparison). */
+int mpe_spill_mend_cmp (const void *a, const void *b);
+/* Pairs the ns sends with the nr receives (both sorted here): an array
+ * of *nout entries, matched pairs and lone ends (the other stream
+ * LOGFMT_NO_STREAM), in key order; NULL when memory runs out. */
+mpe_spill_match_t *mpe_spill_match (mpe_spill_mend_t *s, size_t ns,
+                                    mpe_spill_mend_t *r, size_t nr,
+                                    size_t *nout);
 
 #endif

@@ -10,7 +10,8 @@
  * PREFIX: every spill file whose path starts with PREFIX.
  * Times are corrected with the clock sync points each rank recorded, by
  * the merge's own arithmetic and origin (libspillfmt), so the files a
- * finished run kept rebuild its log exactly; the writer matches messages.
+ * finished run kept rebuild its log exactly; messages are matched by the
+ * merge's own rule (mpe_spill_match), at any size.
  * Prints what was recovered and what is missing.
  */
 #include "config.h"
@@ -19,10 +20,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <logfmt/logfmt.h>
@@ -40,7 +43,9 @@ typedef struct
 {
   char     *path;
   FILE     *f;
-  int       ended, have_meta;
+  int       ended, failed, saved, have_meta;
+  unsigned  gaps;     /* threads whose unspilled events were lost */
+  uint64_t  counters; /* counter readings recovered */
   mpe_spill_meta_t m;
   frame_t  *frames;
   size_t    nframes;
@@ -58,13 +63,17 @@ usage (FILE *out)
   fprintf (out,
            "usage: clogtool recover [-o OUT.clog] [--run ID] [--clean] "
            "DIR|PREFIX\n"
+           "       clogtool recover --list [DIR]\n"
            "Rebuilds a .clog from the local spill files of a crashed MPE run.\n"
            "  DIR     directory holding mpe-<run>-<rank>-<pid>.spill files\n"
            "          (the newest run, or the one given with --run)\n"
            "  PREFIX  every spill file whose path starts with PREFIX\n"
            "  -o FILE output (default: recovered.clog)\n"
            "  --clean once OUT is written, remove the spill files and the\n"
-           "          ring files (in /dev/shm by default) they point to\n");
+           "          ring files (in /dev/shm by default) they point to\n"
+           "  --list  the runs whose local files are in DIR (default: as\n"
+           "          libmpe, $MPE_TMPDIR, $TMPDIR, $TMP, $TEMP or /tmp), with\n"
+           "          their state and the sizes of their spill and ring files\n");
 }
 
 static int
@@ -154,6 +163,10 @@ scan_file (spill_t *s)
         rc = add_sync (s, l, off);
       else if (h.type == MPE_SPILL_END)
         s->ended = 1;
+      else if (h.type == MPE_SPILL_FAILED)
+        s->failed = 1;
+      else if (h.type == MPE_SPILL_SAVED)
+        s->saved = 1;
       if (h.type == MPE_SPILL_BLOCK || h.type == MPE_SPILL_RAW
           || h.type == MPE_SPILL_PACKED)
         if (h.thread + 1 > s->nthreads)
@@ -465,13 +478,117 @@ first_cb (void *user, logfmt_event_t *ev, size_t n)
   return 1;  /* enough */
 }
 
+/* The run's message ends, matched once every stream is written, by the
+ * merge's own rule (mpe_spill_match). */
+typedef struct
+{
+  mpe_spill_mend_t *v;
+  size_t            n, cap;
+} mends_t;
+
+static int
+push_mend (mends_t *a, const mpe_spill_mend_t *m)
+{
+  if (a->n == a->cap)
+    {
+      size_t nc = a->cap ? 2 * a->cap : 4096;
+      mpe_spill_mend_t *nv = realloc (a->v, nc * sizeof *nv);
+      if (!nv)
+        return LOGFMT_ENOMEM;
+      a->v = nv;
+      a->cap = nc;
+    }
+  a->v[a->n++] = *m;
+  return 0;
+}
+
 typedef struct
 {
   logfmt_writer_t *w;
   spill_t         *s;
   uint32_t         stream;
   int64_t          G;
+  uint32_t         seq;
+  mends_t         *sends, *recvs;
+  uint64_t         last;     /* the last event's time */
+  int              any;
+  logfmt_track_rec_t *ctr;   /* the thread's counter readings, in order */
+  size_t           nctr, ictr;
 } emit_t;
+
+/* The thread's counter readings (COUNTERS frames, written with the rest
+ * of memory) as metric track records with corrected times; 0 or
+ * LOGFMT_ENOMEM. */
+static int
+load_counters (emit_t *e, int thread)
+{
+  spill_t *s = e->s;
+  size_t cap = 0;
+  uint64_t newest = 0;  /* a frame written twice (a crash during a flush)
+                           repeats older readings: skipped */
+  for (size_t i = 0; i < s->nframes; i++)
+    {
+      frame_t *fr = &s->frames[i];
+      if (fr->type != MPE_SPILL_COUNTERS || fr->thread != thread)
+        continue;
+      size_t n = fr->len / sizeof (mpe_spill_ctr_t);
+      mpe_spill_ctr_t *r = malloc (n ? n * sizeof *r : 1);
+      if (!r)
+        return LOGFMT_ENOMEM;
+      if (read_at (s->f, fr->off, r, n * sizeof *r) != 0)
+        {
+          free (r);
+          s->bad_frames++;
+          continue;
+        }
+      if (e->nctr + n > cap)
+        {
+          size_t nc = cap ? 2 * cap : 1024;
+          while (nc < e->nctr + n)
+            nc *= 2;
+          logfmt_track_rec_t *nv = realloc (e->ctr, nc * sizeof *nv);
+          if (!nv)
+            {
+              free (r);
+              return LOGFMT_ENOMEM;
+            }
+          e->ctr = nv;
+          cap = nc;
+        }
+      for (size_t k = 0; k < n; k++)
+        {
+          if (r[k].t < newest)
+            continue;
+          newest = r[k].t;
+          int64_t c = mpe_spill_clock_correct (
+            &s->clock, (int64_t) mpe_spill_tick_ns (r[k].t, s->m.tick0,
+                                                    s->m.mult_fp));
+          int64_t t = mpe_spill_add (c, -e->G);
+          logfmt_track_rec_t *x = &e->ctr[e->nctr++];
+          memset (x, 0, sizeof *x);
+          x->time = t < 0 ? 0 : (uint64_t) t;
+          x->col[LOGFMT_METRIC_COL_ID] = r[k].id;
+          x->col[LOGFMT_METRIC_COL_OBJECT] = -1;
+          x->col[LOGFMT_METRIC_COL_VALUE] = r[k].v;
+        }
+      free (r);
+    }
+  return 0;
+}
+
+/* Counter readings up to `until` join the metric track, in time order
+ * with the thread's metric samples (as the merge puts them). */
+static int
+put_counters (emit_t *e, uint64_t until)
+{
+  size_t from = e->ictr;
+  while (e->ictr < e->nctr && e->ctr[e->ictr].time <= until)
+    e->ictr++;
+  return e->ictr > from
+         ? logfmt_writer_track_add (e->w, e->stream, LOGFMT_TRACK_METRIC,
+                                    e->ctr + from, e->ictr - from)
+         : 0;
+}
 
 static int
 emit_cb (void *user, logfmt_event_t *ev, size_t n)
@@ -479,10 +596,22 @@ emit_cb (void *user, logfmt_event_t *ev, size_t n)
   emit_t *e = user;
   for (size_t i = 0; i < n; i++)
     {
-      int64_t t = mpe_spill_add (mpe_spill_clock_correct (&e->s->clock,
-                                                          ev[i].time),
-                                 -e->G);
+      int64_t c = mpe_spill_clock_correct (&e->s->clock, ev[i].time);
+      int64_t t = mpe_spill_add (c, -e->G);
       ev[i].time = t < 0 ? 0 : (uint64_t) t;
+      if (ev[i].type == LOGFMT_REC_SEND || ev[i].type == LOGFMT_REC_RECV)
+        {
+          int send = ev[i].type == LOGFMT_REC_SEND;
+          mpe_spill_mend_t m = {
+            .src = send ? e->s->m.rank : ev[i].partner,
+            .dst = send ? ev[i].partner : e->s->m.rank,
+            .comm = ev[i].comm, .tag = ev[i].tag, .t = c,
+            .size = ev[i].size, .stream = e->stream, .seq = e->seq++,
+          };
+          int rc = push_mend (send ? e->sends : e->recvs, &m);
+          if (rc)
+            return rc;
+        }
     }
   /* Metric samples go to the stream's extension track (FORMAT.md
    * section 14), the rest to its blocks. */
@@ -493,8 +622,11 @@ emit_cb (void *user, logfmt_event_t *ev, size_t n)
         {
           logfmt_track_rec_t r;
           mpe_spill_ev_metric_rec (&ev[i], &r);
-          int rc = logfmt_writer_track_add (e->w, e->stream,
-                                            LOGFMT_TRACK_METRIC, &r, 1);
+          int rc = put_counters (e, ev[i].time);
+          if (rc)
+            return rc;
+          rc = logfmt_writer_track_add (e->w, e->stream,
+                                        LOGFMT_TRACK_METRIC, &r, 1);
           if (rc)
             return rc;
           continue;
@@ -502,7 +634,112 @@ emit_cb (void *user, logfmt_event_t *ev, size_t n)
       ev[k++] = ev[i];
     }
   e->s->events += k;
+  if (k)
+    {
+      e->any = 1;
+      e->last = ev[k - 1].time;
+    }
   return k ? logfmt_writer_event (e->w, e->stream, ev, k) : 0;
+}
+
+/* Whether thread's records that were only in memory are lost: its
+ * process neither finished nor saved its memory (a crash handler), and
+ * there is no ring file to read them from (MPE_RING_DIR=none, a ring
+ * that could not be made, or one removed since). */
+static int
+memory_lost (const spill_t *s, int thread)
+{
+  if (s->ended || s->failed || s->saved)
+    return 0;
+  if (!s->m.ring[0])
+    return 1;
+  char rp[8192];
+  ring_path (s, thread, rp, sizeof rp);
+  return access (rp, R_OK) != 0;
+}
+
+/* The events after a thread's last spilled one are lost, how many is
+ * unknown: a LOSS record of 1 (at least one, as a killed thread that was
+ * logging had) marks the place, so the log does not claim to be whole. */
+static int
+mark_gap (emit_t *e)
+{
+  logfmt_event_t loss;
+  memset (&loss, 0, sizeof loss);
+  loss.time = e->any ? e->last : 0;
+  loss.type = LOGFMT_REC_LOSS;
+  loss.state = -1;
+  loss.size = 1;
+  e->s->gaps++;
+  return logfmt_writer_event (e->w, e->stream, &loss, 1);
+}
+
+/* Pairs the run's sends and receives as the merge does (a send to a rank
+ * outside the run stays unmatched) and writes the message table; times
+ * relative to the origin G. */
+static int
+put_messages (logfmt_writer_t *w, mends_t *sends, mends_t *recvs, int64_t G)
+{
+  size_t n;
+  mpe_spill_match_t *mt = mpe_spill_match (sends->v, sends->n, recvs->v,
+                                           recvs->n, &n);
+  if (!mt)
+    return LOGFMT_ENOMEM;
+  logfmt_message_t *msgs = (logfmt_message_t *) mt;
+  for (size_t i = 0; i < n; i++)
+    {
+      logfmt_message_t x = mt[i].m;
+      if (x.send_stream != LOGFMT_NO_STREAM)
+        {
+          int64_t t = mpe_spill_add (mt[i].ts, -G);
+          x.send_time = t < 0 ? 0 : (uint64_t) t;
+        }
+      if (x.recv_stream != LOGFMT_NO_STREAM)
+        {
+          int64_t t = mpe_spill_add (mt[i].tr, -G);
+          x.recv_time = t < 0 ? 0 : (uint64_t) t;
+        }
+      msgs[i] = x;  /* compacted in place: msgs[i] ends before mt[i + 1] */
+    }
+  int rc = logfmt_writer_put_messages (w, msgs, n);
+  free (mt);
+  return rc;
+}
+
+/* The record families that were on and lived in process memory until
+ * the finish: a rank that did not finish has none of them here. */
+static void
+print_memonly (const spill_t *files, size_t n)
+{
+  static const struct { const char *key, *what; } fam[] = {
+    { "samples", "call-path samples and call sites (MPE_SAMPLE_HZ)" },
+    { "sched", "scheduling tracks (MPE_SCHED)" },
+    { "memory", "memory tracks (MPE_MEMORY)" },
+    { "network", "NIC tracks (MPE_NETWORK)" },
+  };
+  int first = 1;
+  for (size_t k = 0; k < sizeof fam / sizeof fam[0]; k++)
+    {
+      int lost = 0;
+      for (size_t i = 0; i < n && !lost; i++)
+        {
+          char list[sizeof files[i].m.memonly + 2];
+          snprintf (list, sizeof list, ",%s,", files[i].m.memonly);
+          char key[32];
+          snprintf (key, sizeof key, ",%s,", fam[k].key);
+          lost = !files[i].ended && strcmp (files[i].m.memonly, "none")
+                 && strstr (list, key) != NULL;
+        }
+      if (!lost)
+        continue;
+      printf ("%s%s", first ? "not recoverable (kept in process memory "
+                              "until the merge, which the ranks that did "
+                              "not finish never completed): " : ", ",
+              fam[k].what);
+      first = 0;
+    }
+  if (!first)
+    printf ("\n");
 }
 
 static int
@@ -530,11 +767,188 @@ run_of (const char *name, char *run, size_t len)
   return 0;
 }
 
+/* ---- --list --------------------------------------------------------- */
+
+typedef struct
+{
+  char     run[64];
+  int      files, world, ended, failed, alive;
+  unsigned rings;
+  uint64_t spill_bytes, ring_bytes;
+  time_t   newest;
+} run_info_t;
+
+/* The type of an empty frame closing the file (END, FAILED), else 0. */
+static int
+tail_type (FILE *f, uint64_t size)
+{
+  mpe_spill_frame_t h;
+  if (size < MPE_SPILL_HEADER_SIZE + sizeof h
+      || read_at (f, size - sizeof h, &h, sizeof h) != 0)
+    return 0;
+  return h.magic == MPE_SPILL_FRAME_MAGIC && h.len == 0 ? h.type : 0;
+}
+
+/* Adds spill file path (a run's, its META read) to ri. */
+static void
+list_file (run_info_t *ri, const char *path)
+{
+  FILE *f = fopen (path, "rb");
+  struct stat st;
+  if (!f || fstat (fileno (f), &st) != 0)
+    {
+      if (f)
+        fclose (f);
+      return;
+    }
+  ri->files++;
+  ri->spill_bytes += (uint64_t) st.st_size;
+  if (st.st_mtime > ri->newest)
+    ri->newest = st.st_mtime;
+  int tt = tail_type (f, (uint64_t) st.st_size);
+  ri->ended += tt == MPE_SPILL_END;
+  ri->failed += tt == MPE_SPILL_FAILED;
+  mpe_spill_scan_t sc;
+  mpe_spill_frame_t h;
+  uint64_t at;
+  mpe_spill_meta_t m;
+  memset (&m, 0, sizeof m);
+  if (mpe_spill_scan_init (&sc, mpe_spill_read_file_cb, f,
+                           (uint64_t) st.st_size) == 0)
+    {
+      /* META is the first frame a process writes. */
+      if (mpe_spill_scan_next (&sc, &h, &at) == 1 && h.type == MPE_SPILL_META)
+        mpe_spill_meta_parse (&m, sc.payload, h.len);
+      mpe_spill_scan_free (&sc);
+    }
+  fclose (f);
+  if (m.size > ri->world)
+    ri->world = m.size;
+  if (m.pid > 0 && (kill ((pid_t) m.pid, 0) == 0 || errno == EPERM))
+    ri->alive++;
+  for (int t = 0; m.ring[0] && t < 256; t++)
+    {
+      char rp[8192];
+      struct stat rs;
+      snprintf (rp, sizeof rp, "%s.t%d%s", m.ring, t, MPE_RING_SUFFIX);
+      if (stat (rp, &rs) == 0)
+        {
+          ri->rings++;
+          ri->ring_bytes += (uint64_t) rs.st_blocks * 512;
+        }
+    }
+}
+
+static int
+cmp_newest (const void *a, const void *b)
+{
+  const run_info_t *x = a, *y = b;
+  return x->newest != y->newest ? (x->newest < y->newest ? -1 : 1)
+                                : strcmp (x->run, y->run);
+}
+
+/* The directory libmpe puts its spill files in by default. */
+static const char *
+default_tmp_dir (void)
+{
+  static const char *vars[] = { "MPE_TMPDIR", "TMPDIR", "TMP", "TEMP" };
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+    {
+      const char *v = getenv (vars[i]);
+      if (v && *v)
+        return v;
+    }
+  return "/tmp";
+}
+
+static int
+list_runs (const char *dir)
+{
+  DIR *d = opendir (dir);
+  if (!d)
+    {
+      fprintf (stderr, "clogtool recover: %s: %s\n", dir, strerror (errno));
+      return 1;
+    }
+  run_info_t *runs = NULL;
+  size_t nruns = 0;
+  struct dirent *de;
+  int rc = 0;
+  while ((de = readdir (d)))
+    {
+      char run[64], path[8192];
+      if (run_of (de->d_name, run, sizeof run) != 0)
+        continue;
+      size_t i;
+      for (i = 0; i < nruns && strcmp (runs[i].run, run) != 0; i++)
+        ;
+      if (i == nruns)
+        {
+          run_info_t *nr = realloc (runs, (nruns + 1) * sizeof *runs);
+          if (!nr)
+            {
+              rc = 1;
+              break;
+            }
+          runs = nr;
+          memset (&runs[nruns], 0, sizeof runs[nruns]);
+          snprintf (runs[nruns].run, sizeof runs[nruns].run, "%s", run);
+          nruns++;
+        }
+      snprintf (path, sizeof path, "%s/%s", dir, de->d_name);
+      list_file (&runs[i], path);
+    }
+  closedir (d);
+  if (rc)
+    {
+      fprintf (stderr, "clogtool recover: out of memory\n");
+      free (runs);
+      return 1;
+    }
+  if (nruns == 0)
+    {
+      printf ("no MPE local files (%s*%s) in %s\n", MPE_SPILL_NAME_PREFIX,
+              MPE_SPILL_NAME_SUFFIX, dir);
+      free (runs);
+      return 0;
+    }
+  qsort (runs, nruns, sizeof *runs, cmp_newest);
+  printf ("%-16s  %-7s  %-28s  %10s  %-22s  %s\n", "RUN", "RANKS", "STATE",
+          "SPILL", "RING FILES (memory)", "LAST WRITTEN");
+  uint64_t spill = 0, ring = 0;
+  for (size_t i = 0; i < nruns; i++)
+    {
+      run_info_t *r = &runs[i];
+      const char *state = r->alive ? "running"
+                          : r->ended == r->files ? "finished, files kept"
+                          : r->failed ? "finished, log not written"
+                                      : "did not finish";
+      char ranks[32], rings[64], when[32];
+      snprintf (ranks, sizeof ranks, "%d/%d", r->files, r->world);
+      snprintf (rings, sizeof rings, "%u, %.1f MB", r->rings,
+                (double) r->ring_bytes / 1048576.0);
+      struct tm tm;
+      localtime_r (&r->newest, &tm);
+      strftime (when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+      printf ("%-16s  %-7s  %-28s  %7.1f MB  %-22s  %s\n", r->run, ranks,
+              state, (double) r->spill_bytes / 1048576.0, rings, when);
+      spill += r->spill_bytes;
+      ring += r->ring_bytes;
+    }
+  printf ("%zu run(s): %.1f MB of spill files in %s, %.1f MB of ring "
+          "files\n", nruns, (double) spill / 1048576.0, dir,
+          (double) ring / 1048576.0);
+  printf ("rebuild a run's log: clogtool recover --run RUN [-o OUT.clog] %s"
+          " (--clean also removes its files)\n", dir);
+  free (runs);
+  return 0;
+}
+
 int
 clogtool_recover_main (int argc, char **argv)
 {
   const char *out = "recovered.clog", *src = NULL, *want_run = NULL;
-  int clean = 0;
+  int clean = 0, list = 0;
   for (int i = 1; i < argc; i++)
     {
       if (!strcmp (argv[i], "-h") || !strcmp (argv[i], "--help"))
@@ -548,6 +962,8 @@ clogtool_recover_main (int argc, char **argv)
         want_run = argv[++i];
       else if (!strcmp (argv[i], "--clean"))
         clean = 1;
+      else if (!strcmp (argv[i], "--list"))
+        list = 1;
       else if (argv[i][0] == '-' && argv[i][1])
         {
           fprintf (stderr, "clogtool recover: unknown option %s\n", argv[i]);
@@ -562,6 +978,8 @@ clogtool_recover_main (int argc, char **argv)
           return 2;
         }
     }
+  if (list)
+    return list_runs (src ? src : default_tmp_dir ());
   if (!src)
     {
       usage (stderr);
@@ -663,7 +1081,7 @@ clogtool_recover_main (int argc, char **argv)
   logfmt_writer_opts_t wo;
   memset (&wo, 0, sizeof wo);
   wo.size = sizeof wo;
-  wo.match_messages = 1;
+  wo.match_messages = 0;  /* put_messages: the merge's matching */
   wo.creator = "clogtool recover";
   wo.world_size = (uint32_t) world;
   wo.origin_unix_ns = files[0].m.real0 - files[0].m.mono0 + G;
@@ -684,12 +1102,26 @@ clogtool_recover_main (int argc, char **argv)
         logfmt_writer_add_stream (w, &sd, &got);
       }
   int rc = 0;
+  mends_t sends = { 0 }, recvs = { 0 };
   for (size_t i = 0; i < nfiles && rc == 0; i++)
     for (int t = 0; t < files[i].nthreads && rc == 0; t++)
       {
-        emit_t e = { w, &files[i], files[i].first_stream + (uint32_t) t, G };
-        rc = thread_batches (&files[i], t, 1, emit_cb, &e);
+        emit_t e = { w, &files[i], files[i].first_stream + (uint32_t) t, G,
+                     0, &sends, &recvs, 0, 0, NULL, 0, 0 };
+        rc = load_counters (&e, t);
+        if (rc == 0)
+          rc = thread_batches (&files[i], t, 1, emit_cb, &e);
+        if (rc == 0)
+          rc = put_counters (&e, UINT64_MAX);
+        files[i].counters += e.nctr;
+        free (e.ctr);
+        if (rc == 0 && memory_lost (&files[i], t))
+          rc = mark_gap (&e);
       }
+  if (rc == 0)
+    rc = put_messages (w, &sends, &recvs, G);
+  free (sends.v);
+  free (recvs.v);
   if (rc != 0)
     {
       fprintf (stderr, "clogtool recover: writing %s: %s\n", out,
@@ -711,12 +1143,20 @@ clogtool_recover_main (int argc, char **argv)
       printf ("rank %d (pid %ld on %s): %" PRIu64 " events, %d thread(s)%s%s",
               s->m.rank, s->m.pid, s->m.host, s->events, s->nthreads,
               s->ended ? ", finished normally"
-                       : ", did not finish (crashed or killed)",
+              : s->failed ? ", finished but its log could not be written"
+                          : ", did not finish (crashed or killed)",
               s->raw_events ? " - in-memory events saved at exit" : "");
       if (s->ring_events)
         printf (", %" PRIu64 " taken from its ring file(s)", s->ring_events);
       if (s->bad_frames)
         printf (", %" PRIu64 " damaged frame(s) skipped", s->bad_frames);
+      if (s->counters)
+        printf (", %" PRIu64 " counter readings", s->counters);
+      if (s->gaps)
+        printf (", its unspilled events were in memory only (no ring "
+                "file%s) and are lost: a LOSS record marks the gap on %u "
+                "thread(s)", s->m.ring[0] ? "" : "s, MPE_RING_DIR=none",
+                s->gaps);
       printf ("\n");
       total += s->events;
       fclose (s->f);
@@ -731,6 +1171,7 @@ clogtool_recover_main (int argc, char **argv)
     }
   printf ("wrote %s: %" PRIu64 " events from %zu of %d ranks\n", out, total,
           nfiles, world);
+  print_memonly (files, nfiles);
   if (clean)
     for (size_t i = 0; i < nfiles; i++)
       {

@@ -4,6 +4,8 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clogtool.h"
@@ -65,6 +67,143 @@ report_cb (void *user, const logfmt_error_t *problem)
     printf ("%s\n", logfmt_strerror (problem->code));
 }
 
+/* ---- Message pairs that cannot be --------------------------------- */
+
+/* A receive may seem to end before its send started by the clocks'
+ * error; more than this is a wrong pair, not a clock. */
+#define VERIFY_PAIR_SLACK_NS 1000000ull
+
+typedef struct
+{
+  int32_t  src, dst, tag;
+  uint32_t comm, stream;
+  uint8_t  recv, paired;
+  uint64_t time;
+} vend_t;
+
+static int
+vend_cmp (const void *a, const void *b)
+{
+  const vend_t *x = a, *y = b;
+#define CMP(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
+  CMP (recv); CMP (src); CMP (dst); CMP (comm); CMP (tag); CMP (stream);
+  CMP (time);
+#undef CMP
+  return 0;
+}
+
+static void
+pair_report (verify_ctx_t *v, const char *path, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+static void
+pair_report (verify_ctx_t *v, const char *path, const char *fmt, ...)
+{
+  logfmt_error_t e;
+  memset (&e, 0, sizeof e);
+  e.code = LOGFMT_ECORRUPT;
+  e.offset = UINT64_MAX;
+  int n = snprintf (e.message, sizeof e.message, "%s: ", path);
+  va_list ap;
+  va_start (ap, fmt);
+  if (n > 0 && (size_t) n < sizeof e.message)
+    vsnprintf (e.message + n, sizeof e.message - (size_t) n, fmt, ap);
+  va_end (ap);
+  report_cb (v, &e);
+}
+
+/* Checks the message table against MPI's rules: a matched receive does
+ * not end before its send starts (beyond VERIFY_PAIR_SLACK_NS), and
+ * messages of one (sender, receiver, communicator, tag) are received in
+ * the order they were sent, so a FIFO matching pairs each stream's
+ * earliest ends: a lone end earlier than a paired end of the same key
+ * and stream means the pairs are wrong. */
+static void
+verify_message_pairs (const char *path, verify_ctx_t *v)
+{
+  logfmt_reader_t *r = NULL;
+  logfmt_msg_iter_t *it = NULL;
+  logfmt_error_t err;
+  if (logfmt_reader_open (path, 0, &r, &err) != 0)
+    return;  /* logfmt_verify said why */
+  vend_t *e = NULL;
+  size_t n = 0, cap = 0;
+  uint64_t backwards = 0, worst = 0, order = 0;
+  logfmt_message_t m, wm = { 0 };
+  int rc = logfmt_msg_iter_new (r, 0, UINT64_MAX, &it);
+  while (rc == 0 && (rc = logfmt_msg_iter_next (it, &m)) == 1)
+    {
+      rc = 0;
+      int ps = m.send_stream != LOGFMT_NO_STREAM;
+      int pr = m.recv_stream != LOGFMT_NO_STREAM;
+      if (ps && pr && m.recv_time + VERIFY_PAIR_SLACK_NS < m.send_time)
+        {
+          if (m.send_time - m.recv_time > worst)
+            worst = m.send_time - m.recv_time, wm = m;
+          backwards++;
+        }
+      if (n + 2 > cap)
+        {
+          size_t nc = cap ? 2 * cap : 4096;
+          vend_t *ne = realloc (e, nc * sizeof *ne);
+          if (!ne)
+            {
+              rc = LOGFMT_ENOMEM;
+              break;
+            }
+          e = ne;
+          cap = nc;
+        }
+      for (int side = 0; side < 2; side++)
+        if (side ? pr : ps)
+          e[n++] = (vend_t) { m.send_rank, m.recv_rank, m.tag, m.comm,
+                              side ? m.recv_stream : m.send_stream,
+                              (uint8_t) side, (uint8_t) (ps && pr),
+                              side ? m.recv_time : m.send_time };
+    }
+  if (rc < 0)
+    pair_report (v, path, "cannot read the message table: %s",
+                 logfmt_strerror (rc));
+  logfmt_msg_iter_free (it);
+  logfmt_reader_close (r);
+  if (backwards)
+    pair_report (v, path, "%" PRIu64 " matched message(s) received more "
+                 "than %llu ns before they were sent (worst: rank %d -> "
+                 "%d tag %d, sent at %" PRIu64 " ns, received at %" PRIu64
+                 " ns): wrong pairs, or clocks that far apart", backwards,
+                 (unsigned long long) VERIFY_PAIR_SLACK_NS, wm.send_rank,
+                 wm.recv_rank, wm.tag, wm.send_time, wm.recv_time);
+  if (rc == 0 && n > 1)
+    qsort (e, n, sizeof *e, vend_cmp);
+  const vend_t *first = NULL;
+  for (size_t i = 0, j; rc == 0 && i < n; i = j)
+    {
+      /* One group: same side, key and stream, by time. */
+      uint64_t lone_min = UINT64_MAX, paired_max = 0;
+      int any_paired = 0;
+      for (j = i; j < n && e[j].recv == e[i].recv && e[j].src == e[i].src
+                  && e[j].dst == e[i].dst && e[j].comm == e[i].comm
+                  && e[j].tag == e[i].tag && e[j].stream == e[i].stream;
+           j++)
+        if (e[j].paired)
+          any_paired = 1, paired_max = e[j].time;
+        else if (e[j].time < lone_min)
+          lone_min = e[j].time;
+      if (any_paired && lone_min < paired_max)
+        {
+          if (!order)
+            first = &e[i];
+          order++;
+        }
+    }
+  if (order)
+    pair_report (v, path, "%" PRIu64 " message stream(s) out of MPI's "
+                 "order: an unmatched %s earlier than a matched one "
+                 "(first: rank %d -> %d tag %d comm %u): wrongly paired",
+                 order, first->recv ? "receive" : "send", first->src,
+                 first->dst, first->tag, first->comm);
+  free (e);
+}
+
 int
 clogtool_verify_main (int argc, char **argv)
 {
@@ -99,6 +238,8 @@ clogtool_verify_main (int argc, char **argv)
 
   const char *path = argv[optind];
   int rc = logfmt_verify (path, report_cb, &v);
+  if (rc == 0)
+    verify_message_pairs (path, &v);
   if (rc < 0 && v.problems == 0)
     {
       /* Failed before any check could report (e.g. no such file). */

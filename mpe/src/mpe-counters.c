@@ -101,6 +101,8 @@ typedef struct cthread
                                        handler changes it) */
   mpe_ctr_rec_t *recs;
   size_t         n, cap;
+  size_t         flushed;           /* readings in the spill file */
+  uint64_t       flush_t;           /* ticks: when they went there */
   uint64_t       lost;
   struct cthread *next;
 } cthread_t;
@@ -112,6 +114,7 @@ static struct
   char           *events[MAX_EVENTS];
   int             nev;
   uint64_t        rotate_ticks;
+  uint64_t        flush_ticks;      /* readings to the spill file */
   size_t          max_recs;
   int             gen;
   pthread_mutex_t lock;
@@ -180,6 +183,7 @@ mpe__counters_init (void)
   C.max_recs = (size_t) mpe__env_number ("MPE_COUNTERS_BUFFER", 1u << 20,
                                          1024, 1u << 30, "records",
                                          MPE_ENV_INT | MPE_ENV_CLAMP);
+  C.flush_ticks = ns_to_ticks (1e8);   /* 100 ms */
   const mpe_counter_source_t *perf = mpe__csrc_perf ();
   if (perf)
     {
@@ -378,6 +382,15 @@ mpe__counters_sample (uint64_t t)
     read_source (c, i, t, due && C.src[i].signal_rotate);
   if (due)
     update_next_rot (c);
+  /* Now and then the new readings go to the spill file (a SIGKILLed
+   * process keeps them; the crash path writes the rest). */
+  if (c->n > c->flushed && t - c->flush_t >= C.flush_ticks)
+    {
+      size_t from = c->flushed;
+      c->flushed = c->n;
+      c->flush_t = t;
+      mpe__counters_spill (c->thread, c->recs + from, c->n - from);
+    }
   atomic_store (&c->busy, 0);
 }
 
@@ -545,6 +558,8 @@ mpe__counters_thread (int thread)
   atomic_store (&c->busy, 1);
   c->thread = thread;
   c->n = 0;
+  c->flushed = 0;
+  c->flush_t = mpe__ticks ();
   c->lost = 0;
   c->ended = 0;
   for (int i = 0; i < C.nsrc; i++)
@@ -579,6 +594,17 @@ mpe__counters_records (int thread, size_t *n)
              "(MPE_COUNTERS_BUFFER)\n", thread, (unsigned long long) c->lost);
   *n = c->n;
   return c->recs;
+}
+
+void
+mpe__counters_each (void (*fn) (int thread, const mpe_ctr_rec_t *r,
+                                size_t n))
+{
+  /* The list only grows; a reading is whole before n counts it. */
+  for (cthread_t *c = __atomic_load_n (&C.list, __ATOMIC_ACQUIRE); c;
+       c = c->next)
+    if (c->gen == C.gen && c->n > c->flushed)
+      fn (c->thread, c->recs + c->flushed, c->n - c->flushed);
 }
 
 /* Threads that still run may be at a point: they see the layer off

@@ -48,6 +48,15 @@ MPE_HIDDEN void mpe__counters_final (void);
 /* The merge: thread `thread`'s readings, in time order (NULL, 0: none). */
 MPE_HIDDEN const mpe_ctr_rec_t *mpe__counters_records (int thread,
                                                         size_t *n);
+/* The crash path (signal context, no lock): fn gets every thread's
+ * readings of this log not yet in the spill file. */
+MPE_HIDDEN void mpe__counters_each (void (*fn) (int thread,
+                                                const mpe_ctr_rec_t *r,
+                                                size_t n));
+/* Writes readings of thread to the spill file (mpe-crash.c; async-signal
+ * safe). */
+MPE_HIDDEN void mpe__counters_spill (int thread, const mpe_ctr_rec_t *r,
+                                     size_t n);
 /* After the merge: every set closed, the readings dropped. */
 MPE_HIDDEN void mpe__counters_finalize (void);
 

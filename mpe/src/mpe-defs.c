@@ -75,6 +75,17 @@ mpe__add_def (int is_state, int a, int b, const char *name, const char *color,
   def_to_spill (&copy);
 }
 
+void
+mpe__spill_known_def (int is_state, int a, int b, const char *name,
+                      const char *color, const char *format)
+{
+  mpe_def_t d = { .is_state = is_state, .a = a, .b = b,
+                  .name = (char *) (name ? name : ""),
+                  .color = (char *) (color ? color : ""),
+                  .format = (char *) (format ? format : "") };
+  def_to_spill (&d);
+}
+
 /* A copy of every definition (free with mpe__defs_free); -1 when memory
  * runs out (*defs NULL then). */
 int

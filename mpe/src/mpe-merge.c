@@ -58,16 +58,7 @@ enum { ITEM_CHUNKREF = 1, ITEM_SUMMARY = 2, ITEM_RESOURCE = 5,
 #define PLACE_BUF ((size_t) 8 << 20)
 #define BATCH 256   /* events a batch: 18 KB, in the L1 cache */
 
-typedef struct
-{
-  int32_t  src, dst;
-  uint32_t comm;
-  int32_t  tag;
-  int64_t  t;          /* corrected absolute ns */
-  uint64_t size;
-  uint32_t stream;     /* global stream */
-  uint32_t seq;
-} mrec_t;
+typedef mpe_spill_mend_t mrec_t;  /* a message end (spillfmt.h) */
 
 typedef struct
 {
@@ -405,78 +396,9 @@ scan_frame (void *user, const void *payload, size_t len,
 /* Matching                                                            */
 /* ------------------------------------------------------------------ */
 
-static int
-mrec_cmp (const void *a, const void *b)
-{
-  const mrec_t *x = a, *y = b;
-#define CMP(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
-  CMP (src); CMP (comm); CMP (tag); CMP (t); CMP (stream); CMP (seq);
-#undef CMP
-  return 0;
-}
-
-static int
-same_key (const mrec_t *x, const mrec_t *y)
-{
-  return x->src == y->src && x->comm == y->comm && x->tag == y->tag;
-}
-
-typedef struct
-{
-  logfmt_message_t m;
-  int64_t ts, tr;     /* corrected absolute times (for the shift rounds) */
-} match_t;
-
-/* Pairs sends (routed here) with local receives, FIFO per key. */
-static match_t *
-match_messages (mrec_t *s, size_t ns, mrec_t *r, size_t nr, size_t *nout)
-{
-  if (ns > 1)  /* qsort must not see NULL, even with a count of 0 */
-    qsort (s, ns, sizeof *s, mrec_cmp);
-  if (nr > 1)
-    qsort (r, nr, sizeof *r, mrec_cmp);
-  match_t *out = malloc ((ns + nr + 1) * sizeof *out);
-  size_t n = 0, i = 0, j = 0;
-  if (!out)
-    return NULL;
-  while (i < ns || j < nr)
-    {
-      match_t *o = &out[n++];
-      memset (o, 0, sizeof *o);
-      int c = i >= ns ? 1 : j >= nr ? -1 : same_key (&s[i], &r[j]) ? 0
-              : mrec_cmp (&s[i], &r[j]);
-      if (c == 0 || c < 0)
-        {
-          o->m.send_stream = s[i].stream;
-          o->m.send_rank = s[i].src;
-          o->m.recv_rank = s[i].dst;
-          o->m.tag = s[i].tag;
-          o->m.comm = s[i].comm;
-          o->m.size = s[i].size;
-          o->ts = s[i].t;
-          o->m.recv_stream = LOGFMT_NO_STREAM;
-        }
-      else
-        o->m.send_stream = LOGFMT_NO_STREAM;
-      if (c == 0 || c > 0)
-        {
-          o->m.recv_stream = r[j].stream;
-          o->m.send_rank = r[j].src;
-          o->m.recv_rank = r[j].dst;
-          o->m.tag = r[j].tag;
-          o->m.comm = r[j].comm;
-          if (c > 0)
-            o->m.size = r[j].size;
-          o->tr = r[j].t;
-        }
-      if (c <= 0)
-        i++;
-      if (c >= 0)
-        j++;
-    }
-  *nout = n;
-  return out;
-}
+/* One matching rule with `clogtool recover`: mpe_spill_match
+ * (spill/spill-match.c). */
+typedef mpe_spill_match_t match_t;
 
 /* ------------------------------------------------------------------ */
 /* Definitions                                                         */
@@ -1472,7 +1394,7 @@ phase_route (merge_t *m)
   size_t ns = m->sc.nsends, capbad = 0;
   /* Stable within a destination by key order. */
   if (ns > 1)
-    qsort (s, ns, sizeof (mrec_t), mrec_cmp);
+    qsort (s, ns, sizeof (mrec_t), mpe_spill_mend_cmp);
   int rc = MPE_LOG_OK;
   for (size_t i = 0; i < ns; i++)
     if (s[i].dst >= 0 && s[i].dst < size)
@@ -1543,8 +1465,8 @@ phase_match (merge_t *m)
   if (m->nbad)
     memcpy (m->in + m->nin, m->bad, m->nbad * sizeof (mrec_t));
   m->nin += m->nbad;
-  m->mt = match_messages (m->in, m->nin, m->sc.recvs, m->sc.nrecvs,
-                          &m->nmatch);
+  m->mt = mpe_spill_match (m->in, m->nin, m->sc.recvs, m->sc.nrecvs,
+                         &m->nmatch);
   free (m->in);
   m->in = NULL;
   free (m->sc.recvs);

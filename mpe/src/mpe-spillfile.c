@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mpe-internal.h"
@@ -27,12 +28,39 @@ mpe__env_tmp_dir (void)
   return "/tmp";
 }
 
+/* What earlier runs left in this run's directories: files of processes
+ * that died without finishing their log (at the next start, rank 0 says
+ * so; the ring files alone hold 32 MB and more each, in memory). */
+typedef struct
+{
+  unsigned spills, rings;
+  uint64_t spill_bytes, ring_bytes;
+} leftover_t;
+
+static int
+pid_dead (long pid)
+{
+  return pid > 0 && kill ((pid_t) pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Whether path's directory is dir. */
+static int
+in_dir (const char *path, const char *dir)
+{
+  size_t dl = strlen (dir);
+  while (dl > 1 && dir[dl - 1] == '/')
+    dl--;
+  const char *slash = strrchr (path, '/');
+  return slash && (size_t) (slash - path) == dl && !strncmp (path, dir, dl);
+}
+
 /* Ring files of processes that died and whose spill file is gone can
  * never be recovered: they would only hold memory in /dev/shm.  Removes
  * them (the header names the spill file; a ring we cannot read as one is
- * left alone). */
+ * left alone), and counts in *left those whose spill file is in this
+ * run's spill directory. */
 static void
-ring_sweep (const char *ring_dir)
+ring_sweep (const char *ring_dir, leftover_t *left)
 {
   DIR *d = opendir (ring_dir);
   if (!d)
@@ -52,7 +80,7 @@ ring_sweep (const char *ring_dir)
       if (!dash)
         continue;
       long pid = strtol (dash + 1, NULL, 10);
-      if (pid <= 0 || kill ((pid_t) pid, 0) == 0 || errno != ESRCH)
+      if (!pid_dead (pid))
         continue;
       char ring[8192];
       snprintf (ring, sizeof ring, "%s/%s", ring_dir, n);
@@ -60,15 +88,90 @@ ring_sweep (const char *ring_dir)
       if (fd < 0)
         continue;
       mpe_ring_header_t h;
+      struct stat st;
       ssize_t got = pread (fd, &h, sizeof h, 0);
+      int have_st = fstat (fd, &st) == 0;
       close (fd);
       if (got != (ssize_t) sizeof h || memcmp (h.magic, MPE_RING_MAGIC, 8)
           || !h.spill[0] || memchr (h.spill, 0, sizeof h.spill) == NULL)
         continue;
       if (access (h.spill, F_OK) != 0 && errno == ENOENT)
         unlink (ring);
+      else if (have_st && in_dir (h.spill, mpe__g.tmp_dir))
+        {
+          left->rings++;
+          left->ring_bytes += (uint64_t) st.st_blocks * 512;
+        }
     }
   closedir (d);
+}
+
+/* Whether the spill file at fd ends with an END frame: a run that
+ * finished and kept its files on purpose (MPE_DELETE_LOCALFILE=no). */
+static int
+spill_ended (int fd, off_t size)
+{
+  mpe_spill_frame_t h;
+  return size >= (off_t) (MPE_SPILL_HEADER_SIZE + sizeof h)
+         && pread (fd, &h, sizeof h, size - (off_t) sizeof h)
+            == (ssize_t) sizeof h
+         && h.magic == MPE_SPILL_FRAME_MAGIC && h.type == MPE_SPILL_END
+         && h.len == 0;
+}
+
+static void
+spill_leftovers (leftover_t *left)
+{
+  DIR *d = opendir (mpe__g.tmp_dir);
+  if (!d)
+    return;
+  struct dirent *de;
+  size_t pl = strlen (MPE_SPILL_NAME_PREFIX);
+  size_t sl = strlen (MPE_SPILL_NAME_SUFFIX);
+  while ((de = readdir (d)))
+    {
+      /* mpe-<run>-<rank>-<pid>.spill */
+      const char *n = de->d_name;
+      size_t len = strlen (n);
+      if (strncmp (n, MPE_SPILL_NAME_PREFIX, pl) != 0 || len <= pl + sl
+          || strcmp (n + len - sl, MPE_SPILL_NAME_SUFFIX) != 0)
+        continue;
+      const char *dash = memrchr (n, '-', len - sl);
+      if (!dash || !pid_dead (strtol (dash + 1, NULL, 10)))
+        continue;
+      char path[8192];
+      snprintf (path, sizeof path, "%s/%s", mpe__g.tmp_dir, n);
+      int fd = open (path, O_RDONLY | O_CLOEXEC);
+      struct stat st;
+      if (fd < 0)
+        continue;
+      if (fstat (fd, &st) == 0 && !spill_ended (fd, st.st_size))
+        {
+          left->spills++;
+          left->spill_bytes += (uint64_t) st.st_size;
+        }
+      close (fd);
+    }
+  closedir (d);
+}
+
+static void
+leftover_notice (const leftover_t *left, const char *ring_dir)
+{
+  if (mpe__g.rank != 0 || !left->spills)
+    return;
+  char rings[4096 + 64] = "";
+  if (left->rings)
+    snprintf (rings, sizeof rings, " and %u ring file(s) in %s (%.1f MB "
+              "of memory)", left->rings, ring_dir,
+              (double) left->ring_bytes / 1048576.0);
+  fprintf (stderr, "mpe: %s holds the local files of %u process(es) of "
+           "earlier runs that did not finish their log (%.1f MB)%s: "
+           "`clogtool recover --list %s` shows them, `clogtool recover "
+           "--run ID %s` rebuilds a log and with --clean removes its "
+           "files\n", mpe__g.tmp_dir, left->spills,
+           (double) left->spill_bytes / 1048576.0, rings, mpe__g.tmp_dir,
+           mpe__g.tmp_dir);
 }
 
 /* MPE_RING_DIR: where the ring files go; "none" keeps the buffers in
@@ -82,15 +185,19 @@ ring_setup (void)
                           || !strcmp (d, "off"));
   if (!d || !*d)
     d = access ("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : mpe__g.tmp_dir;
+  leftover_t left = { 0 };
+  if (mpe__g.rank == 0)
+    spill_leftovers (&left);
   if (mpe__g.ring_off)
     mpe__g.ring_prefix[0] = '\0';
   else
     {
-      ring_sweep (d);
+      ring_sweep (d, &left);
       snprintf (mpe__g.ring_prefix, sizeof mpe__g.ring_prefix,
               "%s/" MPE_SPILL_NAME_PREFIX "%s-%06d-%ld", d, mpe__g.runid,
               mpe__g.rank, (long) getpid ());
     }
+  leftover_notice (&left, d);
 }
 
 int
@@ -161,6 +268,9 @@ mpe__spill_keep (void)
   mpe__g.spill_dfd = -1;
   if (mpe__g.spill_fd < 0)
     return;
+  /* The run finished but its log could not be written: recover says so
+   * rather than "crashed". */
+  mpe__spill_frame (MPE_SPILL_FAILED, 0, NULL, 0);
   fsync (mpe__g.spill_fd);
   close (mpe__g.spill_fd);
   mpe__g.spill_fd = -1;
@@ -310,21 +420,43 @@ mpe__spill_frames_direct (unsigned char *frames, size_t len, size_t cap,
   return rc;
 }
 
+/* The record families asked for that stay in process memory until the
+ * merge (a recovered log cannot have them): recover names them. */
+static void
+memonly_list (char *out, size_t len)
+{
+  const char *hz = getenv ("MPE_SAMPLE_HZ");
+  struct { int on; const char *name; } f[] = {
+    { hz && atol (hz) > 0, "samples" },
+    { mpe__env_bool ("MPE_SCHED", 0), "sched" },
+    { mpe__env_bool ("MPE_MEMORY", 0), "memory" },
+    { mpe__env_bool ("MPE_NETWORK", 0), "network" },
+  };
+  size_t n = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+    if (f[i].on && n + strlen (f[i].name) + 2 < len)
+      n += (size_t) snprintf (out + n, len - n, "%s%s", n ? "," : "",
+                              f[i].name);
+}
+
 void
 mpe__spill_meta (void)
 {
-  char buf[2048];
+  char buf[2048], memonly[128];
+  memonly_list (memonly, sizeof memonly);
   int n = snprintf (buf, sizeof buf,
                     "rank %d\nsize %d\npid %ld\nhost %s\nrunid %s\n"
                     "clock %s\ntick0 %llu\nmult %.17g\nmult_fp %llu\n"
-                    "mono0 %lld\nreal0 %lld\nring %s\n"
+                    "mono0 %lld\nreal0 %lld\nring %s\nmemonly %s\n"
                     "creator mpe " PACKAGE_VERSION "\n",
                     mpe__g.rank, mpe__g.size, (long) getpid (), mpe__g.host,
                     mpe__g.runid, mpe__use_counter ? MPE_COUNTER_NAME : "mono",
                     (unsigned long long) mpe__g.tick0, mpe__g.mult,
                     (unsigned long long) mpe__g.mult_fp,
                     (long long) mpe__g.mono0, (long long) mpe__g.real0,
-                    mpe__g.ring_prefix[0] ? mpe__g.ring_prefix : "none");
+                    mpe__g.ring_prefix[0] ? mpe__g.ring_prefix : "none",
+                    memonly[0] ? memonly : "none");
   if (n > 0)
     mpe__spill_frame (MPE_SPILL_META, 0, buf, (size_t) n);
 }

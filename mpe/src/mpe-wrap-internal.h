@@ -63,6 +63,21 @@ MPE_INTERNAL_API int  mpe__describe_known_event (int event_id,
                                                  const char *color,
                                                  const char *format);
 
+/* Called by the MPI_Abort wrapper before PMPI_Abort (which does not
+ * return; the launcher may kill the process without running a handler):
+ * saves what memory holds to the spill file and tells the user where the
+ * local files are and how to rebuild the log. */
+MPE_INTERNAL_API void mpe__wrap_abort (void);
+
+/* Writes a known state's (is_state, start and end id) or solo event's
+ * definition into the spill file only, at once: a log recovered after a
+ * crash names what the process used, while the finished log keeps the
+ * finish hook's set. */
+MPE_INTERNAL_API void mpe__spill_known_def (int is_state, int a, int b,
+                                            const char *name,
+                                            const char *color,
+                                            const char *format);
+
 /* Names the standard metric cells of a wrapped MPI function (known
  * state start_id), so that MPE_Metric_find finds "NAME.calls" and
  * "NAME.time" from the start; name must outlive the process. */

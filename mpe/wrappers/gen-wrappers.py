@@ -24,7 +24,7 @@ KINDS = {"plain", "coll", "send", "recv", "isend", "irecv", "sendrecv",
          "isendrecv", "psend_init", "precv_init", "start", "startall",
          "wait", "waitall", "waitany", "waitsome", "test", "testall",
          "testany", "testsome", "reqfree", "cancel", "mprobe", "mrecv",
-         "imrecv", "commnew", "commfree", "init", "finalize", "rma", "io"}
+         "imrecv", "commnew", "commfree", "init", "finalize", "rma", "io", "abort"}
 
 # One-sided data calls (kind rma), by name without R and _c: bytes sent
 # (to the target's window) and received (from it).
@@ -278,6 +278,13 @@ def gen_lmpe(f, idx):
                 "  if (on_)\n    wrap_end (%d);\n" % s1, "  return rc;\n"]
     elif k == "plain" or k == "coll" and ret != "int":
         body = [fast, rdecl, "  wrap_begin (%s, %d);\n" % (S, s0),
+                "  rc = %s;\n" % c, "  wrap_end (%d);\n" % s1,
+                "  return rc;\n"]
+    elif k == "abort":
+        # The log will not be written: what memory holds goes to the
+        # spill file and the user is told where it is, first.
+        body = ["  mpe__wrap_abort ();\n", fast, rdecl,
+                "  wrap_begin (%s, %d);\n" % (S, s0),
                 "  rc = %s;\n" % c, "  wrap_end (%d);\n" % s1,
                 "  return rc;\n"]
     elif k == "coll":

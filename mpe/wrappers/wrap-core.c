@@ -70,6 +70,44 @@ static void wrap_describe_used (void);
 static int wrap_stopping;   /* inside MPI_Finalize */
 static _Atomic int comm_finalize_logged;   /* by a freed communicator */
 
+/* The definitions a recovered log needs, written to the spill file when
+ * first used (the finish hook defines them for the finished log). */
+static const struct
+{
+  const char *name, *color;
+} internal_defs[2] = { { "MPE_Isend_waited", "magenta" },
+                       { "MPE_Irecv_waited", "DarkOrange" } };
+static _Atomic int comm_finalize_spilled;
+
+void
+mpe__wrap_first_use (int s)
+{
+  if (atomic_exchange (&mpe__wrap_used[s], 1))
+    return;
+  const mpe__wstate_t *w = &mpe__wrap_states[s];
+  mpe__spill_known_def (1, w->start_id, w->end_id, w->name, w->color,
+                        w->format);
+}
+
+void
+mpe__wrap_first_internal (int which)
+{
+  if (atomic_exchange (&mpe__wrap_internal_used[which], 1))
+    return;
+  int st = which ? MPE__ST_IRECV_WAITED : MPE__ST_ISEND_WAITED;
+  mpe__spill_known_def (1, MPE_KNOWN_STATE_START (st),
+                        MPE_KNOWN_STATE_END (st), internal_defs[which].name,
+                        internal_defs[which].color, NULL);
+}
+
+static void
+spill_comm_finalize (void)
+{
+  if (!atomic_exchange (&comm_finalize_spilled, 1))
+    mpe__spill_known_def (0, MPE_KNOWN_SOLO_COMM_FINALIZE, 0,
+                          "MPE_Comm_finalize", "orange", NULL);
+}
+
 static void
 wrap_start (int *argc, char ***argv)
 {
@@ -96,6 +134,9 @@ wrap_start (int *argc, char ***argv)
     }
   atomic_store (&mpe__wrap_internal_used[0], 0);
   atomic_store (&mpe__wrap_internal_used[1], 0);
+  atomic_store (&comm_finalize_spilled, 0);
+  mpe__spill_known_def (0, MPE_KNOWN_SOLO_COMM_INIT, 0, "MPE_Comm_init",
+                        "red", NULL);
   if (comm_label_key == MPI_KEYVAL_INVALID)
     PMPI_Comm_create_keyval (MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN,
                              &comm_label_key, NULL);
@@ -187,14 +228,15 @@ wrap_describe_used (void)
         mpe__describe_known_state (w->start_id, w->end_id, w->name,
                                    w->color, w->format);
       }
-  if (all[n])
-    mpe__describe_known_state (MPE_KNOWN_STATE_START (MPE__ST_ISEND_WAITED),
-                               MPE_KNOWN_STATE_END (MPE__ST_ISEND_WAITED),
-                               "MPE_Isend_waited", "magenta", NULL);
-  if (all[n + 1])
-    mpe__describe_known_state (MPE_KNOWN_STATE_START (MPE__ST_IRECV_WAITED),
-                               MPE_KNOWN_STATE_END (MPE__ST_IRECV_WAITED),
-                               "MPE_Irecv_waited", "DarkOrange", NULL);
+  for (int k = 0; k < 2; k++)
+    if (all[n + k])
+      {
+        int st = k ? MPE__ST_IRECV_WAITED : MPE__ST_ISEND_WAITED;
+        mpe__describe_known_state (MPE_KNOWN_STATE_START (st),
+                                   MPE_KNOWN_STATE_END (st),
+                                   internal_defs[k].name,
+                                   internal_defs[k].color, NULL);
+      }
   mpe__describe_known_event (MPE_KNOWN_SOLO_COMM_INIT, "MPE_Comm_init",
                              "red", NULL);
   /* Not when the user finishes the log earlier, unless a freed
@@ -208,7 +250,10 @@ static void
 wrap_stop (void)
 {
   if (atomic_load (&mpe__wrap_on) && !mpe__wrap_nest)
-    mpe__log_id (MPE_KNOWN_SOLO_COMM_FINALIZE);
+    {
+      spill_comm_finalize ();
+      mpe__log_id (MPE_KNOWN_SOLO_COMM_FINALIZE);
+    }
   atomic_store (&mpe__wrap_on, 0);
   mpe__wrap_anim_stop ();
   wrap_stopping = 1;
@@ -273,6 +318,7 @@ wrap_comm_freed (MPI_Comm comm, int on)
   if (on)
     {
       atomic_store (&comm_finalize_logged, 1);
+      spill_comm_finalize ();
       mpe__log_id (MPE_KNOWN_SOLO_COMM_FINALIZE);
     }
 }

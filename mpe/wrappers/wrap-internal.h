@@ -58,6 +58,12 @@ extern int mpe__wrap_inited MPE__WRAP_HIDDEN;
 extern uint8_t mpe__wrap_active[] MPE__WRAP_HIDDEN;   /* class enabled */
 extern _Atomic uint8_t mpe__wrap_used[] MPE__WRAP_HIDDEN;
 extern _Atomic uint8_t mpe__wrap_internal_used[2] MPE__WRAP_HIDDEN;
+/* State s's first call in this process: marks it used and writes its
+ * definition where a crash leaves it (the spill file). */
+void mpe__wrap_first_use (int s) MPE__WRAP_HIDDEN;
+/* The same for the internal states (0: MPE_Isend_waited, 1:
+ * MPE_Irecv_waited). */
+void mpe__wrap_first_internal (int which) MPE__WRAP_HIDDEN;
 extern __thread int mpe__wrap_nest
   __attribute__ ((tls_model ("initial-exec"))) MPE__WRAP_HIDDEN;
 #define WRAP_ON(s)                                                      \
@@ -84,7 +90,7 @@ wrap_begin (int s, int32_t start_id)
   mpe__wrap_nest = 1;
   WRAP_INSTR_PRE (s, 0);
   if (!atomic_load_explicit (&mpe__wrap_used[s], memory_order_relaxed))
-    atomic_store_explicit (&mpe__wrap_used[s], 1, memory_order_relaxed);
+    mpe__wrap_first_use (s);
   mpe__log_id (start_id);
 }
 
@@ -135,7 +141,7 @@ wrap_begin_send (int s, int32_t start_id, MPI_Comm comm, int dest, int tag,
 {
   mpe__wrap_nest = 1;
   if (!atomic_load_explicit (&mpe__wrap_used[s], memory_order_relaxed))
-    atomic_store_explicit (&mpe__wrap_used[s], 1, memory_order_relaxed);
+    mpe__wrap_first_use (s);
   uint64_t bytes = dest == MPI_PROC_NULL
                    ? 0 : (uint64_t) count * wrap_type_size (t);
   WRAP_INSTR_PRE (s, bytes);

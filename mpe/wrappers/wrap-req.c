@@ -270,7 +270,7 @@ internal_state (int which, int begin)
     {
       if (!atomic_load_explicit (&mpe__wrap_internal_used[which],
                                  memory_order_relaxed))
-        atomic_store (&mpe__wrap_internal_used[which], 1);
+        mpe__wrap_first_internal (which);
       mpe__log_id (MPE_KNOWN_STATE_START (st));
     }
   else
@@ -315,7 +315,7 @@ started (MPI_Request r, int log)
       /* The state's begin and the send share one clock read. */
       if (!atomic_load_explicit (&mpe__wrap_internal_used[0],
                                  memory_order_relaxed))
-        atomic_store (&mpe__wrap_internal_used[0], 1);
+        mpe__wrap_first_internal (0);
       mpe__log_begin_send (MPE_KNOWN_STATE_START (MPE__ST_ISEND_WAITED),
                            e.comm, e.partner, e.tag, e.bytes);
       internal_state (0, 0);
