@@ -476,3 +476,17 @@ mpe_ring_free (mpe_ring_t *r)
   r->part[0] = r->part[1] = NULL;
   r->len[0] = r->len[1] = 0;
 }
+
+const char *
+mpe_spill_default_dir (void)
+{
+  static const char *const vars[] = { "MPE_TMPDIR", "TMPDIR", "TMP",
+                                      "TEMP" };
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+    {
+      const char *v = getenv (vars[i]);
+      if (v && *v)
+        return v;
+    }
+  return "/tmp";
+}

@@ -307,6 +307,11 @@ mpe_spill_clock_correct (mpe_spill_clock_t *c, uint64_t local)
                         mpe_spill_clock_offset (c, x));
 }
 
+/* The directory spill files go to by default: MPE_TMPDIR, TMPDIR, TMP,
+ * TEMP, else /tmp (spill-read.c; libmpe writes there, recover looks
+ * there). */
+const char *mpe_spill_default_dir (void);
+
 /* ---- Reading the files back (spill-read.c): recovery, fuzz targets.
  * Bytes come through a callback, so a file and memory read alike. ---- */
 typedef int (*mpe_spill_read_cb) (void *ctx, uint64_t off, void *buf,

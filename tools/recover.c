@@ -847,20 +847,6 @@ cmp_newest (const void *a, const void *b)
                                 : strcmp (x->run, y->run);
 }
 
-/* The directory libmpe puts its spill files in by default. */
-static const char *
-default_tmp_dir (void)
-{
-  static const char *vars[] = { "MPE_TMPDIR", "TMPDIR", "TMP", "TEMP" };
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-    {
-      const char *v = getenv (vars[i]);
-      if (v && *v)
-        return v;
-    }
-  return "/tmp";
-}
-
 static int
 list_runs (const char *dir)
 {
@@ -979,7 +965,7 @@ clogtool_recover_main (int argc, char **argv)
         }
     }
   if (list)
-    return list_runs (src ? src : default_tmp_dir ());
+    return list_runs (src ? src : mpe_spill_default_dir ());
   if (!src)
     {
       usage (stderr);

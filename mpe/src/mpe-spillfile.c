@@ -18,14 +18,7 @@
 const char *
 mpe__env_tmp_dir (void)
 {
-  static const char *vars[] = { "MPE_TMPDIR", "TMPDIR", "TMP", "TEMP" };
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-    {
-      const char *v = getenv (vars[i]);
-      if (v && *v)
-        return v;
-    }
-  return "/tmp";
+  return mpe_spill_default_dir ();
 }
 
 /* What earlier runs left in this run's directories: files of processes
