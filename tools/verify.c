@@ -163,6 +163,10 @@ verify_message_pairs (const char *path, verify_ctx_t *v)
   if (rc < 0)
     pair_report (v, path, "cannot read the message table: %s",
                  logfmt_strerror (rc));
+  /* Where events were lost, a send or receive without its partner may
+     come before a matched one of its stream: its partner is among the
+     lost (the LOSS records say so). */
+  int lossy = logfmt_reader_info (r)->lost_events > 0;
   logfmt_msg_iter_free (it);
   logfmt_reader_close (r);
   if (backwards)
@@ -188,7 +192,7 @@ verify_message_pairs (const char *path, verify_ctx_t *v)
           any_paired = 1, paired_max = e[j].time;
         else if (e[j].time < lone_min)
           lone_min = e[j].time;
-      if (any_paired && lone_min < paired_max)
+      if (!lossy && any_paired && lone_min < paired_max)
         {
           if (!order)
             first = &e[i];

@@ -11,6 +11,10 @@
 #include <stdlib.h>
 
 #define QUEUE_CAP_MAX (1u << 16)  /* per key; older ends become unmatched */
+/* How far a receive may seem to end before its send began: clocks
+ * corrected by the sync agree to well within this (clogtool verify
+ * calls a pair further apart wrong). */
+#define MATCH_SLACK_NS 1000000u
 
 typedef struct
 {
@@ -120,6 +124,29 @@ logfmt__match_add (logfmt_writer_t *w, struct logfmt__matcher **mp,
   mkey_t *k = lookup (m, src, dst, ev->tag, ev->comm);
   if (!k)
     return LOGFMT_ENOMEM;
+  /* A receive ends after its send began (within the clocks' error): a
+   * waiting end that cannot be this one's partner lost its own (a block
+   * of a damaged log, a process that did not finish), so it stays
+   * unmatched rather than pairing every later message wrongly. */
+  while (k->len > 0 && k->q[k->head].is_send != is_send)
+    {
+      const mend_t *o = &k->q[k->head];
+      uint64_t st = is_send ? ev->time : o->time;
+      uint64_t rt = is_send ? o->time : ev->time;
+      if (rt + MATCH_SLACK_NS >= st)
+        break;
+      if (!is_send)
+        return logfmt__writer_add_message (w, &(logfmt_message_t) {
+          .send_stream = LOGFMT_NO_STREAM, .recv_stream = stream,
+          .recv_time = ev->time, .send_rank = src, .recv_rank = dst,
+          .tag = ev->tag, .comm = ev->comm, .size = ev->size });
+      logfmt_message_t msg = unmatched (k, o);
+      k->head = (k->head + 1) % k->cap;
+      k->len--;
+      int rc = logfmt__writer_add_message (w, &msg);
+      if (rc)
+        return rc;
+    }
   if (k->len > 0 && k->q[k->head].is_send != is_send)
     {
       mend_t *o = &k->q[k->head];

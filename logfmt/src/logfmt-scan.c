@@ -560,15 +560,27 @@ logfmt_repair_report (const char *in_path, const char *out_path,
   for (size_t s = 0; s < r->nstreams && !rc; s++)
     {
       const logfmt__rstream_t *rs = &r->streams[s];
+      uint64_t last_t = 0;
       for (size_t b = 0; b < rs->nblocks && !rc; b++)
         {
           logfmt_event_t *ev;
           size_t n;
           if (repair_block (r, &rs->blocks[b], &ev, &n))
             {
+              /* A LOSS record where the block was, so every reader
+                 knows events are missing here (the index's count, or
+                 at least one); at the last kept time, as the damaged
+                 block's own times cannot be trusted. */
+              logfmt_event_t loss = {
+                .time = last_t, .type = LOGFMT_REC_LOSS, .state = -1,
+                .size = rs->blocks[b].count ? rs->blocks[b].count : 1,
+              };
+              rc = logfmt_writer_event (w, (uint32_t) s, &loss, 1);
               nl++;
               continue;
             }
+          if (n)
+            last_t = ev[n - 1].time;
           rc = logfmt_writer_event (w, (uint32_t) s, ev, n);
           free (ev);
           nk++;

@@ -53,11 +53,16 @@ if command -v pkg-config > /dev/null; then
   (cd "$tap_tmp" && ./p1 pc > out 2>&1) && test -s "$tap_tmp/pc.clog"
   ok $? "it starts without LD_LIBRARY_PATH and writes its log" || sed 's/^/#   /' "$tap_tmp/out"
 fi
+# mk ARGS: a make of its own, not a child of the make running the tests
+# (whose flags would add its jobserver's notes to the output).
+mk () {
+  env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory "$@"
+}
 # MPE2's link line, with the run-time path make install asks for.
-msg=$(make -s --no-print-directory -C "$top_builddir" install-exec-hook 2>&1)
+msg=$(mk -C "$top_builddir" install-exec-hook 2>&1)
 case $msg in *"-Wl,-rpath,$P/lib"*) r=0 ;; *) r=1 ;; esac
 ok $r "make install names the run-time path a link line needs" || diag "$msg"
-msg=$(make -s --no-print-directory -C "$top_builddir" install-exec-hook libdir="$P/lib" DESTDIR=/x 2>&1)
+msg=$(mk -C "$top_builddir" install-exec-hook libdir="$P/lib" DESTDIR=/x 2>&1)
 test -z "$msg"; ok $? "a staged install (DESTDIR) says nothing" || diag "$msg"
 # A directory the loader is configured for: its cache is refreshed (a
 # stand-in ldconfig records what it is asked).
@@ -70,7 +75,7 @@ case "\$*" in
 esac
 EOS
 chmod +x "$tap_tmp/bin/ldconfig"
-msg=$(PATH=$tap_tmp/bin:$PATH make -s --no-print-directory -C "$top_builddir" install-exec-hook libdir=/fake/lib 2>&1)
+msg=$(PATH=$tap_tmp/bin:$PATH mk -C "$top_builddir" install-exec-hook libdir=/fake/lib 2>&1)
 if [ "$(id -u)" = 0 ]; then
   test -s "$tap_tmp/ldconfig.calls" && test -z "$msg"
   ok $? "as root into a loader directory, make install runs ldconfig" || diag "$msg"
