@@ -28,6 +28,8 @@ static const subcommand_t subcommands[] = {
     "communication matrix: who sent how much to whom" },
   { "profile", clogtool_profile_main,
     "time, calls and bytes per MPI function and state, per rank" },
+  { "waits", clogtool_waits_main,
+    "wait states in MPI calls and the states that caused them" },
   { "cct", clogtool_cct_main,
     "calling-context tree of samples and MPI call sites; exports" },
   { "threads", clogtool_threads_main,

@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# clogtool waits on MPI programs whose waits are known by construction
+# (waits-prog.c, 4 ranks): the kind, the waiting ranks, the calls, the
+# wait itself (equal to the same quantity recomputed from the log's own
+# state times, in ns) and the cause (Compute on the rank waited for).
+. "$top_srcdir/tests/common/tap.sh"
+. "$top_srcdir/tests/tools/common.sh"
+. "$top_srcdir/tests/wrappers/wlib.sh"
+prog=$top_builddir/tests/analysis/waits-prog
+# Long enough to dominate scheduling noise on a loaded machine; nothing
+# below compares a time with it.
+d=60
+
+sql="SELECT rank, name, start, \"end\" AS stop FROM states
+     WHERE name LIKE 'MPI_%' OR name = 'Compute' ORDER BY rank, start"
+
+for mode in latesender latereceiver allreduce bcast reduce; do
+  wrun 4 "$prog" $mode $d; ok $? "$mode runs on 4 ranks"
+  log=$(ls "$tap_tmp"/log*.clog 2>/dev/null | head -1)
+  run 0 "$mode: clogtool waits --json" "$clogtool" waits --json "$log"
+  cp "$tap_tmp/out" "$tap_tmp/w.json"
+  run 0 "$mode: the state times (clogtool query)" \
+    "$clogtool" query --json "$log" "$sql"
+  cp "$tap_tmp/out" "$tap_tmp/s.json"
+  $python "$top_srcdir/tests/analysis/waits-check.py" $mode \
+    "$tap_tmp/s.json" "$tap_tmp/w.json" > "$tap_tmp/checks" \
+    || diag "waits-check.py failed"
+  while IFS='	' read -r what got want; do
+    [ "$got" = "$want" ]; ok $? "$what"
+    [ "$got" = "$want" ] || diag "got $got, want $want"
+  done < "$tap_tmp/checks"
+  [ $mode = allreduce ] && cp "$log" "$tap_tmp/allreduce.clog"
+done
+
+# The table reads as a sentence; --by and --csv.
+log=$tap_tmp/allreduce.clog
+run 0 "allreduce: table" "$clogtool" waits "$log"
+grep -q '^wait at N x N: MPI_Allreduce on .* waits .* in 9 calls on ranks 0-2' \
+  "$tap_tmp/out"; ok $? "table: MPI_Allreduce waits in 9 calls on ranks 0-2"
+grep -q '^  caused by Compute on rank 3: ' "$tap_tmp/out"
+ok $? "table: caused by Compute on rank 3"
+run 0 "waits --by rank --json" "$clogtool" waits --by rank --json "$log"
+is_ranks=$($python -c 'import json,sys; print([g["rank"] for g in sorted(json.load(open(sys.argv[1]))["groups"], key=lambda g: g["rank"])])' "$tap_tmp/out")
+[ "$is_ranks" = "[0, 1, 2]" ]; ok $? "--by rank: one group per waiting rank"
+run 0 "waits --by comm --csv" "$clogtool" waits --by comm --csv "$log"
+[ "$(head -1 "$tap_tmp/out")" = "kind,function,comm,ranks,calls,wait_s,max_s,causes" ]
+ok $? "CSV header"
+grep -q ',"0-2",9,.*"Compute@3=' "$tap_tmp/out"; ok $? "CSV: ranks 0-2, 9 calls, Compute@3"
+
+# A log without MPI: no waits, exit 0.
+gen_log "$tap_tmp/gen.clog" 2 1 500
+run 0 "waits on a generated log" "$clogtool" waits --json "$tap_tmp/gen.clog"
+
+# Bad input.
+run 2 "waits --by nonsense" "$clogtool" waits --by nonsense "$log"
+run 2 "waits --json --csv" "$clogtool" waits --json --csv "$log"
+run 2 "waits without a file" "$clogtool" waits
+printf 'not a log' > "$tap_tmp/bad.clog"
+run 1 "waits on a file that is no log" "$clogtool" waits "$tap_tmp/bad.clog"
+finish
