@@ -193,6 +193,12 @@ typedef struct
   uint32_t n, cap;
 } rankseq_t;
 
+typedef struct
+{
+  uint64_t t;
+  uint32_t i;
+} hent_t;
+
 /* Rows and causes, by key; cause_rank -2 marks a row. */
 typedef struct
 {
@@ -213,7 +219,7 @@ typedef struct
   unsigned *role;
   strm_t *s;
   uint32_t ns;
-  uint32_t *heap;
+  hent_t *heap;           /* streams by the time of their next record */
   uint32_t nheap;
   queue_t *q;             /* open addressing on (src, dst, comm, tag) */
   size_t qcap, qn;
@@ -623,12 +629,13 @@ group_done (ctx_t *c, group_t *g)
   return rc;
 }
 
-/* A collective call closed on stream s: join it to its group. */
+/* A collective call closed on stream s by the END `ev` (its cargo):
+ * join it to its group. */
 static int
-on_coll (ctx_t *c, strm_t *s, const logfmt_interval_t *iv)
+on_coll (ctx_t *c, strm_t *s, const logfmt_event_t *ev)
 {
   an_coll_cargo_t cg;
-  an_coll_cargo_decode (iv->end_cargo, &cg);
+  an_coll_cargo_decode (ev->cargo, &cg);
   if (cg.np <= 0)
     return 0;
   uint64_t seq = next_seq (c, s->rank, cg.label);
@@ -652,12 +659,12 @@ on_coll (ctx_t *c, strm_t *s, const logfmt_interval_t *iv)
       g->seq = seq;
       g->np = cg.np;
       g->root = cg.root;
-      g->state = iv->state;
+      g->state = ev->state;
       g->next = c->groups;
       c->groups = g;
       pp = &c->groups;
     }
-  if (g->n >= g->np || g->state != iv->state)
+  if (g->n >= g->np || g->state != ev->state)
     {
       /* Members disagree on size or function: not matched. */
       c->w->incomplete++;
@@ -687,18 +694,10 @@ on_coll (ctx_t *c, strm_t *s, const logfmt_interval_t *iv)
 /* The merged pass                                                     */
 /* ------------------------------------------------------------------ */
 
-static uint64_t
-head_time (const ctx_t *c, uint32_t i)
+static inline int
+hent_less (hent_t a, hent_t b)
 {
-  const strm_t *s = &c->s[i];
-  return s->buf[s->pos].time;
-}
-
-static int
-heap_less (const ctx_t *c, uint32_t a, uint32_t b)
-{
-  uint64_t ta = head_time (c, a), tb = head_time (c, b);
-  return ta < tb || (ta == tb && a < b);
+  return a.t < b.t || (a.t == b.t && a.i < b.i);
 }
 
 static void
@@ -707,13 +706,13 @@ heap_down (ctx_t *c, uint32_t i)
   for (;;)
     {
       uint32_t l = 2 * i + 1, m = i;
-      if (l < c->nheap && heap_less (c, c->heap[l], c->heap[m]))
+      if (l < c->nheap && hent_less (c->heap[l], c->heap[m]))
         m = l;
-      if (l + 1 < c->nheap && heap_less (c, c->heap[l + 1], c->heap[m]))
+      if (l + 1 < c->nheap && hent_less (c->heap[l + 1], c->heap[m]))
         m = l + 1;
       if (m == i)
         return;
-      uint32_t t = c->heap[i];
+      hent_t t = c->heap[i];
       c->heap[i] = c->heap[m];
       c->heap[m] = t;
       i = m;
@@ -726,9 +725,9 @@ heap_up (ctx_t *c, uint32_t i)
   while (i > 0)
     {
       uint32_t p = (i - 1) / 2;
-      if (!heap_less (c, c->heap[i], c->heap[p]))
+      if (!hent_less (c->heap[i], c->heap[p]))
         return;
-      uint32_t t = c->heap[i];
+      hent_t t = c->heap[i];
       c->heap[i] = c->heap[p];
       c->heap[p] = t;
       i = p;
@@ -826,9 +825,8 @@ step (ctx_t *c, strm_t *s, const logfmt_event_t *ev)
       s->ring_start[s->ring_n % RING] = closed.start;
       s->ring_end[s->ring_n % RING] = closed.end;
       s->ring_n++;
-      if (c->cls[closed.state] == S_COLL
-          && (closed.flags & LOGFMT_IV_END_CARGO))
-        return on_coll (c, s, &closed);
+      if (c->cls[closed.state] == S_COLL && (ev->flags & LOGFMT_EVF_CARGO))
+        return on_coll (c, s, ev);
       return 0;
     }
   if (ev->kind == LOGFMT_KIND_SEND)
@@ -848,22 +846,38 @@ run (ctx_t *c, logfmt_error_t *err)
         return rc;
       if (rc == 1)
         {
-          c->heap[c->nheap] = i;
+          c->heap[c->nheap] = (hent_t) { c->s[i].buf[0].time, i };
           heap_up (c, c->nheap++);
         }
     }
   while (c->nheap)
     {
-      strm_t *s = &c->s[c->heap[0]];
-      if ((rc = step (c, s, &s->buf[s->pos++])) < 0)
+      /* The first stream runs until it passes the next one's head:
+       * records come in runs, most without touching the heap. */
+      hent_t top = c->heap[0], next = { UINT64_MAX, UINT32_MAX };
+      for (uint32_t k = 1; k <= 2 && k < c->nheap; k++)
+        if (hent_less (c->heap[k], next))
+          next = c->heap[k];
+      strm_t *s = &c->s[top.i];
+      for (;;)
         {
-          an__error (err, rc, "wait states");
-          return rc;
+          if ((rc = step (c, s, &s->buf[s->pos++])) < 0)
+            {
+              an__error (err, rc, "wait states");
+              return rc;
+            }
+          if ((rc = refill (s, err)) < 0)
+            return rc;
+          if (rc == 0)
+            {
+              c->heap[0] = c->heap[--c->nheap];
+              break;
+            }
+          top.t = s->buf[s->pos].time;
+          c->heap[0] = top;
+          if (!hent_less (top, next))
+            break;
         }
-      if ((rc = refill (s, err)) < 0)
-        return rc;
-      if (rc == 0)
-        c->heap[0] = c->heap[--c->nheap];
       if (c->nheap)
         heap_down (c, 0);
     }
@@ -1025,7 +1039,9 @@ an_waits_compute (const logfmt_reader_t *r, const an_waits_opts_t *o,
           goto out;
         }
       if ((rc = logfmt_iter_new (r, i, 0, UINT64_MAX, &s->it)) < 0
-          || (rc = logfmt_state_tracker_new (c.nstates, i, &s->tr)) < 0)
+          || (rc = logfmt_state_tracker_new_mode (c.nstates, i,
+                                                  LOGFMT_TRACKER_NESTING,
+                                                  &s->tr)) < 0)
         goto out;
     }
   c.rs = calloc (c.nranks > 0 ? (size_t) c.nranks : 1, sizeof *c.rs);
