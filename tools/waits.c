@@ -280,11 +280,15 @@ print_table (const logfmt_reader_t *r, const an_waits_t *w,
           clogtool__put_text (stdout, state_name (r, x->state), 0);
           printf (" on %s waits", comm_name (r, x->comm, cb));
         }
-      printf (" %.6f s (%.1f%%) in %" PRIu64 " calls on rank%s ",
+      printf (" %.6f s (%.1f%%) in %" PRIu64 " calls",
               (double) x->ns / 1e9,
               w->total_ns ? 100.0 * (double) x->ns / (double) w->total_ns
-                          : 0.0, x->calls, x->nranks > 1 ? "s" : "");
-      put_ranks (stdout, x);
+                          : 0.0, x->calls);
+      if (by != BY_RANK)
+        {
+          printf (" on rank%s ", x->nranks > 1 ? "s" : "");
+          put_ranks (stdout, x);
+        }
       printf (", at most %.6f s at once\n", (double) x->max_ns / 1e9);
       if (x->ncauses == 0)
         fputs ("  cause: no extra time of the rank waited for since its "
