@@ -8,7 +8,11 @@
  *   latereceiver  3 x: rank 0 MPI_Ssend to rank 1, which computes first
  *   allreduce     3 x: every rank Setup, rank 3 also computes; Allreduce
  *   bcast         3 x: the root (0) computes, then MPI_Bcast
- *   reduce        3 x: every rank but the root (0) computes; MPI_Reduce */
+ *   reduce        3 x: every rank but the root (0) computes; MPI_Reduce
+ *   waitall       3 x: rank 1 computes, then MPI_Isend to rank 0, which
+ *                 posted MPI_Irecv and is already in MPI_Waitall
+ *   chain         3 x: rank 3 computes, then sends to rank 2, which
+ *                 receives, then sends to rank 1 (waiting in MPI_Recv) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +108,39 @@ main (int argc, char **argv)
           if (rank != 0)
             compute (d);
           MPI_Reduce (&x, &y, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+        }
+      else if (strcmp (mode, "waitall") == 0)
+        {
+          MPI_Request rq;
+          MPI_Status st;
+          if (rank == 1)
+            {
+              compute (d);
+              MPI_Isend (&x, 1, MPI_INT, 0, it, MPI_COMM_WORLD, &rq);
+              MPI_Waitall (1, &rq, &st);
+            }
+          else if (rank == 0)
+            {
+              MPI_Irecv (&y, 1, MPI_INT, 1, it, MPI_COMM_WORLD, &rq);
+              MPI_Waitall (1, &rq, &st);
+            }
+        }
+      else if (strcmp (mode, "chain") == 0)
+        {
+          if (rank == 3)
+            {
+              compute (d);
+              MPI_Send (&x, 1, MPI_INT, 2, it, MPI_COMM_WORLD);
+            }
+          else if (rank == 2)
+            {
+              MPI_Recv (&y, 1, MPI_INT, 3, it, MPI_COMM_WORLD,
+                        MPI_STATUS_IGNORE);
+              MPI_Send (&x, 1, MPI_INT, 1, it, MPI_COMM_WORLD);
+            }
+          else if (rank == 1)
+            MPI_Recv (&y, 1, MPI_INT, 2, it, MPI_COMM_WORLD,
+                      MPI_STATUS_IGNORE);
         }
       else
         {

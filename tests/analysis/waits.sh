@@ -15,7 +15,7 @@ d=60
 sql="SELECT rank, name, start, \"end\" AS stop FROM states
      WHERE name LIKE 'MPI_%' OR name = 'Compute' ORDER BY rank, start"
 
-for mode in latesender latereceiver allreduce bcast reduce; do
+for mode in latesender latereceiver allreduce bcast reduce waitall chain; do
   wrun 4 "$prog" $mode $d; ok $? "$mode runs on 4 ranks"
   log=$(ls "$tap_tmp"/log*.clog 2>/dev/null | head -1)
   run 0 "$mode: clogtool waits --json" "$clogtool" waits --json "$log"
@@ -31,7 +31,24 @@ for mode in latesender latereceiver allreduce bcast reduce; do
     [ "$got" = "$want" ] || diag "got $got, want $want"
   done < "$tap_tmp/checks"
   [ $mode = allreduce ] && cp "$log" "$tap_tmp/allreduce.clog"
+  [ $mode = chain ] && cp "$tap_tmp/w.json" "$tap_tmp/chain.json"
 done
+
+# The chain: rank 2's waits are caused by Compute on rank 3; rank 1's
+# are not charged to rank 3 (no propagation, docs/ANALYSIS.md).
+run 0 "chain: waits --by rank --json" "$clogtool" waits --by rank --json \
+  "$(ls "$tap_tmp"/log*.clog | head -1)"
+causes () {
+  $python -c 'import json,sys
+g = [g for g in json.load(open(sys.argv[1]))["groups"] if g["rank"] == int(sys.argv[2])]
+print(sorted({(c["state"], c["rank"]) for c in (g[0]["causes"] if g else []) if c["ns"] * 10 > g[0]["wait_ns"]}))' "$tap_tmp/out" "$1"
+}
+got=$(causes 2)
+[ "$got" = "[('Compute', 3)]" ]; ok $? "chain: rank 2 waits for Compute on rank 3"
+[ "$got" = "[('Compute', 3)]" ] || diag "got $got"
+got=$(causes 1)
+[ "$got" = "[]" ]; ok $? "chain: rank 1's wait is not charged to rank 3 (direct causes only)"
+[ "$got" = "[]" ] || diag "got $got"
 
 # The table reads as a sentence; --by and --csv.
 log=$tap_tmp/allreduce.clog
