@@ -114,6 +114,61 @@ seg_copy (seg_t *d, const seg_t *s)
   return 0;
 }
 
+/* Causes (rank, state, ns) of the waits of one call. */
+typedef struct
+{
+  int32_t rank, state;
+  uint64_t ns;
+} rc_t;
+
+typedef struct
+{
+  rc_t *v;
+  uint32_t n, cap;
+} rcl_t;
+
+static void
+rcl_free (rcl_t *l)
+{
+  free (l->v);
+  memset (l, 0, sizeof *l);
+}
+
+static int
+rcl_add (rcl_t *l, int32_t rank, int32_t state, uint64_t ns)
+{
+  for (uint32_t i = 0; i < l->n; i++)
+    if (l->v[i].rank == rank && l->v[i].state == state)
+      {
+        l->v[i].ns += ns;
+        return 0;
+      }
+  if (l->n == l->cap)
+    {
+      uint32_t nc = l->cap ? 2 * l->cap : 4;
+      rc_t *nv = realloc (l->v, nc * sizeof *nv);
+      if (nv == NULL)
+        return LOGFMT_ENOMEM;
+      l->v = nv;
+      l->cap = nc;
+    }
+  l->v[l->n++] = (rc_t) { rank, state, ns };
+  return 0;
+}
+
+static int
+rcl_copy (rcl_t *d, const rcl_t *s)
+{
+  memset (d, 0, sizeof *d);
+  for (uint32_t i = 0; i < s->n; i++)
+    if (rcl_add (d, s->v[i].rank, s->v[i].state, s->v[i].ns) < 0)
+      {
+        rcl_free (d);
+        return LOGFMT_ENOMEM;
+      }
+  return 0;
+}
+
 /* An MPI call instance: the one open on a stream, or one held. */
 typedef struct
 {
@@ -121,7 +176,19 @@ typedef struct
   int32_t state;
   uint64_t start, end, waited_until;
   seg_t seg;          /* this rank's time before it (since its last call) */
+  rcl_t prev;         /* the causes of the waits of the rank's previous
+                         call, as known when this one began */
+  rcl_t why;          /* the causes of this call's waits (on the stream's
+                         own call only) */
 } call_t;
+
+static void
+call_free (call_t *c)
+{
+  seg_free (&c->seg);
+  rcl_free (&c->prev);
+  rcl_free (&c->why);
+}
 
 #define RING 16
 #define BATCH 256
@@ -318,30 +385,57 @@ add_wait (ctx_t *c, an_wait_kind_t kind, int32_t wr, uint32_t wstream,
                             .cause_rank = cr };
       c->o->each (c->o->arg, &wi);
     }
-  uint64_t total = 0;
+  /* The waiting rank's own call, while the stream still has it: its
+   * causes are passed on to waits that it makes in turn. */
+  call_t *live = &c->s[wstream].call;
+  int own = live->state == wc->state && live->start == wc->start;
+  uint64_t total = 0, given = 0;
   for (uint32_t i = 0; i < cc->seg.n; i++)
     {
       uint64_t mine = seg_get (&wc->seg, cc->seg.state[i]);
       if (cc->seg.ns[i] > mine)
         total += cc->seg.ns[i] - mine;
     }
-  if (total == 0)
-    return 0;
   uint64_t share = total < ns ? total : ns;
-  for (uint32_t i = 0; i < cc->seg.n; i++)
+  for (uint32_t i = 0; i < cc->seg.n && total; i++)
     {
       uint64_t mine = seg_get (&wc->seg, cc->seg.state[i]);
       if (cc->seg.ns[i] <= mine)
         continue;
       uint64_t ex = cc->seg.ns[i] - mine;
+      uint64_t part = (uint64_t) ((long double) ex * share / total + 0.5L);
       k.cause_rank = cr;
       k.cause_state = cc->seg.state[i] == (int32_t) c->nstates
                         ? -1 : cc->seg.state[i];
       a = agg_get (c, &k);
-      if (a == NULL)
+      if (a == NULL || (own && rcl_add (&live->why, k.cause_rank,
+                                        k.cause_state, part) < 0))
         return LOGFMT_ENOMEM;
       a->calls++;
-      a->ns += (uint64_t) ((long double) ex * share / total + 0.5L);
+      a->ns += part;
+      given += part;
+    }
+  /* What the waited-for rank's own time does not explain, its previous
+   * call's waits may: pass it on to their causes (a chain of waits). */
+  uint64_t rest = ns > given ? ns - given : 0;
+  uint64_t ptot = 0;
+  for (uint32_t i = 0; i < cc->prev.n; i++)
+    ptot += cc->prev.v[i].ns;
+  if (rest == 0 || ptot == 0)
+    return 0;
+  uint64_t pass = rest < ptot ? rest : ptot;
+  for (uint32_t i = 0; i < cc->prev.n; i++)
+    {
+      const rc_t *p = &cc->prev.v[i];
+      uint64_t part = (uint64_t) ((long double) p->ns * pass / ptot + 0.5L);
+      k.cause_rank = p->rank;
+      k.cause_state = p->state;
+      a = agg_get (c, &k);
+      if (a == NULL
+          || (own && rcl_add (&live->why, p->rank, p->state, part) < 0))
+        return LOGFMT_ENOMEM;
+      a->calls++;
+      a->ns += part;
     }
   return 0;
 }
@@ -432,8 +526,11 @@ on_send (ctx_t *c, strm_t *s, const logfmt_event_t *ev)
   if (cl)
     {
       e->call = *cl;
-      if (seg_copy (&e->call.seg, &cl->seg) < 0)
+      memset (&e->call.why, 0, sizeof e->call.why);
+      if (seg_copy (&e->call.seg, &cl->seg) < 0
+          || rcl_copy (&e->call.prev, &cl->prev) < 0)
         {
+          call_free (&e->call);
           free (e);
           return LOGFMT_ENOMEM;
         }
@@ -514,7 +611,7 @@ on_recv (ctx_t *c, strm_t *s, const logfmt_event_t *ev)
                        &e->call, ev->comm, rc_call->start - e->call.start,
                        s->rank, rc_call);
     }
-  seg_free (&e->call.seg);
+  call_free (&e->call);
   free (e);
   return rc;
 }
@@ -549,7 +646,7 @@ static void
 group_free (group_t *g)
 {
   for (int32_t i = 0; i < g->n; i++)
-    seg_free (&g->m[i].call.seg);
+    call_free (&g->m[i].call);
   free (g->m);
   free (g);
 }
@@ -677,7 +774,9 @@ on_coll (ctx_t *c, strm_t *s, const logfmt_event_t *ev)
   m->rank = s->rank;
   m->stream = s->idx;
   m->call = s->call;
+  memset (&m->call.why, 0, sizeof m->call.why);  /* stays with the stream */
   memset (&s->call.seg, 0, sizeof s->call.seg);  /* moved */
+  memset (&s->call.prev, 0, sizeof s->call.prev);
   c->pending++;
   if (c->pending > c->w->peak_pending)
     c->w->peak_pending = c->pending;
@@ -781,8 +880,11 @@ account (ctx_t *c, strm_t *s, uint64_t t)
 static int
 call_begin (ctx_t *c, strm_t *s, int32_t state, uint64_t t)
 {
-  seg_free (&s->call.seg);
-  s->call = (call_t) { .active = 1, .state = state, .start = t };
+  rcl_t prev = s->call.why;   /* the previous call's causes, moved */
+  memset (&s->call.why, 0, sizeof s->call.why);
+  call_free (&s->call);
+  s->call = (call_t) { .active = 1, .state = state, .start = t,
+                       .prev = prev };
   if (s->ntouched)
     {
       seg_t *g = &s->call.seg;
@@ -960,14 +1062,14 @@ ctx_free (ctx_t *c)
       free (s->buf);
       free (s->acc);
       free (s->touched);
-      seg_free (&s->call.seg);
+      call_free (&s->call);
     }
   for (size_t i = 0; i < c->qcap; i++)
     for (send_ent_t *e = c->q[i].used ? c->q[i].head : NULL, *n; e;
          e = n)
       {
         n = e->next;
-        seg_free (&e->call.seg);
+        call_free (&e->call);
         free (e);
       }
   for (group_t *g = c->groups, *n; g; g = n)

@@ -53,13 +53,13 @@ elif mode == "waitall":
                                   inst("MPI_Isend", 1)):
         add(0, min(ss, re) - rs, 1)
 elif mode == "chain":
-    # Direct causes only: rank 1's waits are charged to rank 2's time
-    # since its MPI_Recv (next to nothing), not passed on to rank 3.
+    # Rank 1's waits are charged to rank 3 through rank 2's wait.
     kind, func = "late sender", "MPI_Recv"
     for r, s in ((2, 3), (1, 2)):
         for (rs, re), (ss, se) in zip(inst("MPI_Recv", r),
                                       inst("MPI_Send", s)):
             add(r, min(ss, re) - rs, s)
+    cause_ranks.add(3)
 elif mode == "latereceiver":
     kind, func = "late receiver", "MPI_Ssend"
     for (ss, se), (rs, re) in zip(inst("MPI_Ssend", 0), inst("MPI_Recv", 1)):
