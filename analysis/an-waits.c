@@ -10,7 +10,7 @@
 #include "an-internal.h"
 
 static const char *const kind_names[AN_WAIT_NKINDS] = {
-  "late sender", "late receiver", "wait at N x N", "wait at barrier",
+  "late sender", "late sender, wrong order", "late receiver", "wait at N x N", "wait at barrier",
   "late broadcast", "early reduce"
 };
 
@@ -216,6 +216,7 @@ typedef struct
 typedef struct send_ent
 {
   struct send_ent *next;
+  struct send_ent *dprev, *dnext;   /* the receiver's list of sends */
   int32_t src, dst, tag;
   uint32_t comm, stream;
   call_t call;
@@ -291,6 +292,7 @@ typedef struct
   queue_t *q;             /* open addressing on (src, dst, comm, tag) */
   size_t qcap, qn;
   group_t *groups;
+  send_ent_t **to;        /* per receiving rank: its sends in flight */
   rankseq_t *rs;
   int32_t nranks;
   an_comm_map_t *map;
@@ -545,6 +547,13 @@ on_send (ctx_t *c, strm_t *s, const logfmt_event_t *ev)
   else
     q->head = e;
   q->tail = e;
+  if (e->dst < c->nranks)
+    {
+      e->dnext = c->to[e->dst];
+      if (e->dnext)
+        e->dnext->dprev = e;
+      c->to[e->dst] = e;
+    }
   c->pending++;
   if (c->pending > c->w->peak_pending)
     c->w->peak_pending = c->pending;
@@ -583,6 +592,15 @@ on_recv (ctx_t *c, strm_t *s, const logfmt_event_t *ev)
   q->head = e->next;
   if (q->head == NULL)
     q->tail = NULL;
+  if (e->dst < c->nranks)
+    {
+      if (e->dprev)
+        e->dprev->dnext = e->dnext;
+      else
+        c->to[e->dst] = e->dnext;
+      if (e->dnext)
+        e->dnext->dprev = e->dprev;
+    }
   c->pending--;
   c->w->messages++;
   int rc = 0;
@@ -598,7 +616,18 @@ on_recv (ctx_t *c, strm_t *s, const logfmt_event_t *ev)
                                                     : ev->time;
           if (until > from)
             {
-              rc = add_wait (c, AN_WAIT_LATE_SENDER, s->rank, s->idx,
+              /* Wrong order: another message to this rank was sent
+               * before the receive began and is still not received. */
+              an_wait_kind_t k = AN_WAIT_LATE_SENDER;
+              for (const send_ent_t *o = s->rank < c->nranks
+                                           ? c->to[s->rank] : NULL;
+                   o; o = o->dnext)
+                if (o->call.start < rc_call->start)
+                  {
+                    k = AN_WAIT_LATE_SENDER_WO;
+                    break;
+                  }
+              rc = add_wait (c, k, s->rank, s->idx,
                              rc_call, ev->comm, until - from, e->src,
                              &e->call);
               rc_call->waited_until = until;
@@ -1080,6 +1109,7 @@ ctx_free (ctx_t *c)
   for (int32_t i = 0; c->rs && i < c->nranks; i++)
     free (c->rs[i].v);
   free (c->rs);
+  free (c->to);
   free (c->q);
   free (c->agg);
   free (c->s);
@@ -1147,7 +1177,8 @@ an_waits_compute (const logfmt_reader_t *r, const an_waits_opts_t *o,
         goto out;
     }
   c.rs = calloc (c.nranks > 0 ? (size_t) c.nranks : 1, sizeof *c.rs);
-  if (c.rs == NULL)
+  c.to = calloc (c.nranks > 0 ? (size_t) c.nranks : 1, sizeof *c.to);
+  if (c.rs == NULL || c.to == NULL)
     {
       rc = LOGFMT_ENOMEM;
       goto out;

@@ -241,6 +241,8 @@ void an_profile_free (an_profile_t *p);
 typedef enum
 {
   AN_WAIT_LATE_SENDER = 0,  /* receive (or its Wait) entered before the send */
+  AN_WAIT_LATE_SENDER_WO,   /* the same while an earlier-sent message to
+                               this rank waited to be received */
   AN_WAIT_LATE_RECEIVER,    /* blocking send held until the receive began */
   AN_WAIT_NXN,              /* N x N collective: until the last rank entered */
   AN_WAIT_BARRIER,          /* MPI_Barrier: until the last rank entered */

@@ -11,6 +11,9 @@
  *   reduce        3 x: every rank but the root (0) computes; MPI_Reduce
  *   waitall       3 x: rank 1 computes, then MPI_Isend to rank 0, which
  *                 posted MPI_Irecv and is already in MPI_Waitall
+ *   wrongorder    3 x: after a barrier, rank 1 sends tag 1, computes,
+ *                 sends tag 2; rank 0 sets up for D/2 ms, then receives
+ *                 tag 2 before tag 1
  *   chain         3 x: rank 3 computes, then sends to rank 2, which
  *                 receives, then sends to rank 1 (waiting in MPI_Recv) */
 #include <mpi.h>
@@ -40,10 +43,10 @@ compute (long ms)
 }
 
 static void
-setup (void)
+setup (long ms)
 {
   MPE_Log_bare_event (setup_a);
-  sleep_ms (1);
+  sleep_ms (ms);
   MPE_Log_bare_event (setup_b);
 }
 
@@ -92,7 +95,7 @@ main (int argc, char **argv)
         }
       else if (strcmp (mode, "allreduce") == 0)
         {
-          setup ();
+          setup (1);
           if (rank == 3)
             compute (d);
           MPI_Allreduce (&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -123,6 +126,26 @@ main (int argc, char **argv)
             {
               MPI_Irecv (&y, 1, MPI_INT, 1, it, MPI_COMM_WORLD, &rq);
               MPI_Waitall (1, &rq, &st);
+            }
+        }
+      else if (strcmp (mode, "wrongorder") == 0)
+        {
+          /* Both start the round together: the first send is on its
+           * way long before rank 0 has set up. */
+          MPI_Barrier (MPI_COMM_WORLD);
+          if (rank == 1)
+            {
+              MPI_Send (&x, 1, MPI_INT, 0, 2 * it + 1, MPI_COMM_WORLD);
+              compute (d);
+              MPI_Send (&x, 1, MPI_INT, 0, 2 * it + 2, MPI_COMM_WORLD);
+            }
+          else if (rank == 0)
+            {
+              setup (d / 2);
+              MPI_Recv (&y, 1, MPI_INT, 1, 2 * it + 2, MPI_COMM_WORLD,
+                        MPI_STATUS_IGNORE);
+              MPI_Recv (&y, 1, MPI_INT, 1, 2 * it + 1, MPI_COMM_WORLD,
+                        MPI_STATUS_IGNORE);
             }
         }
       else if (strcmp (mode, "chain") == 0)

@@ -15,7 +15,8 @@ d=60
 sql="SELECT rank, name, start, \"end\" AS stop FROM states
      WHERE name LIKE 'MPI_%' OR name = 'Compute' ORDER BY rank, start"
 
-for mode in latesender latereceiver allreduce bcast reduce waitall chain; do
+for mode in latesender latereceiver allreduce bcast reduce waitall \
+    wrongorder chain; do
   wrun 4 "$prog" $mode $d; ok $? "$mode runs on 4 ranks"
   log=$(ls "$tap_tmp"/log*.clog 2>/dev/null | head -1)
   run 0 "$mode: clogtool waits --json" "$clogtool" waits --json "$log"
