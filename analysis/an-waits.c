@@ -381,10 +381,15 @@ add_wait (ctx_t *c, an_wait_kind_t kind, int32_t wr, uint32_t wstream,
     a->max_ns = ns;
   if (c->o && c->o->each)
     {
+      /* A receive completing several: after its previous wait. */
+      uint64_t from = wc->start;
+      if ((kind == AN_WAIT_LATE_SENDER || kind == AN_WAIT_LATE_SENDER_WO)
+          && wc->waited_until > from)
+        from = wc->waited_until;
       an_wait_inst_t wi = { .kind = kind, .state = wc->state, .rank = wr,
                             .stream = wstream, .comm = comm,
-                            .call_start = wc->start, .wait_ns = ns,
-                            .cause_rank = cr };
+                            .call_start = wc->start, .wait_start = from,
+                            .wait_ns = ns, .cause_rank = cr };
       c->o->each (c->o->arg, &wi);
     }
   /* The waiting rank's own call, while the stream still has it: its
@@ -1001,6 +1006,11 @@ run (ctx_t *c, logfmt_error_t *err)
             return rc;
           if (rc == 0)
             {
+              if (s->last >= c->w->t_last)
+                {
+                  c->w->t_last = s->last;
+                  c->w->rank_last = s->rank;
+                }
               c->heap[0] = c->heap[--c->nheap];
               break;
             }

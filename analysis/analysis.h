@@ -262,6 +262,7 @@ typedef struct
   uint32_t stream;
   uint32_t comm;         /* logfmt_comm_def_t.id, or the wrappers' label */
   uint64_t call_start;   /* the waiting call's start */
+  uint64_t wait_start;   /* the wait is [wait_start, wait_start + wait_ns] */
   uint64_t wait_ns;
   int32_t  cause_rank;   /* the rank waited for */
 } an_wait_inst_t;
@@ -308,6 +309,8 @@ typedef struct
   uint64_t incomplete;        /* groups some member never reached */
   uint64_t peak_pending;      /* most sends and collective members held
                                  at once (the analysis' memory) */
+  uint64_t t_last;            /* the latest last record of a thread */
+  int32_t  rank_last;         /* its rank */
 } an_waits_t;
 
 /* One pass over the records of all streams merged in time order (one
@@ -316,5 +319,32 @@ typedef struct
 int  an_waits_compute (const logfmt_reader_t *r, const an_waits_opts_t *o,
                        an_waits_t **out, logfmt_error_t *err);
 void an_waits_free (an_waits_t *w);
+
+/* The critical path: from the end of the rank that finished last,
+ * backwards along its own time until a wait, then to the rank waited
+ * for at the wait's end, and so on to the start.  Time on the path by
+ * rank and innermost state. */
+typedef struct
+{
+  int32_t  rank, state;  /* state -1: outside every state */
+  uint64_t ns;
+} an_cp_item_t;
+
+typedef struct
+{
+  uint64_t t_end;        /* the path ends here, on rank_end */
+  int32_t  rank_end;
+  uint64_t length_ns;    /* sum of the items */
+  size_t   segments;     /* stretches on one rank */
+  an_cp_item_t *items;   /* by ns descending */
+  size_t   nitems;
+  uint64_t waits;        /* wait instances read to build the path */
+} an_critpath_t;
+
+/* Two passes: the waits (an_waits_compute, each instance kept: memory
+ * grows with the number of waits), then each stream's records once. */
+int  an_critpath_compute (const logfmt_reader_t *r, an_critpath_t **out,
+                          logfmt_error_t *err);
+void an_critpath_free (an_critpath_t *p);
 
 #endif

@@ -15,7 +15,8 @@
  *                 sends tag 2; rank 0 sets up for D/2 ms, then receives
  *                 tag 2 before tag 1
  *   chain         3 x: rank 3 computes, then sends to rank 2, which
- *                 receives, then sends to rank 1 (waiting in MPI_Recv) */
+ *                 receives, then sends to rank 1 (waiting in MPI_Recv);
+ *                 then a barrier */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +173,9 @@ main (int argc, char **argv)
           MPI_Abort (MPI_COMM_WORLD, 2);
         }
     }
+  /* The chain ends together: the critical path crosses to rank 1. */
+  if (strcmp (mode, "chain") == 0)
+    MPI_Barrier (MPI_COMM_WORLD);
   MPI_Finalize ();
   return 0;
 }

@@ -3,7 +3,8 @@
 # clogtool waits on MPI programs whose waits are known by construction
 # (waits-prog.c, 4 ranks): the kind, the waiting ranks, the calls, the
 # wait itself (equal to the same quantity recomputed from the log's own
-# state times, in ns) and the cause (Compute on the rank waited for).
+# state times, in ns) and the cause (Compute on the rank waited for);
+# clogtool critical-path on two of them.
 . "$top_srcdir/tests/common/tap.sh"
 . "$top_srcdir/tests/tools/common.sh"
 . "$top_srcdir/tests/wrappers/wlib.sh"
@@ -32,7 +33,28 @@ for mode in latesender latereceiver allreduce bcast reduce waitall \
     [ "$got" = "$want" ] || diag "got $got, want $want"
   done < "$tap_tmp/checks"
   [ $mode = allreduce ] && cp "$log" "$tap_tmp/allreduce.clog"
-  [ $mode = chain ] && cp "$tap_tmp/w.json" "$tap_tmp/chain.json"
+  if [ $mode = allreduce ] || [ $mode = chain ]; then
+    # The critical path: its items add up to its length, and the last
+    # Compute of rank 3 (which everyone waited for) is on it, the
+    # largest user state there.
+    run 0 "$mode: clogtool critical-path --json" \
+      "$clogtool" critical-path --json "$log"
+    $python -c 'import json,sys
+p = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
+s = s[0] if s and isinstance(s[0], list) else s
+last = max((r for r in s if r["name"] == "Compute" and r["rank"] == 3), key=lambda r: r["start"])
+c3 = sum(i["ns"] for i in p["items"] if i["rank"] == 3 and i["state"] == "Compute")
+user = [i for i in p["items"] if not i["state"].startswith("MPI_") and i["state"] != "(outside states)"]
+print("items add up to the length\t%s\ttrue" % json.dumps(sum(i["ns"] for i in p["items"]) == p["length_ns"]))
+print("the last Compute of rank 3 is on the path\t%s\ttrue" % json.dumps(c3 >= last["stop"] - last["start"]))
+print("the largest user state on the path\t%s\t%s" % (json.dumps([user[0]["state"], user[0]["rank"]] if user else None), json.dumps(["Compute", 3])))' \
+      "$tap_tmp/out" "$tap_tmp/s.json" > "$tap_tmp/checks" \
+      || diag "critical-path check failed"
+    while IFS='	' read -r what got want; do
+      [ "$got" = "$want" ]; ok $? "$mode: critical path: $what"
+      [ "$got" = "$want" ] || diag "got $got, want $want"
+    done < "$tap_tmp/checks"
+  fi
 done
 
 # The chain: rank 2's waits are caused by Compute on rank 3, and so are
@@ -72,9 +94,12 @@ gen_log "$tap_tmp/gen.clog" 2 1 500
 run 0 "waits on a generated log" "$clogtool" waits --json "$tap_tmp/gen.clog"
 
 # Bad input.
+printf 'not a log' > "$tap_tmp/bad.clog"
 run 2 "waits --by nonsense" "$clogtool" waits --by nonsense "$log"
 run 2 "waits --json --csv" "$clogtool" waits --json --csv "$log"
 run 2 "waits without a file" "$clogtool" waits
-printf 'not a log' > "$tap_tmp/bad.clog"
+run 2 "critical-path without a file" "$clogtool" critical-path
+run 1 "critical-path on a file that is no log" "$clogtool" critical-path \
+  "$tap_tmp/bad.clog"
 run 1 "waits on a file that is no log" "$clogtool" waits "$tap_tmp/bad.clog"
 finish
