@@ -207,6 +207,7 @@ typedef struct
                            last MPI call */
   int32_t *touched;
   uint32_t ntouched;
+  int32_t cur;          /* innermost open user state, nstates: none */
   call_t call;
   uint64_t ring_start[RING], ring_end[RING];  /* recent closed calls */
   unsigned ring_n;
@@ -886,6 +887,19 @@ refill (strm_t *s, logfmt_error_t *err)
   return n > 0;
 }
 
+/* The innermost open user state, or nstates for none. */
+static int32_t
+innermost_user (const ctx_t *c, const strm_t *s)
+{
+  for (uint32_t i = logfmt_state_tracker_depth (s->tr); i-- > 0;)
+    {
+      int32_t k = logfmt_state_tracker_open (s->tr, i)->state;
+      if (k >= 0 && (size_t) k < c->nstates && c->cls[k] == S_USER)
+        return k;
+    }
+  return (int32_t) c->nstates;
+}
+
 /* Time since the last record goes to the innermost open user state
  * (or "outside states") unless an MPI call is open. */
 static void
@@ -895,16 +909,7 @@ account (ctx_t *c, strm_t *s, uint64_t t)
   s->last = t;
   if (d == 0 || s->call.active)
     return;
-  int32_t st = (int32_t) c->nstates;
-  for (uint32_t i = logfmt_state_tracker_depth (s->tr); i-- > 0;)
-    {
-      int32_t k = logfmt_state_tracker_open (s->tr, i)->state;
-      if (k >= 0 && (size_t) k < c->nstates && c->cls[k] == S_USER)
-        {
-          st = k;
-          break;
-        }
-    }
+  int32_t st = s->cur;
   if (s->acc[st] == 0)
     s->touched[s->ntouched++] = st;
   s->acc[st] += d;
@@ -950,6 +955,11 @@ step (ctx_t *c, strm_t *s, const logfmt_event_t *ev)
   int st = logfmt_state_tracker_apply (s->tr, ev, &closed, NULL);
   if (st < 0)
     return st;
+  /* Kept as states open and close, not looked up per record. */
+  if (st == LOGFMT_STEP_OPENED && c->cls[ev->state] == S_USER)
+    s->cur = ev->state;
+  else if (st == LOGFMT_STEP_CLOSED && c->cls[closed.state] == S_USER)
+    s->cur = innermost_user (c, s);
   if (st == LOGFMT_STEP_OPENED && !s->call.active && ev->state >= 0
       && (size_t) ev->state < c->nstates && c->cls[ev->state] >= S_MPI)
     return call_begin (c, s, ev->state, ev->time);
@@ -1172,6 +1182,7 @@ an_waits_compute (const logfmt_reader_t *r, const an_waits_opts_t *o,
       if (s->rank >= c.nranks)
         c.nranks = s->rank + 1;
       s->call.state = -1;
+      s->cur = (int32_t) c.nstates;
       s->buf = malloc (BATCH * sizeof *s->buf);
       s->acc = calloc (c.nstates + 1, sizeof *s->acc);
       s->touched = calloc (c.nstates + 1, sizeof *s->touched);
