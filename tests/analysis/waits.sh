@@ -89,6 +89,20 @@ run 0 "waits --by comm --csv" "$clogtool" waits --by comm --csv "$log"
 ok $? "CSV header"
 grep -q ',"0-2",9,.*"Compute@3=' "$tap_tmp/out"; ok $? "CSV: ranks 0-2, 9 calls, Compute@3"
 
+# clogtool profile --waits: the same waits per MPI function.
+run 0 "waits --json (total)" "$clogtool" waits --json "$log"
+total=$($python -c 'import json,sys; print(json.load(open(sys.argv[1]))["total_ns"])' "$tap_tmp/out")
+run 0 "profile --waits --json" "$clogtool" profile --waits --json "$log"
+got=$($python -c 'import json,sys
+f = [e for e in json.load(open(sys.argv[1]))["functions"] if e["name"] == "MPI_Allreduce"][0]
+print(round(float(f["wait_s"]) * 1e9))' "$tap_tmp/out")
+[ "$got" = "$total" ]; ok $? "profile --waits: MPI_Allreduce waited what waits says"
+[ "$got" = "$total" ] || diag "got $got, want $total"
+run 0 "profile --waits (table)" "$clogtool" profile --waits "$log"
+grep -q '^MPI_Allreduce .* [0-9]*\.[0-9]\{9\}$' "$tap_tmp/out"
+ok $? "profile --waits: a wait_s column"
+run 2 "profile --waits --from" "$clogtool" profile --waits --from 1ms "$log"
+
 # A log without MPI: no waits, exit 0.
 gen_log "$tap_tmp/gen.clog" 2 1 500
 run 0 "waits on a generated log" "$clogtool" waits --json "$tap_tmp/gen.clog"
