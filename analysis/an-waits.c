@@ -768,8 +768,12 @@ on_coll (ctx_t *c, strm_t *s, const logfmt_event_t *ev)
 {
   an_coll_cargo_t cg;
   an_coll_cargo_decode (ev->cargo, &cg);
-  if (cg.np <= 0)
-    return 0;
+  if (cg.np <= 0 || cg.np > c->nranks)
+    {
+      /* No communicator is wider than the world: damaged cargo. */
+      c->w->incomplete += cg.np > c->nranks;
+      return 0;
+    }
   uint64_t seq = next_seq (c, s->rank, cg.label);
   if (seq == UINT64_MAX - 1)
     return LOGFMT_ENOMEM;
