@@ -239,4 +239,117 @@ int  an_profile_compute (const logfmt_reader_t *r,
                          an_profile_t **out, logfmt_error_t *err);
 void an_profile_free (an_profile_t *p);
 
+/* ------------------------------------------------------------------ */
+/* Wait states and their direct causes (docs/ANALYSIS.md)              */
+/* ------------------------------------------------------------------ */
+
+typedef enum
+{
+  AN_WAIT_LATE_SENDER = 0,  /* receive (or its Wait) entered before the send */
+  AN_WAIT_LATE_SENDER_WO,   /* the same while an earlier-sent message to
+                               this rank waited to be received */
+  AN_WAIT_LATE_RECEIVER,    /* blocking send held until the receive began */
+  AN_WAIT_NXN,              /* N x N collective: until the last rank entered */
+  AN_WAIT_BARRIER,          /* MPI_Barrier: until the last rank entered */
+  AN_WAIT_LATE_BCAST,       /* 1-to-N: a non-root waiting for a late root */
+  AN_WAIT_EARLY_REDUCE,     /* N-to-1: the root waiting for its first sender */
+  AN_WAIT_NKINDS
+} an_wait_kind_t;
+
+const char *an_wait_kind_name (an_wait_kind_t k);   /* "late sender" ... */
+
+/* One wait of one MPI call instance. */
+typedef struct
+{
+  an_wait_kind_t kind;
+  int32_t  state;        /* the waiting MPI function (state index) */
+  int32_t  rank;         /* the waiting world rank */
+  uint32_t stream;
+  uint32_t comm;         /* logfmt_comm_def_t.id, or the wrappers' label */
+  uint64_t call_start;   /* the waiting call's start */
+  uint64_t wait_start;   /* the wait is [wait_start, wait_start + wait_ns] */
+  uint64_t wait_ns;
+  int32_t  cause_rank;   /* the rank waited for */
+} an_wait_inst_t;
+
+typedef struct
+{
+  /* Called once per wait, in the order they are found (may be NULL). */
+  void (*each) (void *arg, const an_wait_inst_t *w);
+  void *arg;
+} an_waits_opts_t;
+
+/* Waits summed per (kind, function, waiting rank, communicator). */
+typedef struct
+{
+  an_wait_kind_t kind;
+  int32_t  state, rank;
+  uint32_t comm;
+  uint64_t calls;        /* call instances that waited */
+  uint64_t wait_ns, max_ns;
+} an_wait_row_t;
+
+/* The direct cause of waits: the waited-for rank's extra time in a
+ * state (cause_state, -1: outside every state) between its previous MPI
+ * call and the one waited for, over the waiting rank's time there. */
+typedef struct
+{
+  an_wait_kind_t kind;
+  int32_t  state, rank;  /* as in the row it explains */
+  uint32_t comm;
+  int32_t  cause_rank, cause_state;
+  uint64_t ns;
+} an_wait_cause_t;
+
+typedef struct
+{
+  an_wait_row_t   *rows;      /* by wait_ns descending */
+  size_t           nrows;
+  an_wait_cause_t *causes;    /* by ns descending */
+  size_t           ncauses;
+  uint64_t total_ns;          /* sum of the rows */
+  uint64_t messages;          /* matched sends and receives analysed */
+  uint64_t unmatched;         /* receives with no send before them */
+  uint64_t collectives;       /* collective instances matched (groups) */
+  uint64_t incomplete;        /* groups some member never reached */
+  uint64_t peak_pending;      /* most sends and collective members held
+                                 at once (the analysis' memory) */
+  uint64_t t_last;            /* the latest last record of a thread */
+  int32_t  rank_last;         /* its rank */
+} an_waits_t;
+
+/* One pass over the records of all streams merged in time order (one
+ * cursor per stream): memory is the cursors, the sends not yet received
+ * and the collectives not yet entered by every member. */
+int  an_waits_compute (const logfmt_reader_t *r, const an_waits_opts_t *o,
+                       an_waits_t **out, logfmt_error_t *err);
+void an_waits_free (an_waits_t *w);
+
+/* The critical path: from the end of the rank that finished last,
+ * backwards along its own time until a wait, then to the rank waited
+ * for at the wait's end, and so on to the start.  Time on the path by
+ * rank and innermost state. */
+typedef struct
+{
+  int32_t  rank, state;  /* state -1: outside every state */
+  uint64_t ns;
+} an_cp_item_t;
+
+typedef struct
+{
+  uint64_t t_end;        /* the path ends here, on rank_end */
+  int32_t  rank_end;
+  uint64_t length_ns;    /* sum of the items */
+  size_t   segments;     /* stretches on one rank */
+  an_cp_item_t *items;   /* by ns descending */
+  size_t   nitems;
+  uint64_t waits;        /* wait instances read to build the path */
+} an_critpath_t;
+
+/* Two passes: the waits (an_waits_compute, each instance kept: memory
+ * grows with the number of waits), then each stream's records once. */
+int  an_critpath_compute (const logfmt_reader_t *r, an_critpath_t **out,
+                          logfmt_error_t *err);
+void an_critpath_free (an_critpath_t *p);
+
 #endif

@@ -28,6 +28,10 @@ static const subcommand_t subcommands[] = {
     "communication matrix: who sent how much to whom" },
   { "profile", clogtool_profile_main,
     "time, calls and bytes per MPI function and state, per rank" },
+  { "waits", clogtool_waits_main,
+    "wait states in MPI calls and the states that caused them" },
+  { "critical-path", clogtool_critpath_main,
+    "the work and waits that decided the run's end" },
   { "cct", clogtool_cct_main,
     "calling-context tree of samples and MPI call sites; exports" },
   { "threads", clogtool_threads_main,
@@ -53,7 +57,9 @@ usage (FILE *f)
          "\n"
          "Commands:\n", f);
   for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
-    fprintf (f, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
+    fprintf (f, strlen (subcommands[i].name) > 8 ? "  %s\n           %s\n"
+                                                 : "  %-8s %s\n",
+             subcommands[i].name, subcommands[i].summary);
   fputs ("\n"
          "Options:\n"
          "  -h, --help     show this help\n"

@@ -14,6 +14,8 @@ int clogtool_recover_main (int argc, char **argv);  /* tools/recover.c */
 int clogtool_query_main (int argc, char **argv);    /* tools/query.c */
 int clogtool_matrix_main (int argc, char **argv);   /* tools/matrix.c */
 int clogtool_profile_main (int argc, char **argv);  /* tools/profile.c */
+int clogtool_waits_main (int argc, char **argv);    /* tools/waits.c */
+int clogtool_critpath_main (int argc, char **argv); /* tools/critpath.c */
 int clogtool_cct_main (int argc, char **argv);      /* tools/cct*.c */
 int clogtool_threads_main (int argc, char **argv);  /* tools/threads.c */
 int clogtool_cpus_main (int argc, char **argv);     /* tools/cpus.c */

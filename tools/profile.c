@@ -47,6 +47,8 @@ profile_help (void)
     "  -r, --rank R    only world rank R: MPE's per-process report\n"
     "  -f, --from T0   only calls starting at or after T0\n"
     "  -T, --to T1     only calls starting at or before T1\n"
+    "  -w, --waits     add each MPI function's time waiting for other\n"
+    "                  ranks (clogtool waits; a second pass, whole run)\n"
     "  -h, --help      show this help\n"
     "\n"
     "Times take a unit (1.5s, 20ms, 300us, 100ns; plain = seconds).\n"
@@ -76,6 +78,10 @@ profile_help (void)
     stdout);
 }
 
+/* With --waits: per state index, the time its calls waited for other
+ * ranks (clogtool waits), or NULL. */
+static uint64_t *waiting;
+
 static double
 share (uint64_t part, uint64_t whole)
 {
@@ -103,6 +109,9 @@ json_entries (const an_profile_t *p, int user)
       printf (", \"min_s\": %s", clogtool__fmt_time (e->min_ns, tb));
       printf (", \"max_s\": %s", clogtool__fmt_time (e->max_ns, tb));
       printf (", \"share\": %.6f", share (e->time_ns, p->app_total_ns));
+      if (waiting && !user)
+        printf (", \"wait_s\": %s",
+                clogtool__fmt_time (waiting[e->state], tb));
       printf (",\n   \"bytes\": %" PRIu64 ", \"bytes_sent\": %" PRIu64
               ", \"bytes_recv\": %" PRIu64, e->bytes_sent + e->bytes_recv,
               e->bytes_sent, e->bytes_recv);
@@ -248,20 +257,23 @@ table_entries (const an_profile_t *p, int user)
       if ((e->cls == AN_STATE_USER) != user)
         continue;
       if (!any)
-        printf ("\n%s\n%-24s %10s %14s %11s %11s %11s %7s %14s\n",
+        printf ("\n%s\n%-24s %10s %14s %11s %11s %11s %7s %14s%s\n",
                 user ? "User states (inclusive time)"
                 : "MPI functions",
                 "name", "calls", "time_s", "mean_us", "min_us", "max_us",
-                "app%", "bytes");
+                "app%", "bytes", waiting && !user ? "         wait_s" : "");
       any = 1;
       char tb[32];
       clogtool__put_text (stdout, e->name, 24);
-      printf (" %10" PRIu64 " %14s %11.3f %11.3f %11.3f %7.2f %14" PRIu64
-              "\n", e->calls, clogtool__fmt_time (e->time_ns, tb),
+      printf (" %10" PRIu64 " %14s %11.3f %11.3f %11.3f %7.2f %14" PRIu64,
+              e->calls, clogtool__fmt_time (e->time_ns, tb),
               e->calls ? (double) e->time_ns / (double) e->calls / 1e3 : 0.0,
               (double) e->min_ns / 1e3, (double) e->max_ns / 1e3,
               100.0 * share (e->time_ns, p->app_total_ns),
               e->bytes_sent + e->bytes_recv);
+      if (waiting && !user)
+        printf (" %14s", clogtool__fmt_time (waiting[e->state], tb));
+      putchar ('\n');
     }
   if (!any)
     return;
@@ -384,17 +396,18 @@ clogtool_profile_main (int argc, char **argv)
     { "rank", required_argument, NULL, 'r' },
     { "from", required_argument, NULL, 'f' },
     { "to", required_argument, NULL, 'T' },
+    { "waits", no_argument, NULL, 'w' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
-  int json = 0, csv = 0, c;
+  int json = 0, csv = 0, waits = 0, c;
   long long v;
   an_profile_opts_t o;
 
   an_profile_opts_init (&o);
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long (argc, argv, ":jr:f:T:h", longopts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, ":jr:f:T:wh", longopts, NULL)) != -1)
     {
       switch (c)
         {
@@ -416,6 +429,9 @@ clogtool_profile_main (int argc, char **argv)
             return clogtool__usage_error ("profile", "bad time '%s'",
                                           optarg);
           break;
+        case 'w':
+          waits = 1;
+          break;
         case 'h':
           profile_help ();
           return clogtool__exit_after_output ();
@@ -428,6 +444,9 @@ clogtool_profile_main (int argc, char **argv)
                                   "each other");
   if (o.t0 > o.t1)
     return clogtool__usage_error ("profile", "--from is after --to");
+  if (waits && (o.t0 > 0 || o.t1 < UINT64_MAX))
+    return clogtool__usage_error ("profile", "--waits is for the whole run "
+                                  "(no --from or --to)");
   if (clogtool__one_file ("profile", argc) != 0)
     return CLOGTOOL_EXIT_USAGE;
 
@@ -445,6 +464,27 @@ clogtool_profile_main (int argc, char **argv)
       logfmt_reader_close (r);
       return CLOGTOOL_EXIT_PROBLEM;
     }
+  waiting = NULL;
+  if (waits && rc == 0)
+    {
+      /* The waits of the ranks profiled, per MPI function. */
+      an_waits_t *w = NULL;
+      waiting = calloc (logfmt_reader_n_states (r) + 1, sizeof *waiting);
+      if (waiting == NULL
+          || (rc = an_waits_compute (r, NULL, &w, &err)) < 0)
+        {
+          clogtool__lib_error (path, rc < 0 ? rc : LOGFMT_ENOMEM, &err);
+          free (waiting);
+          waiting = NULL;
+          an_profile_free (p);
+          logfmt_reader_close (r);
+          return CLOGTOOL_EXIT_PROBLEM;
+        }
+      for (size_t i = 0; i < w->nrows; i++)
+        if (o.rank < 0 || w->rows[i].rank == o.rank)
+          waiting[w->rows[i].state] += w->rows[i].wait_ns;
+      an_waits_free (w);
+    }
   if (o.rank >= 0 && p->nranks == 0)
     {
       clogtool__error ("%s: no rank %" PRId32 " in the log", path, o.rank);
@@ -461,6 +501,8 @@ clogtool_profile_main (int argc, char **argv)
       if (clogtool__flush_stdout () < 0)
         status = CLOGTOOL_EXIT_PROBLEM;
     }
+  free (waiting);
+  waiting = NULL;
   an_profile_free (p);
   logfmt_reader_close (r);
   return status;
