@@ -10,6 +10,10 @@
 
 #include "mv-scene.h"
 
+/* Events read ahead for the end of a state open past the window (a
+ * tooltip must not stall on a huge stream). */
+#define MV_DESCRIBE_MAX_SCAN 2000000u
+
 static double
 seg_dist (double px, double py, double x0, double y0, double x1, double y1)
 {
@@ -192,33 +196,51 @@ mv_scene_describe (const MvScene *s, const MvHit *hit)
         if (sp->count > 1)
           g_string_append_printf (str, " (%u instances, zoom in)", sp->count);
         append_row (str, log, hit->lane->row_first);
+        guint32 stream = log->rows[hit->lane->row_first].stream;
+        /* A state open past the window: its end is looked up ahead. */
+        guint64 t_end = sp->t_end;
+        gboolean ended = !(sp->flags & (MV_SPAN_OPEN_RIGHT | MV_SPAN_CUT));
+        if ((sp->flags & MV_SPAN_OPEN_RIGHT) && sp->count == 1
+            && !(sp->flags & MV_SPAN_OPEN_LEFT)
+            && mv_log_find_instance_end (log, stream, sp->t_begin, sp->state,
+                                         MV_DESCRIBE_MAX_SCAN, &t_end))
+          ended = TRUE;
         if (sp->flags & MV_SPAN_OPEN_LEFT)
           g_string_append (str, "\nstart: before the decoded range");
         else
           append_time (str, "start", sp->t_begin);
-        if (sp->flags & MV_SPAN_OPEN_RIGHT)
+        if (ended)
+          append_time (str, (sp->flags & MV_SPAN_OPEN_RIGHT)
+                            ? "end (after the window)" : "end", t_end);
+        else if (sp->flags & MV_SPAN_OPEN_RIGHT)
           g_string_append (str, "\nend: after the window");
-        else if (sp->flags & MV_SPAN_CUT)
-          append_time (str, "never ended; the stream ends", sp->t_end);
         else
-          append_time (str, "end", sp->t_end);
-        if (!(sp->flags & (MV_SPAN_OPEN_LEFT | MV_SPAN_OPEN_RIGHT
-                           | MV_SPAN_CUT)))
+          append_time (str, "never ended; the stream ends", sp->t_end);
+        if (ended && !(sp->flags & MV_SPAN_OPEN_LEFT))
           {
-            mv_format_duration (sp->t_end - sp->t_begin, buf, sizeof buf);
+            mv_format_duration (t_end - sp->t_begin, buf, sizeof buf);
             g_string_append_printf (str, "\nduration: %s", buf);
           }
+        /* The info of the start and of the end event (MPE's info
+         * states: the end's often holds the result, cpilog's sum). */
         logfmt_event_t ev;
+        char out[256];
         if (d && d->format && sp->count == 1
             && !(sp->flags & MV_SPAN_OPEN_LEFT)
-            && mv_log_find_begin (log, log->rows[hit->lane->row_first].stream,
-                                  sp->t_begin, sp->state, &ev)
+            && mv_log_find_begin (log, stream, sp->t_begin, sp->state, &ev)
             && (ev.flags & LOGFMT_EVF_CARGO))
           {
-            char out[256];
             logfmt_format_cargo (d->format, ev.cargo, sizeof ev.cargo,
                                  out, sizeof out);
-            g_string_append_printf (str, "\n%s", out);
+            g_string_append_printf (str, "\nstart info: %s", out);
+          }
+        if (d && d->format && sp->count == 1 && ended
+            && mv_log_find_end (log, stream, t_end, sp->state, &ev)
+            && (ev.flags & LOGFMT_EVF_CARGO))
+          {
+            logfmt_format_cargo (d->format, ev.cargo, sizeof ev.cargo,
+                                 out, sizeof out);
+            g_string_append_printf (str, "\nend info: %s", out);
           }
         break;
       }
@@ -227,7 +249,9 @@ mv_scene_describe (const MvScene *s, const MvHit *hit)
         const MvMarker *m = hit->marker;
         const logfmt_event_def_t *d = m->evdef >= 0
                                       ? mv_log_evdef (log, m->evdef) : NULL;
-        if (m->id < 0)
+        if (m->loss && m->count == 1)
+          g_string_append_printf (str, "%d events lost (buffer full)", m->id);
+        else if (m->loss)
           g_string_append (str, "events lost (buffer full)");
         else if (d && d->name)
           g_string_append (str, d->name);
