@@ -561,7 +561,7 @@ draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l,
   for (guint i = 0; i < l->markers->len; i++)
     {
       const MvMarker *m = &g_array_index (l->markers, MvMarker, i);
-      guint32 c = m->loss ? 0xd0021b
+      guint32 c = m->loss ? MV_LOSS_RGB
                   : m->evdef >= 0 ? mv_log_evdef (log, m->evdef)->rgb
                   : 0x7f7f7f;
       double x = round (m->x) + 0.5, y = l->y + 1;

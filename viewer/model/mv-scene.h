@@ -33,6 +33,7 @@ G_BEGIN_DECLS
 #define MV_SCENE_DEFAULT_BUDGET   50000u   /* events decoded per frame */
 #define MV_SCENE_MAX_ARROWS       2000u    /* more are aggregated */
 #define MV_SCENE_BG_RGB           0xffffffu
+#define MV_LOSS_RGB               0xd0021bu  /* a loss record's marker */
 
 enum
 {
