@@ -46,6 +46,10 @@ win=$(find_window '^info\.clog$')
 test -n "$win"; ok $? "window titled info.clog"
 r0=$(wait_stable red -gt 1000); ok $? "states drawn: $r0 red pixels"
 
+st=$(wait_log '^subtitle: '); ok $? "header subtitle: $st"
+case $st in "subtitle: 1 process · 7 events"*) true ;; *) false ;; esac
+ok $? "one process, said so"
+
 # Fits the screen, every control inside it.
 eval "$(xdotool getwindowgeometry --shell "$win")"
 test "$WIDTH" -le 800 && test "$HEIGHT" -le 600

@@ -518,11 +518,23 @@ load_done (GObject *src, GAsyncResult *res, gpointer user)
   w->evdef_hidden = g_new0 (guint8, MAX (log->nevdefs, 1));
   w->search_state = -1;
   char *base = g_path_get_basename (j->path);
-  char *sub = g_strdup_printf ("%u processes · %" G_GUINT64_FORMAT
-                               " events · %s", log->nrows,
+  /* Processes, and their threads when some have several (rows are
+   * threads). */
+  GHashTable *ranks = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < log->nrows; i++)
+    g_hash_table_add (ranks, GINT_TO_POINTER (log->rows[i].rank));
+  guint nranks = g_hash_table_size (ranks);
+  g_hash_table_destroy (ranks);
+  char threads[48] = "";
+  if (log->nrows > nranks)
+    g_snprintf (threads, sizeof threads, " · %u threads", log->nrows);
+  char *sub = g_strdup_printf ("%u process%s%s · %" G_GUINT64_FORMAT
+                               " events · %s", nranks,
+                               nranks == 1 ? "" : "es", threads,
                                log->info->nevents,
                                log->info->format_name
                                ? log->info->format_name : "clog");
+  test_log ("subtitle: %s", sub);
   gtk_header_bar_set_title (GTK_HEADER_BAR (w->header), base);
   gtk_header_bar_set_subtitle (GTK_HEADER_BAR (w->header), sub);
   g_free (base);
