@@ -25,6 +25,9 @@
 #include "../widgets/mv-flame-window.h"
 #include "../widgets/mv-stats-window.h"
 #include "../widgets/mv-timeline.h"
+#include "../draw/mv-draw.h"
+#include "../draw/mv-draw-sched.h"
+#include "../model/mv-restracks.h"
 
 typedef struct
 {
@@ -35,6 +38,8 @@ typedef struct
   GtkWidget   *menu_btn, *side_btn, *side, *flame_item, *threads;
   GPtrArray   *controls;           /* header controls, for MPEVIEW_TEST_LOG */
   guint        layout_idle;
+  GPtrArray   *layer_rows;         /* legend rows of the layers drawn */
+  char        *layers_sig;         /* which layers they are */
   MvTimeline  *tl;
   MvLog       *log;
   guint8      *state_hidden, *evdef_hidden;
@@ -63,6 +68,7 @@ static const char CSS[] =
   "list row { padding: 1px 6px; }\n";
 
 static void open_path (Win *w, const char *path);
+static void legend_layers (Win *w, const MvScene *sc);
 
 /* Row grouping of new windows (the command line's). */
 static MvGroupMode group_mode = MV_GROUP_AUTO;
@@ -205,6 +211,8 @@ update_status (MvTimeline *tl, gpointer user)
       g_string_append_printf (s, "   ·   selection %s", d);
     }
   const MvScene *sc = mv_timeline_scene (tl);
+  if (sc && sc->log == w->log)
+    legend_layers (w, sc);
   if (sc)
     g_string_append_printf (s, "   ·   %s",
                             !sc->summary ? "decoded events"
@@ -242,14 +250,30 @@ show_error (Win *w, const char *title, const char *msg)
 
 /* ---- legend ------------------------------------------------------------- */
 
+/* Swatch shapes (the top byte of draw_swatch's data). */
+enum { SWATCH_BOX, SWATCH_TRI, SWATCH_STRIP, SWATCH_LINE };
+
 static gboolean
 draw_swatch (GtkWidget *da, cairo_t *cr, gpointer data)
 {
   guint32 c = GPOINTER_TO_UINT (data) & 0xffffff;
-  gboolean tri = (GPOINTER_TO_UINT (data) >> 24) != 0;
+  guint shape = GPOINTER_TO_UINT (data) >> 24;
   cairo_set_source_rgb (cr, ((c >> 16) & 0xff) / 255.0,
                         ((c >> 8) & 0xff) / 255.0, (c & 0xff) / 255.0);
-  if (tri)
+  if (shape == SWATCH_LINE)
+    {
+      /* A step line (a counter track). */
+      cairo_set_line_width (cr, 1.5);
+      cairo_move_to (cr, 0, 12);
+      cairo_line_to (cr, 5, 12);
+      cairo_line_to (cr, 5, 4);
+      cairo_line_to (cr, 13, 4);
+      cairo_stroke (cr);
+      return TRUE;
+    }
+  if (shape == SWATCH_STRIP)
+    cairo_rectangle (cr, 0.5, 2.5, 13, 4);
+  else if (shape == SWATCH_TRI)
     {
       cairo_move_to (cr, 1, 2);
       cairo_line_to (cr, 13, 2);
@@ -277,6 +301,101 @@ on_legend_toggled (GtkToggleButton *b, Win *w)
   mv_timeline_set_hidden (w->tl, w->state_hidden, w->evdef_hidden);
 }
 
+/* A legend row without a toggle (loss records, a layer drawn), indented
+ * as the rows with one; returned for removal. */
+static GtkWidget *
+legend_info_row (Win *w, guint shape, guint32 rgb, const char *text,
+                 const char *count_text)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *sw = gtk_drawing_area_new ();
+  gtk_widget_set_size_request (sw, 14, 14);
+  gtk_widget_set_valign (sw, GTK_ALIGN_CENTER);
+  gtk_widget_set_margin_start (sw, 22);
+  g_signal_connect (sw, "draw", G_CALLBACK (draw_swatch),
+                    GUINT_TO_POINTER (rgb | shape << 24));
+  GtkWidget *label = gtk_label_new (text);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_widget_set_tooltip_text (label, text);
+  gtk_box_pack_start (GTK_BOX (box), sw, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (box), label, TRUE, TRUE, 0);
+  if (count_text)
+    {
+      GtkWidget *count = gtk_label_new (count_text);
+      gtk_style_context_add_class (gtk_widget_get_style_context (count),
+                                   "mv-count");
+      gtk_box_pack_start (GTK_BOX (box), count, FALSE, FALSE, 0);
+    }
+  gtk_list_box_insert (GTK_LIST_BOX (w->legend), box, -1);
+  gtk_widget_show_all (box);
+  return gtk_widget_get_parent (box);
+}
+
+typedef struct
+{
+  guint    shape;
+  guint32  rgb;
+  char    *text;
+} LayerRow;
+
+/* The layers the plot draws get legend rows (under the states and
+ * events), renewed when they change. */
+static void
+legend_layers (Win *w, const MvScene *sc)
+{
+  const MvSceneParams *p = &sc->p;
+  char *sig = g_strdup_printf ("%d %d %u %d %d", p->show_sched,
+                               p->show_metric, p->metric, p->restrack,
+                               p->samples != NULL);
+  if (g_strcmp0 (sig, w->layers_sig) == 0)
+    {
+      g_free (sig);
+      return;
+    }
+  g_free (w->layers_sig);
+  w->layers_sig = sig;
+  for (guint i = 0; i < w->layer_rows->len; i++)
+    gtk_widget_destroy (g_ptr_array_index (w->layer_rows, i));
+  g_ptr_array_set_size (w->layer_rows, 0);
+  LayerRow row[4];
+  guint n = 0;
+  if (p->show_sched)
+    {
+      row[n++] = (LayerRow) { SWATCH_STRIP, MV_OFFCPU_BLOCKED_RGB,
+        g_strdup ("Off CPU: blocked (top strip)") };
+      row[n++] = (LayerRow) { SWATCH_STRIP, MV_OFFCPU_PREEMPTED_RGB,
+        g_strdup ("Off CPU: preempted (top strip)") };
+    }
+  if (p->restrack)
+    row[n++] = (LayerRow) { SWATCH_LINE, MV_COUNTER_RGB,
+      g_strdup (mv_restrack_name (p->restrack)) };
+  else if (p->show_metric)
+    {
+      int di = logfmt_reader_find_metric (w->log->reader, p->metric);
+      const logfmt_metric_def_t *d
+        = di >= 0 ? logfmt_reader_metric (w->log->reader, (size_t) di) : NULL;
+      gboolean unit = d && d->unit && strcmp (d->unit, "1") != 0;
+      row[n++] = (LayerRow) { SWATCH_LINE, MV_COUNTER_RGB,
+        g_strdup_printf ("Counter: %s%s%s%s (lower strip)",
+                         d && d->name ? d->name : "metric",
+                         unit ? " (" : "", unit ? d->unit : "",
+                         unit ? ")" : "") };
+    }
+  if (p->samples)
+    row[n++] = (LayerRow) { SWATCH_STRIP, 0x808080,
+      g_strdup ("Samples: a colour per function (top strip; hover for "
+                "its name, the flame graph's colours)") };
+  for (guint i = 0; i < n; i++)
+    {
+      g_ptr_array_add (w->layer_rows,
+                       legend_info_row (w, row[i].shape, row[i].rgb,
+                                        row[i].text, NULL));
+      test_log ("legend: %s", row[i].text);
+      g_free (row[i].text);
+    }
+}
+
 static void
 fill_legend (Win *w)
 {
@@ -286,6 +405,8 @@ fill_legend (Win *w)
   g_list_free (kids);
   g_free (w->count_labels);
   w->count_labels = NULL;
+  g_ptr_array_set_size (w->layer_rows, 0);
+  g_clear_pointer (&w->layers_sig, g_free);
   if (w->log == NULL)
     return;
   guint n = w->log->nstates + w->log->nevdefs;
@@ -315,7 +436,8 @@ fill_legend (Win *w)
       gtk_widget_set_size_request (sw, 14, 14);
       gtk_widget_set_valign (sw, GTK_ALIGN_CENTER);
       g_signal_connect (sw, "draw", G_CALLBACK (draw_swatch),
-                        GUINT_TO_POINTER (rgb | (st ? 0 : 1u << 24)));
+                        GUINT_TO_POINTER (rgb | (st ? SWATCH_BOX
+                                                 : SWATCH_TRI) << 24));
       GtkWidget *label = gtk_label_new (name ? name : "?");
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
@@ -333,26 +455,11 @@ fill_legend (Win *w)
   /* Loss records, when the log has some: their marker and how many. */
   if (w->log->info->lost_events > 0)
     {
-      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-      GtkWidget *sw = gtk_drawing_area_new ();
-      gtk_widget_set_size_request (sw, 14, 14);
-      gtk_widget_set_valign (sw, GTK_ALIGN_CENTER);
-      gtk_widget_set_margin_start (sw, 22);
-      g_signal_connect (sw, "draw", G_CALLBACK (draw_swatch),
-                        GUINT_TO_POINTER (MV_LOSS_RGB | 1u << 24));
-      GtkWidget *label = gtk_label_new ("Events lost (buffer full)");
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
       char buf[32];
       g_snprintf (buf, sizeof buf, "%" G_GUINT64_FORMAT,
                   (guint64) w->log->info->lost_events);
-      GtkWidget *count = gtk_label_new (buf);
-      gtk_style_context_add_class (gtk_widget_get_style_context (count),
-                                   "mv-count");
-      gtk_box_pack_start (GTK_BOX (box), sw, FALSE, FALSE, 0);
-      gtk_box_pack_start (GTK_BOX (box), label, TRUE, TRUE, 0);
-      gtk_box_pack_start (GTK_BOX (box), count, FALSE, FALSE, 0);
-      gtk_list_box_insert (GTK_LIST_BOX (w->legend), box, -1);
+      legend_info_row (w, SWATCH_TRI, MV_LOSS_RGB,
+                       "Events lost (buffer full)", buf);
     }
   gtk_widget_show_all (w->legend);
 }
@@ -1248,6 +1355,8 @@ win_free (Win *w)
   g_free (w->count_labels);
   if (w->controls)
     g_ptr_array_unref (w->controls);
+  g_ptr_array_unref (w->layer_rows);
+  g_free (w->layers_sig);
   g_free (w);
 }
 
@@ -1258,6 +1367,7 @@ win_new (GtkApplication *app)
   w->app = app;
   w->search_state = -1;
   w->controls = g_ptr_array_new ();
+  w->layer_rows = g_ptr_array_new ();
   GtkCssProvider *css = gtk_css_provider_new ();
   gtk_css_provider_load_from_data (css, CSS, -1, NULL);
   gtk_style_context_add_provider_for_screen (gdk_screen_get_default (),

@@ -24,7 +24,7 @@
 #define C_SEL       0x2f6fde
 #define C_NOTE      0x7a4b00
 #define C_NOTE_BG   0xfff4d6
-#define C_COUNTER   0x1a4099   /* a counter track's step line */
+#define C_COUNTER   MV_COUNTER_RGB
 
 static void
 set_rgb (cairo_t *cr, guint32 c)

@@ -42,6 +42,7 @@ double mv_layout_fit_row_h_for (double plot_h, const MvLog *log);
 /* The same for nslots slots (grouped rows, mv-groups.h). */
 double mv_layout_fit_row_h_slots (double plot_h, guint nslots);
 
+#define MV_COUNTER_RGB 0x1a4099u  /* a counter track's step line */
 #define MV_DRAW_ROW_H 22.0       /* export's default height per row */
 #define MV_DRAW_ROW_MAX_H 160.0
 
