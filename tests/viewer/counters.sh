@@ -27,6 +27,24 @@ n=$("$b/tests/viewer/pngpix" "$tap_tmp/c.png" --count ffb3b3)
 [ "$n" = 0 ]; ok $? "no veiled state colour ($n pixels)"
 n=$("$b/tests/viewer/pngpix" "$tap_tmp/c.png" --count ff0000)
 [ "$n" -gt 1000 ]; ok $? "A still in its own colour ($n pixels)"
+# Each strip's scale (max 40, min 0) in the label column beside it, in
+# the step line's blue: bluish pixels left of the plot (x < 90, under
+# the 30-px ruler), none without --counter.
+blue_labels () {
+  convert "$1" -crop 90x200+0+30 +repage txt:- | python3 -c "
+import re, sys
+n = 0
+for l in sys.stdin:
+    m = re.search(r'#([0-9A-Fa-f]{6})', l)
+    if m:
+        v = int(m.group(1), 16)
+        n += (v & 255) - (v >> 16) > 60
+print(n)"
+}
+n=$(blue_labels "$tap_tmp/c.png")
+[ "$n" -gt 20 ]; ok $? "the strips' scales are labelled ($n bluish pixels)"
+n=$(blue_labels "$tap_tmp/a.png")
+[ "$n" = 0 ]; ok $? "no scale without a counter ($n)"
 "$b/mpeview" --export "$tap_tmp/x.png" --counter nosuch "$tap_tmp/m.clog" \
   2>"$tap_tmp/err"
 [ $? -eq 1 ]; ok $? "an unknown metric: exit 1"

@@ -1878,6 +1878,69 @@ draw_legend (cairo_t *cr, const MvScene *s, const MvLayout *l,
   g_object_unref (pl);
 }
 
+/* A counter value for the scale: bytes (resource tracks) in B/KB/MB,
+ * others compact (12.3k, 4.5M) with the metric's unit. */
+static char *
+counter_text (const MvScene *s, gint64 v)
+{
+  if (s->p.restrack)
+    {
+      char *sz = g_format_size ((guint64) MAX (v, 0));
+      char *t = g_strconcat (sz, s->p.restrack == MV_RESTRACK_NETWORK
+                                 ? "/s" : "", NULL);
+      g_free (sz);
+      return t;
+    }
+  int di = logfmt_reader_find_metric (s->log->reader, s->p.metric);
+  const logfmt_metric_def_t *d
+    = di >= 0 ? logfmt_reader_metric (s->log->reader, (size_t) di) : NULL;
+  const char *unit = d && d->unit && strcmp (d->unit, "1") != 0 ? d->unit
+                                                                 : "";
+  double a = fabs ((double) v);
+  return a >= 1e9 ? g_strdup_printf ("%.3gG %s", v / 1e9, unit)
+         : a >= 1e6 ? g_strdup_printf ("%.3gM %s", v / 1e6, unit)
+         : a >= 1e4 ? g_strdup_printf ("%.3gk %s", v / 1e3, unit)
+         : g_strdup_printf ("%" G_GINT64_FORMAT " %s", v, unit);
+}
+
+/* Each counter strip's scale, in the label column beside it: the
+ * common maximum at its top, the minimum at its bottom (where there is
+ * room), in the step line's colour. */
+static void
+draw_counter_scale (cairo_t *cr, const MvScene *s, const MvLayout *l)
+{
+  if (!s->counter_known || s->nlanes == 0)
+    return;
+  char *hi = counter_text (s, s->counter_hi);
+  char *lo = counter_text (s, s->counter_lo);
+  PangoLayout *pl = make_layout (cr, "Sans 7");
+  cairo_save (cr);
+  cairo_rectangle (cr, 0, l->plot_y, l->label_w, l->plot_h);
+  cairo_clip (cr);
+  for (guint i = 0; i < s->nlanes; i++)
+    {
+      const MvLane *lane = &s->lanes[i];
+      if (lane->counter == NULL)
+        continue;
+      double y, h;
+      mv_scene_counter_strip (lane, &y, &h);
+      y += l->plot_y;
+      if (h < 9)
+        continue;
+      /* Under the row's own label (which sits at the row's middle). */
+      set_rgb (cr, C_BG);
+      cairo_rectangle (cr, 1, y, l->label_w - 2, h);
+      cairo_fill (cr);
+      text_at (cr, pl, hi, l->label_w - 4, y + 5, 1, C_COUNTER);
+      if (h >= 22)
+        text_at (cr, pl, lo, l->label_w - 4, y + h - 5, 1, C_COUNTER);
+    }
+  cairo_restore (cr);
+  g_object_unref (pl);
+  g_free (hi);
+  g_free (lo);
+}
+
 void
 mv_draw_frame (cairo_t *cr, const MvScene *s, const MvLayout *l,
                const MvDrawOpts *o)
@@ -1892,6 +1955,7 @@ mv_draw_frame (cairo_t *cr, const MvScene *s, const MvLayout *l,
   cairo_fill (cr);
   draw_ruler (cr, s, l, o);
   draw_labels (cr, s, l);
+  draw_counter_scale (cr, s, l);
   draw_legend (cr, s, l, o);
   cairo_restore (cr);
 }

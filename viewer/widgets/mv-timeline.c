@@ -519,6 +519,15 @@ on_draw (GtkWidget *w, cairo_t *cr, MvTimeline *tl)
   cairo_restore (cr);
   /* Ruler and labels follow the current view even before the scene. */
   MvScene frame = { .log = tl->log, .p = current_params (tl) };
+  /* The counter scales need the scene's strips: while it is current. */
+  if (scene_current (tl))
+    {
+      frame.lanes = tl->scene->lanes;
+      frame.nlanes = tl->scene->nlanes;
+      frame.counter_known = tl->scene->counter_known;
+      frame.counter_lo = tl->scene->counter_lo;
+      frame.counter_hi = tl->scene->counter_hi;
+    }
   mv_draw_frame (cr, &frame, l, &o);
   return TRUE;
 }
