@@ -111,6 +111,17 @@ mv_layout_compute_legend (MvLayout *l, const MvLog *log, double w, double h,
   l->width = w;
   l->height = h;
   l->label_w = log && log->max_threads > 1 ? 118 : 96;
+  /* From 1000 ranks rows are grouped by rank range: room for the
+   * widest "▸ ranks 9728-9983" (about 7.5 px a character at the labels'
+   * size, after the triangle and indent). */
+  gint32 top = log && log->nrows ? log->rows[log->nrows - 1].rank : 0;
+  for (guint i = 0; log && i < log->nrows; i++)
+    top = MAX (top, log->rows[i].rank);
+  int digits = 1;
+  for (gint32 r = top; r >= 10; r /= 10)
+    digits++;
+  if (digits >= 4)
+    l->label_w = MAX (l->label_w, 18 + 7.5 * (7 + 2 * digits));
   l->ruler_h = 30;
   if (legend && log)
     {
