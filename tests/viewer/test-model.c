@@ -18,6 +18,7 @@
 #include "viewer/model/mv-intervals.h"
 #include "viewer/model/mv-matrix.h"
 #include "viewer/model/mv-pyramid.h"
+#include "viewer/model/mv-restracks.h"
 #include "viewer/model/mv-scene.h"
 #include "viewer/model/mv-stats.h"
 #include "viewer/model/mv-view.h"
@@ -164,6 +165,14 @@ test_counters (const char *path)
   char *d = mv_scene_describe (s, &hit);
   ok (strstr (d, "queue = 40") && strstr (d, "rank 0"), "hover: %s", d);
   g_free (d);
+  /* The same strip as a memory track (MPE_MEMORY=1): named, in bytes,
+   * not "metric = N". */
+  s->p.restrack = MV_RESTRACK_MEMORY;
+  d = mv_scene_describe (s, &hit);
+  ok (strstr (d, "Memory: live bytes per process: 40 bytes")
+      && !strstr (d, "metric ="), "hover on a memory track: %s", d);
+  g_free (d);
+  s->p.restrack = MV_RESTRACK_NONE;
   ok (mv_scene_hit (s, 300, 5, &hit) && hit.kind == MV_HIT_SPAN,
       "above the strip: the state");
   mv_scene_free (s);

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "mv-restracks.h"
 #include "mv-scene.h"
 
 /* Events read ahead for the end of a state open past the window (a
@@ -172,6 +173,31 @@ mv_scene_describe (const MvScene *s, const MvHit *hit)
     case MV_HIT_COUNTER:
       {
         const logfmt_metric_bin_t *b = &hit->lane->counter[hit->px];
+        if (s->p.restrack)
+          {
+            /* Memory and network tracks: named, in bytes. */
+            const char *per = s->p.restrack == MV_RESTRACK_NETWORK ? "/s"
+                                                                  : "";
+            char *v = g_format_size ((guint64) MAX (b->last, 0));
+            g_string_append_printf (str, "%s: %s%s (%" G_GINT64_FORMAT
+                                    " bytes%s)",
+                                    mv_restrack_name (s->p.restrack), v, per,
+                                    b->last, per);
+            g_free (v);
+            if (b->min != b->max)
+              {
+                char *lo = g_format_size ((guint64) MAX (b->min, 0));
+                char *hi = g_format_size ((guint64) MAX (b->max, 0));
+                g_string_append_printf (str, "\nin this pixel: %s%s .. %s%s "
+                                        "(%" G_GUINT64_FORMAT " samples)",
+                                        lo, per, hi, per, b->samples);
+                g_free (lo);
+                g_free (hi);
+              }
+            append_row (str, log, hit->lane->row_first);
+            append_time (str, "at", mv_time_map_t (&s->map, hit->px + 0.5));
+            break;
+          }
         int di = logfmt_reader_find_metric (log->reader, s->p.metric);
         const logfmt_metric_def_t *d
           = di >= 0 ? logfmt_reader_metric (log->reader, (size_t) di) : NULL;
