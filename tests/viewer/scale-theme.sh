@@ -63,7 +63,6 @@ GTK_THEME=Adwaita:dark MPEVIEW_TEST_LOG=$log "$b/mpeview" \
 pids="$pids $!"
 win=$(find_window '^info\.clog$')
 test -n "$win"; ok $? "dark theme: window titled info.clog"
-xdotool windowsize "$win" 1000 700 windowmove "$win" 0 0
 r0=$(wait_stable red -gt 1000); ok $? "dark theme: states drawn ($r0 px)"
 shot
 set -- $(pix --rows ff0000)
@@ -71,14 +70,17 @@ sy=$(( ($1 + $2) / 2 ))
 set -- $(pix --cols ff0000 "$sy")
 xdotool mousemove $(($1 + 10)) "$sy" click 1
 d=$(wait_log '^details: Compute'); ok $? "dark theme: details shown"
+# The details pane, where the window says it is (on the screen: the
+# window's origin plus the pane's place); its background is the most
+# common colour there, the text the lightest.
 sleep 1
-# The details pane: the window's bottom right corner, right of the plot
-# and under the "Details" title; its background is the most common
-# colour there, the text the lightest.
-import -window "$win" "$tap_tmp/win.png" 2>/dev/null
-set -- $("$b/tests/viewer/pngpix" "$tap_tmp/win.png" --size)
-diag "window shot ${1}x$2"
-convert "$tap_tmp/win.png" -crop 180x120+$(($1 - 200))+$(($2 - 200)) \
+o=$(grep '^origin ' "$log" | tail -n 1)
+dp=$(grep '^control details ' "$log" | tail -n 1)
+diag "$o; $dp"
+set -- $o $dp
+x=$(($2 + $6)); y=$(($3 + $7)); dw=$8; dh=$9
+shot
+convert "$tap_tmp/shot.png" -crop $((dw - 8))x$((dh - 8))+$((x + 4))+$((y + 4)) \
   +repage -format %c histogram:info:- 2>/dev/null \
   | sed -n 's/^ *\([0-9]*\):.*#\([0-9A-Fa-f]\{6\}\).*/\1 \2/p' \
   | sort -rn >"$tap_tmp/hist"

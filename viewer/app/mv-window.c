@@ -162,6 +162,10 @@ log_layout (gpointer user)
   gtk_widget_get_preferred_width (w->header, &hmin, NULL);
   gtk_widget_get_preferred_width (gtk_bin_get_child (GTK_BIN (win)), &cmin,
                                   NULL);
+  int ox = 0, oy = 0;
+  if (gtk_widget_get_window (win))
+    gdk_window_get_origin (gtk_widget_get_window (win), &ox, &oy);
+  test_log ("origin %d %d", ox, oy);
   test_log ("window %d %d (header at least %d, contents %d)",
             gtk_widget_get_allocated_width (win),
             gtk_widget_get_allocated_height (win), hmin, cmin);
@@ -1593,6 +1597,7 @@ win_new (GtkApplication *app)
   gtk_widget_set_size_request (w->details, -1, 150);
   gtk_style_context_add_class (gtk_widget_get_style_context (w->details),
                                "mv-details");
+  add_control (w, w->details, "details");
   gtk_box_pack_start (GTK_BOX (side), w->details, FALSE, FALSE, 0);
   gtk_paned_pack2 (GTK_PANED (paned), side, FALSE, TRUE);
   w->side = side;
