@@ -1280,7 +1280,10 @@ on_win_key (GtkWidget *wd, GdkEventKey *ev, Win *w)
   /* The plot owns the keys whenever no text entry has the focus (not
    * only once it was clicked, nor the legend's after a click there). */
   GtkWidget *focus = gtk_window_get_focus (GTK_WINDOW (w->win));
-  if (focus == NULL || !(GTK_IS_EDITABLE (focus) || GTK_IS_TEXT_VIEW (focus)))
+  if (focus == NULL
+      || !(GTK_IS_EDITABLE (focus) || GTK_IS_TEXT_VIEW (focus)
+           /* a menu's entries (the popovers) keep their keys */
+           || gtk_widget_get_ancestor (focus, GTK_TYPE_POPOVER)))
     return mv_timeline_key (w->tl, ev);
   return FALSE;
 }

@@ -121,7 +121,7 @@ mv_layout_compute_legend (MvLayout *l, const MvLog *log, double w, double h,
   for (gint32 r = top; r >= 10; r /= 10)
     digits++;
   if (digits >= 4)
-    l->label_w = MAX (l->label_w, 18 + 7.5 * (7 + 2 * digits));
+    l->label_w = MAX (l->label_w, ceil (18 + 7.5 * (7 + 2 * digits)));
   l->ruler_h = 30;
   if (legend && log)
     {
