@@ -8,8 +8,10 @@
 # MPE_Comm_init names it (no "events lost"), a click on a state shows
 # its end event's info and frames it, and a search frames the instance
 # found and shows its details.  Ctrl+G on a log without samples says
-# so (no empty flame graph window).  The window reports what X tools cannot
-# read (the details text, the controls' places) through MPEVIEW_TEST_LOG.
+# so (no empty flame graph window); the Threads menu greys out the
+# layers the log has no records for, saying why.  The window reports
+# what X tools cannot read (the details text, the controls' places)
+# through MPEVIEW_TEST_LOG.
 if [ -z "$MV_GUI_INNER" ]; then
   MV_GUI_INNER=1 exec xvfb-run -a -s "-screen 0 800x600x24 -noreset" sh "$0" "$@"
 fi
@@ -115,6 +117,14 @@ xdotool type Compute
 xdotool key Return Return
 d=$(wait_log 'intervals=200 sum=6.5'); ok $? "the search's instance in the details: $d"
 f=$(wait_stable frame -gt 100); ok $? "the instance found framed: $f px"
+
+# Layers this log has no records for are greyed out, saying why.
+l=$(wait_log '^layer _Off-CPU shading: '); ok $? "$l"
+case $l in *"no context-switch records"*MPE_SCHED=1*) true ;; *) false ;; esac
+ok $? "off-CPU shading not offered, and why"
+l=$(wait_log '^layer Memory'); ok $? "$l"
+case $l in *"no memory records"*MPE_MEMORY=1*) true ;; *) false ;; esac
+ok $? "memory not offered, and why"
 
 # No samples in this log: Ctrl+G says so instead of an empty window.
 xdotool key ctrl+g

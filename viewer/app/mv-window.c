@@ -24,6 +24,7 @@
 #include "../widgets/mv-sched-menu.h"
 #include "../widgets/mv-flame-window.h"
 #include "../widgets/mv-stats-window.h"
+#include "../widgets/mv-test-log.h"
 #include "../widgets/mv-timeline.h"
 #include "../draw/mv-draw.h"
 #include "../draw/mv-draw-sched.h"
@@ -115,34 +116,13 @@ job_cancelled (GError **error)
 
 /* ---- test log ----------------------------------------------------------- */
 
-/* MPEVIEW_TEST_LOG=FILE: the GUI tests read what the window shows
- * there (the details text, where the header controls lie), which X
- * tools cannot see.  One line per fact, appended. */
-static void G_GNUC_PRINTF (1, 2)
-test_log (const char *fmt, ...)
-{
-  static FILE *fp;
-  static gboolean tried;
-  if (!tried)
-    {
-      const char *path = g_getenv ("MPEVIEW_TEST_LOG");
-      tried = TRUE;
-      fp = path && *path ? g_fopen (path, "a") : NULL;
-    }
-  if (fp == NULL)
-    return;
-  va_list ap;
-  va_start (ap, fmt);
-  vfprintf (fp, fmt, ap);
-  va_end (ap);
-  fputc ('\n', fp);
-  fflush (fp);
-}
+/* MPEVIEW_TEST_LOG (mv-test-log.h): what the window shows. */
+#define test_log mv_test_log
 
 static void
 log_details (const char *text)
 {
-  if (!g_getenv ("MPEVIEW_TEST_LOG"))
+  if (!mv_test_log_on ())
     return;
   char *one = g_strdup (text);
   g_strdelimit (one, "\n", '|');
@@ -189,7 +169,7 @@ log_layout (gpointer user)
 static void
 on_win_allocated (GtkWidget *win, GdkRectangle *a, Win *w)
 {
-  if (g_getenv ("MPEVIEW_TEST_LOG") && w->layout_idle == 0)
+  if (mv_test_log_on () && w->layout_idle == 0)
     w->layout_idle = g_timeout_add (300, log_layout, w);
 }
 

@@ -5,6 +5,7 @@
 #include "mv-cpu-window.h"
 #include "mv-tables-window.h"
 #include "mv-sched-menu.h"
+#include "mv-test-log.h"
 #include "../model/mv-restracks.h"
 
 typedef struct
@@ -122,6 +123,13 @@ offer (GtkWidget *w, gboolean have, const char *tip, const char *why)
     gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (w), FALSE);
   gtk_widget_set_sensitive (w, have);
   gtk_widget_set_tooltip_text (w, have ? tip : why);
+  char *name = NULL;
+  if (GTK_IS_MODEL_BUTTON (w))
+    g_object_get (w, "text", &name, NULL);
+  else
+    name = g_strdup (gtk_button_get_label (GTK_BUTTON (w)));
+  mv_test_log ("layer %s: %s", name ? name : "?", have ? "offered" : why);
+  g_free (name);
 }
 
 void
