@@ -44,7 +44,7 @@ walk(json.load(open(sys.argv[1])))' "$tap_tmp/f.json" "$1"
 }
 hot=$(rgb prog+0x3000); warm=$(rgb prog+0x4000)
 diag "hot's colour $hot, warm's $warm"
-"$b/mpeview" "$log" 2>"$tap_tmp/err" &
+MPEVIEW_TEST_LOG=$tap_tmp/tlog "$b/mpeview" "$log" 2>"$tap_tmp/err" &
 pids="$pids $!"
 win=$(find_window '^s\.clog$')
 test -n "$win"; ok $? "main window"
@@ -76,5 +76,7 @@ sleep 0.3
 xdotool key ctrl+e 2>/dev/null
 # (hot's ticks lie under the marks' tint: look for warm's, not marked)
 n=$(wait_color "$win" "$warm"); ok $? "Ctrl+E: warm samples in the rows ($n px)"
+grep -q '^legend: Samples: a colour per function (top strip' "$tap_tmp/tlog"
+ok $? "the legend names the sample strips"
 ! grep -q . "$tap_tmp/err"; ok $? "nothing on stderr"
 finish

@@ -77,4 +77,28 @@ ok $? "--group rack: a clear error ($(cat "$tap_tmp/err"))"
 "$mpeview" --export "$tap_tmp/bad.png" --collapse --expand \
   "$tap_tmp/n.clog" 2>/dev/null
 test $? -eq 2; ok $? "--collapse with --expand is refused"
+
+# From 1000 ranks the label column is wide enough for "ranks 3200-3215":
+# the darkest text ends well before the plot (the first pixel of A).
+"$b/tests/viewer/mklog" "$tap_tmp/r4k.clog" 1 4096
+ok $? "4096-rank test log written"
+env -u DISPLAY -u WAYLAND_DISPLAY "$mpeview" --export "$tap_tmp/r4k.png" \
+  --group range --expand --width 800 --height 400 "$tap_tmp/r4k.clog"
+ok $? "export by rank range"
+set -- $(convert "$tap_tmp/r4k.png" txt:- | python3 -c '
+import re, sys
+px = {}
+W = H = 0
+for l in sys.stdin:
+    m = re.match(r"(\d+),(\d+): .*#([0-9A-Fa-f]{6})", l)
+    if m:
+        x, y, v = int(m.group(1)), int(m.group(2)), int(m.group(3), 16)
+        px[x, y] = v
+        W, H = max(W, x + 1), max(H, y + 1)
+rows = range(32, H - 40)
+lum = lambda v: ((v >> 16) * 299 + ((v >> 8) & 255) * 587 + (v & 255) * 114) // 1000
+plot = min(x for y in rows for x in range(W) if px[x, y] in (0xff0000, 0xff7f7f))
+print(plot, max(x for x in range(plot) for y in rows if lum(px[x, y]) < 100))')
+test $# = 2 && test $(($1 - $2)) -ge 8
+ok $? "the labels end 8 px or more before the plot (text to x=$2, plot from $1)"
 finish

@@ -22,8 +22,10 @@ ok $? "test log written (4 ranks)"
 "$b/mpeview" --export-matrix "$tap_tmp/m.png" "$tap_tmp/t.clog"
 ok $? "--export-matrix writes the heat map"
 # 800 x 800: a 728-pixel square of 4 x 4 blocks of 182 pixels.
+# (each holds its count, "1", in light text: a few hundred pixels at most)
 n=$(count "$tap_tmp/m.png" $hot)
-[ "$n" = $((2 * 182 * 182)) ]; ok $? "two full blocks (0->1, 2->3): $n pixels"
+[ "$n" -le $((2 * 182 * 182)) ] && [ "$n" -gt $((2 * 182 * 182 - 400)) ]
+ok $? "two full blocks (0->1, 2->3): $n pixels"
 n=$(count "$tap_tmp/m.png" $empty)
 [ "$n" = $((14 * 182 * 182)) ]; ok $? "fourteen empty blocks: $n pixels"
 "$b/tests/viewer/pngpix" "$tap_tmp/m.png" $((64 + 182 + 90)) $((34 + 90)) \

@@ -15,6 +15,8 @@ main (int argc, char **argv)
     return mv_testlog_write_metric (argv[2]) == 0 ? 0 : 1;
   if (argc == 3 && strcmp (argv[1], "--nodes") == 0)
     return mv_testlog_write_nodes (argv[2]) == 0 ? 0 : 1;
+  if (argc == 3 && strcmp (argv[1], "--info") == 0)
+    return mv_testlog_write_info (argv[2]) == 0 ? 0 : 1;
   if (argc == 3 && strcmp (argv[1], "--samples") == 0)
     return mv_testlog_write_samples (argv[2]) == 0 ? 0 : 1;
   if (argc < 2 || argc > 4)
@@ -23,7 +25,8 @@ main (int argc, char **argv)
                "       mklog --msgs OUT.clog\n"
                "       mklog --metric OUT.clog\n"
                "       mklog --nodes OUT.clog\n"
-               "       mklog --samples OUT.clog\n");
+               "       mklog --samples OUT.clog\n"
+               "       mklog --info OUT.clog\n");
       return 2;
     }
   unsigned long long scale = argc >= 3 ? strtoull (argv[2], NULL, 10) : 1;

@@ -413,3 +413,53 @@ mv_testlog_write_overlap (const char *path)
     }
   return writer_close (w, rc);
 }
+
+/* Big-endian, as MPE_Log_pack writes. */
+static void
+put_be (uint8_t *p, uint64_t v, int n)
+{
+  for (int i = n - 1; i >= 0; i--, v >>= 8)
+    p[i] = (uint8_t) v;
+}
+
+int
+mv_testlog_write_info (const char *path)
+{
+  scale_ = 1;
+  logfmt_writer_t *w = writer_open (path, 1, 0);
+  if (w == NULL)
+    return -1;
+  logfmt_state_def_t c = { 1, 2, "Compute", "#ff0000",
+                           "intervals=%d sum=%E", 0 };
+  logfmt_event_def_t ci = { -10, "MPE_Comm_init", "#ffff00", NULL, 0 };
+  logfmt_event_def_t cf = { -9, "MPE_Comm_finalize", "#ffff00", NULL, 0 };
+  uint32_t st;
+  logfmt_stream_def_t sd = { 0, 0, NULL };
+  int rc = logfmt_writer_add_state (w, &c);
+  if (rc == 0)
+    rc = logfmt_writer_add_event_def (w, &ci);
+  if (rc == 0)
+    rc = logfmt_writer_add_event_def (w, &cf);
+  if (rc == 0)
+    rc = logfmt_writer_add_stream (w, &sd, &st);
+  logfmt_event_t e[] = {
+    ev (LOGFMT_REC_EVENT, 0, -10), ev (LOGFMT_REC_EVENT, 100000, 1),
+    ev (LOGFMT_REC_EVENT, 400000, 2), ev (LOGFMT_REC_EVENT, 500000, 1),
+    ev (LOGFMT_REC_EVENT, 900000, 2), ev (LOGFMT_REC_LOSS, 950000, 0),
+    ev (LOGFMT_REC_EVENT, 1000000, -9),
+  };
+  double sums[2] = { 3.25, 6.5 };
+  for (int k = 0; k < 2; k++)
+    {
+      logfmt_event_t *end = &e[2 + 2 * k];
+      uint64_t u;
+      memcpy (&u, &sums[k], 8);
+      end->flags = LOGFMT_EVF_CARGO;
+      put_be (end->cargo, 100u * (unsigned) (k + 1), 4);
+      put_be (end->cargo + 4, u, 8);
+    }
+  e[5].size = 17;
+  if (rc == 0)
+    rc = logfmt_writer_event (w, st, e, sizeof e / sizeof e[0]);
+  return writer_close (w, rc);
+}

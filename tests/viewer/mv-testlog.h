@@ -65,5 +65,11 @@ int mv_testlog_write_metric (const char *path);
  * and main -> warm (0x4000): rank 0 is in hot over [0, 800) ms, in
  * warm over [800, 1000); rank 1 in warm over [0, 500), hot after. */
 int mv_testlog_write_samples (const char *path);
+/* mv_testlog_write_info writes 1 rank: MPE_Comm_init (id -10) at 0,
+ * "Compute" (ids 1/2, #ff0000, info "intervals=%d sum=%E") over
+ * [100000, 400000] and [500000, 900000] ns, its end events carrying
+ * intervals=100 sum=3.25 and intervals=200 sum=6.5; 17 events lost at
+ * 950000; MPE_Comm_finalize (id -9) at 1000000. */
+int mv_testlog_write_info (const char *path);
 
 #endif

@@ -28,7 +28,7 @@ wait_color () {
 
 "$b/tests/viewer/mklog" "$tap_tmp/t.clog" 1 4
 ok $? "test log written (4 ranks)"
-"$b/mpeview" "$tap_tmp/t.clog" 2>"$tap_tmp/err" &
+MPEVIEW_TEST_LOG=$tap_tmp/tlog "$b/mpeview" "$tap_tmp/t.clog" 2>"$tap_tmp/err" &
 pids="$pids $!"
 win=$(find_window '^t\.clog$')
 test -n "$win"; ok $? "main window"
@@ -44,5 +44,9 @@ import -window "$pw" "$tap_tmp/shot.png" 2>/dev/null
 # The table's second row, under the header and the first row.
 xdotool mousemove --window "$pw" 120 109 click 1 2>/dev/null
 n=$(wait_color 00ff00); ok $? "a click on the second row (B): green bars ($n)"
+# The columns explained under the table.
+note=$(grep '^profile note: ' "$tap_tmp/tlog" | tail -n 1)
+case $note in *"App %: share of the application time"*"Imbalance: how far the busiest rank is above the mean"*) true ;; *) false ;; esac
+ok $? "App % and imbalance explained: $note"
 ! grep -q . "$tap_tmp/err"; ok $? "nothing on stderr"
 finish

@@ -13,7 +13,7 @@
 . "$top_srcdir/tests/mpe/common.sh"
 MV=$B/mpeview
 PNGPIX=$B/tests/viewer/pngpix
-line=194099   # the counter step line (mv-draw.c, draw_counters)
+line=1a4099   # the counter step line (MV_COUNTER_RGB, mv-draw.h)
 
 run 2 env MPE_MEMORY=1 LD_PRELOAD="$B/mpe/.libs/libmpe_memory.so" \
   "$B/tests/mpe/memory-prog"; r=$?

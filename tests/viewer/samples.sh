@@ -34,6 +34,13 @@ n=$(( $("$PIX" "$tap_tmp/a.png" --count "$hot") + $("$PIX" "$tap_tmp/a.png" --co
 
 "$MV" --export "$tap_tmp/s.png" --width 1000 --height 200 --samples "$log"
 ok $? "export with --samples"
+# The legend names the sampled functions in their colours: the strips
+# are looked for above it (mv_layout_compute: 14 + 20 px per legend row
+# of (1000 - 24) / 170 = 5 entries: A and 6 places for functions).
+set -- $("$PIX" "$tap_tmp/s.png" --rows "$hot")
+[ "$#" = 2 ] && [ "$2" -gt $((200 - 54)) ]
+ok $? "the legend shows hot's colour (row $2)"
+convert "$tap_tmp/s.png" -crop 1000x$((200 - 54))+0+0 +repage "$tap_tmp/s.png"
 set -- $("$PIX" "$tap_tmp/s.png" --rows "$hot")
 [ "$#" = 2 ]; ok $? "hot ticks drawn (rows $*)"
 ytop=$1; ybot=$2

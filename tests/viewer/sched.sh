@@ -3,7 +3,8 @@
 # The viewer on logs written with MPE_SCHED=1 by tests/mpe/sched-prog:
 # on/off-CPU shading (mpeview --export --sched) marks the row of the
 # thread that was off its CPU, at the time clogtool cpus --runs says,
-# blocked and preempted in their own colours; the CPU view (--export
+# blocked and preempted in their own colours, in a strip that leaves the
+# states under it as they are; the CPU view (--export
 # --cpus) shows two ranks pinned to one CPU in turn on that CPU's row;
 # the threads and CPUs tables (--export-tables) hold clogtool's numbers.
 # Pixels are found from the exports' layouts (mv_layout_compute: ruler
@@ -80,6 +81,10 @@ for x in $xs; do
     "$("$PNGPIX" sh.png $x $y)" $BLOCKED
   c=$("$PNGPIX" no.png $x $y)
   [ -n "$c" ] && [ "$c" != $BLOCKED ]; ok $? "  and not without --sched ($c)"
+  # Under the strip the row is as without shading: no veil recolours
+  # the states (the legend's colours stay true).
+  is "  under the strip, the same pixel as without --sched" \
+    "$("$PNGPIX" sh.png $x $((y + 10)))" "$("$PNGPIX" no.png $x $((y + 10)))"
 done
 # Just above and below its row: not its strip (another row's, or none).
 is "the row above the sleeper's strip is not shaded blocked there" \

@@ -18,6 +18,7 @@
 #include "viewer/model/mv-intervals.h"
 #include "viewer/model/mv-matrix.h"
 #include "viewer/model/mv-pyramid.h"
+#include "viewer/model/mv-restracks.h"
 #include "viewer/model/mv-scene.h"
 #include "viewer/model/mv-stats.h"
 #include "viewer/model/mv-view.h"
@@ -164,6 +165,14 @@ test_counters (const char *path)
   char *d = mv_scene_describe (s, &hit);
   ok (strstr (d, "queue = 40") && strstr (d, "rank 0"), "hover: %s", d);
   g_free (d);
+  /* The same strip as a memory track (MPE_MEMORY=1): named, in bytes,
+   * not "metric = N". */
+  s->p.restrack = MV_RESTRACK_MEMORY;
+  d = mv_scene_describe (s, &hit);
+  ok (strstr (d, "Memory: live bytes per process: 40 bytes")
+      && !strstr (d, "metric ="), "hover on a memory track: %s", d);
+  g_free (d);
+  s->p.restrack = MV_RESTRACK_NONE;
   ok (mv_scene_hit (s, 300, 5, &hit) && hit.kind == MV_HIT_SPAN,
       "above the strip: the state");
   mv_scene_free (s);
@@ -1794,6 +1803,75 @@ test_pyr_runs (void)
   g_rand_free (rand);
 }
 
+/* Markers: MPE's own events (negative ids) are named, only the loss
+ * record says events were lost; states show the info of their end
+ * event, and one open past the window its end and duration. */
+static void
+test_info (const char *path)
+{
+  ok (mv_testlog_write_info (path) == 0, "info log written");
+  GError *error = NULL;
+  MvLog *log = mv_log_open (path, NULL, NULL, &error);
+  ok (log != NULL, "info log opened");
+  if (log == NULL)
+    return;
+  g_autoptr (MvCache) cache = mv_cache_new (log);
+  MvSceneParams p = { .t0 = 0, .t1 = 1000000, .width = 1000, .height = 22,
+                      .row_h = 22, .force_lod = 0 };
+  MvScene *s = mv_scene_compute (cache, &p, NULL, &error);
+  ok (s != NULL && s->nlanes == 1, "info scene");
+  if (s == NULL)
+    {
+      mv_log_unref (log);
+      return;
+    }
+  const MvLane *l = &s->lanes[0];
+  int named = 0, lost = 0;
+  for (guint i = 0; i < l->markers->len; i++)
+    {
+      MvHit hit = { .kind = MV_HIT_MARKER, .lane = l,
+                    .marker = &g_array_index (l->markers, MvMarker, i) };
+      char *d = mv_scene_describe (s, &hit);
+      if (hit.marker->id < 0)
+        {
+          ok (strstr (d, "MPE_Comm_") && !strstr (d, "lost"),
+              "id %d is an event, no loss: %s", hit.marker->id, d);
+          named++;
+        }
+      else
+        {
+          ok (hit.marker->loss && strstr (d, "17 events lost"),
+              "the loss record: %s", d);
+          lost++;
+        }
+      g_free (d);
+    }
+  ok (named == 2 && lost == 1, "2 MPE events, 1 loss (%d, %d)", named, lost);
+  MvHit hit;
+  ok (mv_scene_hit (s, 250, 11, &hit) && hit.kind == MV_HIT_SPAN,
+      "hit the first Compute");
+  char *d = hit.kind == MV_HIT_SPAN ? mv_scene_describe (s, &hit)
+                                    : g_strdup ("");
+  ok (strstr (d, "end info: intervals=100 sum=3.25")
+      && strstr (d, "duration: 300"), "end event's info: %s", d);
+  g_free (d);
+  mv_scene_free (s);
+  /* A window ending inside the second instance. */
+  p.t1 = 700000;
+  s = mv_scene_compute (cache, &p, NULL, &error);
+  ok (s && mv_scene_hit (s, 900, 11, &hit) && hit.kind == MV_HIT_SPAN
+      && (hit.span->flags & MV_SPAN_OPEN_RIGHT), "hit the open Compute");
+  d = s && hit.kind == MV_HIT_SPAN ? mv_scene_describe (s, &hit)
+                                   : g_strdup ("");
+  ok (strstr (d, "end (after the window): 0.000900000 s")
+      && strstr (d, "duration: 400")
+      && strstr (d, "end info: intervals=200 sum=6.5"),
+      "open past the window: its end, duration and info: %s", d);
+  g_free (d);
+  mv_scene_free (s);
+  mv_log_unref (log);
+}
+
 int
 main (void)
 {
@@ -1835,6 +1913,7 @@ main (void)
   test_overlap (path);
   test_counters (path);
   test_matrix_grid (path);
+  test_info (path);
   /* Not a log: a clear error. */
   g_file_set_contents (path, "hello", 5, NULL);
   g_clear_error (&error);

@@ -139,12 +139,16 @@ mv_export_run (const MvExportOpts *o, GError **error)
   /* Default height shows every row at full height, up to a limit. */
   MvLayout l;
   double w = o->width ? o->width : DEFAULT_W;
-  mv_layout_compute (&l, log, w, 100, TRUE);
+  /* The legend names each layer drawn. */
+  guint layers = mv_legend_layer_items (o->sched,
+                                        o->counter != NULL
+                                        || o->track != NULL, o->samples);
+  mv_layout_compute_layers (&l, log, w, 100, layers);
   double h = o->height;
   if (h == 0)
     h = MIN (l.ruler_h + l.legend_h + MAX (nslots, 1) * MV_DRAW_ROW_H + 8,
              MAX_AUTO_H);
-  mv_layout_compute (&l, log, w, h, TRUE);
+  mv_layout_compute_layers (&l, log, w, h, layers);
 
   MvView v;
   mv_view_init (&v, MIN (lo, t0), MAX (hi, t1), l.plot_w);

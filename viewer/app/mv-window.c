@@ -7,6 +7,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -22,7 +24,11 @@
 #include "../widgets/mv-sched-menu.h"
 #include "../widgets/mv-flame-window.h"
 #include "../widgets/mv-stats-window.h"
+#include "../widgets/mv-test-log.h"
 #include "../widgets/mv-timeline.h"
+#include "../draw/mv-draw.h"
+#include "../draw/mv-draw-sched.h"
+#include "../model/mv-restracks.h"
 
 typedef struct
 {
@@ -30,6 +36,11 @@ typedef struct
   GtkWidget   *win, *header, *timeline_box, *legend, *details;
   GtkWidget   *status, *progress, *infobar, *info_label, *search;
   GtkWidget   *counter;            /* metric shown as counter tracks */
+  GtkWidget   *menu_btn, *side_btn, *side, *flame_item, *threads;
+  GPtrArray   *controls;           /* header controls, for MPEVIEW_TEST_LOG */
+  guint        layout_idle;
+  GPtrArray   *layer_rows;         /* legend rows of the layers drawn */
+  char        *layers_sig;         /* which layers they are */
   MvTimeline  *tl;
   MvLog       *log;
   guint8      *state_hidden, *evdef_hidden;
@@ -47,15 +58,18 @@ typedef struct
   guint64      search_pos;
 } Win;
 
+/* Colours from the theme (a dark theme keeps the text readable). */
 static const char CSS[] =
-  ".mv-side { background: #fafbfc; border-left: 1px solid #d9dce1; }\n"
-  ".mv-side-title { font-weight: bold; color: #1f2328; padding: 8px 10px 4px; }\n"
-  ".mv-count { color: #6a737d; font-feature-settings: 'tnum'; }\n"
-  ".mv-details { font-family: monospace; font-size: 9pt; padding: 6px 10px; }\n"
-  ".mv-status { color: #4a525a; padding: 2px 8px; font-size: 9pt; }\n"
+  ".mv-side { background: @theme_base_color; border-left: 1px solid @borders; }\n"
+  ".mv-side-title { font-weight: bold; color: @theme_fg_color; padding: 8px 10px 4px; }\n"
+  ".mv-count { color: alpha(@theme_fg_color, 0.65); font-feature-settings: 'tnum'; }\n"
+  ".mv-details { font-family: monospace; font-size: 9pt; padding: 6px 10px;"
+  " color: @theme_text_color; }\n"
+  ".mv-status { color: alpha(@theme_fg_color, 0.8); padding: 2px 8px; font-size: 9pt; }\n"
   "list row { padding: 1px 6px; }\n";
 
 static void open_path (Win *w, const char *path);
+static void legend_layers (Win *w, const MvScene *sc);
 
 /* Row grouping of new windows (the command line's). */
 static MvGroupMode group_mode = MV_GROUP_AUTO;
@@ -100,6 +114,65 @@ job_cancelled (GError **error)
   return TRUE;
 }
 
+/* ---- test log ----------------------------------------------------------- */
+
+/* MPEVIEW_TEST_LOG (mv-test-log.h): what the window shows. */
+#define test_log mv_test_log
+
+static void
+log_details (const char *text)
+{
+  if (!mv_test_log_on ())
+    return;
+  char *one = g_strdup (text);
+  g_strdelimit (one, "\n", '|');
+  test_log ("details: %s", one);
+  g_free (one);
+}
+
+/* After each layout (once drawn): the window's size and each header
+ * control's place in it (logical pixels). */
+static gboolean
+log_layout (gpointer user)
+{
+  Win *w = user;
+  w->layout_idle = 0;
+  GtkWidget *win = w->win;
+  int hmin = 0, cmin = 0;
+  gtk_widget_get_preferred_width (w->header, &hmin, NULL);
+  gtk_widget_get_preferred_width (gtk_bin_get_child (GTK_BIN (win)), &cmin,
+                                  NULL);
+  int ox = 0, oy = 0;
+  if (gtk_widget_get_window (win))
+    gdk_window_get_origin (gtk_widget_get_window (win), &ox, &oy);
+  test_log ("origin %d %d", ox, oy);
+  test_log ("window %d %d (header at least %d, contents %d)",
+            gtk_widget_get_allocated_width (win),
+            gtk_widget_get_allocated_height (win), hmin, cmin);
+  for (guint i = 0; i < w->controls->len; i++)
+    {
+      GtkWidget *c = g_ptr_array_index (w->controls, i);
+      int x = 0, y = 0;
+      if (!gtk_widget_is_drawable (c)
+          || !gtk_widget_translate_coordinates (c, win, 0, 0, &x, &y))
+        {
+          test_log ("control %s hidden", gtk_widget_get_name (c));
+          continue;
+        }
+      test_log ("control %s %d %d %d %d", gtk_widget_get_name (c), x, y,
+                gtk_widget_get_allocated_width (c),
+                gtk_widget_get_allocated_height (c));
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_win_allocated (GtkWidget *win, GdkRectangle *a, Win *w)
+{
+  if (mv_test_log_on () && w->layout_idle == 0)
+    w->layout_idle = g_timeout_add (300, log_layout, w);
+}
+
 /* ---- status ------------------------------------------------------------ */
 
 static void
@@ -122,6 +195,8 @@ update_status (MvTimeline *tl, gpointer user)
       g_string_append_printf (s, "   ·   selection %s", d);
     }
   const MvScene *sc = mv_timeline_scene (tl);
+  if (sc && sc->log == w->log)
+    legend_layers (w, sc);
   if (sc)
     g_string_append_printf (s, "   ·   %s",
                             !sc->summary ? "decoded events"
@@ -137,8 +212,10 @@ update_status (MvTimeline *tl, gpointer user)
   gtk_label_set_text (GTK_LABEL (w->status), s->str);
   g_string_free (s, TRUE);
   const char *det = mv_timeline_details (tl);
-  gtk_label_set_text (GTK_LABEL (w->details),
-                      det ? det : "Click a state, event or arrow.");
+  det = det ? det : "Click a state, event or arrow.";
+  if (g_strcmp0 (det, gtk_label_get_text (GTK_LABEL (w->details))) != 0)
+    log_details (det);
+  gtk_label_set_text (GTK_LABEL (w->details), det);
 }
 
 static void
@@ -157,14 +234,30 @@ show_error (Win *w, const char *title, const char *msg)
 
 /* ---- legend ------------------------------------------------------------- */
 
+/* Swatch shapes (the top byte of draw_swatch's data). */
+enum { SWATCH_BOX, SWATCH_TRI, SWATCH_STRIP, SWATCH_LINE };
+
 static gboolean
 draw_swatch (GtkWidget *da, cairo_t *cr, gpointer data)
 {
   guint32 c = GPOINTER_TO_UINT (data) & 0xffffff;
-  gboolean tri = (GPOINTER_TO_UINT (data) >> 24) != 0;
+  guint shape = GPOINTER_TO_UINT (data) >> 24;
   cairo_set_source_rgb (cr, ((c >> 16) & 0xff) / 255.0,
                         ((c >> 8) & 0xff) / 255.0, (c & 0xff) / 255.0);
-  if (tri)
+  if (shape == SWATCH_LINE)
+    {
+      /* A step line (a counter track). */
+      cairo_set_line_width (cr, 1.5);
+      cairo_move_to (cr, 0, 12);
+      cairo_line_to (cr, 5, 12);
+      cairo_line_to (cr, 5, 4);
+      cairo_line_to (cr, 13, 4);
+      cairo_stroke (cr);
+      return TRUE;
+    }
+  if (shape == SWATCH_STRIP)
+    cairo_rectangle (cr, 0.5, 2.5, 13, 4);
+  else if (shape == SWATCH_TRI)
     {
       cairo_move_to (cr, 1, 2);
       cairo_line_to (cr, 13, 2);
@@ -192,6 +285,101 @@ on_legend_toggled (GtkToggleButton *b, Win *w)
   mv_timeline_set_hidden (w->tl, w->state_hidden, w->evdef_hidden);
 }
 
+/* A legend row without a toggle (loss records, a layer drawn), indented
+ * as the rows with one; returned for removal. */
+static GtkWidget *
+legend_info_row (Win *w, guint shape, guint32 rgb, const char *text,
+                 const char *count_text)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *sw = gtk_drawing_area_new ();
+  gtk_widget_set_size_request (sw, 14, 14);
+  gtk_widget_set_valign (sw, GTK_ALIGN_CENTER);
+  gtk_widget_set_margin_start (sw, 22);
+  g_signal_connect (sw, "draw", G_CALLBACK (draw_swatch),
+                    GUINT_TO_POINTER (rgb | shape << 24));
+  GtkWidget *label = gtk_label_new (text);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_widget_set_tooltip_text (label, text);
+  gtk_box_pack_start (GTK_BOX (box), sw, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (box), label, TRUE, TRUE, 0);
+  if (count_text)
+    {
+      GtkWidget *count = gtk_label_new (count_text);
+      gtk_style_context_add_class (gtk_widget_get_style_context (count),
+                                   "mv-count");
+      gtk_box_pack_start (GTK_BOX (box), count, FALSE, FALSE, 0);
+    }
+  gtk_list_box_insert (GTK_LIST_BOX (w->legend), box, -1);
+  gtk_widget_show_all (box);
+  return gtk_widget_get_parent (box);
+}
+
+typedef struct
+{
+  guint    shape;
+  guint32  rgb;
+  char    *text;
+} LayerRow;
+
+/* The layers the plot draws get legend rows (under the states and
+ * events), renewed when they change. */
+static void
+legend_layers (Win *w, const MvScene *sc)
+{
+  const MvSceneParams *p = &sc->p;
+  char *sig = g_strdup_printf ("%d %d %u %d %d", p->show_sched,
+                               p->show_metric, p->metric, p->restrack,
+                               p->samples != NULL);
+  if (g_strcmp0 (sig, w->layers_sig) == 0)
+    {
+      g_free (sig);
+      return;
+    }
+  g_free (w->layers_sig);
+  w->layers_sig = sig;
+  for (guint i = 0; i < w->layer_rows->len; i++)
+    gtk_widget_destroy (g_ptr_array_index (w->layer_rows, i));
+  g_ptr_array_set_size (w->layer_rows, 0);
+  LayerRow row[4];
+  guint n = 0;
+  if (p->show_sched)
+    {
+      row[n++] = (LayerRow) { SWATCH_STRIP, MV_OFFCPU_BLOCKED_RGB,
+        g_strdup ("Off CPU: blocked (top strip)") };
+      row[n++] = (LayerRow) { SWATCH_STRIP, MV_OFFCPU_PREEMPTED_RGB,
+        g_strdup ("Off CPU: preempted (top strip)") };
+    }
+  if (p->restrack)
+    row[n++] = (LayerRow) { SWATCH_LINE, MV_COUNTER_RGB,
+      g_strdup (mv_restrack_name (p->restrack)) };
+  else if (p->show_metric)
+    {
+      int di = logfmt_reader_find_metric (w->log->reader, p->metric);
+      const logfmt_metric_def_t *d
+        = di >= 0 ? logfmt_reader_metric (w->log->reader, (size_t) di) : NULL;
+      gboolean unit = d && d->unit && strcmp (d->unit, "1") != 0;
+      row[n++] = (LayerRow) { SWATCH_LINE, MV_COUNTER_RGB,
+        g_strdup_printf ("Counter: %s%s%s%s (lower strip)",
+                         d && d->name ? d->name : "metric",
+                         unit ? " (" : "", unit ? d->unit : "",
+                         unit ? ")" : "") };
+    }
+  if (p->samples)
+    row[n++] = (LayerRow) { SWATCH_STRIP, 0x808080,
+      g_strdup ("Samples: a colour per function (top strip; hover for "
+                "its name, the flame graph's colours)") };
+  for (guint i = 0; i < n; i++)
+    {
+      g_ptr_array_add (w->layer_rows,
+                       legend_info_row (w, row[i].shape, row[i].rgb,
+                                        row[i].text, NULL));
+      test_log ("legend: %s", row[i].text);
+      g_free (row[i].text);
+    }
+}
+
 static void
 fill_legend (Win *w)
 {
@@ -201,6 +389,8 @@ fill_legend (Win *w)
   g_list_free (kids);
   g_free (w->count_labels);
   w->count_labels = NULL;
+  g_ptr_array_set_size (w->layer_rows, 0);
+  g_clear_pointer (&w->layers_sig, g_free);
   if (w->log == NULL)
     return;
   guint n = w->log->nstates + w->log->nevdefs;
@@ -230,7 +420,8 @@ fill_legend (Win *w)
       gtk_widget_set_size_request (sw, 14, 14);
       gtk_widget_set_valign (sw, GTK_ALIGN_CENTER);
       g_signal_connect (sw, "draw", G_CALLBACK (draw_swatch),
-                        GUINT_TO_POINTER (rgb | (st ? 0 : 1u << 24)));
+                        GUINT_TO_POINTER (rgb | (st ? SWATCH_BOX
+                                                 : SWATCH_TRI) << 24));
       GtkWidget *label = gtk_label_new (name ? name : "?");
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
@@ -244,6 +435,15 @@ fill_legend (Win *w)
       gtk_box_pack_start (GTK_BOX (box), label, TRUE, TRUE, 0);
       gtk_box_pack_start (GTK_BOX (box), count, FALSE, FALSE, 0);
       gtk_list_box_insert (GTK_LIST_BOX (w->legend), box, -1);
+    }
+  /* Loss records, when the log has some: their marker and how many. */
+  if (w->log->info->lost_events > 0)
+    {
+      char buf[32];
+      g_snprintf (buf, sizeof buf, "%" G_GUINT64_FORMAT,
+                  (guint64) w->log->info->lost_events);
+      legend_info_row (w, SWATCH_TRI, MV_LOSS_RGB,
+                       "Events lost (buffer full)", buf);
     }
   gtk_widget_show_all (w->legend);
 }
@@ -409,11 +609,23 @@ load_done (GObject *src, GAsyncResult *res, gpointer user)
   w->evdef_hidden = g_new0 (guint8, MAX (log->nevdefs, 1));
   w->search_state = -1;
   char *base = g_path_get_basename (j->path);
-  char *sub = g_strdup_printf ("%u processes · %" G_GUINT64_FORMAT
-                               " events · %s", log->nrows,
+  /* Processes, and their threads when some have several (rows are
+   * threads). */
+  GHashTable *ranks = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < log->nrows; i++)
+    g_hash_table_add (ranks, GINT_TO_POINTER (log->rows[i].rank));
+  guint nranks = g_hash_table_size (ranks);
+  g_hash_table_destroy (ranks);
+  char threads[48] = "";
+  if (log->nrows > nranks)
+    g_snprintf (threads, sizeof threads, " · %u threads", log->nrows);
+  char *sub = g_strdup_printf ("%u process%s%s · %" G_GUINT64_FORMAT
+                               " events · %s", nranks,
+                               nranks == 1 ? "" : "es", threads,
                                log->info->nevents,
                                log->info->format_name
                                ? log->info->format_name : "clog");
+  test_log ("subtitle: %s", sub);
   gtk_header_bar_set_title (GTK_HEADER_BAR (w->header), base);
   gtk_header_bar_set_subtitle (GTK_HEADER_BAR (w->header), sub);
   g_free (base);
@@ -432,6 +644,15 @@ load_done (GObject *src, GAsyncResult *res, gpointer user)
   g_free (uri);
   fill_legend (w);
   fill_counters (w, log);
+  mv_sched_menu_set_log (w->threads, log);
+  gboolean samples = mv_log_has_samples (log);
+  gtk_widget_set_sensitive (w->flame_item, samples);
+  gtk_widget_set_tooltip_text (w->flame_item, samples
+                               ? "Flame graph of the call-path samples; "
+                                 "click a box to see where it ran (Ctrl+E: "
+                                 "samples in the rows)"
+                               : "This log has no call-path samples: "
+                                 "record it with MPE_SAMPLE_HZ");
   mv_timeline_set_log (w->tl, log);
   GTask *t = g_task_new (w->win, job_restart (&w->stats_cancel), stats_done,
                          w);
@@ -840,7 +1061,14 @@ on_profile (GtkWidget *b, Win *w)
 static void
 on_flame (GtkWidget *b, Win *w)
 {
-  if (w->log)
+  if (w->log && !mv_log_has_samples (w->log))
+    {
+      const char *m = "No flame graph: this log has no call-path samples "
+                      "(record it with MPE_SAMPLE_HZ)";
+      gtk_label_set_text (GTK_LABEL (w->status), m);
+      test_log ("status: %s", m);
+    }
+  else if (w->log)
     mv_flame_window_show (GTK_WINDOW (w->win), w->tl);
 }
 
@@ -903,17 +1131,15 @@ search_done (GObject *src, GAsyncResult *res, gpointer user)
   if (j->log != w->log)
     return;
   w->search_pos = j->found.t_begin;
-  guint64 d = MAX (j->found.t_end - j->found.t_begin, 100);
-  guint64 t0 = j->found.t_begin > 2 * d ? j->found.t_begin - 2 * d : 0;
   mv_timeline_set_highlight (w->tl, j->state);
-  mv_timeline_show (w->tl, t0, j->found.t_end + 2 * d,
-                    w->log->stream_row[j->found.stream]);
   char dur[64];
   mv_format_duration (j->found.t_end - j->found.t_begin, dur, sizeof dur);
+  guint row = w->log->stream_row[j->found.stream];
   char *m = g_strdup_printf ("%s on rank %d at %.9f s (%s)", name,
-                             w->log->rows[w->log->stream_row[j->found.stream]]
-                             .rank, j->found.t_begin / 1e9, dur);
-  gtk_label_set_text (GTK_LABEL (w->details), m);
+                             w->log->rows[row].rank,
+                             j->found.t_begin / 1e9, dur);
+  mv_timeline_show_instance (w->tl, row, j->state, j->found.t_begin,
+                             j->found.t_end, m);
   g_free (m);
 }
 
@@ -989,6 +1215,18 @@ on_win_key (GtkWidget *wd, GdkEventKey *ev, Win *w)
       gtk_widget_grab_focus (w->search);
       return TRUE;
     }
+  if (ev->keyval == GDK_KEY_F10 && !ctrl)
+    {
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (w->menu_btn), TRUE);
+      return TRUE;
+    }
+  if (ev->keyval == GDK_KEY_F9 && !ctrl)
+    {
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (w->side_btn),
+                                    !gtk_toggle_button_get_active
+                                      (GTK_TOGGLE_BUTTON (w->side_btn)));
+      return TRUE;
+    }
   if (ctrl && (ev->keyval == GDK_KEY_t || ev->keyval == GDK_KEY_T))
     {
       on_stats (NULL, w);
@@ -1019,7 +1257,51 @@ on_win_key (GtkWidget *wd, GdkEventKey *ev, Win *w)
       gtk_widget_destroy (w->win);
       return TRUE;
     }
+  /* The plot owns the keys whenever no text entry has the focus (not
+   * only once it was clicked, nor the legend's after a click there). */
+  GtkWidget *focus = gtk_window_get_focus (GTK_WINDOW (w->win));
+  if (focus == NULL
+      || !(GTK_IS_EDITABLE (focus) || GTK_IS_TEXT_VIEW (focus)
+           /* a menu's entries (the popovers) keep their keys */
+           || gtk_widget_get_ancestor (focus, GTK_TYPE_POPOVER)))
+    return mv_timeline_key (w->tl, ev);
   return FALSE;
+}
+
+static void
+add_control (Win *w, GtkWidget *c, const char *name)
+{
+  gtk_widget_set_name (c, name);
+  g_ptr_array_add (w->controls, c);
+}
+
+/* An entry of the main menu: closes it, then does its action. */
+static void
+on_menu_item (GtkWidget *b, Win *w)
+{
+  GtkWidget *pop = gtk_widget_get_ancestor (b, GTK_TYPE_POPOVER);
+  if (pop)
+    gtk_popover_popdown (GTK_POPOVER (pop));
+  void (*cb) (GtkWidget *, Win *) = g_object_get_data (G_OBJECT (b),
+                                                        "mv-action");
+  cb (b, w);
+}
+
+static GtkWidget *
+menu_item (const char *label, const char *tip, GCallback cb, Win *w)
+{
+  GtkWidget *b = gtk_model_button_new ();
+  g_object_set (b, "text", label, NULL);
+  gtk_widget_set_tooltip_text (b, tip);
+  g_object_set_data (G_OBJECT (b), "mv-action", (gpointer) cb);
+  g_signal_connect (b, "clicked", G_CALLBACK (on_menu_item), w);
+  return b;
+}
+
+static void
+on_side_toggled (GtkToggleButton *b, Win *w)
+{
+  gtk_widget_set_visible (w->side, gtk_toggle_button_get_active (b));
 }
 
 static GtkWidget *
@@ -1028,6 +1310,7 @@ icon_button (const char *icon, const char *tip, GCallback cb, Win *w)
   GtkWidget *b = gtk_button_new_from_icon_name (icon, GTK_ICON_SIZE_BUTTON);
   gtk_widget_set_tooltip_text (b, tip);
   g_signal_connect (b, "clicked", cb, w);
+  add_control (w, b, icon);
   return b;
 }
 
@@ -1042,6 +1325,7 @@ on_destroy (GtkWidget *win, Win *w)
     if (*jobs[i])
       g_cancellable_cancel (*jobs[i]);
   g_clear_handle_id (&w->progress_source, g_source_remove);
+  g_clear_handle_id (&w->layout_idle, g_source_remove);
 }
 
 /* When the window is finalized: after the last job's callback, as each
@@ -1056,6 +1340,10 @@ win_free (Win *w)
   g_free (w->state_hidden);
   g_free (w->evdef_hidden);
   g_free (w->count_labels);
+  if (w->controls)
+    g_ptr_array_unref (w->controls);
+  g_ptr_array_unref (w->layer_rows);
+  g_free (w->layers_sig);
   g_free (w);
 }
 
@@ -1065,6 +1353,8 @@ win_new (GtkApplication *app)
   Win *w = g_new0 (Win, 1);
   w->app = app;
   w->search_state = -1;
+  w->controls = g_ptr_array_new ();
+  w->layer_rows = g_ptr_array_new ();
   GtkCssProvider *css = gtk_css_provider_new ();
   gtk_css_provider_load_from_data (css, CSS, -1, NULL);
   gtk_style_context_add_provider_for_screen (gdk_screen_get_default (),
@@ -1073,17 +1363,33 @@ win_new (GtkApplication *app)
   g_object_unref (css);
 
   w->win = gtk_application_window_new (app);
-  gtk_window_set_default_size (GTK_WINDOW (w->win), 1280, 760);
+  /* 1280x760, or what the screen's work area leaves (a laptop, a small
+   * VNC session, GDK_SCALE=2). */
+  int dw = 1280, dh = 760;
+  GdkDisplay *dpy = gdk_display_get_default ();
+  GdkMonitor *mon = dpy ? gdk_display_get_primary_monitor (dpy) : NULL;
+  if (mon == NULL && dpy && gdk_display_get_n_monitors (dpy) > 0)
+    mon = gdk_display_get_monitor (dpy, 0);
+  if (mon)
+    {
+      GdkRectangle wa;
+      gdk_monitor_get_workarea (mon, &wa);
+      dw = MIN (dw, wa.width);
+      dh = MIN (dh, wa.height);
+    }
+  gtk_window_set_default_size (GTK_WINDOW (w->win), dw, dh);
   gtk_window_set_title (GTK_WINDOW (w->win), "mpeview");
   w->header = gtk_header_bar_new ();
   gtk_header_bar_set_show_close_button (GTK_HEADER_BAR (w->header), TRUE);
   gtk_header_bar_set_title (GTK_HEADER_BAR (w->header), "mpeview");
   gtk_window_set_titlebar (GTK_WINDOW (w->win), w->header);
+  add_control (w, w->header, "header");
 
   GtkWidget *open_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_style_context_add_class (gtk_widget_get_style_context (open_box),
                                "linked");
-  GtkWidget *open = gtk_button_new_with_mnemonic ("_Open");
+  GtkWidget *open = gtk_button_new_from_icon_name ("document-open-symbolic",
+                                                   GTK_ICON_SIZE_BUTTON);
   gtk_widget_set_tooltip_text (open, "Open a log (Ctrl+O)");
   g_signal_connect (open, "clicked", G_CALLBACK (on_open), w);
   GtkWidget *recent_btn = gtk_menu_button_new ();
@@ -1097,6 +1403,8 @@ win_new (GtkApplication *app)
                                     GTK_RECENT_SORT_MRU);
   g_signal_connect (recent, "item-activated", G_CALLBACK (on_recent), w);
   gtk_menu_button_set_popup (GTK_MENU_BUTTON (recent_btn), recent);
+  add_control (w, open, "open");
+  add_control (w, recent_btn, "recent");
   gtk_box_pack_start (GTK_BOX (open_box), open, FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (open_box), recent_btn, FALSE, FALSE, 0);
   gtk_header_bar_pack_start (GTK_HEADER_BAR (w->header), open_box);
@@ -1123,10 +1431,39 @@ win_new (GtkApplication *app)
                       FALSE, FALSE, 0);
   gtk_header_bar_pack_start (GTK_HEADER_BAR (w->header), zoom);
 
-  GtkWidget *stats = gtk_button_new_with_mnemonic ("_Statistics");
-  gtk_widget_set_tooltip_text (stats, "Statistics and histograms (Ctrl+T)");
-  g_signal_connect (stats, "clicked", G_CALLBACK (on_stats), w);
-  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), stats);
+  /* The analysis windows and the row and counter pickers fold into the
+   * main menu (F10): the header fits an 800 px wide screen. */
+  GtkWidget *menu_btn = gtk_menu_button_new ();
+  gtk_button_set_image (GTK_BUTTON (menu_btn),
+                        gtk_image_new_from_icon_name ("open-menu-symbolic",
+                                                      GTK_ICON_SIZE_BUTTON));
+  gtk_widget_set_tooltip_text (menu_btn, "Statistics, profile, matrix, "
+                               "flame graph, rows and counters (F10)");
+  GtkWidget *menu_pop = gtk_popover_new (menu_btn);
+  GtkWidget *mbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  gtk_container_set_border_width (GTK_CONTAINER (mbox), 8);
+  gtk_box_pack_start (GTK_BOX (mbox),
+                      menu_item ("Statistics (Ctrl+T)", "Statistics and "
+                                 "histograms", G_CALLBACK (on_stats), w),
+                      FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (mbox),
+                      menu_item ("Profile (Ctrl+P)", "Time, calls and bytes "
+                                 "per MPI function and state, imbalance "
+                                 "across ranks", G_CALLBACK (on_profile), w),
+                      FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (mbox),
+                      menu_item ("Matrix (Ctrl+M)", "Communication matrix: "
+                                 "who sent how much to whom",
+                                 G_CALLBACK (on_matrix), w),
+                      FALSE, FALSE, 0);
+  w->flame_item = menu_item ("Flame graph (Ctrl+G)", "Flame graph of the "
+                             "call-path samples; click a box to see where "
+                             "it ran (Ctrl+E: samples in the rows)",
+                             G_CALLBACK (on_flame), w);
+  gtk_box_pack_start (GTK_BOX (mbox), w->flame_item, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (mbox),
+                      gtk_separator_new (GTK_ORIENTATION_HORIZONTAL),
+                      FALSE, FALSE, 4);
   w->counter = gtk_combo_box_text_new ();
   gtk_widget_set_tooltip_text (w->counter, "A metric drawn as a counter "
                                "track (step graph) under each process; "
@@ -1137,33 +1474,32 @@ win_new (GtkApplication *app)
   gtk_widget_set_sensitive (w->counter, FALSE);
   g_signal_connect (w->counter, "changed", G_CALLBACK (on_counter_changed),
                     w);
-  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), w->counter);
-  GtkWidget *matrix = gtk_button_new_with_mnemonic ("_Matrix");
-  gtk_widget_set_tooltip_text (matrix, "Communication matrix: who sent how "
-                               "much to whom (Ctrl+M)");
-  g_signal_connect (matrix, "clicked", G_CALLBACK (on_matrix), w);
-  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), matrix);
-  GtkWidget *profile = gtk_button_new_with_mnemonic ("_Profile");
-  gtk_widget_set_tooltip_text (profile, "Time, calls and bytes per MPI "
-                               "function and state, imbalance across ranks "
-                               "(Ctrl+P)");
-  g_signal_connect (profile, "clicked", G_CALLBACK (on_profile), w);
-  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), profile);
-  GtkWidget *flame = gtk_button_new_with_mnemonic ("F_lame");
-  gtk_widget_set_tooltip_text (flame, "Flame graph of the call-path "
-                               "samples; click a box to see where it ran "
-                               "(Ctrl+G; Ctrl+E: samples in the rows)");
-  g_signal_connect (flame, "clicked", G_CALLBACK (on_flame), w);
-  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), flame);
+  gtk_box_pack_end (GTK_BOX (mbox), w->counter, FALSE, FALSE, 0);
+  gtk_widget_show_all (mbox);
+  gtk_container_add (GTK_CONTAINER (menu_pop), mbox);
+  gtk_menu_button_set_popover (GTK_MENU_BUTTON (menu_btn), menu_pop);
+  w->menu_btn = menu_btn;
+  add_control (w, menu_btn, "menu");
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), menu_btn);
+  GtkWidget *side_btn = gtk_toggle_button_new ();
+  gtk_button_set_image (GTK_BUTTON (side_btn),
+                        gtk_image_new_from_icon_name ("view-dual-symbolic",
+                                                      GTK_ICON_SIZE_BUTTON));
+  gtk_widget_set_tooltip_text (side_btn, "Legend and details (F9)");
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (side_btn), TRUE);
+  w->side_btn = side_btn;
+  add_control (w, side_btn, "side");
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), side_btn);
   GtkWidget *sbox = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_style_context_add_class (gtk_widget_get_style_context (sbox), "linked");
   w->search = gtk_search_entry_new ();
   gtk_entry_set_placeholder_text (GTK_ENTRY (w->search), "Find state…");
-  gtk_entry_set_width_chars (GTK_ENTRY (w->search), 16);
+  gtk_entry_set_width_chars (GTK_ENTRY (w->search), 4);
   g_signal_connect (w->search, "activate", G_CALLBACK (on_search_next), w);
   g_signal_connect (w->search, "changed", G_CALLBACK (on_search_changed), w);
   g_signal_connect (w->search, "stop-search", G_CALLBACK (on_search_stop), w);
   gtk_box_pack_start (GTK_BOX (sbox), w->search, FALSE, FALSE, 0);
+  add_control (w, w->search, "search");
   gtk_box_pack_start (GTK_BOX (sbox), icon_button ("go-up-symbolic",
                       "Previous instance", G_CALLBACK (on_search_prev), w),
                       FALSE, FALSE, 0);
@@ -1205,16 +1541,19 @@ win_new (GtkApplication *app)
                                mv_groups_mode_name (group_mode));
   g_signal_connect (grouping, "changed", G_CALLBACK (on_grouping_changed),
                     w->tl);
-  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), grouping);
-  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header),
-                           mv_sched_menu_new (GTK_WINDOW (w->win), w->tl));
+  gtk_widget_show (grouping);
+  gtk_box_pack_end (GTK_BOX (mbox), grouping, FALSE, FALSE, 0);
+  GtkWidget *threads = mv_sched_menu_new (GTK_WINDOW (w->win), w->tl);
+  add_control (w, threads, "threads");
+  w->threads = threads;
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (w->header), threads);
   g_signal_connect (w->tl, "changed", G_CALLBACK (update_status), w);
   gtk_paned_pack1 (GTK_PANED (paned), GTK_WIDGET (w->tl), TRUE,
                    FALSE);
   GtkWidget *side = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   gtk_style_context_add_class (gtk_widget_get_style_context (side),
                                "mv-side");
-  gtk_widget_set_size_request (side, 250, -1);
+  gtk_widget_set_size_request (side, 200, -1);
   GtkWidget *lt = gtk_label_new ("Legend");
   gtk_label_set_xalign (GTK_LABEL (lt), 0);
   gtk_style_context_add_class (gtk_widget_get_style_context (lt),
@@ -1241,8 +1580,11 @@ win_new (GtkApplication *app)
   gtk_widget_set_size_request (w->details, -1, 150);
   gtk_style_context_add_class (gtk_widget_get_style_context (w->details),
                                "mv-details");
+  add_control (w, w->details, "details");
   gtk_box_pack_start (GTK_BOX (side), w->details, FALSE, FALSE, 0);
-  gtk_paned_pack2 (GTK_PANED (paned), side, FALSE, FALSE);
+  gtk_paned_pack2 (GTK_PANED (paned), side, FALSE, TRUE);
+  w->side = side;
+  g_signal_connect (side_btn, "toggled", G_CALLBACK (on_side_toggled), w);
   gtk_box_pack_start (GTK_BOX (vbox), paned, TRUE, TRUE, 0);
 
   GtkWidget *sline = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
@@ -1267,6 +1609,8 @@ win_new (GtkApplication *app)
   g_object_set_data_full (G_OBJECT (w->win), "mv-win", w,
                           (GDestroyNotify) win_free);
   g_signal_connect (w->win, "destroy", G_CALLBACK (on_destroy), w);
+  g_signal_connect_after (w->win, "size-allocate",
+                          G_CALLBACK (on_win_allocated), w);
   gtk_widget_show_all (w->win);
   gtk_widget_hide (w->infobar);
   gtk_widget_hide (w->progress);

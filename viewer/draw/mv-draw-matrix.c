@@ -114,11 +114,11 @@ mv_draw_matrix (cairo_t *cr, const MvMatrixGrid *g, const MvMatrixLayout *l,
   cairo_stroke (cr);
   if (sel_i >= 0 && sel_j >= 0)
     {
-      double b = l->side / g->n;
+      double sb = l->side / g->n;
       cairo_set_source_rgb (cr, 0.18, 0.44, 0.87);
       cairo_set_line_width (cr, 2);
-      cairo_rectangle (cr, l->x + sel_j * b - 1, l->y + sel_i * b - 1,
-                       MAX (b, 1) + 2, MAX (b, 1) + 2);
+      cairo_rectangle (cr, l->x + sel_j * sb - 1, l->y + sel_i * sb - 1,
+                       MAX (sb, 1) + 2, MAX (sb, 1) + 2);
       cairo_stroke (cr);
     }
 
@@ -128,14 +128,75 @@ mv_draw_matrix (cairo_t *cr, const MvMatrixGrid *g, const MvMatrixLayout *l,
   pango_layout_set_font_description (pl, fd);
   pango_font_description_free (fd);
   char buf[96], vb[48];
+  double b = l->side / g->n;
+  /* Cells with room show their value, light on the dark cells. */
+  if (b >= 36)
+    for (guint i = 0; i < g->n; i++)
+      for (guint j = 0; j < g->n; j++)
+        {
+          double v = g->v[(gsize) i * g->n + j];
+          if (v <= 0)
+            continue;
+          double f = lmax > 0 ? MAX (log1p (v) / lmax, 0.05) : 1;
+          mv_matrix_format (what, v, vb, sizeof vb);
+          int tw, th;
+          pango_layout_set_text (pl, vb, -1);
+          pango_layout_get_pixel_size (pl, &tw, &th);
+          if (tw > b - 4)
+            continue;
+          if (f > 0.45)
+            cairo_set_source_rgb (cr, 1, 1, 1);
+          else
+            cairo_set_source_rgb (cr, 0.12, 0.14, 0.16);
+          text (cr, pl, vb, l->x + (j + 0.5) * b, l->y + (i + 0.5) * b
+                                                  - th / 2.0, 0.5);
+        }
   cairo_set_source_rgb (cr, 0.25, 0.27, 0.30);
-  g_snprintf (buf, sizeof buf, "%u", g->nranks ? g->nranks - 1 : 0);
-  text (cr, pl, "0", l->x, l->y - 14, 0);
-  text (cr, pl, buf, l->x + l->side, l->y - 14, 1);
-  text (cr, pl, "0", l->x - 4, l->y, 1);
-  text (cr, pl, buf, l->x - 4, l->y + l->side - 12, 1);
+  /* Rank labels where there is room (24 px apart across, 16 down):
+   * every rank, every other..., always the first and the last. */
+  guint last = g->nranks ? g->nranks - 1 : 0;
+  double per_rank = g->nranks ? l->side / g->nranks : l->side;
+  for (int axis = 0; axis < 2; axis++)
+    {
+      double gap = axis == 0 ? 24 : 16;
+      guint step = 1;
+      while (step * per_rank < gap && step < G_MAXUINT / 2)
+        step *= 2;
+      for (guint r = 0; r <= last; r += step)
+        {
+          /* Grouped: the last rank goes at the very end, clear of it. */
+          if (step > 1 && r != 0 && (last - r) * per_rank < gap * 1.5)
+            break;
+          g_snprintf (buf, sizeof buf, "%u", r);
+          double c = (r + 0.5) * per_rank;
+          if (axis == 0)
+            text (cr, pl, buf, l->x + c, l->y - 14, 0.5);
+          else
+            text (cr, pl, buf, l->x - 4, l->y + c - 6, 1);
+        }
+      if (step > 1)
+        {
+          g_snprintf (buf, sizeof buf, "%u", last);
+          if (axis == 0)
+            text (cr, pl, buf, l->x + l->side, l->y - 14, 1);
+          else
+            text (cr, pl, buf, l->x - 4, l->y + l->side - 12, 1);
+        }
+    }
+  /* The colour scale (logarithmic), from 1 to the maximum. */
+  for (int k = 0; k < 80; k++)
+    {
+      guint8 c[3];
+      heat (MAX ((k + 0.5) / 80, 0.05), c);
+      cairo_set_source_rgb (cr, c[0] / 255.0, c[1] / 255.0, c[2] / 255.0);
+      cairo_rectangle (cr, l->x + 24 + k, l->y - 27, 1, 9);
+      cairo_fill (cr);
+    }
+  cairo_set_source_rgb (cr, 0.25, 0.27, 0.30);
+  text (cr, pl, "1", l->x + 20, l->y - 29, 1);
+  text (cr, pl, "max (log)", l->x + 108, l->y - 29, 0);
   text (cr, pl, "to →", l->x + l->side / 2, l->y - 28, 0.5);
-  text (cr, pl, "from ↓", l->x - 4, l->y + l->side / 2 - 6, 1);
+  text (cr, pl, "from ↓", l->x - 4, l->y - 14, 1);
   mv_matrix_format (what, g->vmax, vb, sizeof vb);
   if (g->group > 1)
     g_snprintf (buf, sizeof buf, "max %s  ·  %u ranks per pixel", vb,

@@ -28,7 +28,8 @@ mv_draw_sample_strips (cairo_t *cr, const MvScene *s)
       double y, h;
       mv_scene_sample_strip (lane, &y, &h);
       y = floor (y);
-      cairo_set_source_rgba (cr, 1, 1, 1, 0.75);
+      /* A sub-track of its own, not a veil over the states. */
+      cairo_set_source_rgb (cr, 1, 1, 1);
       cairo_rectangle (cr, 0, y, s->p.width, h);
       cairo_fill (cr);
       for (int x = 0; x < s->p.width;)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* On/off-CPU shading: drawn over the states, cheap at every zoom (one
- * rectangle per pixel column that was off, from the scene's per-column
- * coverage). */
+/* On/off-CPU shading: a strip at the top of each thread's row, cheap at
+ * every zoom (one rectangle per pixel column that was off, from the
+ * scene's per-column coverage); the states keep their colours. */
 #include "config.h"
 
 #include <math.h>
@@ -33,22 +33,14 @@ mv__draw_offcpu (cairo_t *cr, const MvScene *s)
       const guint8 *bl = lane->offcpu, *pr = lane->offcpu + w;
       double y = floor (lane->y), h = MAX (floor (lane->h), 1);
       double sh = MIN (strip_h (h), h);
-      /* The veil under the strip: darker the longer the column was off. */
+      /* Only the strip: the states under it keep their colours (a veil
+       * over them made the legend's colours wrong). */
       for (int x = 0; x < w; x++)
         {
           double fb = bl[x] / 255.0, fp = pr[x] / 255.0;
           if (fb + fp <= 0)
             continue;
           double f = MIN (fb + fp, 1.0);
-          cairo_set_source_rgba (cr, (R (MV_OFFCPU_BLOCKED_RGB) * fb
-                                      + R (MV_OFFCPU_PREEMPTED_RGB) * fp) / f,
-                                 (G (MV_OFFCPU_BLOCKED_RGB) * fb
-                                  + G (MV_OFFCPU_PREEMPTED_RGB) * fp) / f,
-                                 (B (MV_OFFCPU_BLOCKED_RGB) * fb
-                                  + B (MV_OFFCPU_PREEMPTED_RGB) * fp) / f,
-                                 0.35 * f);
-          cairo_rectangle (cr, x, y + sh, 1, h - sh);
-          cairo_fill (cr);
           /* The strip: the reason's colour, mixed with white. */
           double wgt = 1.0 - f;
           cairo_set_source_rgb (cr,

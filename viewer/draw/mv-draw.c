@@ -10,6 +10,7 @@
 #include "mv-draw.h"
 #include "mv-draw-sched.h"
 #include "mv-draw-samples.h"
+#include "../model/mv-restracks.h"
 #include "../model/mv-view.h"
 
 /* A quiet light palette: dark text on white. */
@@ -23,6 +24,7 @@
 #define C_SEL       0x2f6fde
 #define C_NOTE      0x7a4b00
 #define C_NOTE_BG   0xfff4d6
+#define C_COUNTER   MV_COUNTER_RGB
 
 static void
 set_rgb (cairo_t *cr, guint32 c)
@@ -68,19 +70,64 @@ text_at (cairo_t *cr, PangoLayout *pl, const char *s, double x, double y,
   pango_cairo_show_layout (cr, pl);
 }
 
+static void mv_layout_compute_legend (MvLayout *l, const MvLog *log,
+                                      double w, double h, gboolean legend,
+                                      guint layers);
+
+guint
+mv_legend_layer_items (gboolean sched, gboolean counter, gboolean samples)
+{
+  return (sched ? 2 : 0) + (counter ? 1 : 0)
+         + (samples ? MV_LEGEND_SAMPLE_FUNCS : 0);
+}
+
+/* The legend's own entries besides the states and events: loss records
+ * (when the log has some). */
+static guint
+legend_log_items (const MvLog *log)
+{
+  return log->info->lost_events > 0 ? 1 : 0;
+}
+
 void
 mv_layout_compute (MvLayout *l, const MvLog *log, double w, double h,
                    gboolean legend)
+{
+  mv_layout_compute_legend (l, log, w, h, legend, 0);
+}
+
+void
+mv_layout_compute_layers (MvLayout *l, const MvLog *log, double w, double h,
+                          guint layers)
+{
+  mv_layout_compute_legend (l, log, w, h, TRUE, layers);
+}
+
+static void
+mv_layout_compute_legend (MvLayout *l, const MvLog *log, double w, double h,
+                          gboolean legend, guint layers)
 {
   memset (l, 0, sizeof *l);
   l->width = w;
   l->height = h;
   l->label_w = log && log->max_threads > 1 ? 118 : 96;
+  /* From 1000 ranks rows are grouped by rank range: room for the
+   * widest "▸ ranks 9728-9983" (about 7.5 px a character at the labels'
+   * size, after the triangle and indent). */
+  gint32 top = log && log->nrows ? log->rows[log->nrows - 1].rank : 0;
+  for (guint i = 0; log && i < log->nrows; i++)
+    top = MAX (top, log->rows[i].rank);
+  int digits = 1;
+  for (gint32 r = top; r >= 10; r /= 10)
+    digits++;
+  if (digits >= 4)
+    l->label_w = MAX (l->label_w, ceil (18 + 7.5 * (7 + 2 * digits)));
   l->ruler_h = 30;
   if (legend && log)
     {
       /* Legend rows of ~170 px items. */
-      guint items = log->nstates + log->nevdefs;
+      guint items = log->nstates + log->nevdefs + legend_log_items (log)
+                    + layers;
       guint per_row = MAX ((guint) ((w - 24) / 170), 1u);
       guint rows = (items + per_row - 1) / per_row;
       l->legend_h = rows ? 14 + rows * 20 : 0;
@@ -561,7 +608,7 @@ draw_markers (cairo_t *cr, const MvScene *s, const MvLane *l,
   for (guint i = 0; i < l->markers->len; i++)
     {
       const MvMarker *m = &g_array_index (l->markers, MvMarker, i);
-      guint32 c = m->id < 0 ? 0xd0021b
+      guint32 c = m->loss ? MV_LOSS_RGB
                   : m->evdef >= 0 ? mv_log_evdef (log, m->evdef)->rgb
                   : 0x7f7f7f;
       double x = round (m->x) + 0.5, y = l->y + 1;
@@ -1304,8 +1351,13 @@ draw_counters (cairo_t *cr, const MvScene *s)
         continue;
       double y, h;
       mv_scene_counter_strip (lane, &y, &h);
-      cairo_set_source_rgba (cr, 1, 1, 1, 0.7);
+      /* A sub-track of its own: the states above it keep their colours
+       * (a veil over them read as other states). */
+      set_rgb (cr, C_BG);
       cairo_rectangle (cr, 0, y, s->p.width, h);
+      cairo_fill (cr);
+      set_rgb (cr, C_RULE);
+      cairo_rectangle (cr, 0, floor (y), s->p.width, 1);
       cairo_fill (cr);
 #define VY(v) (y + h - ((double) (v) - lo) / span * h)
       cairo_set_source_rgba (cr, 0.16, 0.40, 0.78, 0.30);
@@ -1320,7 +1372,7 @@ draw_counters (cairo_t *cr, const MvScene *s)
       /* A crisp one-pixel step line: snapped to pixel centres. */
       cairo_save (cr);
       cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
-      cairo_set_source_rgb (cr, 0.10, 0.25, 0.60);
+      set_rgb (cr, C_COUNTER);
       cairo_set_line_width (cr, 1);
       gboolean on = FALSE;
       for (int x = 0; x < s->p.width; x++)
@@ -1684,6 +1736,89 @@ draw_labels (cairo_t *cr, const MvScene *s, const MvLayout *l)
   cairo_stroke (cr);
 }
 
+enum { SW_BOX, SW_TRI, SW_STRIP, SW_LINE };
+
+/* One legend entry at place n: a swatch of colour c and its name. */
+static void
+legend_item (cairo_t *cr, PangoLayout *pl, const MvLayout *l, guint n,
+             int shape, guint32 c, const char *name)
+{
+  guint per_row = MAX ((guint) ((l->width - 24) / 170), 1u);
+  double top = l->plot_y + l->plot_h;
+  double x = 12 + (n % per_row) * 170.0;
+  double y = top + 10 + (n / per_row) * 20.0;
+  if (shape == SW_BOX)
+    cairo_rectangle (cr, x, y + 3, 14, 10);
+  else if (shape == SW_TRI)
+    {
+      cairo_move_to (cr, x + 2, y + 3);
+      cairo_line_to (cr, x + 12, y + 3);
+      cairo_line_to (cr, x + 7, y + 13);
+      cairo_close_path (cr);
+    }
+  else if (shape == SW_STRIP)
+    cairo_rectangle (cr, x, y + 3, 14, 4);
+  else
+    {
+      cairo_move_to (cr, x, y + 12);
+      cairo_line_to (cr, x + 5, y + 12);
+      cairo_line_to (cr, x + 5, y + 5);
+      cairo_line_to (cr, x + 14, y + 5);
+      set_rgb (cr, c);
+      cairo_stroke (cr);
+    }
+  if (shape != SW_LINE)
+    {
+      set_rgb (cr, c);
+      cairo_fill_preserve (cr);
+      set_rgb (cr, darker (c));
+      cairo_stroke (cr);
+    }
+  cairo_save (cr);
+  cairo_rectangle (cr, x + 20, y, 146, 18);
+  cairo_clip (cr);
+  text_at (cr, pl, name ? name : "?", x + 20, y + 8, 0, C_TEXT);
+  cairo_restore (cr);
+}
+
+static int
+count_cmp (gconstpointer a, gconstpointer b)
+{
+  const guint32 *x = a, *y = b;
+  return x[1] < y[1] ? 1 : x[1] > y[1] ? -1 : (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* The sample strips' most common functions (pixel columns), at most
+ * MV_LEGEND_SAMPLE_FUNCS: pairs (function, columns), most first. */
+static GArray *
+sample_funcs (const MvScene *s)
+{
+  GHashTable *h = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < s->nlanes; i++)
+    for (int x = 0; s->lanes[i].sample_fn && x < s->p.width; x++)
+      if (s->lanes[i].sample_fn[x])
+        {
+          gpointer k = GUINT_TO_POINTER (s->lanes[i].sample_fn[x]);
+          g_hash_table_insert (h, k, GUINT_TO_POINTER
+                                       (GPOINTER_TO_UINT
+                                          (g_hash_table_lookup (h, k)) + 1));
+        }
+  GArray *a = g_array_new (FALSE, FALSE, 2 * sizeof (guint32));
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, h);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      guint32 e[2] = { GPOINTER_TO_UINT (k), GPOINTER_TO_UINT (v) };
+      g_array_append_vals (a, e, 1);
+    }
+  g_hash_table_destroy (h);
+  g_array_sort (a, count_cmp);
+  if (a->len > MV_LEGEND_SAMPLE_FUNCS)
+    g_array_set_size (a, MV_LEGEND_SAMPLE_FUNCS);
+  return a;
+}
+
 static void
 draw_legend (cairo_t *cr, const MvScene *s, const MvLayout *l,
              const MvDrawOpts *o)
@@ -1697,48 +1832,124 @@ draw_legend (cairo_t *cr, const MvScene *s, const MvLayout *l,
   cairo_move_to (cr, 0, top + 0.5);
   cairo_line_to (cr, l->width, top + 0.5);
   cairo_stroke (cr);
-  guint per_row = MAX ((guint) ((l->width - 24) / 170), 1u);
   guint n = 0;
-  for (guint i = 0; i < log->nstates + log->nevdefs; i++, n++)
+  for (guint i = 0; i < log->nstates; i++)
+    legend_item (cr, pl, l, n++, SW_BOX, mv_log_state (log, i)->rgb,
+                 mv_log_state (log, i)->name);
+  for (guint i = 0; i < log->nevdefs; i++)
+    legend_item (cr, pl, l, n++, SW_TRI, mv_log_evdef (log, i)->rgb,
+                 mv_log_evdef (log, i)->name);
+  if (legend_log_items (log))
+    legend_item (cr, pl, l, n++, SW_TRI, MV_LOSS_RGB,
+                 "events lost (buffer full)");
+  /* The layers drawn, each named (mv_legend_layer_items). */
+  if (s->p.show_sched)
     {
-      gboolean is_state = i < log->nstates;
-      const char *name;
-      guint32 c;
-      if (is_state)
-        {
-          const logfmt_state_def_t *d = mv_log_state (log, i);
-          name = d->name;
-          c = d->rgb;
-        }
+      legend_item (cr, pl, l, n++, SW_STRIP, MV_OFFCPU_BLOCKED_RGB,
+                   "off CPU: blocked");
+      legend_item (cr, pl, l, n++, SW_STRIP, MV_OFFCPU_PREEMPTED_RGB,
+                   "off CPU: preempted");
+    }
+  if (s->p.show_metric || s->p.restrack)
+    {
+      char *name = NULL;
+      if (s->p.restrack)
+        name = g_strdup (mv_restrack_name (s->p.restrack));
       else
         {
-          const logfmt_event_def_t *d = mv_log_evdef (log, i - log->nstates);
-          name = d->name;
-          c = d->rgb;
+          int di = logfmt_reader_find_metric (log->reader, s->p.metric);
+          const logfmt_metric_def_t *d
+            = di >= 0 ? logfmt_reader_metric (log->reader, (size_t) di)
+                      : NULL;
+          gboolean unit = d && d->unit && strcmp (d->unit, "1") != 0;
+          name = g_strdup_printf ("counter: %s%s%s%s",
+                                  d && d->name ? d->name : "metric",
+                                  unit ? " (" : "", unit ? d->unit : "",
+                                  unit ? ")" : "");
         }
-      double x = 12 + (n % per_row) * 170.0;
-      double y = top + 10 + (n / per_row) * 20.0;
-      if (is_state)
-        cairo_rectangle (cr, x, y + 3, 14, 10);
-      else
+      legend_item (cr, pl, l, n++, SW_LINE, C_COUNTER, name);
+      g_free (name);
+    }
+  if (s->p.samples)
+    {
+      GArray *f = sample_funcs (s);
+      for (guint i = 0; i < f->len; i++)
         {
-          cairo_move_to (cr, x + 2, y + 3);
-          cairo_line_to (cr, x + 12, y + 3);
-          cairo_line_to (cr, x + 7, y + 13);
-          cairo_close_path (cr);
+          const char *name = mv_sample_source_func_name
+                               (s->p.samples,
+                                g_array_index (f, guint32, 2 * i));
+          char *label = g_strdup_printf ("sampled: %s", name ? name : "?");
+          legend_item (cr, pl, l, n++, SW_STRIP, mv_sample_func_rgb (name),
+                       label);
+          g_free (label);
         }
-      set_rgb (cr, c);
-      cairo_fill_preserve (cr);
-      set_rgb (cr, darker (c));
-      cairo_stroke (cr);
-      cairo_save (cr);
-      cairo_rectangle (cr, x + 20, y, 146, 18);
-      cairo_clip (cr);
-      text_at (cr, pl, name ? name : "?", x + 20, y + 8, 0, C_TEXT);
-      cairo_restore (cr);
+      g_array_unref (f);
     }
   (void) o;
   g_object_unref (pl);
+}
+
+/* A counter value for the scale: bytes (resource tracks) in B/KB/MB,
+ * others compact (12.3k, 4.5M) with the metric's unit. */
+static char *
+counter_text (const MvScene *s, gint64 v)
+{
+  if (s->p.restrack)
+    {
+      char *sz = g_format_size ((guint64) MAX (v, 0));
+      char *t = g_strconcat (sz, s->p.restrack == MV_RESTRACK_NETWORK
+                                 ? "/s" : "", NULL);
+      g_free (sz);
+      return t;
+    }
+  int di = logfmt_reader_find_metric (s->log->reader, s->p.metric);
+  const logfmt_metric_def_t *d
+    = di >= 0 ? logfmt_reader_metric (s->log->reader, (size_t) di) : NULL;
+  const char *unit = d && d->unit && strcmp (d->unit, "1") != 0 ? d->unit
+                                                                 : "";
+  double a = fabs ((double) v);
+  return a >= 1e9 ? g_strdup_printf ("%.3gG %s", v / 1e9, unit)
+         : a >= 1e6 ? g_strdup_printf ("%.3gM %s", v / 1e6, unit)
+         : a >= 1e4 ? g_strdup_printf ("%.3gk %s", v / 1e3, unit)
+         : g_strdup_printf ("%" G_GINT64_FORMAT " %s", v, unit);
+}
+
+/* Each counter strip's scale, in the label column beside it: the
+ * common maximum at its top, the minimum at its bottom (where there is
+ * room), in the step line's colour. */
+static void
+draw_counter_scale (cairo_t *cr, const MvScene *s, const MvLayout *l)
+{
+  if (!s->counter_known || s->nlanes == 0)
+    return;
+  char *hi = counter_text (s, s->counter_hi);
+  char *lo = counter_text (s, s->counter_lo);
+  PangoLayout *pl = make_layout (cr, "Sans 7");
+  cairo_save (cr);
+  cairo_rectangle (cr, 0, l->plot_y, l->label_w, l->plot_h);
+  cairo_clip (cr);
+  for (guint i = 0; i < s->nlanes; i++)
+    {
+      const MvLane *lane = &s->lanes[i];
+      if (lane->counter == NULL)
+        continue;
+      double y, h;
+      mv_scene_counter_strip (lane, &y, &h);
+      y += l->plot_y;
+      if (h < 9)
+        continue;
+      /* Under the row's own label (which sits at the row's middle). */
+      set_rgb (cr, C_BG);
+      cairo_rectangle (cr, 1, y, l->label_w - 2, h);
+      cairo_fill (cr);
+      text_at (cr, pl, hi, l->label_w - 4, y + 5, 1, C_COUNTER);
+      if (h >= 22)
+        text_at (cr, pl, lo, l->label_w - 4, y + h - 5, 1, C_COUNTER);
+    }
+  cairo_restore (cr);
+  g_object_unref (pl);
+  g_free (hi);
+  g_free (lo);
 }
 
 void
@@ -1755,6 +1966,7 @@ mv_draw_frame (cairo_t *cr, const MvScene *s, const MvLayout *l,
   cairo_fill (cr);
   draw_ruler (cr, s, l, o);
   draw_labels (cr, s, l);
+  draw_counter_scale (cr, s, l);
   draw_legend (cr, s, l, o);
   cairo_restore (cr);
 }

@@ -25,6 +25,16 @@ typedef struct
 /* Sizes for a drawing of w x h; legend adds a bottom legend strip. */
 void   mv_layout_compute (MvLayout *l, const MvLog *log, double w, double h,
                           gboolean legend);
+/* The same with room in the legend for `layers` more entries (see
+ * mv_legend_layer_items). */
+void   mv_layout_compute_layers (MvLayout *l, const MvLog *log, double w,
+                                 double h, guint layers);
+/* Legend entries the layers take: off-CPU blocked and preempted, a
+ * counter or resource track, the sample strip's most common functions
+ * (MV_LEGEND_SAMPLE_FUNCS at most). */
+#define MV_LEGEND_SAMPLE_FUNCS 6
+guint  mv_legend_layer_items (gboolean sched, gboolean counter,
+                              gboolean samples);
 /* Row height that shares the plot's height among all rows, at most
  * MV_DRAW_ROW_MAX_H: few processes fill the plot, many get thin rows. */
 double mv_layout_fit_row_h (const MvLayout *l, const MvLog *log);
@@ -32,6 +42,7 @@ double mv_layout_fit_row_h_for (double plot_h, const MvLog *log);
 /* The same for nslots slots (grouped rows, mv-groups.h). */
 double mv_layout_fit_row_h_slots (double plot_h, guint nslots);
 
+#define MV_COUNTER_RGB 0x1a4099u  /* a counter track's step line */
 #define MV_DRAW_ROW_H 22.0       /* export's default height per row */
 #define MV_DRAW_ROW_MAX_H 160.0
 

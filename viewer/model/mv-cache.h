@@ -136,7 +136,8 @@ void        mv_lane_memo_unref (MvCache *c, MvLaneMemo *m);
 typedef struct
 {
   guint64 time;
-  gint32  a;         /* state (BEGIN/END) or event id (SOLO) */
+  gint32  a;         /* state (BEGIN/END), event id (SOLO), events lost
+                        (LOSS) */
   guint8  kind;
   guint8  flags;
   guint16 pad;

@@ -8,7 +8,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "mv-restracks.h"
 #include "mv-scene.h"
+
+/* Events read ahead for the end of a state open past the window (a
+ * tooltip must not stall on a huge stream). */
+#define MV_DESCRIBE_MAX_SCAN 2000000u
 
 static double
 seg_dist (double px, double py, double x0, double y0, double x1, double y1)
@@ -168,6 +173,31 @@ mv_scene_describe (const MvScene *s, const MvHit *hit)
     case MV_HIT_COUNTER:
       {
         const logfmt_metric_bin_t *b = &hit->lane->counter[hit->px];
+        if (s->p.restrack)
+          {
+            /* Memory and network tracks: named, in bytes. */
+            const char *per = s->p.restrack == MV_RESTRACK_NETWORK ? "/s"
+                                                                  : "";
+            char *v = g_format_size ((guint64) MAX (b->last, 0));
+            g_string_append_printf (str, "%s: %s%s (%" G_GINT64_FORMAT
+                                    " bytes%s)",
+                                    mv_restrack_name (s->p.restrack), v, per,
+                                    b->last, per);
+            g_free (v);
+            if (b->min != b->max)
+              {
+                char *lo = g_format_size ((guint64) MAX (b->min, 0));
+                char *hi = g_format_size ((guint64) MAX (b->max, 0));
+                g_string_append_printf (str, "\nin this pixel: %s%s .. %s%s "
+                                        "(%" G_GUINT64_FORMAT " samples)",
+                                        lo, per, hi, per, b->samples);
+                g_free (lo);
+                g_free (hi);
+              }
+            append_row (str, log, hit->lane->row_first);
+            append_time (str, "at", mv_time_map_t (&s->map, hit->px + 0.5));
+            break;
+          }
         int di = logfmt_reader_find_metric (log->reader, s->p.metric);
         const logfmt_metric_def_t *d
           = di >= 0 ? logfmt_reader_metric (log->reader, (size_t) di) : NULL;
@@ -192,33 +222,51 @@ mv_scene_describe (const MvScene *s, const MvHit *hit)
         if (sp->count > 1)
           g_string_append_printf (str, " (%u instances, zoom in)", sp->count);
         append_row (str, log, hit->lane->row_first);
+        guint32 stream = log->rows[hit->lane->row_first].stream;
+        /* A state open past the window: its end is looked up ahead. */
+        guint64 t_end = sp->t_end;
+        gboolean ended = !(sp->flags & (MV_SPAN_OPEN_RIGHT | MV_SPAN_CUT));
+        if ((sp->flags & MV_SPAN_OPEN_RIGHT) && sp->count == 1
+            && !(sp->flags & MV_SPAN_OPEN_LEFT)
+            && mv_log_find_instance_end (log, stream, sp->t_begin, sp->state,
+                                         MV_DESCRIBE_MAX_SCAN, &t_end))
+          ended = TRUE;
         if (sp->flags & MV_SPAN_OPEN_LEFT)
           g_string_append (str, "\nstart: before the decoded range");
         else
           append_time (str, "start", sp->t_begin);
-        if (sp->flags & MV_SPAN_OPEN_RIGHT)
+        if (ended)
+          append_time (str, (sp->flags & MV_SPAN_OPEN_RIGHT)
+                            ? "end (after the window)" : "end", t_end);
+        else if (sp->flags & MV_SPAN_OPEN_RIGHT)
           g_string_append (str, "\nend: after the window");
-        else if (sp->flags & MV_SPAN_CUT)
-          append_time (str, "never ended; the stream ends", sp->t_end);
         else
-          append_time (str, "end", sp->t_end);
-        if (!(sp->flags & (MV_SPAN_OPEN_LEFT | MV_SPAN_OPEN_RIGHT
-                           | MV_SPAN_CUT)))
+          append_time (str, "never ended; the stream ends", sp->t_end);
+        if (ended && !(sp->flags & MV_SPAN_OPEN_LEFT))
           {
-            mv_format_duration (sp->t_end - sp->t_begin, buf, sizeof buf);
+            mv_format_duration (t_end - sp->t_begin, buf, sizeof buf);
             g_string_append_printf (str, "\nduration: %s", buf);
           }
+        /* The info of the start and of the end event (MPE's info
+         * states: the end's often holds the result, cpilog's sum). */
         logfmt_event_t ev;
+        char out[256];
         if (d && d->format && sp->count == 1
             && !(sp->flags & MV_SPAN_OPEN_LEFT)
-            && mv_log_find_begin (log, log->rows[hit->lane->row_first].stream,
-                                  sp->t_begin, sp->state, &ev)
+            && mv_log_find_begin (log, stream, sp->t_begin, sp->state, &ev)
             && (ev.flags & LOGFMT_EVF_CARGO))
           {
-            char out[256];
             logfmt_format_cargo (d->format, ev.cargo, sizeof ev.cargo,
                                  out, sizeof out);
-            g_string_append_printf (str, "\n%s", out);
+            g_string_append_printf (str, "\nstart info: %s", out);
+          }
+        if (d && d->format && sp->count == 1 && ended
+            && mv_log_find_end (log, stream, t_end, sp->state, &ev)
+            && (ev.flags & LOGFMT_EVF_CARGO))
+          {
+            logfmt_format_cargo (d->format, ev.cargo, sizeof ev.cargo,
+                                 out, sizeof out);
+            g_string_append_printf (str, "\nend info: %s", out);
           }
         break;
       }
@@ -227,7 +275,9 @@ mv_scene_describe (const MvScene *s, const MvHit *hit)
         const MvMarker *m = hit->marker;
         const logfmt_event_def_t *d = m->evdef >= 0
                                       ? mv_log_evdef (log, m->evdef) : NULL;
-        if (m->id < 0)
+        if (m->loss && m->count == 1)
+          g_string_append_printf (str, "%d events lost (buffer full)", m->id);
+        else if (m->loss)
           g_string_append (str, "events lost (buffer full)");
         else if (d && d->name)
           g_string_append (str, d->name);

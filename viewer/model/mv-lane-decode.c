@@ -118,9 +118,12 @@ dec_decode (const MvLog *log, guint32 stream, guint64 ta, guint64 tb,
           d->t_max = MAX (d->t_max, ev->time);
           if (ev->kind == LOGFMT_KIND_SEND || ev->kind == LOGFMT_KIND_RECV)
             continue;
+          /* a: the state, the event id, or how many events were lost. */
           MvEv e = { ev->time, ev->kind == LOGFMT_KIND_BEGIN
                              || ev->kind == LOGFMT_KIND_END ? ev->state
-                                                            : ev->id,
+                             : ev->kind == LOGFMT_KIND_LOSS
+                             ? (gint32) MIN (ev->size, (guint64) G_MAXINT32)
+                             : ev->id,
                    ev->kind, (guint8) ev->flags, 0, 0 };
           if (ev->kind == LOGFMT_KIND_SOLO && (ev->flags & LOGFMT_EVF_CARGO))
             {
@@ -280,14 +283,16 @@ mv__lane_decode (MvScene *s, MvLane *lane, GArray *evs, MvTracker *tr,
               {
                 MvMarker *m = &g_array_index (lane->markers, MvMarker,
                                               lane->markers->len - 1);
-                if (x - m->x < 1.0f && m->evdef == dd)
+                if (x - m->x < 1.0f && m->evdef == dd
+                    && m->loss == (e->kind == LOGFMT_KIND_LOSS))
                   {
                     m->count++;
                     break;
                   }
               }
             MvMarker m = { .x = x, .evdef = dd,
-                           .id = e->kind == LOGFMT_KIND_SOLO ? e->a : -1,
+                           .id = e->a,
+                           .loss = e->kind == LOGFMT_KIND_LOSS,
                            .count = 1, .time = e->time, .flags = e->flags };
             if (e->flags & LOGFMT_EVF_CARGO)
               memcpy (m.cargo, &g_array_index (cargo, guint8,

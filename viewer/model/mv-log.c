@@ -200,20 +200,64 @@ mv_log_t_last (const MvLog *log)
   return MAX (log->info->t_last, log->info->t_first + 1);
 }
 
-gboolean
-mv_log_find_begin (const MvLog *log, guint32 stream, guint64 time,
-                   gint32 state, logfmt_event_t *ev)
+/* The first event of `kind` and `state` on `stream` at `time`. */
+static gboolean
+find_at (const MvLog *log, guint32 stream, guint64 time, gint32 state,
+         int kind, logfmt_event_t *ev)
 {
   logfmt_iter_t *it = NULL;
   gboolean found = FALSE;
   if (logfmt_iter_new (log->reader, stream, time, time, &it) != 0)
     return FALSE;
   while (logfmt_iter_next (it, ev) == 1)
-    if (ev->kind == LOGFMT_KIND_BEGIN && ev->state == state)
+    if (ev->kind == kind && ev->state == state)
       {
         found = TRUE;
         break;
       }
+  logfmt_iter_free (it);
+  return found;
+}
+
+gboolean
+mv_log_find_begin (const MvLog *log, guint32 stream, guint64 time,
+                   gint32 state, logfmt_event_t *ev)
+{
+  return find_at (log, stream, time, state, LOGFMT_KIND_BEGIN, ev);
+}
+
+gboolean
+mv_log_find_end (const MvLog *log, guint32 stream, guint64 time,
+                 gint32 state, logfmt_event_t *ev)
+{
+  return find_at (log, stream, time, state, LOGFMT_KIND_END, ev);
+}
+
+gboolean
+mv_log_find_instance_end (const MvLog *log, guint32 stream, guint64 t_begin,
+                          gint32 state, guint64 max_events, guint64 *t_end)
+{
+  logfmt_iter_t *it = NULL;
+  if (logfmt_iter_new (log->reader, stream, t_begin, G_MAXUINT64, &it) != 0)
+    return FALSE;
+  /* The instance's BEGIN opens it; an END of its state closes the
+   * innermost open instance of that state (mv-intervals.h), so it ends
+   * at the END that brings the count of open ones back to zero. */
+  logfmt_event_t ev;
+  guint64 open = 0, n = 0;
+  gboolean found = FALSE;
+  while (!found && n++ < max_events && logfmt_iter_next (it, &ev) == 1)
+    {
+      if (ev.state != state)
+        continue;
+      if (ev.kind == LOGFMT_KIND_BEGIN)
+        open++;
+      else if (ev.kind == LOGFMT_KIND_END && open > 0 && --open == 0)
+        {
+          *t_end = ev.time;
+          found = TRUE;
+        }
+    }
   logfmt_iter_free (it);
   return found;
 }

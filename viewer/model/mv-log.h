@@ -74,6 +74,15 @@ guint64 mv_log_t_last (const MvLog *log);
 gboolean mv_log_find_begin (const MvLog *log, guint32 stream,
                             guint64 time, gint32 state,
                             logfmt_event_t *ev);
+/* The same for the end event of an instance ending at `time`. */
+gboolean mv_log_find_end (const MvLog *log, guint32 stream,
+                          guint64 time, gint32 state, logfmt_event_t *ev);
+/* Where the instance of `state` on `stream` that begins at t_begin ends
+ * (a state open past a window): reads at most max_events events from
+ * t_begin on.  FALSE if its end was not found within them. */
+gboolean mv_log_find_instance_end (const MvLog *log, guint32 stream,
+                                   guint64 t_begin, gint32 state,
+                                   guint64 max_events, guint64 *t_end);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MvLog, mv_log_unref)
 

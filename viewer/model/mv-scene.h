@@ -33,6 +33,7 @@ G_BEGIN_DECLS
 #define MV_SCENE_DEFAULT_BUDGET   50000u   /* events decoded per frame */
 #define MV_SCENE_MAX_ARROWS       2000u    /* more are aggregated */
 #define MV_SCENE_BG_RGB           0xffffffu
+#define MV_LOSS_RGB               0xd0021bu  /* a loss record's marker */
 
 enum
 {
@@ -58,10 +59,12 @@ typedef struct
 {
   float   x;
   gint32  evdef;       /* definition index, or -1 (undefined id / loss) */
-  gint32  id;          /* MPE event id (or -1 for a loss record) */
+  gint32  id;          /* MPE event id (any sign: MPE's own are
+                          negative), or the events lost if loss */
   guint32 count;
   guint64 time;
   guint16 flags;       /* LOGFMT_EVF_CARGO */
+  guint8  loss;        /* a loss record (LOGFMT_KIND_LOSS), not an event */
   guint8  cargo[LOGFMT_CARGO_SIZE];
 } MvMarker;
 

@@ -130,6 +130,14 @@ mv_view_zoom_at (MvView *v, double x, double factor)
 }
 
 void
+mv_view_remember (MvView *v)
+{
+  push (v->back, v->t0, v->t1);
+  if (v->fwd)
+    g_array_set_size (v->fwd, 0);
+}
+
+void
 mv_view_pan (MvView *v, double dx)
 {
   MvTimeMap m = mv_view_map (v);

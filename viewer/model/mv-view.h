@@ -76,6 +76,8 @@ void    mv_view_set (MvView *v, guint64 t0, guint64 t1, gboolean history);
 void    mv_view_zoom_at (MvView *v, double x, double factor);
 /* Pans by dx pixels (positive shows later times). */
 void    mv_view_pan (MvView *v, double dx);
+/* Records the window in the history (before steps that do not). */
+void    mv_view_remember (MvView *v);
 void    mv_view_fit (MvView *v);
 gboolean mv_view_back (MvView *v);
 gboolean mv_view_forward (MvView *v);

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "mv-profile-window.h"
+#include "mv-test-log.h"
 #include "mv-child-window.h"
 #include "../model/mv-profile.h"
 
@@ -16,7 +17,7 @@ enum
 struct _MvProfileWindow
 {
   GtkWindow     parent;
-  GtkWidget    *range, *tree, *bars, *status;
+  GtkWidget    *range, *tree, *bars, *status, *note;
   GtkListStore *store;
   MvTimeline   *tl;
   MvLog        *log;
@@ -246,6 +247,24 @@ profile_done (GObject *src, GAsyncResult *res, gpointer user)
                                / pr->p->app_total_ns : 0.0);
   gtk_label_set_text (GTK_LABEL (pw->status), s);
   g_free (s);
+  /* What the columns mean; the states' shares summing past 100 % said
+   * so (a state inside another counts in both). */
+  double states = 0;
+  for (gsize i = 0; i < pr->p->nentries; i++)
+    if (pr->p->entries[i].cls == AN_STATE_USER && pr->p->app_total_ns)
+      states += 100.0 * pr->p->entries[i].time_ns / pr->p->app_total_ns;
+  char *nested = states > 100.5
+    ? g_strdup_printf (" The states' App %% sum to %.0f %%: a state inside "
+                       "another counts in both.", states)
+    : g_strdup ("");
+  char *note = g_strdup_printf ("App %%: share of the application time. "
+                                "Imbalance: how far the busiest rank is "
+                                "above the mean, (max - mean) / max; 0 %% "
+                                "is balanced.%s", nested);
+  gtk_label_set_text (GTK_LABEL (pw->note), note);
+  mv_test_log ("profile note: %s", note);
+  g_free (note);
+  g_free (nested);
   if (pw->entry == 0)
     {
       GtkTreePath *path = gtk_tree_path_new_first ();
@@ -407,6 +426,10 @@ mv_profile_window_show (GtkWindow *parent, MvTimeline *tl)
   g_signal_connect (pw->bars, "draw", G_CALLBACK (draw_bars), pw);
   gtk_paned_pack2 (GTK_PANED (vpaned), pw->bars, FALSE, FALSE);
   gtk_box_pack_start (GTK_BOX (vbox), vpaned, TRUE, TRUE, 0);
+  pw->note = gtk_label_new ("");
+  gtk_label_set_xalign (GTK_LABEL (pw->note), 0);
+  gtk_label_set_line_wrap (GTK_LABEL (pw->note), TRUE);
+  gtk_box_pack_start (GTK_BOX (vbox), pw->note, FALSE, FALSE, 0);
   pw->status = gtk_label_new ("");
   gtk_label_set_xalign (GTK_LABEL (pw->status), 0);
   gtk_label_set_ellipsize (GTK_LABEL (pw->status), PANGO_ELLIPSIZE_END);

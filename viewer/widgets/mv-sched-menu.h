@@ -14,6 +14,9 @@
 G_BEGIN_DECLS
 
 GtkWidget *mv_sched_menu_new (GtkWindow *parent, MvTimeline *tl);
+/* Greys out (with the reason in the tooltip) what the log has no
+ * records for. */
+void       mv_sched_menu_set_log (GtkWidget *menu, MvLog *log);
 
 G_END_DECLS
 

@@ -373,9 +373,13 @@ on_inst_activated (GtkListBox *lb, GtkListBoxRow *row, Sw *sw)
   if (sw->instances == NULL || i < 0 || (guint) i >= sw->instances->len)
     return;
   const MvInstance *in = &g_array_index (sw->instances, MvInstance, i);
-  guint64 d = MAX (in->t_end - in->t_begin, 100);
-  mv_timeline_show (sw->tl, in->t_begin > 2 * d ? in->t_begin - 2 * d : 0,
-                    in->t_end + 2 * d, sw->log->stream_row[in->stream]);
+  guint r = sw->log->stream_row[in->stream];
+  int s = cur_state (sw);
+  char *m = g_strdup_printf ("%s on rank %d at %.9f s",
+                             s >= 0 ? mv_log_state (sw->log, s)->name : "",
+                             sw->log->rows[r].rank, in->t_begin / 1e9);
+  mv_timeline_show_instance (sw->tl, r, s, in->t_begin, in->t_end, m);
+  g_free (m);
 }
 
 static void

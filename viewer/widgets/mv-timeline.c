@@ -45,6 +45,15 @@ struct _MvTimeline
   gboolean       has_sel;
   guint64        sel0, sel1;
   char          *details;
+  /* The instance selected (a click, a search, "show it"): outlined;
+   * the details follow it once a scene decodes it. */
+  gboolean       zoom_burst;     /* the last moves were wheel or key
+                                    zooms: one history entry for them */
+  gboolean       has_focus;
+  gboolean       focus_describe; /* details from the next decoded scene */
+  guint          focus_row;
+  gint32         focus_state;
+  guint64        focus_t0, focus_t1;
 };
 
 G_DEFINE_TYPE (MvTimeline, mv_timeline, GTK_TYPE_GRID)
@@ -71,6 +80,24 @@ typedef struct
 
 static void request_scene (MvTimeline *tl);
 static void request_scene_stage (MvTimeline *tl, gboolean allow_coarse);
+
+/* A zoom by wheel, keys or buttons: a run of them is one step back in
+ * the history (Alt+Left, Backspace), up to any other move. */
+static void
+zoom_step (MvTimeline *tl, double x, double factor)
+{
+  if (!tl->zoom_burst)
+    mv_view_remember (&tl->view);
+  tl->zoom_burst = TRUE;
+  mv_view_zoom_at (&tl->view, x, factor);
+}
+
+static void
+set_focus_rgb (cairo_t *cr, guint32 c)
+{
+  cairo_set_source_rgb (cr, ((c >> 16) & 0xff) / 255.0,
+                        ((c >> 8) & 0xff) / 255.0, (c & 0xff) / 255.0);
+}
 
 static void
 job_free (Job *j)
@@ -130,6 +157,35 @@ job_thread (GTask *task, gpointer src, gpointer data, GCancellable *cancel)
   g_task_return_pointer (task, r, (GDestroyNotify) result_free);
 }
 
+/* The details of the focused instance from the scene, if it decoded
+ * it (its row's lane, a span of its state beginning then). */
+static gboolean
+describe_focus (MvTimeline *tl)
+{
+  const MvScene *s = tl->scene;
+  if (s == NULL || s->summary)
+    return FALSE;
+  for (guint i = 0; i < s->nlanes; i++)
+    {
+      const MvLane *l = &s->lanes[i];
+      if (l->row_first != tl->focus_row || l->row_count != 1 || !l->spans)
+        continue;
+      for (guint k = 0; k < l->spans->len; k++)
+        {
+          const MvSpan *sp = &g_array_index (l->spans, MvSpan, k);
+          if (sp->state == tl->focus_state && sp->t_begin == tl->focus_t0
+              && sp->count == 1 && !(sp->flags & MV_SPAN_OPEN_LEFT))
+            {
+              MvHit hit = { .kind = MV_HIT_SPAN, .lane = l, .span = sp };
+              g_free (tl->details);
+              tl->details = mv_scene_describe (s, &hit);
+              return TRUE;
+            }
+        }
+    }
+  return FALSE;
+}
+
 /* The job holds a reference on the timeline (its source object); a
  * timeline disposed meanwhile (area NULL) drops the result. */
 static void
@@ -154,6 +210,8 @@ job_done (GObject *src, GAsyncResult *res, gpointer user)
       tl->scene = g_steal_pointer (&r->scene);
       tl->surf = g_steal_pointer (&r->surf);
       result_free (r);
+      if (tl->focus_describe && !refine && describe_focus (tl))
+        tl->focus_describe = FALSE;
       gtk_widget_queue_draw (tl->area);
       notify (tl);
     }
@@ -361,6 +419,39 @@ scene_transform (MvTimeline *tl, double *sx, double *tx, double *sy,
   *ty = q->y0 * *sy - tl->view.y0;
 }
 
+/* The focused instance: a dark frame with a bright one inside, seen
+ * on any state colour (over the plot, not in the scene: it follows a
+ * click at once). */
+static void
+draw_focus (MvTimeline *tl, cairo_t *cr)
+{
+  GArray *slots = mv_groups_slots (tl->groups);
+  double y = (slots ? mv_slots_find_row (slots, tl->focus_row)
+                    : tl->focus_row) * tl->view.row_h - tl->view.y0;
+  double h = tl->view.row_h;
+  if (y + h < 0 || y > tl->layout.plot_h)
+    return;
+  double a = floor (mv_view_time_to_x (&tl->view, tl->focus_t0));
+  double b = ceil (mv_view_time_to_x (&tl->view, tl->focus_t1));
+  a = MAX (a, -4);
+  b = MIN (MAX (b, a + 1), tl->layout.plot_w + 4);
+  if (b < 0 || a > tl->layout.plot_w)
+    return;
+  y = floor (y);
+  h = MAX (floor (h), 4);
+  cairo_save (cr);
+  cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+  cairo_set_line_width (cr, 2);
+  set_focus_rgb (cr, MV_FOCUS_OUTER_RGB);
+  cairo_rectangle (cr, a - 2, y, b - a + 4, h);
+  cairo_stroke (cr);
+  cairo_set_line_width (cr, 2);
+  set_focus_rgb (cr, MV_FOCUS_INNER_RGB);
+  cairo_rectangle (cr, a, y + 2, b - a, MAX (h - 4, 1));
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
 static gboolean
 on_draw (GtkWidget *w, cairo_t *cr, MvTimeline *tl)
 {
@@ -408,6 +499,9 @@ on_draw (GtkWidget *w, cairo_t *cr, MvTimeline *tl)
       cairo_paint (cr);
       cairo_restore (cr);
     }
+  /* Under the marks (a flame graph box's), which mark the row's edge. */
+  if (tl->has_focus)
+    draw_focus (tl, cr);
   if (tl->marks && tl->marks->len)
     mv_draw_time_marks (cr, tl->log, tl->view.t0, tl->view.t1,
                         l->plot_w, l->plot_h, tl->view.row_h, tl->view.y0,
@@ -425,6 +519,15 @@ on_draw (GtkWidget *w, cairo_t *cr, MvTimeline *tl)
   cairo_restore (cr);
   /* Ruler and labels follow the current view even before the scene. */
   MvScene frame = { .log = tl->log, .p = current_params (tl) };
+  /* The counter scales need the scene's strips: while it is current. */
+  if (scene_current (tl))
+    {
+      frame.lanes = tl->scene->lanes;
+      frame.nlanes = tl->scene->nlanes;
+      frame.counter_known = tl->scene->counter_known;
+      frame.counter_lo = tl->scene->counter_lo;
+      frame.counter_hi = tl->scene->counter_hi;
+    }
   mv_draw_frame (cr, &frame, l, &o);
   return TRUE;
 }
@@ -476,6 +579,7 @@ on_press (GtkWidget *w, GdkEventButton *ev, MvTimeline *tl)
         }
       return TRUE;
     }
+  tl->zoom_burst = FALSE;
   tl->press_x = tl->last_x = ev->x;
   tl->press_y = ev->y;
   tl->moved = FALSE;
@@ -540,9 +644,22 @@ on_release (GtkWidget *w, GdkEventButton *ev, MvTimeline *tl)
           double sx, tx, sy, ty;
           scene_transform (tl, &sx, &tx, &sy, &ty);
           MvHit hit;
+          tl->has_focus = FALSE;
+          tl->focus_describe = FALSE;
           if (mv_scene_hit (tl->scene, (ev->x - px - tx) / sx,
                             (ev->y - tl->layout.plot_y - ty) / sy, &hit))
-            tl->details = mv_scene_describe (tl->scene, &hit);
+            {
+              tl->details = mv_scene_describe (tl->scene, &hit);
+              if (hit.kind == MV_HIT_SPAN && hit.span->count == 1
+                  && hit.lane->row_count == 1)
+                {
+                  tl->has_focus = TRUE;
+                  tl->focus_row = hit.lane->row_first;
+                  tl->focus_state = hit.span->state;
+                  tl->focus_t0 = hit.span->t_begin;
+                  tl->focus_t1 = hit.span->t_end;
+                }
+            }
         }
       tl->has_sel = FALSE;
       gtk_widget_queue_draw (w);
@@ -587,10 +704,12 @@ on_scroll (GtkWidget *w, GdkEventScroll *ev, MvTimeline *tl)
   else
     {
       if (dx != 0)
-        mv_view_pan (&tl->view, dx * tl->layout.plot_w / 10);
+        {
+          tl->zoom_burst = FALSE;
+          mv_view_pan (&tl->view, dx * tl->layout.plot_w / 10);
+        }
       if (dy != 0)
-        mv_view_zoom_at (&tl->view, ev->x - tl->layout.plot_x,
-                         pow (1.25, -dy));
+        zoom_step (tl, ev->x - tl->layout.plot_x, pow (1.25, -dy));
     }
   view_changed (tl);
   return TRUE;
@@ -599,7 +718,14 @@ on_scroll (GtkWidget *w, GdkEventScroll *ev, MvTimeline *tl)
 static gboolean
 on_key (GtkWidget *w, GdkEventKey *ev, MvTimeline *tl)
 {
-  if (tl->log == NULL)
+  return mv_timeline_key (tl, ev);
+}
+
+gboolean
+mv_timeline_key (MvTimeline *tl, GdkEventKey *ev)
+{
+  if (tl->log == NULL
+      || (ev->state & (GDK_CONTROL_MASK | GDK_SUPER_MASK)) != 0)
     return FALSE;
   double pw = tl->layout.plot_w;
   gboolean alt = (ev->state & GDK_MOD1_MASK) != 0;
@@ -625,12 +751,14 @@ on_key (GtkWidget *w, GdkEventKey *ev, MvTimeline *tl)
       break;
     case GDK_KEY_w: case GDK_KEY_W: case GDK_KEY_plus: case GDK_KEY_equal:
     case GDK_KEY_KP_Add:
-      mv_view_zoom_at (&tl->view, pw / 2, 1.5);
-      break;
+      zoom_step (tl, pw / 2, 1.5);
+      view_changed (tl);
+      return TRUE;
     case GDK_KEY_s: case GDK_KEY_S: case GDK_KEY_minus:
     case GDK_KEY_KP_Subtract:
-      mv_view_zoom_at (&tl->view, pw / 2, 1 / 1.5);
-      break;
+      zoom_step (tl, pw / 2, 1 / 1.5);
+      view_changed (tl);
+      return TRUE;
     case GDK_KEY_Home: case GDK_KEY_0:
       mv_view_fit (&tl->view);
       fit_rows (tl);
@@ -673,6 +801,7 @@ on_key (GtkWidget *w, GdkEventKey *ev, MvTimeline *tl)
     default:
       return FALSE;
     }
+  tl->zoom_burst = FALSE;
   view_changed (tl);
   return TRUE;
 }
@@ -799,6 +928,7 @@ mv_timeline_set_log (MvTimeline *tl, MvLog *log)
   g_clear_pointer (&tl->samples, mv_sample_source_unref);
   g_clear_pointer (&tl->marks, g_array_unref);
   g_clear_pointer (&tl->details, g_free);
+  tl->has_focus = tl->focus_describe = FALSE;
   tl->have_view = log != NULL;
   if (log)
     {
@@ -913,6 +1043,7 @@ mv_timeline_set_highlight (MvTimeline *tl, gint32 state)
 void
 mv_timeline_show (MvTimeline *tl, guint64 t0, guint64 t1, int row)
 {
+  tl->zoom_burst = FALSE;
   if (!tl->have_view)
     return;
   mv_view_set (&tl->view, t0, t1, TRUE);
@@ -925,6 +1056,26 @@ mv_timeline_show (MvTimeline *tl, guint64 t0, guint64 t1, int row)
         tl->view.y0 = y - tl->layout.plot_h / 2;
     }
   view_changed (tl);
+}
+
+void
+mv_timeline_show_instance (MvTimeline *tl, guint row, gint32 state,
+                           guint64 t_begin, guint64 t_end,
+                           const char *details)
+{
+  if (!tl->have_view)
+    return;
+  tl->has_focus = TRUE;
+  tl->focus_describe = TRUE;
+  tl->focus_row = row;
+  tl->focus_state = state;
+  tl->focus_t0 = t_begin;
+  tl->focus_t1 = t_end;
+  g_free (tl->details);
+  tl->details = g_strdup (details);
+  guint64 d = MAX (t_end - t_begin, 100);
+  mv_timeline_show (tl, t_begin > 2 * d ? t_begin - 2 * d : 0,
+                    t_end + 2 * d, (int) row);
 }
 
 void
@@ -953,6 +1104,7 @@ mv_timeline_grouping (MvTimeline *tl)
 void
 mv_timeline_fit (MvTimeline *tl)
 {
+  tl->zoom_burst = FALSE;
   if (!tl->have_view)
     return;
   mv_view_fit (&tl->view);
@@ -963,6 +1115,7 @@ mv_timeline_fit (MvTimeline *tl)
 void
 mv_timeline_back (MvTimeline *tl)
 {
+  tl->zoom_burst = FALSE;
   if (tl->have_view && mv_view_back (&tl->view))
     view_changed (tl);
 }
@@ -970,6 +1123,7 @@ mv_timeline_back (MvTimeline *tl)
 void
 mv_timeline_forward (MvTimeline *tl)
 {
+  tl->zoom_burst = FALSE;
   if (tl->have_view && mv_view_forward (&tl->view))
     view_changed (tl);
 }
@@ -979,7 +1133,7 @@ mv_timeline_zoom (MvTimeline *tl, double factor)
 {
   if (!tl->have_view)
     return;
-  mv_view_zoom_at (&tl->view, tl->layout.plot_w / 2, factor);
+  zoom_step (tl, tl->layout.plot_w / 2, factor);
   view_changed (tl);
 }
 

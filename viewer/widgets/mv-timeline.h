@@ -15,6 +15,11 @@
 #include "../model/mv-scene.h"
 #include "../model/mv-view.h"
 
+/* The focused instance's frame: a dark outer line and a bright inner
+ * one, so that it shows on any state colour. */
+#define MV_FOCUS_OUTER_RGB 0x101010u
+#define MV_FOCUS_INNER_RGB 0xffd500u
+
 G_BEGIN_DECLS
 
 #define MV_TYPE_TIMELINE (mv_timeline_get_type ())
@@ -49,6 +54,14 @@ void        mv_timeline_set_marks (MvTimeline *tl, const MvTimeMark *marks,
 /* Shows [t0, t1] (history kept) and scrolls the row into view. */
 void        mv_timeline_show (MvTimeline *tl, guint64 t0, guint64 t1,
                               int row);
+/* Shows an instance (a search's, the statistics' "show it"): the window
+ * around it, outlined, its details (these until a scene decodes it). */
+void        mv_timeline_show_instance (MvTimeline *tl, guint row,
+                                       gint32 state, guint64 t_begin,
+                                       guint64 t_end, const char *details);
+/* Handles a key meant for the plot (W/A/S/D, +, -, Home, arrows...);
+ * TRUE if it did. */
+gboolean    mv_timeline_key (MvTimeline *tl, GdkEventKey *ev);
 void        mv_timeline_fit (MvTimeline *tl);
 /* Rows grouped by node, rank range or not (mv-groups.h); fold -1 the
  * default (collapsed past MV_GROUPS_HUGE processes), 0 every group
