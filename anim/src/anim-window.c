@@ -550,10 +550,12 @@ anim_window_run (const AnimWindowOpts *opts)
                                                opts->address);
       w.addr_label = gtk_label_new (line);
       gtk_label_set_selectable (GTK_LABEL (w.addr_label), TRUE);
-      gtk_label_set_ellipsize (GTK_LABEL (w.addr_label),
-                               PANGO_ELLIPSIZE_MIDDLE);
+      /* Wrapped, never cut: all of it must be readable. */
+      gtk_label_set_line_wrap (GTK_LABEL (w.addr_label), TRUE);
+      gtk_label_set_line_wrap_mode (GTK_LABEL (w.addr_label),
+                                    PANGO_WRAP_CHAR);
+      gtk_label_set_width_chars (GTK_LABEL (w.addr_label), 40);
       gtk_label_set_xalign (GTK_LABEL (w.addr_label), 0);
-      gtk_widget_set_tooltip_text (w.addr_label, line);
       PangoAttrList *al = pango_attr_list_new ();
       pango_attr_list_insert (al, pango_attr_family_new ("monospace"));
       gtk_label_set_attributes (GTK_LABEL (w.addr_label), al);
@@ -616,6 +618,8 @@ anim_window_run (const AnimWindowOpts *opts)
      load (a loaded CI drew 4 frames in a whole run), and an unprivileged
      user cannot raise it back (RLIMIT_NICE is 0), so a busy laptop
      would freeze the window. */
+  /* Not the address label first: its focus would select all of it. */
+  gtk_window_set_focus (GTK_WINDOW (w.win), w.pause_btn);
   gtk_widget_show_all (w.win);
   gtk_main ();
   g_clear_pointer (&w.frame, cairo_surface_destroy);
