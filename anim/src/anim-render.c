@@ -17,9 +17,22 @@ set_rgb (cairo_t *cr, uint32_t rgb)
                         ((rgb >> 8) & 255) / 255.0, (rgb & 255) / 255.0);
 }
 
+#define LEGEND_LH  16
+#define LEGEND_SW  12   /* swatch side */
+
+/* Height kept for the legend at the bottom: a grid of nodes stays above
+ * it, and the legend never grows past it. */
+static double
+legend_band (double h)
+{
+  double b = 10 + 6 + 10 * LEGEND_LH;
+  return b < 0.3 * h ? b : 0.3 * h;
+}
+
 static void
 grid_dims (int n, double w, double h, int *cols, int *rows, double *cell)
 {
+  h -= legend_band (h);
   int c = (int) ceil (sqrt (n * w / (h > 1 ? h : 1)));
   if (c < 1)
     c = 1;
@@ -48,7 +61,8 @@ anim_layout_node (int n, double w, double h, int i,
   int cols, rows;
   double cell;
   grid_dims (n, w, h, &cols, &rows, &cell);
-  double ox = (w - cols * cell) / 2, oy = 30 + (h - 30 - rows * cell) / 2;
+  double gh = h - legend_band (h);
+  double ox = (w - cols * cell) / 2, oy = 30 + (gh - 30 - rows * cell) / 2;
   *x = ox + (i % cols + 0.5) * cell;
   *y = oy + (i / cols + 0.5) * cell;
   *r = cell * 0.35 < 1.5 ? 1.5 : cell * 0.35;
@@ -221,9 +235,6 @@ draw_info (cairo_t *cr, double w, const AnimScene *s)
     }
 }
 
-#define LEGEND_LH  16
-#define LEGEND_SW  12   /* swatch side */
-
 static void
 draw_legend (cairo_t *cr, double w, double h, const AnimScene *s)
 {
@@ -238,7 +249,7 @@ draw_legend (cairo_t *cr, double w, double h, const AnimScene *s)
   };
   const char *const *fixed = s->proc_seen ? fixed_all : fixed_replay;
   const int nfixed = s->proc_seen ? 4 : 3;
-  int rows_max = (int) (h * 0.45 / LEGEND_LH) - nfixed;
+  int rows_max = (int) ((legend_band (h) - 16) / LEGEND_LH) - nfixed;
   if (rows_max < 1)
     rows_max = 1;
   int nshow = s->nlegend, more = 0;
