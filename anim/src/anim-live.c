@@ -274,7 +274,7 @@ anim_live_state_def (AnimLive *lv, gint32 start, gint32 end,
     {
       int idx = (GPOINTER_TO_INT (v) - 1) / 2;
       Def *d = &g_array_index (lv->defs, Def, idx);
-      if (d->start == start)
+      if (d->start == start && d->end == end)
         {
           g_free (d->name);
           d->name = g_strdup (name);
