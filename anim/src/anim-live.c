@@ -21,13 +21,15 @@ typedef struct
   gint32   start, end;
   char    *name;
   guint32  rgb;
+  guint8   solo;     /* a solo event's name (start == end) */
+  guint8   used;     /* begun at least once in this job (legend) */
 } Def;
 
 typedef struct
 {
   guint64 t;
   guint8  kind;      /* 0 begin, 1 end, 2 solo, 3 send, 4 recv */
-  gint32  a, tag;
+  gint32  a, tag;    /* a: event id (0-2) or partner (3-4) */
   guint64 bytes;
 } Hist;
 
@@ -67,7 +69,11 @@ struct AnimLive
   GArray     *defs;      /* Def */
   GHashTable *by_id;     /* id -> 2 * def index + is_end + 1 */
   Proc       *procs;
-  int         nprocs;
+  int         nprocs;    /* the current job's size */
+  int         procs_cap;
+  /* The current job's earliest and latest record times (times are shown
+     from its start). */
+  guint64     job_t0, job_t1;
   Dot        *dots;
   guint32     ndots_cap;
   guint32    *active;
@@ -92,6 +98,9 @@ struct AnimLive
   AnimDotView *views;
   guint32     nviews_cap;
   char        status[256];
+  AnimLegendItem *legend;
+  char      **legend_names;
+  int         nlegend, legend_cap;
   char        info_buf[HIST_LEN + 2][112];
   const char *info[HIST_LEN + 2];
 };
@@ -135,6 +144,7 @@ anim_live_new (void)
   lv->chans = g_hash_table_new_full (chan_hash, chan_equal, g_free, chan_free);
   lv->lat = g_array_new (FALSE, FALSE, sizeof (float));
   lv->drawn_now = g_array_new (FALSE, FALSE, sizeof (guint32));
+  lv->job_t0 = G_MAXUINT64;
   g_mutex_init (&lv->lock);
   return lv;
 }
@@ -158,6 +168,10 @@ anim_live_free (AnimLive *lv)
   g_free (lv->rgb);
   g_free (lv->seen);
   g_free (lv->views);
+  for (int i = 0; i < lv->nlegend; i++)
+    g_free (lv->legend_names[i]);
+  g_free (lv->legend_names);
+  g_free (lv->legend);
   g_mutex_clear (&lv->lock);
   g_free (lv);
 }
@@ -185,15 +199,50 @@ ensure_procs (AnimLive *lv, int n)
 {
   if (n <= lv->nprocs || n > ANIM_MAX_PROCS)
     return;
-  lv->procs = g_renew (Proc, lv->procs, n);
+  if (n > lv->procs_cap)
+    {
+      lv->procs = g_renew (Proc, lv->procs, n);
+      lv->procs_cap = n;
+    }
   memset (lv->procs + lv->nprocs, 0, (n - lv->nprocs) * sizeof (Proc));
   lv->nprocs = n;
+}
+
+/* A new job: nothing of the last one (ranks ended, states, history,
+ * unmatched messages, time origin) carries over; the counters do. */
+static void
+new_job (AnimLive *lv, int size)
+{
+  lv->nprocs = 0;
+  ensure_procs (lv, size);
+  for (guint i = 0; i < lv->defs->len; i++)
+    g_free (g_array_index (lv->defs, Def, i).name);
+  g_array_set_size (lv->defs, 0);
+  g_hash_table_remove_all (lv->by_id);
+  g_hash_table_remove_all (lv->chans);
+  lv->queued = 0;
+  lv->job_t0 = G_MAXUINT64;
+  lv->job_t1 = 0;
+}
+
+static void
+job_time (AnimLive *lv, guint64 t)
+{
+  if (t < lv->job_t0)
+    lv->job_t0 = t;
+  if (t > lv->job_t1)
+    lv->job_t1 = t;
 }
 
 void
 anim_live_hello (AnimLive *lv, int rank, int size)
 {
-  ensure_procs (lv, size);
+  /* A HELLO from a rank the current job already has, or for another
+   * world size, starts a new job.  (Not "every rank has ended": a fast
+   * rank can end before a slow one of its job connects.) */
+  if (size > 0 && rank >= 0 && rank < size
+      && (size != lv->nprocs || lv->procs[rank].seen))
+    new_job (lv, size);
   if (rank < 0 || rank >= lv->nprocs)
     return;
   lv->procs[rank].seen = 1;
@@ -215,12 +264,17 @@ anim_live_state_def (AnimLive *lv, gint32 start, gint32 end,
   guint32 rgb = ANIM_NO_STATE;
   logfmt_color_lookup (color, &rgb);
   gpointer v;
+  if (start == end && g_hash_table_lookup_extended (lv->by_id,
+                                                    GINT_TO_POINTER (start),
+                                                    NULL, &v)
+      && !g_array_index (lv->defs, Def, (GPOINTER_TO_INT (v) - 1) / 2).solo)
+    return;  /* a state's event id: not a solo event */
   if (g_hash_table_lookup_extended (lv->by_id, GINT_TO_POINTER (start),
                                     NULL, &v))
     {
       int idx = (GPOINTER_TO_INT (v) - 1) / 2;
       Def *d = &g_array_index (lv->defs, Def, idx);
-      if (d->start == start)
+      if (d->start == start && d->end == end)
         {
           g_free (d->name);
           d->name = g_strdup (name);
@@ -230,7 +284,12 @@ anim_live_state_def (AnimLive *lv, gint32 start, gint32 end,
     }
   if (lv->defs->len >= 100000)
     return;
-  Def d = { start, end, g_strdup (name), rgb };
+  Def d = { start, end, g_strdup (name), rgb, start == end, 0 };
+  /* A state begun before its definition arrived is in the legend too. */
+  for (int i = 0; i < lv->nprocs && !d.solo && !d.used; i++)
+    for (int k = 0; k < lv->procs[i].hist_n; k++)
+      if (lv->procs[i].hist[k].kind <= 2 && lv->procs[i].hist[k].a == start)
+        d.used = 1;
   int idx = (int) lv->defs->len;
   g_array_append_val (lv->defs, d);
   g_hash_table_insert (lv->by_id, GINT_TO_POINTER (start),
@@ -261,14 +320,17 @@ anim_live_event (AnimLive *lv, int rank, guint64 t, int thread, gint32 id)
     return;
   Proc *p = &lv->procs[rank];
   lv->st.records++;
+  job_time (lv, t);
   gpointer v = g_hash_table_lookup (lv->by_id, GINT_TO_POINTER (id));
-  if (!v)
+  int code = v ? GPOINTER_TO_INT (v) - 1 : 0, idx = code / 2, is_end = code & 1;
+  if (!v || g_array_index (lv->defs, Def, idx).solo)
     {
       hist_add (p, t, 2, id, 0, 0);
       return;
     }
-  int code = GPOINTER_TO_INT (v) - 1, idx = code / 2, is_end = code & 1;
-  hist_add (p, t, is_end, idx, 0, 0);
+  hist_add (p, t, is_end, id, 0, 0);
+  if (!is_end)
+    g_array_index (lv->defs, Def, idx).used = 1;
   /* Colour follows the main thread's innermost state. */
   if (thread != 0)
     return;
@@ -356,6 +418,7 @@ anim_live_msg (AnimLive *lv, int rank, gboolean is_send, guint64 t,
   if (rank < 0 || rank >= lv->nprocs)
     return;
   lv->st.records++;
+  job_time (lv, t);
   hist_add (&lv->procs[rank], t, is_send ? 3 : 4, partner, tag, bytes);
   if (partner < 0 || partner >= lv->nprocs)
     return;
@@ -477,22 +540,43 @@ fill_info (AnimLive *lv, int sel)
   Proc *p = &lv->procs[sel];
   int n = 0;
   snprintf (lv->info_buf[n++], sizeof lv->info_buf[0],
-            "rank %d%s - last %d records (time in s)", sel,
+            "rank %d%s - last %d records (s since the job's start)", sel,
             p->ended ? " (ended)" : "", p->hist_n);
   for (int k = 0; k < p->hist_n; k++)
     {
       const Hist *h = &p->hist[(p->hist_pos - 1 - k + HIST_LEN) % HIST_LEN];
       char *o = lv->info_buf[n++];
       size_t ol = sizeof lv->info_buf[0];
-      double ts = h->t / 1e9;
-      const char *nm = "";
-      if (h->kind <= 1 && h->a >= 0 && (guint) h->a < lv->defs->len)
-        nm = g_array_index (lv->defs, Def, h->a).name;
+      double ts = h->t >= lv->job_t0 ? (h->t - lv->job_t0) / 1e9
+                                     : -((lv->job_t0 - h->t) / 1e9);
+      /* Names as defined now: a definition may arrive after the first
+       * records that use its ids. */
+      const Def *d = NULL;
+      int is_end = 0;
+      if (h->kind <= 2)
+        {
+          gpointer v = g_hash_table_lookup (lv->by_id,
+                                            GINT_TO_POINTER (h->a));
+          if (v)
+            {
+              d = &g_array_index (lv->defs, Def,
+                                  (GPOINTER_TO_INT (v) - 1) / 2);
+              is_end = (GPOINTER_TO_INT (v) - 1) & 1;
+            }
+        }
       switch (h->kind)
         {
-        case 0: snprintf (o, ol, "%.6f  begin %.60s", ts, nm); break;
-        case 1: snprintf (o, ol, "%.6f  end   %.60s", ts, nm); break;
-        case 2: snprintf (o, ol, "%.6f  event %d", ts, h->a); break;
+        case 0:
+        case 1:
+        case 2:
+          if (d && d->solo)
+            snprintf (o, ol, "%.6f  event %.60s", ts, d->name);
+          else if (d)
+            snprintf (o, ol, "%.6f  %s %.60s", ts,
+                      is_end ? "end  " : "begin", d->name);
+          else
+            snprintf (o, ol, "%.6f  event %d", ts, h->a);
+          break;
         case 3:
           snprintf (o, ol, "%.6f  send -> %d tag %d %" G_GUINT64_FORMAT " B",
                     ts, h->a, h->tag, h->bytes);
@@ -565,12 +649,40 @@ anim_live_scene (AnimLive *lv, int selected, AnimScene *s)
       msgs += lv->rate_bin[j];
       bytes += lv->rate_bytes[j];
     }
+  /* The states begun in this job, copied: the reader thread may
+     replace a definition while the window draws. */
+  for (int i = 0; i < lv->nlegend; i++)
+    g_free (lv->legend_names[i]);
+  lv->nlegend = 0;
+  for (guint i = 0; i < lv->defs->len && i < 4096; i++)
+    {
+      const Def *d = &g_array_index (lv->defs, Def, i);
+      if (!d->used || d->solo)
+        continue;
+      if (lv->nlegend == lv->legend_cap)
+        {
+          lv->legend_cap = lv->legend_cap ? 2 * lv->legend_cap : 16;
+          lv->legend = g_renew (AnimLegendItem, lv->legend, lv->legend_cap);
+          lv->legend_names = g_renew (char *, lv->legend_names,
+                                      lv->legend_cap);
+        }
+      lv->legend_names[lv->nlegend] = g_strdup (d->name);
+      lv->legend[lv->nlegend].name = lv->legend_names[lv->nlegend];
+      lv->legend[lv->nlegend++].rgb = d->rgb;
+    }
+  s->legend = lv->legend;
+  s->nlegend = lv->nlegend;
+  double tj = lv->job_t1 > lv->job_t0 && lv->job_t0 != G_MAXUINT64
+              ? (lv->job_t1 - lv->job_t0) / 1e9 : 0;
   snprintf (lv->status, sizeof lv->status,
-            "msgs/s %" G_GUINT64_FORMAT "   bytes/s %" G_GUINT64_FORMAT
+            "t %.1f s   msgs/s %" G_GUINT64_FORMAT "   bytes/s %" G_GUINT64_FORMAT
             "   in flight %u   messages %" G_GUINT64_FORMAT
             "   dropped %" G_GUINT64_FORMAT "   ranks %d",
-            msgs, bytes, nv, lv->st.sends,
+            tj, msgs, bytes, nv, lv->st.sends,
             lv->st.dropped + lv->st.dots_dropped, lv->nprocs);
+  if (lv->nprocs == 0)
+    snprintf (lv->status, sizeof lv->status,
+              "waiting for a job: run it with the MPEANIM_ADDR line above");
   s->nprocs = lv->nprocs;
   s->proc_rgb = lv->rgb;
   s->proc_seen = lv->seen;

@@ -14,7 +14,8 @@
 #include "anim-window.h"
 
 static char    *opt_listen, *opt_addr_file, *opt_stats_out, *opt_export;
-static char    *opt_size;
+static char    *opt_size, *opt_text_out;
+static int      opt_select = -1;
 static double   opt_at = 0, opt_speed = 1;
 static gboolean opt_exit_after_job, opt_latency;
 
@@ -37,6 +38,11 @@ static GOptionEntry entries[] = {
     "Replay: time in seconds from the first record (default 0)", "T" },
   { "size", 0, 0, G_OPTION_ARG_STRING, &opt_size,
     "Size of the exported frame (default 800x600)", "WxH" },
+  { "select", 0, 0, G_OPTION_ARG_INT, &opt_select,
+    "Select rank N (its history box) from the start", "N" },
+  { "text-out", 0, 0, G_OPTION_ARG_FILENAME, &opt_text_out,
+    "Write the frame's text (status, legend, history, address) to FILE: "
+    "with --export once, in the window whenever it changes", "FILE" },
   { "speed", 0, 0, G_OPTION_ARG_DOUBLE, &opt_speed,
     "Replay: initial speed, 0.001 to 1000 (default 1)", "X" },
   { NULL }
@@ -69,9 +75,22 @@ do_export (const char *log)
   cairo_surface_t *sf = cairo_image_surface_create (CAIRO_FORMAT_RGB24, w, h);
   cairo_t *cr = cairo_create (sf);
   AnimScene s;
-  anim_replay_scene (rp, opt_at, 0, -1, &s);
+  anim_replay_scene (rp, opt_at, 0, opt_select, &s);
   anim_render (cr, w, h, &s);
   cairo_destroy (cr);
+  if (opt_text_out)
+    {
+      FILE *f = fopen (opt_text_out, "w");
+      if (f)
+        anim_scene_write_text (f, &s);
+      if (!f || fclose (f) != 0)
+        {
+          g_printerr ("mpeanim: cannot write %s\n", opt_text_out);
+          cairo_surface_destroy (sf);
+          anim_replay_free (rp);
+          return 1;
+        }
+    }
   cairo_status_t cs = cairo_surface_write_to_png (sf, opt_export);
   cairo_surface_destroy (sf);
   anim_replay_free (rp);
@@ -118,7 +137,9 @@ run_live (void)
   fflush (stdout);
   AnimWindowOpts o = { .live = lv, .server = srv,
                        .stats_out = opt_stats_out,
-                       .exit_after_job = opt_exit_after_job };
+                       .exit_after_job = opt_exit_after_job,
+                       .address = addr, .text_out = opt_text_out,
+                       .selected = opt_select };
   int rc = anim_window_run (&o);
   anim_server_free (srv);
   anim_live_free (lv);
@@ -175,7 +196,9 @@ main (int argc, char **argv)
           g_printerr ("mpeanim: %s\n", err->message);
           return 1;
         }
-      AnimWindowOpts o = { .replay = rp, .speed = opt_speed };
+      AnimWindowOpts o = { .replay = rp, .speed = opt_speed,
+                           .text_out = opt_text_out,
+                           .selected = opt_select };
       int rc = anim_window_run (&o);
       anim_replay_free (rp);
       return rc;

@@ -17,9 +17,22 @@ set_rgb (cairo_t *cr, uint32_t rgb)
                         ((rgb >> 8) & 255) / 255.0, (rgb & 255) / 255.0);
 }
 
+#define LEGEND_LH  16
+#define LEGEND_SW  12   /* swatch side */
+
+/* Height kept for the legend at the bottom: a grid of nodes stays above
+ * it, and the legend never grows past it. */
+static double
+legend_band (double h)
+{
+  double b = 10 + 6 + 10 * LEGEND_LH;
+  return b < 0.3 * h ? b : 0.3 * h;
+}
+
 static void
 grid_dims (int n, double w, double h, int *cols, int *rows, double *cell)
 {
+  h -= legend_band (h);
   int c = (int) ceil (sqrt (n * w / (h > 1 ? h : 1)));
   if (c < 1)
     c = 1;
@@ -48,7 +61,8 @@ anim_layout_node (int n, double w, double h, int i,
   int cols, rows;
   double cell;
   grid_dims (n, w, h, &cols, &rows, &cell);
-  double ox = (w - cols * cell) / 2, oy = 30 + (h - 30 - rows * cell) / 2;
+  double gh = h - legend_band (h);
+  double ox = (w - cols * cell) / 2, oy = 30 + (gh - 30 - rows * cell) / 2;
   *x = ox + (i % cols + 0.5) * cell;
   *y = oy + (i / cols + 0.5) * cell;
   *r = cell * 0.35 < 1.5 ? 1.5 : cell * 0.35;
@@ -221,6 +235,116 @@ draw_info (cairo_t *cr, double w, const AnimScene *s)
     }
 }
 
+static void
+draw_legend (cairo_t *cr, double w, double h, const AnimScene *s)
+{
+  /* "not connected" only where nodes can be hollow (live). */
+  static const char *const fixed_all[] = {
+    "no state", "not connected", "message (wider: larger)",
+    "solo events: click a rank (history)"
+  };
+  static const char *const fixed_replay[] = {
+    "no state", "message (wider: larger)",
+    "solo events: click a rank (history)"
+  };
+  const char *const *fixed = s->proc_seen ? fixed_all : fixed_replay;
+  const int nfixed = s->proc_seen ? 4 : 3;
+  int rows_max = (int) ((legend_band (h) - 16) / LEGEND_LH) - nfixed;
+  if (rows_max < 1)
+    rows_max = 1;
+  int nshow = s->nlegend, more = 0;
+  if (nshow > rows_max)
+    {
+      nshow = rows_max - 1 > 0 ? rows_max - 1 : 0;
+      more = s->nlegend - nshow;
+    }
+  int rows = nshow + (more > 0) + nfixed;
+  char more_txt[48];
+  snprintf (more_txt, sizeof more_txt, "+%d more states", more);
+  cairo_set_font_size (cr, 12);
+  double tw = 0;
+  cairo_text_extents_t te;
+  for (int i = 0; i < nshow + (more > 0) + nfixed; i++)
+    {
+      const char *t = i < nshow ? s->legend[i].name
+                      : (more > 0 && i == nshow) ? more_txt
+                      : fixed[i - nshow - (more > 0)];
+      cairo_text_extents (cr, t ? t : "", &te);
+      if (te.x_advance > tw)
+        tw = te.x_advance;
+    }
+  double bw = 8 + LEGEND_SW + 6 + (tw > 260 ? 260 : tw) + 8;
+  double bh = 6 + rows * LEGEND_LH, x = 10, y = h - 10 - bh;
+  if (y < 30)
+    y = 30;
+  cairo_save (cr);
+  cairo_rectangle (cr, x, y, bw, bh);
+  cairo_clip_preserve (cr);
+  cairo_set_source_rgba (cr, 0, 0, 0, 0.6);
+  cairo_fill (cr);
+  for (int i = 0; i < rows; i++)
+    {
+      double ry = y + 3 + i * LEGEND_LH, sx = x + 8;
+      double sy = ry + (LEGEND_LH - LEGEND_SW) / 2.0;
+      const char *t;
+      if (i < nshow)
+        {
+          t = s->legend[i].name ? s->legend[i].name : "";
+          set_rgb (cr, s->legend[i].rgb);
+          cairo_rectangle (cr, sx, sy, LEGEND_SW, LEGEND_SW);
+          cairo_fill (cr);
+        }
+      else if (more > 0 && i == nshow)
+        t = more_txt;
+      else
+        {
+          int k = i - nshow - (more > 0);
+          t = fixed[k];
+          if (k >= 1 && !s->proc_seen)
+            k++;
+          if (k == 0)
+            {
+              set_rgb (cr, ANIM_NO_STATE);
+              cairo_rectangle (cr, sx, sy, LEGEND_SW, LEGEND_SW);
+              cairo_fill (cr);
+            }
+          else if (k == 1)
+            {
+              cairo_set_source_rgb (cr, 0.55, 0.55, 0.55);
+              cairo_set_line_width (cr, 1);
+              cairo_new_path (cr);
+              cairo_arc (cr, sx + LEGEND_SW / 2.0, sy + LEGEND_SW / 2.0,
+                         LEGEND_SW / 2.0 - 0.5, 0, 2 * M_PI);
+              cairo_stroke (cr);
+            }
+          else if (k == 2)
+            {
+              set_rgb (cr, ANIM_DOT_RGB);
+              cairo_rectangle (cr, sx, sy + LEGEND_SW / 2.0 - 2, LEGEND_SW,
+                               4);
+              cairo_fill (cr);
+            }
+        }
+      cairo_set_source_rgb (cr, 0.9, 0.9, 0.9);
+      cairo_move_to (cr, sx + LEGEND_SW + 6, ry + LEGEND_LH - 4);
+      cairo_show_text (cr, t);
+    }
+  cairo_restore (cr);
+}
+
+void
+anim_scene_write_text (FILE *f, const AnimScene *s)
+{
+  if (s->status)
+    fprintf (f, "status: %s\n", s->status);
+  for (int i = 0; s->legend && i < s->nlegend; i++)
+    fprintf (f, "legend: %s #%06x\n", s->legend[i].name ? s->legend[i].name
+                                                         : "",
+             (unsigned) s->legend[i].rgb);
+  for (int i = 0; s->info && i < s->ninfo; i++)
+    fprintf (f, "info: %s\n", s->info[i]);
+}
+
 void
 anim_render (cairo_t *cr, double w, double h, const AnimScene *s)
 {
@@ -307,5 +431,6 @@ anim_render (cairo_t *cr, double w, double h, const AnimScene *s)
       cairo_show_text (cr, s->status);
     }
   draw_info (cr, w, s);
+  draw_legend (cr, w, h, s);
   cairo_restore (cr);
 }

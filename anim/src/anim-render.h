@@ -8,6 +8,7 @@
 
 #include <cairo.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define ANIM_NO_STATE    0x808080u  /* node colour outside any state */
@@ -22,6 +23,13 @@ typedef struct
   uint64_t bytes;
 } AnimDotView;
 
+/* One line of the legend: a state's name and colour. */
+typedef struct
+{
+  const char *name;
+  uint32_t    rgb;
+} AnimLegendItem;
+
 typedef struct
 {
   int                 nprocs;
@@ -33,6 +41,8 @@ typedef struct
   const char *const  *info;       /* selected process history, may be NULL */
   int                 ninfo;
   int                 selected;   /* -1 for none */
+  const AnimLegendItem *legend;   /* states that occur, may be NULL */
+  int                 nlegend;
 } AnimScene;
 
 /* Centre and radius of node i of n in a w x h area.  Up to
@@ -45,6 +55,14 @@ int  anim_layout_hit (int n, double w, double h, double px, double py);
 /* Stroke width of a message of that size (1..12 pixels). */
 double anim_dot_width (uint64_t bytes);
 
+/* Draws the frame, the legend in the bottom-left corner: each state's
+ * colour and name (as many as fit, then "+N more states"), "no state",
+ * a hollow node (not connected, live), a message, and where solo
+ * events are shown. */
 void anim_render (cairo_t *cr, double w, double h, const AnimScene *s);
+
+/* The frame's text, one line each: "status: ...", "legend: NAME #rrggbb"
+ * per state, "info: ..." per line of the history box. */
+void anim_scene_write_text (FILE *f, const AnimScene *s);
 
 #endif

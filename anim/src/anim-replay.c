@@ -36,6 +36,9 @@ struct AnimReplay
   guint64    *prefix_end;  /* max t1 over msgs[0..i] */
   gsize       nmsgs;
   guint32    *rgb;
+  guint8     *state_used;  /* per state index: it occurs in the log */
+  AnimLegendItem *legend;
+  int         nlegend;
   AnimDotView *views;
   gsize       nviews_cap;
   char        status[200];
@@ -91,6 +94,8 @@ load_tracks (AnimReplay *rp, GError **error)
                        : logfmt_state_tracker_open (nest, depth - 1)->state;
           g_array_append_val (ts, ev.time);
           g_array_append_val (tops, top);
+          if (top >= 0 && (size_t) top < logfmt_reader_n_states (rp->r))
+            rp->state_used[top] = 1;
         }
       logfmt_state_tracker_free (nest);
       if (rc < 0)
@@ -200,12 +205,23 @@ anim_replay_open (const char *path, GError **error)
   for (int i = 0; i < n; i++)
     rp->ranks[i].stream = -1;
   rp->rgb = g_new (guint32, n);
+  size_t nst = logfmt_reader_n_states (r);
+  rp->state_used = g_new0 (guint8, nst ? nst : 1);
   if (!load_tracks (rp, error) || !load_msgs (rp, error))
     {
       g_prefix_error (error, "%s: ", path);
       anim_replay_free (rp);
       return NULL;
     }
+  /* The legend: the states the animation can show, in their order. */
+  rp->legend = g_new0 (AnimLegendItem, nst ? nst : 1);
+  for (size_t i = 0; i < nst; i++)
+    if (rp->state_used[i])
+      {
+        const logfmt_state_def_t *sd = logfmt_reader_state (r, i);
+        rp->legend[rp->nlegend].name = sd->name ? sd->name : "?";
+        rp->legend[rp->nlegend++].rgb = sd->rgb;
+      }
   return rp;
 }
 
@@ -223,6 +239,8 @@ anim_replay_free (AnimReplay *rp)
   g_free (rp->msgs);
   g_free (rp->prefix_end);
   g_free (rp->rgb);
+  g_free (rp->state_used);
+  g_free (rp->legend);
   g_free (rp->views);
   logfmt_reader_close (rp->r);
   g_free (rp);
@@ -323,7 +341,19 @@ fill_history (AnimReplay *rp, int sel, guint64 t)
                         ev->partner, ev->tag, (unsigned long long) ev->size);
               break;
             default:
-              snprintf (o, ol, "%.6f  event %d", ts, ev->id);
+              {
+                /* Solo events by the name the log defines. */
+                int k = logfmt_reader_find_event_def (rp->r, ev->id);
+                const logfmt_event_def_t *ed =
+                  k >= 0 ? logfmt_reader_event_def (rp->r, (size_t) k) : NULL;
+                if (ev->kind == LOGFMT_KIND_LOSS)
+                  snprintf (o, ol, "%.6f  %llu events lost", ts,
+                            (unsigned long long) ev->size);
+                else if (ed && ed->name)
+                  snprintf (o, ol, "%.6f  event %.60s", ts, ed->name);
+                else
+                  snprintf (o, ol, "%.6f  event %d", ts, ev->id);
+              }
               break;
             }
         }
@@ -381,6 +411,8 @@ anim_replay_scene (AnimReplay *rp, double t, double min_flight,
   s->ndots = nv;
   s->status = rp->status;
   s->selected = selected;
+  s->legend = rp->legend;
+  s->nlegend = rp->nlegend;
   if (selected >= 0 && selected < rp->nprocs)
     {
       s->ninfo = fill_history (rp, selected, tn);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -14,6 +15,7 @@ typedef struct
 {
   AnimWindowOpts o;
   GtkWidget *win, *area, *pause_btn, *speed_scale, *scrub, *time_label;
+  GtkWidget *addr_label;   /* live: the line to export, selectable */
   gint64     last_frame_us;
   gboolean   paused;
   double     t;            /* replay position, seconds */
@@ -116,6 +118,13 @@ scene_key (const AnimScene *s, int wd, int ht, GByteArray *out)
   for (int i = 0; s->info && i < s->ninfo; i++)
     g_byte_array_append (out, (const guint8 *) s->info[i],
                          (guint) strlen (s->info[i]) + 1);
+  for (int i = 0; s->legend && i < s->nlegend; i++)
+    {
+      g_byte_array_append (out, (const guint8 *) &s->legend[i].rgb,
+                           sizeof s->legend[i].rgb);
+      g_byte_array_append (out, (const guint8 *) s->legend[i].name,
+                           (guint) strlen (s->legend[i].name) + 1);
+    }
 }
 
 /* The TILE x TILE tiles where two images of one size differ: row by row
@@ -160,6 +169,27 @@ changed_tiles (cairo_surface_t *now, cairo_surface_t *before)
   return dirty;
 }
 
+/* The frame's text and what the address line shows (tests, scripts). */
+static void
+write_text (Win *w, const AnimScene *s)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  if (!f)
+    return;
+  anim_scene_write_text (f, s);
+  if (w->addr_label)
+    fprintf (f, "address: %s\naddress selectable: %d\n",
+             gtk_label_get_text (GTK_LABEL (w->addr_label)),
+             gtk_label_get_selectable (GTK_LABEL (w->addr_label)));
+  fclose (f);
+  g_autoptr (GError) err = NULL;
+  if (!g_file_set_contents (w->o.text_out, buf, (gssize) len, &err))
+    g_printerr ("mpeanim: %s\n", err->message);
+  free (buf);
+}
+
 /* Renders the scene into w->back and swaps it in as the frame, its CPU
  * time in w->draw_cpu_ns.  Returns the region that differs from the frame
  * before (NULL: all of it; empty when the scene is the one the frame
@@ -183,6 +213,8 @@ render_frame (Win *w, int wd, int ht)
   cairo_t *fcr = cairo_create (w->back);
   anim_render (fcr, wd, ht, &s);
   cairo_destroy (fcr);
+  if (w->o.text_out)
+    write_text (w, &s);
   if (w->o.live)
     {
       anim_live_lock (w->o.live);
@@ -477,6 +509,15 @@ on_key (GtkWidget *win, GdkEventKey *ev, gpointer data)
 }
 
 static void
+on_copy_addr (GtkButton *b, gpointer data)
+{
+  Win *w = data;
+  gtk_clipboard_set_text (gtk_widget_get_clipboard (w->addr_label,
+                                                    GDK_SELECTION_CLIPBOARD),
+                          gtk_label_get_text (GTK_LABEL (w->addr_label)), -1);
+}
+
+static void
 on_destroy (GtkWidget *win, gpointer data)
 {
   write_stats (data);
@@ -486,7 +527,8 @@ on_destroy (GtkWidget *win, gpointer data)
 int
 anim_window_run (const AnimWindowOpts *opts)
 {
-  Win w = { .o = *opts, .selected = -1,
+  Win w = { .o = *opts, .selected = opts->selected >= 0 ? opts->selected
+                                                       : -1,
             .speed = opts->speed > 0 ? opts->speed : 1,
             .key = g_byte_array_new (), .next_key = g_byte_array_new () };
   w.win = gtk_window_new (GTK_WINDOW_TOPLEVEL);
@@ -496,6 +538,34 @@ anim_window_run (const AnimWindowOpts *opts)
   gtk_window_set_default_size (GTK_WINDOW (w.win), 900, 700);
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   gtk_container_add (GTK_CONTAINER (w.win), box);
+  if (opts->live && opts->address)
+    {
+      /* What a job needs in its environment, to select or copy. */
+      GtkWidget *ab = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+      gtk_container_set_border_width (GTK_CONTAINER (ab), 4);
+      gtk_box_pack_start (GTK_BOX (box), ab, FALSE, FALSE, 0);
+      gtk_box_pack_start (GTK_BOX (ab), gtk_label_new ("Run the job with:"),
+                          FALSE, FALSE, 0);
+      g_autofree char *line = g_strdup_printf ("export MPEANIM_ADDR='%s'",
+                                               opts->address);
+      w.addr_label = gtk_label_new (line);
+      gtk_label_set_selectable (GTK_LABEL (w.addr_label), TRUE);
+      /* Wrapped, never cut: all of it must be readable. */
+      gtk_label_set_line_wrap (GTK_LABEL (w.addr_label), TRUE);
+      gtk_label_set_line_wrap_mode (GTK_LABEL (w.addr_label),
+                                    PANGO_WRAP_CHAR);
+      gtk_label_set_width_chars (GTK_LABEL (w.addr_label), 40);
+      gtk_label_set_xalign (GTK_LABEL (w.addr_label), 0);
+      PangoAttrList *al = pango_attr_list_new ();
+      pango_attr_list_insert (al, pango_attr_family_new ("monospace"));
+      gtk_label_set_attributes (GTK_LABEL (w.addr_label), al);
+      pango_attr_list_unref (al);
+      gtk_box_pack_start (GTK_BOX (ab), w.addr_label, TRUE, TRUE, 0);
+      GtkWidget *copy = gtk_button_new_with_mnemonic ("_Copy");
+      gtk_widget_set_tooltip_text (copy, "Copy the line to the clipboard");
+      g_signal_connect (copy, "clicked", G_CALLBACK (on_copy_addr), &w);
+      gtk_box_pack_start (GTK_BOX (ab), copy, FALSE, FALSE, 0);
+    }
 
   w.area = gtk_drawing_area_new ();
   gtk_widget_set_vexpand (w.area, TRUE);
@@ -548,6 +618,8 @@ anim_window_run (const AnimWindowOpts *opts)
      load (a loaded CI drew 4 frames in a whole run), and an unprivileged
      user cannot raise it back (RLIMIT_NICE is 0), so a busy laptop
      would freeze the window. */
+  /* Not the address label first: its focus would select all of it. */
+  gtk_window_set_focus (GTK_WINDOW (w.win), w.pause_btn);
   gtk_widget_show_all (w.win);
   gtk_main ();
   g_clear_pointer (&w.frame, cairo_surface_destroy);

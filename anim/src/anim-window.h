@@ -20,6 +20,9 @@ typedef struct
   const char *stats_out;   /* live: counters written here on exit */
   gboolean    exit_after_job;
   double      speed;       /* replay: initial speed */
+  const char *address;     /* live: MPEANIM_ADDR, shown in the window */
+  const char *text_out;    /* the frame's text, rewritten when it changes */
+  int         selected;    /* rank selected at the start, or -1 */
 } AnimWindowOpts;
 
 /* Runs the window until it is closed (or the job ends with

@@ -147,6 +147,8 @@ mpe__foreach_state_def (mpe_state_def_cb cb, void *user)
   for (size_t i = 0; i < n; i++)
     if (d[i].is_state)
       cb (user, d[i].a, d[i].b, d[i].name, d[i].color);
+    else  /* a solo event: start == end (docs/ANIM-PROTOCOL.md) */
+      cb (user, d[i].a, d[i].a, d[i].name, d[i].color);
   mpe__defs_free (d, n);
 }
 

@@ -30,9 +30,28 @@ anim_set_tap (int on)
   mpe__set_tap (on ? anim_tap : NULL, NULL);
 }
 
+/* The window names records by the definitions it is sent.  The MPI
+ * calls' states reach the log only at MPI_Finalize (those some rank
+ * used), so the window gets the wrappers' whole table from the start,
+ * and the communicator markers (solo: start == end). */
+static void
+anim_foreach_def (anim_client_state_def_cb cb, void *user)
+{
+  mpe__foreach_state_def (cb, user);
+  for (int s = 0; s < mpe__wrap_nstates; s++)
+    {
+      const mpe__wstate_t *w = &mpe__wrap_states[s];
+      cb (user, w->start_id, w->end_id, w->name, w->color);
+    }
+  cb (user, MPE_KNOWN_SOLO_COMM_INIT, MPE_KNOWN_SOLO_COMM_INIT,
+      "MPE_Comm_init", "red");
+  cb (user, MPE_KNOWN_SOLO_COMM_FINALIZE, MPE_KNOWN_SOLO_COMM_FINALIZE,
+      "MPE_Comm_finalize", "orange");
+}
+
 static const anim_client_core_t anim_core = {
   .set_tap = anim_set_tap,
-  .foreach_state_def = mpe__foreach_state_def,
+  .foreach_state_def = anim_foreach_def,
 };
 
 int

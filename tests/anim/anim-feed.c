@@ -35,6 +35,7 @@
 typedef void (*feed_tap_fn) (const anim_client_record_t *rec);
 static _Atomic (feed_tap_fn) tap_fn;
 static _Atomic int late_defs;
+static int solo;  /* --solo: a named solo event before the hold */
 
 static void
 feed_set_tap (int on)
@@ -49,6 +50,8 @@ feed_foreach_state_def (anim_client_state_def_cb cb, void *user)
   cb (user, 102, 103, "Wait", "blue");
   if (atomic_load (&late_defs))
     cb (user, 104, 105, "Late", "green");
+  if (solo)
+    cb (user, 5000, 5000, "Checkpoint", "white");  /* a solo event */
 }
 
 static const anim_client_core_t feed_core = {
@@ -120,6 +123,8 @@ worker (void *arg)
     {
       /* Sit in Wait for a while so a screenshot can see the state; a
          test that saw it says so with the hold file. */
+      if (solo)
+        emit (th, 1, 5000, 0, 0, 0);
       emit (th, 1, 102, 0, 0, 0);
       for (int ms = 0; ms < hold_ms; ms += 50)
         {
@@ -202,6 +207,8 @@ main (int argc, char **argv)
         garbage = 1;
       else if (!strcmp (a, "--quiet"))
         quiet = 1;
+      else if (!strcmp (a, "--solo"))
+        solo = 1;
       else if (!v)
         goto usage;
       else if (!strcmp (a, "--ranks"))
@@ -248,7 +255,7 @@ main (int argc, char **argv)
 usage:
   fprintf (stderr, "usage: anim-feed [--ranks P] [--msgs N] [--rate R] "
            "[--threads T] [--hold-ms H [--hold-file F]] [--addr A] "
-           "[--no-client] "
+           "[--no-client] [--solo] "
            "[--quiet] [--garbage]\n");
   return 2;
 }

@@ -44,6 +44,9 @@ write_log (const char *path)
                              .name = "Wait", .color = "#0000ff" };
   logfmt_writer_add_state (w, &st);
   logfmt_writer_add_state (w, &st2);
+  logfmt_event_def_t ed = { .id = 999, .name = "Checkpoint",
+                            .color = "white" };
+  logfmt_writer_add_event_def (w, &ed);
   uint32_t sid[4];
   for (int r = 0; r < 4; r++)
     {
@@ -103,16 +106,18 @@ write_log (const char *path)
   return 0;
 }
 
-/* Exports the frame at t and returns its surface (NULL on failure). */
+/* Exports the frame at t (rank `sel` selected, -1 for none, its text
+ * in dir/f.txt) and returns its surface (NULL on failure). */
 static cairo_surface_t *
-frame_at (const char *log, double t)
+frame_sel (const char *log, double t, int sel)
 {
   char png[300], cmd[1024];
   snprintf (png, sizeof png, "%s/f.png", dir);
   unlink (png);
   snprintf (cmd, sizeof cmd,
-            "%s/anim/src/mpeanim --export %s --at %g --size %dx%d %s",
-            builddir, png, t, W, H, log);
+            "%s/anim/src/mpeanim --export %s --at %g --size %dx%d "
+            "--select %d --text-out %s/f.txt %s",
+            builddir, png, t, W, H, sel, dir, log);
   if (system (cmd) != 0)
     {
       diag ("failed: %s", cmd);
@@ -127,6 +132,32 @@ frame_at (const char *log, double t)
   return s;
 }
 
+static cairo_surface_t *
+frame_at (const char *log, double t)
+{
+  return frame_sel (log, t, -1);
+}
+
+/* Whether dir/f.txt has the line. */
+static int
+text_has (const char *line)
+{
+  char path[300], buf[512];
+  snprintf (path, sizeof path, "%s/f.txt", dir);
+  FILE *f = fopen (path, "r");
+  int found = 0;
+  while (f && !found && fgets (buf, sizeof buf, f))
+    {
+      buf[strcspn (buf, "\n")] = 0;
+      found = strcmp (buf, line) == 0;
+    }
+  if (f)
+    fclose (f);
+  if (!found)
+    diag ("  no line \"%s\" in %s", line, path);
+  return found;
+}
+
 static uint32_t
 pixel (cairo_surface_t *s, int x, int y)
 {
@@ -135,6 +166,17 @@ pixel (cairo_surface_t *s, int x, int y)
   int stride = cairo_image_surface_get_stride (s);
   uint32_t v = *(const uint32_t *) (d + y * stride + x * 4);
   return v & 0xffffff;
+}
+
+/* Pixels of exactly that colour in the rectangle. */
+static int
+count_px (cairo_surface_t *s, int x0, int y0, int x1, int y1, uint32_t rgb)
+{
+  int n = 0;
+  for (int y = y0; s && y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      n += pixel (s, x, y) == rgb;
+  return n;
 }
 
 /* Node i of 4 on the circle (mpeanim(1)). */
@@ -180,7 +222,7 @@ main (int argc, char **argv)
     return 1;
   char log[300];
   snprintf (log, sizeof log, "%s/run.clog", dir);
-  plan (16);
+  plan (25);
   ASSERT_OK (write_log (log), "small .clog written");
 
   int x, y;
@@ -224,9 +266,32 @@ main (int argc, char **argv)
   if (s)
     cairo_surface_destroy (s);
 
-  s = frame_at (log, 3.0);
+  s = frame_sel (log, 3.0, 3);
   node (0, &x, &y);
   CHECK_PX (s, x, y, 0x808080, "3.0 s: rank 0 left Compute");
+  /* The legend (bottom-left, below the nodes' circle on its left): a
+   * 12 x 12 swatch per state even when no rank is in it, with the
+   * names in the frame's text. */
+  int red = count_px (s, 0, H / 2 + 60, W / 3, H, 0xff0000);
+  int blue = count_px (s, 0, H / 2 + 60, W / 3, H, 0x0000ff);
+  int gold = count_px (s, 0, H / 2 + 60, W / 3, H, 0xffd700);
+  ok (red >= 100 && red <= 200, "legend: Compute swatch (%d red px)", red);
+  ok (blue >= 100 && blue <= 200, "legend: Wait swatch (%d blue px)", blue);
+  ok (gold > 0, "legend: a message sample (%d gold px)", gold);
+  ok (text_has ("legend: Compute #ff0000"), "legend text: Compute, red");
+  ok (text_has ("legend: Wait #0000ff"), "legend text: Wait, blue");
+  /* The solo event by the name the log defines, at its time. */
+  ok (text_has ("info: 3.000000  event Checkpoint"),
+      "rank 3's history names its solo event");
+  if (s)
+    cairo_surface_destroy (s);
+  s = frame_sel (log, 1.5, 1);
+  ok (text_has ("info: 0.200000  begin Wait"),
+      "rank 1's history: begin Wait at 0.2 s");
+  ok (count_px (s, 0, H / 2 + 60, W / 3, H, 0xff0000) == red,
+      "legend the same at 1.5 s");
+  ok (text_has ("status: t = 1.500000 s of 3.000000 s   in flight 1   "
+                "ranks 4"), "status line in the text");
   if (s)
     cairo_surface_destroy (s);
 

@@ -18,7 +18,8 @@ wait_file () {
   while [ ! -s "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
 timeout 90 "$anim" --addr-file "$T/addr1" --stats-out "$T/stats1" \
-  --exit-after-job > /dev/null 2> "$T/anim1.err" &
+  --exit-after-job --select 0 --text-out "$T/text1" \
+  > /dev/null 2> "$T/anim1.err" &
 W=$!
 wait_file "$T/addr1"
 . "$T/addr1"
@@ -61,6 +62,11 @@ test "$(get clients "$T/stats1")" = 4; ok $? "four ranks connected"
 test "$(get ranks_complete "$T/stats1")" = 4; ok $? "every rank's END count matches"
 test "$(get dropped "$T/stats1")" = 0; ok $? "no updates dropped"
 test "$(get log_sends "$T/ring1.out")" = 2000; ok $? "log holds 2000 sends ($(get log_sends "$T/ring1.out"))"
+sed 's/^/text1: /' "$T/text1" | while read -r l; do diag "$l"; done
+grep -q '^info: [0-9.]*  begin MPI_' "$T/text1"
+ok $? "rank 0's history names the MPI calls"
+! grep -q '^info: [0-9.]*  event -*[0-9][0-9]*$' "$T/text1"
+ok $? "... and no event by its number"
 test "$(cat "$T/ring2.rc")" = 0; ok $? "window killed mid-run: job exits 0"
 test "$(get log_sends "$T/ring2.out")" = 6000; ok $? "window killed: log complete, 6000 sends ($(get log_sends "$T/ring2.out"))"
 test "$(get log_recvs "$T/ring2.out")" = 6000; ok $? "window killed: 6000 receives in the log"
