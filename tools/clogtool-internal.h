@@ -75,4 +75,29 @@ int clogtool__bad_option (const char *sub, int c, char **argv);
  * the usage error and returns CLOGTOOL_EXIT_USAGE. */
 int clogtool__one_file (const char *sub, int argc);
 
+/* Progress of long work on stderr, "\rWHAT: NN%", only when stderr is a
+ * terminal (nothing in logs or pipes).  The line is redrawn when the
+ * percentage changes, at most every 0.1 s. */
+typedef struct
+{
+  int on;
+  int last;               /* percentage shown, -1 before the first */
+  double last_t;          /* when it was drawn */
+  const char *what;
+} clogtool_progress_t;
+void clogtool__progress_init (clogtool_progress_t *p, int wanted,
+                              const char *what);
+/* Shows fraction in [0, 1]; matches logfmt_progress_cb (returns 0). */
+int clogtool__progress (void *p, double fraction);
+/* Ends the line if one was drawn. */
+void clogtool__progress_done (clogtool_progress_t *p);
+
+/* Output file names where "-" is standard output.  A writer that seeks
+ * (.clog) cannot write a pipe: clogtool__out_begin returns the path to
+ * write, for "-" a new temporary file (tmp needs PATH_MAX bytes), or
+ * NULL after printing an error; clogtool__out_end copies that file to
+ * stdout when ok, removes it, and returns 0 or -1 (error printed). */
+const char *clogtool__out_begin (const char *out, char *tmp);
+int clogtool__out_end (const char *out, const char *path, int ok);
+
 #endif
