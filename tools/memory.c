@@ -43,6 +43,7 @@ memory_help (void)
     "  -m, --massif OUT  write rank R's live bytes over time as massif\n"
     "                    output (read by ms_print, massif-visualizer)\n"
     "  -p, --hp OUT      the same as a heap profile (.hp) for hp2ps\n"
+    "                    (OUT - is standard output)\n"
     "  -r, --rank R      the rank exported (default 0)\n"
     "  -n, --network     export instead the bytes rank R's host's network\n"
     "                    interfaces received and sent since the first\n"
@@ -306,7 +307,10 @@ export (series_t *s, const char *path, int massif, const char *what,
           nt++;
         }
     }
-  FILE *f = live && per_site ? fopen (path, "w") : NULL;
+  /* "-" is standard output, as for every file name clogtool takes. */
+  int to_stdout = strcmp (path, "-") == 0;
+  FILE *f = !live || !per_site ? NULL : to_stdout ? stdout
+            : fopen (path, "w");
   if (!f)
     {
       free (live);
@@ -387,7 +391,7 @@ export (series_t *s, const char *path, int massif, const char *what,
       ti++;
     }
   int bad = ferror (f);
-  bad |= fclose (f) != 0;
+  bad |= to_stdout ? fflush (f) != 0 : fclose (f) != 0;
   free (live);
   free (per_site);
   if (bad)
