@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clogtool.h"
 #include "clogtool-internal.h"
@@ -115,13 +116,20 @@ run (const subcommand_t *sc, int argc, char **argv)
       argv[argc] = NULL;
       return sc->main (argc, argv);
     }
-  if (strcmp (out, "-") != 0 && freopen (out, "w", stdout) == NULL)
+  if (strcmp (out, "-") == 0)
+    return sc->main (argc, argv);
+  int existed = access (out, F_OK) == 0;
+  if (freopen (out, "w", stdout) == NULL)
     {
       clogtool__error ("%s: cannot write '%s': %s", sc->name, out,
                        strerror (errno));
       return CLOGTOOL_EXIT_PROBLEM;
     }
-  return sc->main (argc, argv);
+  rc = sc->main (argc, argv);
+  /* A bad command line leaves no new empty file behind. */
+  if (rc == CLOGTOOL_EXIT_USAGE && !existed)
+    unlink (out);
+  return rc;
 }
 
 static void

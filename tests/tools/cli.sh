@@ -48,6 +48,8 @@ for c in stats "stats --json" print profile matrix "metrics --csv"; do
 done
 [ ! -e ./- ]; ok $? "no file named '-' was made"
 run 2 "-o without a value" "$clogtool" stats "$log" -o
+run 2 "-o with a bad option" "$clogtool" stats --bogus -o new.out "$log"
+[ ! -e new.out ]; ok $? "a usage error leaves no new -o file"
 run 1 "-o into a missing directory" "$clogtool" stats -o no/dir/x "$log"
 grep -q "^clogtool: .*no/dir/x" "$tap_tmp/err"; ok $? "names the output"
 
