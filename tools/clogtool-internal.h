@@ -40,6 +40,10 @@ const char *clogtool__fmt_time (uint64_t ns, char *buf);
 /* Writes s as a JSON string literal (quotes included). */
 void clogtool__json_string (FILE *f, const char *s);
 
+/* Writes s as a CSV field (RFC 4180): quoted when it holds a comma, a
+ * quote or a line break. */
+void clogtool__csv_string (FILE *f, const char *s);
+
 /* Writes text from a file for a terminal: control bytes (escape
  * sequences, newlines, tabs) become '?'; padded with blanks to `width`
  * characters (UTF-8 aware). */

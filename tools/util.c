@@ -194,6 +194,26 @@ clogtool__json_string (FILE *f, const char *s)
 }
 
 void
+clogtool__csv_string (FILE *f, const char *s)
+{
+  if (s == NULL)
+    s = "";
+  if (!strpbrk (s, ",\"\r\n"))
+    {
+      fputs (s, f);
+      return;
+    }
+  putc ('"', f);
+  for (; *s; s++)
+    {
+      if (*s == '"')
+        putc ('"', f);
+      putc (*s, f);
+    }
+  putc ('"', f);
+}
+
+void
 clogtool__put_text (FILE *f, const char *s, int width)
 {
   int w = 0;

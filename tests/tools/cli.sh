@@ -34,6 +34,26 @@ if [ $have_sql = 1 ]; then
   ok $? "JSON floats have 15 digits: $(cat "$tap_tmp/out")"
 fi
 
+# stats --csv: the state and solo tables, the figures of --json.
+run 0 "stats --csv" "$clogtool" stats --csv "$log"
+cp "$tap_tmp/out" stats.csv
+"$clogtool" stats --json "$log" >stats.json 2>/dev/null
+"$python" - stats.csv stats.json <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+j = json.load(open(sys.argv[2]))
+want = [("state", s["name"], str(s["start_id"]), str(s["count"]),
+         s["total_s"], s["exclusive_s"]) for s in j["states"]]
+want += [("solo", e["name"], str(e["id"]), str(e["count"]), "", "")
+         for e in j["solo_events"]]
+got = [(r["kind"], r["name"], r["id"], r["count"],
+        r["total_s"] and float(r["total_s"]),
+        r["exclusive_s"] and float(r["exclusive_s"])) for r in rows]
+sys.exit(0 if got == want and len(got) > 2 else 1)
+PY
+ok $? "stats --csv rows match stats --json ($(wc -l <stats.csv) lines)"
+run 2 "stats --csv --json" "$clogtool" stats --csv --json "$log"
+
 # -o FILE: every report goes where -o says, '-' is standard output.
 for c in stats "stats --json" print profile matrix "metrics --csv"; do
   "$clogtool" $c "$log" >want.out 2>/dev/null
