@@ -54,6 +54,23 @@ PY
 ok $? "stats --csv rows match stats --json ($(wc -l <stats.csv) lines)"
 run 2 "stats --csv --json" "$clogtool" stats --csv --json "$log"
 
+# print --csv: the --tsv columns as CSV fields, under a header line.
+for i in "" "--intervals"; do
+  run 0 "print --csv $i" "$clogtool" print --csv $i "$log"
+  cp "$tap_tmp/out" print.csv
+  "$clogtool" print --tsv $i "$log" >print.tsv 2>/dev/null
+  "$python" - print.csv print.tsv <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+tsv = [l.rstrip("\n").split("\t") for l in open(sys.argv[2])]
+ok = rows[0][0] in ("time", "start") and rows[1:] == tsv and len(tsv) > 100
+ok = ok and any('"' in r[-1] for r in tsv) if rows[0][0] == "time" else ok
+sys.exit(0 if ok else 1)
+PY
+  ok $? "print --csv $i holds the --tsv fields ($(wc -l <print.tsv) rows)"
+done
+run 2 "print --csv --tsv" "$clogtool" print --csv --tsv "$log"
+
 # -o FILE: every report goes where -o says, '-' is standard output.
 for c in stats "stats --json" print profile matrix "metrics --csv"; do
   "$clogtool" $c "$log" >want.out 2>/dev/null
