@@ -55,6 +55,9 @@ const char *clogtool__kind_name (int kind);
 /* Opens a log for reading; prints the error and returns NULL on failure.
  * _flags takes LOGFMT_OPEN_* flags. */
 logfmt_reader_t *clogtool__open (const char *path);
+/* --progress for every command that reads a log: clogtool__open shows
+ * the conversion of an OTF2 archive or MPE2 log on a terminal. */
+void clogtool__want_progress (int on);
 logfmt_reader_t *clogtool__open_flags (const char *path, unsigned flags);
 /* Highest world rank of a stream + 1: per-rank tables are sized by the
  * ranks present, never by the header's world size alone. */

@@ -58,10 +58,11 @@ static const subcommand_t subcommands[] = {
 };
 
 /* Takes -o FILE, -oFILE, --output FILE and --output=FILE (the last one
- * given) out of argv, up to a "--"; *argc shrinks.  Returns 0, or the
- * usage error's status. */
+ * given) out of argv, up to a "--", and with progress non-NULL
+ * --progress; *argc shrinks.  Returns 0, or the usage error's status. */
 static int
-take_output (const char *sub, int *argc, char **argv, const char **out)
+take_output (const char *sub, int *argc, char **argv, const char **out,
+             int *progress)
 {
   int j = 1;
   for (int i = 1; i < *argc; i++)
@@ -82,6 +83,8 @@ take_output (const char *sub, int *argc, char **argv, const char **out)
         }
       else if (strncmp (a, "--output=", 9) == 0)
         *out = a + 9;
+      else if (progress != NULL && strcmp (a, "--progress") == 0)
+        *progress = 1;
       else if (strncmp (a, "-o", 2) == 0)
         *out = a + 2;
       else
@@ -101,9 +104,13 @@ run (const subcommand_t *sc, int argc, char **argv)
   if (sc->out == OUT_OWN)
     return sc->main (argc, argv);
   const char *out = NULL;
-  int rc = take_output (sc->name, &argc, argv, &out);
+  int progress = 0;
+  /* convert parses its own --progress. */
+  int rc = take_output (sc->name, &argc, argv, &out,
+                        sc->out == OUT_STDOUT ? &progress : NULL);
   if (rc != 0)
     return rc;
+  clogtool__want_progress (progress);
   if (out == NULL)
     return sc->main (argc, argv);
   if (sc->out == OUT_OPERAND)
@@ -150,7 +157,8 @@ usage (FILE *f)
          "  -V, --version  show the version\n"
          "\n"
          "Every command takes -o FILE (--output FILE): where its output\n"
-         "goes; '-' is standard output.\n"
+         "goes; '-' is standard output.  --progress shows on a terminal\n"
+         "how far the reading of an OTF2 archive or MPE2 log is.\n"
          "\n"
          "Exit status: 0 success, 1 error or problem found, 2 bad usage.\n",
          f);

@@ -241,6 +241,14 @@ clogtool__kind_name (int kind)
     }
 }
 
+static int progress_wanted;
+
+void
+clogtool__want_progress (int on)
+{
+  progress_wanted = on;
+}
+
 logfmt_reader_t *
 clogtool__open (const char *path)
 {
@@ -253,8 +261,13 @@ clogtool__open_flags (const char *path, unsigned flags)
   logfmt_reader_t *r = NULL;
   logfmt_error_t err;
   memset (&err, 0, sizeof err);
-  /* OTF2 archives are converted to a temporary .clog first. */
-  int rc = otf2in_reader_open (path, flags, NULL, NULL, &r, &err);
+  /* OTF2 archives are converted to a temporary .clog first, MPE2 logs
+   * imported: the slow part, shown with --progress. */
+  clogtool_progress_t prog;
+  clogtool__progress_init (&prog, progress_wanted, "reading");
+  int rc = otf2in_reader_open (path, flags, clogtool__progress, &prog, &r,
+                               &err);
+  clogtool__progress_done (&prog);
   if (rc < 0 || r == NULL)
     {
       clogtool__lib_error (path, rc < 0 ? rc : LOGFMT_EIO, &err);

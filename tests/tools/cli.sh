@@ -123,6 +123,9 @@ run 2 "gen --bogus" "$clogtool" gen --bogus -o x.clog
 run 0 "gen --progress, stderr a file" "$clogtool" gen --progress -o p.clog \
   -p 4 -n 200000
 [ ! -s "$tap_tmp/err" ]; ok $? "gen --progress is quiet off a terminal"
+run 0 "stats --progress, stderr a file" "$clogtool" stats --progress \
+  "$top_srcdir/tests/interop/data/srtest.clog2"
+[ ! -s "$tap_tmp/err" ]; ok $? "stats --progress is quiet off a terminal"
 # ... and on a terminal, percentages as the work advances: the first is
 # drawn after the first stream's first part (65536 of 4 x 200000
 # records), the last is 100%.
@@ -134,6 +137,14 @@ if script -qec true /dev/null >/dev/null 2>&1; then
   [ -n "$first" ] && [ "$first" -lt 50 ] && [ "$last" = 100 ]
   ok $? "gen --progress on a terminal: first ${first:-none}%, last ${last:-none}%"
   cmp -s p.clog p2.clog; ok $? "progress does not change the log"
+  # Reading an MPE2 log (imported first) shows it too, up to 100%.
+  mpe2=$top_srcdir/tests/interop/data/srtest.clog2
+  script -qec "'$clogtool' stats --progress '$mpe2'" /dev/null </dev/null \
+    >tty2.out 2>&1
+  last=$(tr '\r' '\n' <tty2.out | sed -n 's/^reading: *\([0-9]*\)%.*/\1/p' \
+         | tail -n 1)
+  [ "$last" = 100 ]; ok $? "stats --progress on a terminal ends at ${last:-none}%"
+  grep -q "^events" tty2.out; ok $? "and prints the table"
 else
   diag "skipped: no script(1) for a terminal"
 fi
