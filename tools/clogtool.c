@@ -25,12 +25,14 @@ typedef struct
   int (*main) (int argc, char **argv);
   const char *summary;
   int out;
+  int no_progress;  /* OUT_STDOUT, but does not open logs by clogtool__open */
 } subcommand_t;
 
 static const subcommand_t subcommands[] = {
   { "print", clogtool_print_main, "print events in time order, filtered" },
   { "stats", clogtool_stats_main, "summary statistics (table or --json)" },
-  { "verify", clogtool_verify_main, "check every block, index and summary" },
+  { "verify", clogtool_verify_main, "check every block, index and summary",
+    OUT_STDOUT, 1 },
   { "repair", clogtool_repair_main, "rebuild a damaged or unfinished file",
     OUT_OWN },
   { "convert", clogtool_convert_main,
@@ -54,7 +56,8 @@ static const subcommand_t subcommands[] = {
     "metric cells per thread, process, node or job" },
   { "gen", clogtool_gen_main, "write a synthetic log (tests, benchmarks)",
     OUT_OWN },
-  { "query", clogtool_query_main, "SQL over a log (CSV or --json; shell)" },
+  { "query", clogtool_query_main, "SQL over a log (CSV or --json; shell)",
+    OUT_STDOUT, 1 },
 };
 
 /* Takes -o FILE, -oFILE, --output FILE and --output=FILE (the last one
@@ -105,9 +108,10 @@ run (const subcommand_t *sc, int argc, char **argv)
     return sc->main (argc, argv);
   const char *out = NULL;
   int progress = 0;
-  /* convert parses its own --progress. */
+  /* convert parses its own --progress; verify and query have none. */
   int rc = take_output (sc->name, &argc, argv, &out,
-                        sc->out == OUT_STDOUT ? &progress : NULL);
+                        sc->out == OUT_STDOUT && !sc->no_progress
+                        ? &progress : NULL);
   if (rc != 0)
     return rc;
   clogtool__want_progress (progress);
@@ -158,7 +162,9 @@ usage (FILE *f)
          "\n"
          "Every command takes -o FILE (--output FILE): where its output\n"
          "goes; '-' is standard output.  --progress shows on a terminal\n"
-         "how far the reading of an OTF2 archive or MPE2 log is.\n"
+         "how far gen's writing, convert's conversion, or the reading of\n"
+         "an OTF2 archive or MPE2 log by the reports (print, stats,\n"
+         "matrix, profile, cct, threads, cpus, memory, metrics) is.\n"
          "\n"
          "Exit status: 0 success, 1 error or problem found, 2 bad usage.\n",
          f);
