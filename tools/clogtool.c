@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clogtool.h"
@@ -137,8 +138,13 @@ run (const subcommand_t *sc, int argc, char **argv)
       return CLOGTOOL_EXIT_PROBLEM;
     }
   rc = sc->main (argc, argv);
-  /* A bad command line leaves no new empty file behind. */
-  if (rc == CLOGTOOL_EXIT_USAGE && !existed)
+  /* A bad command line or a failure before any output leaves no new
+   * file behind. */
+  struct stat st;
+  fflush (stdout);
+  if (rc != CLOGTOOL_EXIT_OK && !existed
+      && (rc == CLOGTOOL_EXIT_USAGE
+          || (fstat (STDOUT_FILENO, &st) == 0 && st.st_size == 0)))
     unlink (out);
   return rc;
 }

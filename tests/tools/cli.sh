@@ -87,6 +87,11 @@ done
 run 2 "-o without a value" "$clogtool" stats "$log" -o
 run 2 "-o with a bad option" "$clogtool" stats --bogus -o new.out "$log"
 [ ! -e new.out ]; ok $? "a usage error leaves no new -o file"
+run 1 "-o with a missing input" "$clogtool" stats -o new.out missing.clog
+[ ! -e new.out ]; ok $? "a failure before any output leaves no new -o file"
+printf 'x\n' >old.out
+run 1 "-o over a file, missing input" "$clogtool" stats -o old.out missing.clog
+[ -e old.out ]; ok $? "a file that was there is not removed"
 run 1 "-o into a missing directory" "$clogtool" stats -o no/dir/x "$log"
 grep -q "^clogtool: .*no/dir/x" "$tap_tmp/err"; ok $? "names the output"
 
