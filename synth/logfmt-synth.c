@@ -590,8 +590,24 @@ write_by_stream (logfmt_synth_t *s, logfmt_writer_t *w)
       simulate (s);
       if (s->oom)
         rc = LOGFMT_ENOMEM;
+      uint64_t done = s->target - part;
+      if (done > s->o.events_per_stream)
+        done = s->o.events_per_stream;
+      uint64_t now = s->target < s->o.events_per_stream
+                     ? part : s->o.events_per_stream - done;
       for (uint32_t i = 0; i < s->nstreams && !rc; i++)
-        rc = replay (s, i, w, ev, BATCH);
+        {
+          rc = replay (s, i, w, ev, BATCH);
+          /* Records written so far: every stream reached `done`, and
+           * streams 0..i this part's `now` more. */
+          if (!rc && s->o.progress && s->o.events_per_stream
+              && s->o.progress (s->o.progress_user,
+                                ((double) done * s->nstreams
+                                 + (double) now * (i + 1))
+                                / ((double) s->o.events_per_stream
+                                   * s->nstreams)))
+            rc = LOGFMT_ESTATE;   /* cancelled */
+        }
     }
   while (!rc && s->target < s->o.events_per_stream);
   free (ev);

@@ -21,6 +21,9 @@ typedef struct
   double   msg_fraction;        /* fraction of records that are SEND or
                                    RECV; default 0.02 */
   uint32_t block_events;        /* writer option; 0 = default */
+  logfmt_progress_cb progress;  /* logfmt_synth_write: called as the
+                                   records are written; may be NULL */
+  void    *progress_user;
 } logfmt_synth_opts_t;
 
 void logfmt_synth_opts_init (logfmt_synth_opts_t *o);

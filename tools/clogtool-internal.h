@@ -40,6 +40,10 @@ const char *clogtool__fmt_time (uint64_t ns, char *buf);
 /* Writes s as a JSON string literal (quotes included). */
 void clogtool__json_string (FILE *f, const char *s);
 
+/* Writes s as a CSV field (RFC 4180): quoted when it holds a comma, a
+ * quote or a line break. */
+void clogtool__csv_string (FILE *f, const char *s);
+
 /* Writes text from a file for a terminal: control bytes (escape
  * sequences, newlines, tabs) become '?'; padded with blanks to `width`
  * characters (UTF-8 aware). */
@@ -51,6 +55,9 @@ const char *clogtool__kind_name (int kind);
 /* Opens a log for reading; prints the error and returns NULL on failure.
  * _flags takes LOGFMT_OPEN_* flags. */
 logfmt_reader_t *clogtool__open (const char *path);
+/* --progress for every command that reads a log: clogtool__open shows
+ * the conversion of an OTF2 archive or MPE2 log on a terminal. */
+void clogtool__want_progress (int on);
 logfmt_reader_t *clogtool__open_flags (const char *path, unsigned flags);
 /* Highest world rank of a stream + 1: per-rank tables are sized by the
  * ranks present, never by the header's world size alone. */
@@ -74,5 +81,30 @@ int clogtool__bad_option (const char *sub, int c, char **argv);
 /* 0 if exactly one FILE operand is left after optind; otherwise prints
  * the usage error and returns CLOGTOOL_EXIT_USAGE. */
 int clogtool__one_file (const char *sub, int argc);
+
+/* Progress of long work on stderr, "\rWHAT: NN%", only when stderr is a
+ * terminal (nothing in logs or pipes).  The line is redrawn when the
+ * percentage changes, at most every 0.1 s. */
+typedef struct
+{
+  int on;
+  int last;               /* percentage shown, -1 before the first */
+  double last_t;          /* when it was drawn */
+  const char *what;
+} clogtool_progress_t;
+void clogtool__progress_init (clogtool_progress_t *p, int wanted,
+                              const char *what);
+/* Shows fraction in [0, 1]; matches logfmt_progress_cb (returns 0). */
+int clogtool__progress (void *p, double fraction);
+/* Ends the line if one was drawn. */
+void clogtool__progress_done (clogtool_progress_t *p);
+
+/* Output file names where "-" is standard output.  A writer that seeks
+ * (.clog) cannot write a pipe: clogtool__out_begin returns the path to
+ * write, for "-" a new temporary file (tmp needs PATH_MAX bytes), or
+ * NULL after printing an error; clogtool__out_end copies that file to
+ * stdout when ok, removes it, and returns 0 or -1 (error printed). */
+const char *clogtool__out_begin (const char *out, char *tmp);
+int clogtool__out_end (const char *out, const char *path, int ok);
 
 #endif

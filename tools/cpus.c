@@ -18,7 +18,7 @@ static void
 cpus_help (void)
 {
   fputs (
-    "Usage: clogtool cpus [--json] [--runs] FILE\n"
+    "Usage: clogtool cpus [--json [--runs] | --csv] FILE\n"
     "\n"
     "Prints, for a log written with MPE_SCHED=1, each host's CPUs with\n"
     "their place in the topology (core, socket, NUMA node, SMT rank), the\n"
@@ -28,6 +28,10 @@ cpus_help (void)
     "\n"
     "Options:\n"
     "  -j, --json   one JSON object instead of the tables\n"
+    "      --csv    the CPU table as CSV, a row per host, CPU and thread\n"
+    "               that ran there: host, cpu, core, socket, numa, smt,\n"
+    "               cpu_on_s, rank, thread, on_s, runs (the last five\n"
+    "               empty for a CPU no thread used)\n"
     "  -r, --runs   also every run: CPU, start, end (s), rank, thread\n"
     "  -h, --help   show this help\n"
     "\n"
@@ -51,6 +55,31 @@ print_user (const logfmt_reader_t *r, uint32_t stream, int json)
             sd ? sd->thread : -1);
   else
     printf ("%d:%d", sd ? sd->rank : -1, sd ? sd->thread : -1);
+}
+
+static void
+print_host_csv (const logfmt_reader_t *r, const an_host_t *h)
+{
+  for (size_t i = 0; i < h->ncpus; i++)
+    {
+      const an_cpu_t *c = &h->cpus[i];
+      for (size_t u = 0; u < (c->nusers ? c->nusers : 1); u++)
+        {
+          clogtool__csv_string (stdout, h->name);
+          printf (",%d,%d,%d,%d,%d,%.9f,", c->cpu, c->core, c->socket,
+                  c->numa, c->smt, c->on / 1e9);
+          if (c->nusers == 0)
+            {
+              printf (",,,\n");
+              continue;
+            }
+          const logfmt_stream_def_t *sd
+            = logfmt_reader_stream (r, c->users[u].stream);
+          printf ("%d,%d,%.9f,%" PRIu64 "\n", sd ? sd->rank : -1,
+                  sd ? sd->thread : -1, c->users[u].on / 1e9,
+                  c->users[u].runs);
+        }
+    }
 }
 
 static void
@@ -194,11 +223,12 @@ clogtool_cpus_main (int argc, char **argv)
 {
   static const struct option longopts[] = {
     { "json", no_argument, NULL, 'j' },
+    { "csv", no_argument, NULL, 'C' },
     { "runs", no_argument, NULL, 'r' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
-  int json = 0, runs = 0, c;
+  int json = 0, csv = 0, runs = 0, c;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long (argc, argv, ":jrh", longopts, NULL)) != -1)
@@ -206,6 +236,9 @@ clogtool_cpus_main (int argc, char **argv)
       {
       case 'j':
         json = 1;
+        break;
+      case 'C':
+        csv = 1;
         break;
       case 'r':
         runs = 1;
@@ -216,6 +249,9 @@ clogtool_cpus_main (int argc, char **argv)
       default:
         return clogtool__bad_option ("cpus", c, argv);
       }
+  if (csv && (json || runs))
+    return clogtool__usage_error ("cpus", "--csv goes without --json and "
+                                  "--runs");
   if (clogtool__one_file ("cpus", argc) != 0)
     return CLOGTOOL_EXIT_USAGE;
   logfmt_reader_t *r = clogtool__open_sched (argv[optind]);
@@ -236,8 +272,13 @@ clogtool_cpus_main (int argc, char **argv)
     }
   if (json)
     printf ("%s\"hosts\": [", ro.n ? "\n], " : "");
+  if (csv)
+    puts ("host,cpu,core,socket,numa,smt,cpu_on_s,rank,thread,on_s,runs");
   for (size_t i = 0; i < cp->nhosts; i++)
-    print_host (r, &cp->hosts[i], json, i == 0);
+    if (csv)
+      print_host_csv (r, &cp->hosts[i]);
+    else
+      print_host (r, &cp->hosts[i], json, i == 0);
   if (json)
     printf ("\n]}\n");
   an_cpus_free (cp);

@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 
 #include "clogtool.h"
@@ -17,7 +18,7 @@ gen_help (void)
 {
   fputs (
     "Usage: clogtool gen [-o] FILE [-p PROCS] [-t THREADS] [-n EVENTS]\n"
-    "                    [--seed S]\n"
+    "                    [--seed S] [--progress]\n"
     "\n"
     "Writes a synthetic log like one an MPI program would produce: PROCS\n"
     "processes with THREADS threads each, EVENTS records per thread, with\n"
@@ -26,11 +27,13 @@ gen_help (void)
     "and seed always give the same events.\n"
     "\n"
     "Options:\n"
-    "  -o, --output FILE    the file to write (or FILE as the operand)\n"
+    "  -o, --output FILE    the file to write (or FILE as the operand);\n"
+    "                       '-' writes the log to standard output\n"
     "  -p, --procs PROCS    processes (default 4)\n"
     "  -t, --threads T      threads per process (default 1)\n"
     "  -n, --events N       events per thread (default 10000)\n"
     "  -s, --seed S         random seed (default 1)\n"
+    "      --progress       show progress on stderr (on a terminal)\n"
     "  -h, --help           show this help\n"
     "\n"
     "Exit status: 0 written, 1 error, 2 bad usage.\n", stdout);
@@ -45,12 +48,13 @@ clogtool_gen_main (int argc, char **argv)
     { "threads", required_argument, NULL, 't' },
     { "events", required_argument, NULL, 'n' },
     { "seed", required_argument, NULL, 's' },
+    { "progress", no_argument, NULL, 'P' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
   const char *out = NULL;
   long long procs = 4, threads = 1, events = 10000, seed = 1;
-  int c;
+  int c, progress = 0;
 
   optind = 1;
   opterr = 0;
@@ -76,6 +80,9 @@ clogtool_gen_main (int argc, char **argv)
         case 's':
           dst = &seed, min = 0, max = INT64_MAX, what = "--seed";
           break;
+        case 'P':
+          progress = 1;
+          continue;
         case 'h':
           gen_help ();
           return clogtool__exit_after_output ();
@@ -104,13 +111,21 @@ clogtool_gen_main (int argc, char **argv)
   opts.threads_per_proc = (uint32_t) threads;
   opts.events_per_stream = (uint64_t) events;
   opts.seed = (uint64_t) seed;
+  clogtool_progress_t prog;
+  clogtool__progress_init (&prog, progress, "writing");
+  opts.progress = clogtool__progress;
+  opts.progress_user = &prog;
+  char tmp[PATH_MAX];
+  const char *path = clogtool__out_begin (out, tmp);
+  if (path == NULL)
+    return CLOGTOOL_EXIT_PROBLEM;
   logfmt_error_t err;
   memset (&err, 0, sizeof err);
-  int rc = logfmt_synth_write (out, &opts, &err);
+  int rc = logfmt_synth_write (path, &opts, &err);
+  clogtool__progress_done (&prog);
   if (rc < 0)
-    {
-      clogtool__lib_error (out, rc, &err);
-      return CLOGTOOL_EXIT_PROBLEM;
-    }
+    clogtool__lib_error (out, rc, &err);
+  if (clogtool__out_end (out, path, rc == 0) < 0 || rc < 0)
+    return CLOGTOOL_EXIT_PROBLEM;
   return CLOGTOOL_EXIT_OK;
 }

@@ -24,7 +24,7 @@ static void
 memory_help (void)
 {
   fputs (
-    "Usage: clogtool memory [--json] [--massif OUT | --hp OUT] [--rank R]\n"
+    "Usage: clogtool memory [--json|--csv] [--massif OUT | --hp OUT] [--rank R]\n"
     "                       [--network] FILE\n"
     "\n"
     "Prints the memory profile of a log written with MPE_MEMORY=1 and the\n"
@@ -40,9 +40,12 @@ memory_help (void)
     "\n"
     "Options:\n"
     "  -j, --json        one JSON object instead of the tables\n"
+    "      --csv         the site tables as CSV: rank, function, file,\n"
+    "                    line, kind, calls, peak_bytes, live_bytes_at_end\n"
     "  -m, --massif OUT  write rank R's live bytes over time as massif\n"
     "                    output (read by ms_print, massif-visualizer)\n"
     "  -p, --hp OUT      the same as a heap profile (.hp) for hp2ps\n"
+    "                    (OUT - is standard output)\n"
     "  -r, --rank R      the rank exported (default 0)\n"
     "  -n, --network     export instead the bytes rank R's host's network\n"
     "                    interfaces received and sent since the first\n"
@@ -306,7 +309,10 @@ export (series_t *s, const char *path, int massif, const char *what,
           nt++;
         }
     }
-  FILE *f = live && per_site ? fopen (path, "w") : NULL;
+  /* "-" is standard output, as for every file name clogtool takes. */
+  int to_stdout = strcmp (path, "-") == 0;
+  FILE *f = !live || !per_site ? NULL : to_stdout ? stdout
+            : fopen (path, "w");
   if (!f)
     {
       free (live);
@@ -387,7 +393,7 @@ export (series_t *s, const char *path, int massif, const char *what,
       ti++;
     }
   int bad = ferror (f);
-  bad |= fclose (f) != 0;
+  bad |= to_stdout ? fflush (f) != 0 : fclose (f) != 0;
   free (live);
   free (per_site);
   if (bad)
@@ -403,6 +409,7 @@ clogtool_memory_main (int argc, char **argv)
 {
   static const struct option longopts[] = {
     { "json", no_argument, NULL, 'j' },
+    { "csv", no_argument, NULL, 'C' },
     { "massif", required_argument, NULL, 'm' },
     { "hp", required_argument, NULL, 'p' },
     { "rank", required_argument, NULL, 'r' },
@@ -410,7 +417,7 @@ clogtool_memory_main (int argc, char **argv)
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
-  int json = 0, network = 0, c;
+  int json = 0, csv = 0, network = 0, c;
   const char *massif = NULL, *hp = NULL;
   long long rank = 0;
   optind = 1;
@@ -420,6 +427,9 @@ clogtool_memory_main (int argc, char **argv)
       {
       case 'j':
         json = 1;
+        break;
+      case 'C':
+        csv = 1;
         break;
       case 'm':
         massif = optarg;
@@ -442,6 +452,9 @@ clogtool_memory_main (int argc, char **argv)
       }
   if (massif && hp)
     return clogtool__usage_error ("memory", "--massif and --hp exclude "
+                                  "each other");
+  if (json && csv)
+    return clogtool__usage_error ("memory", "--json and --csv exclude "
                                   "each other");
   if (network && !massif && !hp)
     return clogtool__usage_error ("memory", "--network goes with --massif "
@@ -513,9 +526,27 @@ clogtool_memory_main (int argc, char **argv)
     }
   if (json)
     printf ("{\"per_rank\": [");
+  if (csv)
+    puts ("rank,function,file,line,kind,calls,peak_bytes,"
+          "live_bytes_at_end");
   for (size_t t = 0; t < m->nranks; t++)
     {
       const an_mem_rank_t *rk = &m->ranks[t];
+      if (csv)
+        {
+          for (size_t k = 0; k < rk->nsites; k++)
+            {
+              const an_mem_site_t *s = &m->sites[rk->first + k];
+              printf ("%d,", rk->rank);
+              clogtool__csv_string (stdout, s->function);
+              putchar (',');
+              clogtool__csv_string (stdout, s->file);
+              printf (",%d,%s,%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
+                      s->line, s->kind ? "mmap" : "heap", s->calls, s->peak,
+                      s->live_end);
+            }
+          continue;
+        }
       if (json)
         printf ("%s\n  {\"rank\": %d, \"peak_bytes\": %" PRId64 ", "
                 "\"live_bytes_at_end\": %" PRId64 ", \"sites\": [",

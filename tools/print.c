@@ -31,6 +31,8 @@ print_help (void)
     "  -n, --limit N          stop after N events (instances)\n"
     "  -i, --intervals        state instances instead of events (below)\n"
     "      --tsv              tab-separated columns (for scripts)\n"
+    "      --csv              CSV with a header line (name and details\n"
+    "                         quoted when they need it)\n"
     "      --tolerant         read an unfinished file (crashed run) by\n"
     "                         scanning its blocks\n"
     "  -h, --help             show this help\n"
@@ -250,10 +252,37 @@ l_time (line_t *l, uint64_t ns)
 typedef struct
 {
   const logfmt_reader_t *r;
-  int tsv;
+  int tsv;               /* columns split by tabs (--tsv, --csv) */
   int32_t last_def_id;   /* one-entry cache for event definitions */
   int last_def;
+  int csv;
 } printer_t;
+
+/* Writes a finished line (ending in '\n'); for --csv its tab-separated
+ * fields as CSV fields (every text in it went through l_clean, so a tab
+ * is always a separator). */
+static void
+put_line (const printer_t *p, line_t *l)
+{
+  if (!p->csv)
+    {
+      fwrite (l->buf, 1, l->n, stdout);
+      return;
+    }
+  l->buf[l->n - 1] = '\0';
+  for (char *f = l->buf;;)
+    {
+      char *tab = strchr (f, '\t');
+      if (tab)
+        *tab = '\0';
+      clogtool__csv_string (stdout, f);
+      if (!tab)
+        break;
+      putchar (',');
+      f = tab + 1;
+    }
+  putchar ('\n');
+}
 
 static void
 put_cargo (line_t *l, const logfmt_event_t *ev, const char *format)
@@ -414,7 +443,7 @@ print_event (printer_t *p, uint32_t stream, const logfmt_event_t *ev)
       break;
     }
   l.buf[l.n++] = '\n';   /* l_char keeps one byte free for this */
-  fwrite (l.buf, 1, l.n, stdout);
+  put_line (p, &l);
 }
 
 /* --intervals: state instances of each selected stream, merged in the
@@ -504,7 +533,7 @@ print_interval (printer_t *p, const logfmt_interval_t *iv)
     }
   put_cargo (&l, &ev, def ? def->format : NULL);
   l.buf[l.n++] = '\n';
-  fwrite (l.buf, 1, l.n, stdout);
+  put_line (p, &l);
 }
 
 static int
@@ -544,7 +573,9 @@ print_intervals (const char *path, logfmt_reader_t *r, const uint32_t *sel,
       logfmt_interval_iter_free (cur->it);
       cur->it = NULL;
     }
-  printer_t pr = { r, tsv, INT32_MIN, -1 };
+  printer_t pr = { r, tsv != 0, INT32_MIN, -1, tsv == 2 };
+  if (pr.csv)
+    puts ("start,end,rank,thread,state,details");
   for (size_t i = nheap / 2; i-- > 0;)
     iv_heap_down (heap, nheap, i);
   long long printed = 0;
@@ -589,6 +620,7 @@ clogtool_print_main (int argc, char **argv)
     { "limit", required_argument, NULL, 'n' },
     { "intervals", no_argument, NULL, 'i' },
     { "tsv", no_argument, NULL, 'S' },
+    { "csv", no_argument, NULL, 'C' },
     { "tolerant", no_argument, NULL, 'P' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
@@ -653,7 +685,14 @@ clogtool_print_main (int argc, char **argv)
             }
           break;
         case 'S':
-          tsv = 1;
+        case 'C':
+          if (tsv != 0 && tsv != (c == 'C' ? 2 : 1))
+            {
+              status = clogtool__usage_error ("print", "--tsv and --csv "
+                                              "exclude each other");
+              goto out;
+            }
+          tsv = c == 'C' ? 2 : 1;   /* 1 tab-separated, 2 CSV */
           break;
         case 'i':
           intervals = 1;
@@ -772,7 +811,9 @@ clogtool_print_main (int argc, char **argv)
 
   static char obuf[1 << 16];
   setvbuf (stdout, obuf, _IOFBF, sizeof obuf);
-  printer_t pr = { r, tsv, INT32_MIN, -1 };
+  printer_t pr = { r, tsv != 0, INT32_MIN, -1, tsv == 2 };
+  if (pr.csv)
+    puts ("time,rank,thread,kind,name,details");
   for (size_t i = nheap / 2; i-- > 0;)
     heap_down (heap, nheap, i);
   long long printed = 0;

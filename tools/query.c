@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,7 +16,7 @@ static void
 query_help (void)
 {
   fputs (
-    "Usage: clogtool query [--json] FILE [SQL]\n"
+    "Usage: clogtool query [--csv|--json] FILE [SQL]\n"
     "\n"
     "Runs SQL over a log (.clog, MPE2 log or OTF2 archive) and prints\n"
     "each statement's rows as CSV with a header line, or with --json as\n"
@@ -43,6 +44,7 @@ query_help (void)
     "blocks read.\n"
     "\n"
     "Options:\n"
+    "      --csv    CSV (the default)\n"
     "  -j, --json   JSON instead of CSV\n"
     "  -h, --help   show this help\n"
     "\n"
@@ -109,7 +111,17 @@ put_value (sqlite3_stmt *st, int i, int json)
       printf ("%lld", (long long) sqlite3_column_int64 (st, i));
       break;
     case SQLITE_FLOAT:
-      printf ("%.17g", sqlite3_column_double (st, i));
+      {
+        /* As the sqlite3 shell prints it: 15 significant digits, always
+         * a decimal point or exponent, so 2.491761765 does not come out
+         * as 2.4917617650000001. */
+        double v = sqlite3_column_double (st, i);
+        char buf[64];
+        if (json && !isfinite (v))
+          fputs ("null", stdout);
+        else
+          fputs (sqlite3_snprintf (sizeof buf, buf, "%!.15g", v), stdout);
+      }
       break;
     case SQLITE_TEXT:
       if (json)
@@ -361,21 +373,26 @@ clogtool_query_main (int argc, char **argv)
 {
   static const struct option opts[] = {
     { "json", no_argument, NULL, 'j' },
+    { "csv", no_argument, NULL, 'C' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
-  int json = 0, c;
+  int json = 0, csv = 0, c;
   optind = 1;
   while ((c = getopt_long (argc, argv, ":jh", opts, NULL)) != -1)
     switch (c)
       {
       case 'j': json = 1; break;
+      case 'C': csv = 1; break;  /* the default, accepted as elsewhere */
       case 'h':
         query_help ();
         return clogtool__exit_after_output ();
       default:
         return clogtool__bad_option ("query", c, argv);
       }
+  if (json && csv)
+    return clogtool__usage_error ("query", "--json and --csv exclude each "
+                                  "other");
   if (optind >= argc || argc - optind > 2)
     return clogtool__usage_error ("query", argc - optind > 2
                                   ? "too many arguments (quote the SQL)"

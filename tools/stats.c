@@ -16,7 +16,7 @@ static void
 stats_help (void)
 {
   fputs (
-    "Usage: clogtool stats [--json] [--tolerant] FILE\n"
+    "Usage: clogtool stats [--json|--csv] [--tolerant] FILE\n"
     "\n"
     "Prints statistics of a log: processes, threads, events by kind,\n"
     "time range, per-rank event counts, lost events, and per state the\n"
@@ -28,6 +28,10 @@ stats_help (void)
     "\n"
     "Options:\n"
     "  -j, --json   one JSON object instead of the table\n"
+    "      --csv    the state and solo event tables as CSV: kind (state or\n"
+    "               solo), name, id (a state's start id), count, total_s,\n"
+    "               exclusive_s, unmatched_begins, unmatched_ends (the\n"
+    "               last four empty for solo events)\n"
     "  --tolerant   read an unfinished file (crashed run) by scanning its\n"
     "               blocks\n"
     "  -h, --help   show this help\n"
@@ -474,16 +478,45 @@ print_table (const stats_t *st, const solo_slot_t *solos, size_t nsolo)
             st->ranks[i].lost);
 }
 
+static void
+print_csv (const stats_t *st, const solo_slot_t *solos, size_t nsolo)
+{
+  char t[32], t2[32];
+  puts ("kind,name,id,count,total_s,exclusive_s,unmatched_begins,"
+        "unmatched_ends");
+  for (size_t i = 0; i < st->nstates; i++)
+    {
+      const logfmt_state_def_t *d = logfmt_reader_state (st->r, i);
+      const state_acc_t *a = &st->states[i];
+      fputs ("state,", stdout);
+      clogtool__csv_string (stdout, d->name);
+      printf (",%" PRId32 ",%" PRIu64 ",%s,%s,%" PRIu64 ",%" PRIu64 "\n",
+              d->start_id, a->count, clogtool__fmt_time (a->total_ns, t),
+              clogtool__fmt_time (a->excl_ns, t2), a->unmatched_begins,
+              a->unmatched_ends);
+    }
+  for (size_t i = 0; i < nsolo; i++)
+    {
+      char nb[32];
+      fputs ("solo,", stdout);
+      clogtool__csv_string (stdout, solo_name (st, solos[i].id, nb,
+                                               sizeof nb));
+      printf (",%" PRId32 ",%" PRIu64 ",,,,\n", solos[i].id,
+              solos[i].count);
+    }
+}
+
 int
 clogtool_stats_main (int argc, char **argv)
 {
   static const struct option longopts[] = {
     { "json", no_argument, NULL, 'j' },
+    { "csv", no_argument, NULL, 'C' },
     { "tolerant", no_argument, NULL, 'P' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
-  int json = 0, c, status = CLOGTOOL_EXIT_OK;
+  int json = 0, csv = 0, c, status = CLOGTOOL_EXIT_OK;
   unsigned open_flags = LOGFMT_OPEN_NOVERIFY;
   stats_t st;
   solo_slot_t *solos = NULL;
@@ -498,6 +531,9 @@ clogtool_stats_main (int argc, char **argv)
         case 'j':
           json = 1;
           break;
+        case 'C':
+          csv = 1;
+          break;
         case 'P':
           open_flags |= LOGFMT_OPEN_TOLERANT;
           break;
@@ -508,6 +544,9 @@ clogtool_stats_main (int argc, char **argv)
           return clogtool__bad_option ("stats", c, argv);
         }
     }
+  if (json && csv)
+    return clogtool__usage_error ("stats", "--json and --csv exclude each "
+                                  "other");
   if (clogtool__one_file ("stats", argc) != 0)
     return CLOGTOOL_EXIT_USAGE;
 
@@ -568,6 +607,8 @@ clogtool_stats_main (int argc, char **argv)
 
   if (json)
     print_json (&st, solos, nsolo);
+  else if (csv)
+    print_csv (&st, solos, nsolo);
   else
     print_table (&st, solos, nsolo);
   if (clogtool__flush_stdout () < 0)

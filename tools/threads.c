@@ -33,7 +33,7 @@ static void
 threads_help (void)
 {
   fputs (
-    "Usage: clogtool threads [--json] FILE\n"
+    "Usage: clogtool threads [--json|--csv] FILE\n"
     "\n"
     "Prints, for every thread of a log written with MPE_SCHED=1, its time\n"
     "on a CPU and off it (split into blocked: it waited for something,\n"
@@ -46,6 +46,9 @@ threads_help (void)
     "\n"
     "Options:\n"
     "  -j, --json   a JSON list instead of the tables\n"
+    "      --csv    the per-thread table as CSV: rank, thread, window_s,\n"
+    "               cpu_s, offcpu_s, blocked_s, preempted_s, switches,\n"
+    "               migrations, cpus (the CPUs separated by ';')\n"
     "  -h, --help   show this help\n"
     "\n"
     "JSON: a list of {rank, thread, window_s, cpu_s, offcpu_s, blocked_s,\n"
@@ -124,6 +127,20 @@ print_thread_text (const logfmt_reader_t *r, const an_sched_thread_t *th)
 }
 
 static void
+print_thread_csv (const logfmt_reader_t *r, const an_sched_thread_t *th)
+{
+  const logfmt_stream_def_t *sd = logfmt_reader_stream (r, th->stream);
+  printf ("%d,%d,%.9f,%.9f,%.9f,%.9f,%.9f,%" PRIu64 ",%" PRIu64 ",",
+          sd ? sd->rank : -1, sd ? sd->thread : -1,
+          (th->t1 - th->t0) / 1e9, th->on_ns / 1e9,
+          (th->blocked_ns + th->preempted_ns) / 1e9, th->blocked_ns / 1e9,
+          th->preempted_ns / 1e9, th->switches, th->migrations);
+  for (size_t i = 0; i < th->ncpus; i++)
+    printf ("%s%d", i ? ";" : "", th->cpus[i]);
+  printf ("\n");
+}
+
+static void
 print_states_text (const logfmt_reader_t *r, const an_sched_thread_t *th,
                    const an_sched_state_t *acc, size_t nstates)
 {
@@ -148,10 +165,11 @@ clogtool_threads_main (int argc, char **argv)
 {
   static const struct option longopts[] = {
     { "json", no_argument, NULL, 'j' },
+    { "csv", no_argument, NULL, 'C' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
-  int json = 0, c;
+  int json = 0, csv = 0, c;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long (argc, argv, ":jh", longopts, NULL)) != -1)
@@ -160,12 +178,18 @@ clogtool_threads_main (int argc, char **argv)
       case 'j':
         json = 1;
         break;
+      case 'C':
+        csv = 1;
+        break;
       case 'h':
         threads_help ();
         return clogtool__exit_after_output ();
       default:
         return clogtool__bad_option ("threads", c, argv);
       }
+  if (json && csv)
+    return clogtool__usage_error ("threads", "--json and --csv exclude "
+                                  "each other");
   if (clogtool__one_file ("threads", argc) != 0)
     return CLOGTOOL_EXIT_USAGE;
   logfmt_reader_t *r = clogtool__open_sched (argv[optind]);
@@ -193,6 +217,9 @@ clogtool_threads_main (int argc, char **argv)
       }
   if (json)
     printf ("[");
+  else if (csv)
+    printf ("rank,thread,window_s,cpu_s,offcpu_s,blocked_s,preempted_s,"
+            "switches,migrations,cpus\n");
   else
     printf ("%5s %6s %12s %12s %12s %12s %9s %10s  %s\n", "rank", "thread",
             "on-CPU s", "off-CPU s", "blocked s", "preempted s", "switches",
@@ -212,12 +239,14 @@ clogtool_threads_main (int argc, char **argv)
           print_thread_json (r, &ths[s], acc, nstates, first);
           first = 0;
         }
+      else if (csv)
+        print_thread_csv (r, &ths[s]);
       else
         print_thread_text (r, &ths[s]);
     }
   if (json)
     printf ("\n]\n");
-  else if (status == CLOGTOOL_EXIT_OK)
+  else if (!csv && status == CLOGTOOL_EXIT_OK)
     {
       printf ("\nPer state (instances' time on a CPU: busy waiting or "
               "computing; off it: blocked or preempted):\n");

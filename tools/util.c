@@ -8,6 +8,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "clogtool-internal.h"
 #include "otf2in.h"
@@ -192,6 +194,26 @@ clogtool__json_string (FILE *f, const char *s)
 }
 
 void
+clogtool__csv_string (FILE *f, const char *s)
+{
+  if (s == NULL)
+    s = "";
+  if (!strpbrk (s, ",\"\r\n"))
+    {
+      fputs (s, f);
+      return;
+    }
+  putc ('"', f);
+  for (; *s; s++)
+    {
+      if (*s == '"')
+        putc ('"', f);
+      putc (*s, f);
+    }
+  putc ('"', f);
+}
+
+void
 clogtool__put_text (FILE *f, const char *s, int width)
 {
   int w = 0;
@@ -219,6 +241,14 @@ clogtool__kind_name (int kind)
     }
 }
 
+static int progress_wanted;
+
+void
+clogtool__want_progress (int on)
+{
+  progress_wanted = on;
+}
+
 logfmt_reader_t *
 clogtool__open (const char *path)
 {
@@ -231,8 +261,13 @@ clogtool__open_flags (const char *path, unsigned flags)
   logfmt_reader_t *r = NULL;
   logfmt_error_t err;
   memset (&err, 0, sizeof err);
-  /* OTF2 archives are converted to a temporary .clog first. */
-  int rc = otf2in_reader_open (path, flags, NULL, NULL, &r, &err);
+  /* OTF2 archives are converted to a temporary .clog first, MPE2 logs
+   * imported: the slow part, shown with --progress. */
+  clogtool_progress_t prog;
+  clogtool__progress_init (&prog, progress_wanted, "reading");
+  int rc = otf2in_reader_open (path, flags, clogtool__progress, &prog, &r,
+                               &err);
+  clogtool__progress_done (&prog);
   if (rc < 0 || r == NULL)
     {
       clogtool__lib_error (path, rc < 0 ? rc : LOGFMT_EIO, &err);
@@ -293,4 +328,107 @@ clogtool__one_file (const char *sub, int argc)
     return 0;
   return clogtool__usage_error (sub, optind == argc
                                 ? "no FILE given" : "too many FILEs");
+}
+
+static double
+mono_s (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
+void
+clogtool__progress_init (clogtool_progress_t *p, int wanted,
+                         const char *what)
+{
+  p->on = wanted && isatty (STDERR_FILENO);
+  p->last = -1;
+  p->last_t = 0;
+  p->what = what;
+}
+
+int
+clogtool__progress (void *user, double fraction)
+{
+  clogtool_progress_t *p = user;
+  if (!p->on)
+    return 0;
+  int pct = fraction <= 0 ? 0 : fraction >= 1 ? 100 : (int) (fraction * 100);
+  if (pct == p->last)
+    return 0;
+  double t = mono_s ();
+  /* The first and the last are always drawn. */
+  if (p->last >= 0 && pct < 100 && t - p->last_t < 0.1)
+    return 0;
+  p->last = pct;
+  p->last_t = t;
+  fprintf (stderr, "\r%s: %3d%%", p->what, pct);
+  fflush (stderr);
+  return 0;
+}
+
+void
+clogtool__progress_done (clogtool_progress_t *p)
+{
+  if (p->on && p->last >= 0)
+    {
+      fputc ('\n', stderr);
+      p->last = -1;
+    }
+}
+
+const char *
+clogtool__out_begin (const char *out, char *tmp)
+{
+  if (strcmp (out, "-") != 0)
+    return out;
+  const char *dir = getenv ("TMPDIR");
+  if (dir == NULL || dir[0] == '\0')
+    dir = "/tmp";
+  snprintf (tmp, PATH_MAX, "%s/clogtool-XXXXXX", dir);
+  int fd = mkstemp (tmp);
+  if (fd < 0)
+    {
+      clogtool__error ("cannot create a temporary file in %s: %s", dir,
+                       strerror (errno));
+      return NULL;
+    }
+  close (fd);
+  return tmp;
+}
+
+int
+clogtool__out_end (const char *out, const char *path, int ok)
+{
+  if (path == out)
+    return 0;
+  int rc = 0;
+  if (ok)
+    {
+      FILE *f = fopen (path, "rb");
+      char buf[65536];
+      size_t n;
+      if (f == NULL)
+        {
+          clogtool__error ("%s: %s", path, strerror (errno));
+          rc = -1;
+        }
+      else
+        {
+          while ((n = fread (buf, 1, sizeof buf, f)) > 0)
+            if (fwrite (buf, 1, n, stdout) != n)
+              break;
+          if (ferror (f))
+            {
+              clogtool__error ("%s: %s", path, strerror (errno));
+              rc = -1;
+            }
+          fclose (f);
+          if (clogtool__flush_stdout ())
+            rc = -1;
+        }
+    }
+  unlink (path);
+  return rc;
 }
