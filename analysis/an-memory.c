@@ -2,6 +2,7 @@
 /* The memory profile: cells summed into call sites, per rank. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,8 +53,8 @@ name_site (const logfmt_resource_def_t *d, an_mem_namer_fn name,
 
 /* A site inside libmpe's own libraries: the logger's allocations (its
  * buffers for the tracks, perf's rings), not the program's. */
-static int
-libmpe_site (const logfmt_resource_def_t *d)
+int
+an_memory_own_site (const logfmt_resource_def_t *d)
 {
   static const char *const libs[] = { "libmpe.so", "libmpe_nompi.so",
                                       "liblmpe.so", "libtmpe.so",
@@ -212,7 +213,7 @@ an_memory_load (const logfmt_reader_t *r, an_mem_namer_fn name,
         m->ranks[m->nranks++] = (an_mem_rank_t) {
           sd->rank, d->v[LOGFMT_MEMT_PEAK], d->v[LOGFMT_MEMT_LIVE_END], 0, 0
         };
-      if (d->kind != LOGFMT_RES_MEMSITE || libmpe_site (d))
+      if (d->kind != LOGFMT_RES_MEMSITE || an_memory_own_site (d))
         continue;
       an_mem_site_t *k = &key[m->ncells];
       k->rank = sd->rank;
@@ -223,8 +224,9 @@ an_memory_load (const logfmt_reader_t *r, an_mem_namer_fn name,
       name_site (d, name, user, k);
       m->cells[m->ncells++] = (an_mem_cell_t) { d->stream,
                                                 d->v[LOGFMT_MEM_ID],
-                                                sd->rank, 0, k->calls,
-                                                k->peak, k->live_end };
+                                                sd->rank, sd->thread, 0,
+                                                k->calls, k->peak,
+                                                k->live_end };
       size_t s;
       for (s = 0; s < m->nsites; s++)
         if (same_site (&m->sites[s], k->rank, k->kind, k->function,
@@ -283,4 +285,50 @@ an_memory_free (an_memory_t *m)
   free (m->sites);
   free (m->cells);
   free (m);
+}
+
+int
+an_memory_write_json (const an_memory_t *m, FILE *f,
+                      void (*put_string) (FILE *f, const char *s))
+{
+  fprintf (f, "{\"per_rank\": [");
+  for (size_t t = 0; t < m->nranks; t++)
+    {
+      const an_mem_rank_t *rk = &m->ranks[t];
+      fprintf (f, "%s\n  {\"rank\": %d, \"peak_bytes\": %" PRId64 ", "
+               "\"live_bytes_at_end\": %" PRId64 ", \"sites\": [",
+               t ? "," : "", rk->rank, rk->peak, rk->live_end);
+      for (size_t k = 0; k < rk->nsites; k++)
+        {
+          const an_mem_site_t *s = &m->sites[rk->first + k];
+          fprintf (f, "%s\n    {\"function\": ", k ? "," : "");
+          put_string (f, s->function);
+          fprintf (f, ", \"file\": ");
+          put_string (f, s->file);
+          fprintf (f, ", \"line\": %d, \"kind\": \"%s\", \"calls\": %" PRId64
+                   ", \"peak_bytes\": %" PRId64 ", \"peak_bytes_threads\": %"
+                   PRId64 ", \"live_bytes_at_end\": %" PRId64
+                   ", \"threads\": [", s->line, s->kind ? "mmap" : "heap",
+                   s->calls, s->peak, s->peak_threads, s->live_end);
+          /* The split by thread (the identity the data are recorded
+           * by): a cell each. */
+          int first = 1;
+          for (size_t ci = 0; ci < m->ncells; ci++)
+            {
+              const an_mem_cell_t *x = &m->cells[ci];
+              if (x->site != rk->first + k)
+                continue;
+              fprintf (f, "%s{\"thread\": %d, \"calls\": %" PRId64
+                       ", \"peak_bytes\": %" PRId64
+                       ", \"live_bytes_at_end\": %" PRId64 "}",
+                       first ? "" : ", ", x->thread, x->calls, x->peak,
+                       x->live_end);
+              first = 0;
+            }
+          fprintf (f, "]}");
+        }
+      fprintf (f, "]}");
+    }
+  fprintf (f, "\n]}\n");
+  return ferror (f) ? -1 : 0;
 }

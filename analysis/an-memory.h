@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <logfmt/logfmt.h>
 
@@ -38,7 +39,7 @@ typedef struct
 {
   uint32_t stream;
   int64_t  id;            /* the memory track's cell column */
-  int32_t  rank;
+  int32_t  rank, thread;
   size_t   site;          /* index into an_memory_t.sites */
   int64_t  calls, peak, live_end;   /* the cell's own: one thread's */
 } an_mem_cell_t;
@@ -73,5 +74,19 @@ typedef void (*an_mem_namer_fn) (void *user, const char *module,
 int  an_memory_load (const logfmt_reader_t *r, an_mem_namer_fn name,
                      void *user, an_memory_t **out, logfmt_error_t *err);
 void an_memory_free (an_memory_t *m);
+
+/* Whether a memory site definition (LOGFMT_RES_MEMSITE) is inside the
+ * toolkit's own libraries: those allocations are not the program's, and
+ * every report leaves their sites out (the totals keep them). */
+int  an_memory_own_site (const logfmt_resource_def_t *d);
+
+/* The memory table as JSON, the one form `clogtool memory --json` and
+ * `mpeview --export-tables` write: {per_rank: [{rank, peak_bytes,
+ * live_bytes_at_end, sites: [{function, file, line, kind, calls,
+ * peak_bytes, peak_bytes_threads, live_bytes_at_end, threads: [{thread,
+ * calls, peak_bytes, live_bytes_at_end}]}]}]}.  put_string writes one
+ * JSON string (with its quotes).  0, or -1 on a write error. */
+int  an_memory_write_json (const an_memory_t *m, FILE *f,
+                           void (*put_string) (FILE *f, const char *s));
 
 #endif

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/an-memory.h"
 #include "callpath/callpath.h"
 #include "clogtool-internal.h"
 #include "convert-internal.h"
@@ -34,6 +35,7 @@ typedef struct
 {
   int64_t cell;
   size_t res;                 /* its resource definition */
+  int own;                    /* in the toolkit's own libraries */
 } site_t;
 
 typedef struct
@@ -174,13 +176,16 @@ site_name (json_t *j, const logfmt_reader_t *r, uint32_t stream,
               j->sites = v;
               j->capsites = n;
             }
-          j->sites[j->nsites++] = (site_t) { d->v[LOGFMT_MEM_ID], i };
+          j->sites[j->nsites++] = (site_t) { d->v[LOGFMT_MEM_ID], i,
+                                             an_memory_own_site (d) };
         }
       qsort (j->sites, j->nsites, sizeof *j->sites, site_cmp);
     }
-  site_t key = { cell, 0 };
+  site_t key = { cell, 0, 0 };
   const site_t *hit = j->nsites ? bsearch (&key, j->sites, j->nsites,
                                            sizeof key, site_cmp) : NULL;
+  if (hit && hit->own)
+    return "";   /* the caller leaves the toolkit's own sites out */
   if (!hit || (!j->sy && !(j->sy = cp_symbols_new ())))
     return NULL;
   const logfmt_resource_def_t *d = logfmt_reader_resource (r, hit->res);
@@ -250,6 +255,7 @@ write_tracks (json_t *j, convert_ctx_t *c, const logfmt_reader_t *r,
         }
       char name[400], site[300] = "";
       int64_t sw_what = 0, sw_cpu = -1, last_cell = INT64_MIN;
+      int own_cell = 0;
       uint64_t sw_t = 0;
       while ((rc = logfmt_track_iter_next (it, &rec)) == 1)
         switch (kinds[k])
@@ -289,10 +295,15 @@ write_tracks (json_t *j, convert_ctx_t *c, const logfmt_reader_t *r,
                 if (cell != last_cell)
                   {
                     const char *fn = site_name (j, r, s, cell);
+                    own_cell = fn && !*fn;
                     snprintf (site, sizeof site, "%s%s(site %" PRId64 ")",
                               fn ? fn : "", fn ? " " : "", cell);
                     last_cell = cell;
                   }
+                /* As clogtool memory: libmpe's allocations are not the
+                   program's sites (the total above keeps them). */
+                if (own_cell)
+                  break;
                 snprintf (name, sizeof name, "memory live bytes: %s%s", site,
                           thr);
               }

@@ -525,7 +525,12 @@ clogtool_memory_main (int argc, char **argv)
       goto out;
     }
   if (json)
-    printf ("{\"per_rank\": [");
+    {
+      /* The one form mpeview --export-tables writes too. */
+      if (an_memory_write_json (m, stdout, clogtool__json_string) != 0)
+        status = CLOGTOOL_EXIT_PROBLEM;
+      goto out;
+    }
   if (csv)
     puts ("rank,function,file,line,kind,calls,peak_bytes,"
           "live_bytes_at_end");
@@ -547,64 +552,21 @@ clogtool_memory_main (int argc, char **argv)
             }
           continue;
         }
-      if (json)
-        printf ("%s\n  {\"rank\": %d, \"peak_bytes\": %" PRId64 ", "
-                "\"live_bytes_at_end\": %" PRId64 ", \"sites\": [",
-                t ? "," : "", rk->rank, rk->peak, rk->live_end);
-      else
-        printf ("rank %d: peak %" PRId64 " bytes, %" PRId64 " bytes live at "
-                "the end\n%14s %14s %14s %8s  %s\n", rk->rank, rk->peak,
-                rk->live_end, "peak B", "live at end B", "calls", "kind",
-                "site");
+      printf ("rank %d: peak %" PRId64 " bytes, %" PRId64 " bytes live at "
+              "the end\n%14s %14s %14s %8s  %s\n", rk->rank, rk->peak,
+              rk->live_end, "peak B", "live at end B", "calls", "kind",
+              "site");
       for (size_t k = 0; k < rk->nsites; k++)
         {
           const an_mem_site_t *s = &m->sites[rk->first + k];
-          if (json)
-            {
-              printf ("%s\n    {\"function\": ", k ? "," : "");
-              clogtool__json_string (stdout, s->function);
-              printf (", \"file\": ");
-              clogtool__json_string (stdout, s->file);
-              printf (", \"line\": %d, \"kind\": \"%s\", \"calls\": %" PRId64
-                      ", \"peak_bytes\": %" PRId64 ", \"peak_bytes_threads\": %"
-                      PRId64 ", \"live_bytes_at_end\": %" PRId64
-                      ", \"threads\": [",
-                      s->line, s->kind ? "mmap" : "heap", s->calls, s->peak,
-                      s->peak_threads, s->live_end);
-              /* The split by thread (the identity the data are recorded
-               * by): a cell each. */
-              int first = 1;
-              for (size_t ci = 0; ci < m->ncells; ci++)
-                {
-                  const an_mem_cell_t *x = &m->cells[ci];
-                  const logfmt_stream_def_t *sd
-                    = logfmt_reader_stream (r, x->stream);
-                  if (x->site != rk->first + k || !sd)
-                    continue;
-                  printf ("%s{\"thread\": %d, \"calls\": %" PRId64
-                          ", \"peak_bytes\": %" PRId64
-                          ", \"live_bytes_at_end\": %" PRId64 "}",
-                          first ? "" : ", ", sd->thread, x->calls, x->peak,
-                          x->live_end);
-                  first = 0;
-                }
-              printf ("]}");
-            }
-          else
-            {
-              char label[1024];
-              printf ("%14" PRId64 " %14" PRId64 " %14" PRId64 " %8s  ",
-                      s->peak, s->live_end, s->calls,
-                      s->kind ? "mmap" : "heap");
-              clogtool__put_text (stdout, site_label (s, label,
-                                                      sizeof label), 0);
-              printf ("%s\n", s->live_end > 0 ? "  LEAK" : "");
-            }
+          char label[1024];
+          printf ("%14" PRId64 " %14" PRId64 " %14" PRId64 " %8s  ",
+                  s->peak, s->live_end, s->calls, s->kind ? "mmap" : "heap");
+          clogtool__put_text (stdout, site_label (s, label, sizeof label), 0);
+          printf ("%s\n", s->live_end > 0 ? "  LEAK" : "");
         }
-      printf (json ? "]}" : "\n");
+      printf ("\n");
     }
-  if (json)
-    printf ("\n]}\n");
 out:
   an_memory_free (m);
   cp_symbols_free (syms);

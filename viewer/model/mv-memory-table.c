@@ -53,28 +53,6 @@ mv_memory_table_free (MvMemoryTable *t)
 gboolean
 mv_memory_table_write_json (const MvMemoryTable *t, FILE *f)
 {
-  const an_memory_t *m = t->mem;
-  fprintf (f, "{\"per_rank\": [");
-  for (size_t r = 0; r < m->nranks; r++)
-    {
-      const an_mem_rank_t *rk = &m->ranks[r];
-      fprintf (f, "%s\n  {\"rank\": %d, \"peak_bytes\": %" PRId64 ", "
-               "\"live_bytes_at_end\": %" PRId64 ", \"sites\": [",
-               r ? "," : "", rk->rank, rk->peak, rk->live_end);
-      for (size_t k = 0; k < rk->nsites; k++)
-        {
-          const an_mem_site_t *s = &m->sites[rk->first + k];
-          fprintf (f, "%s\n    {\"function\": ", k ? "," : "");
-          mv_json_string (f, s->function);
-          fprintf (f, ", \"file\": ");
-          mv_json_string (f, s->file);
-          fprintf (f, ", \"line\": %d, \"kind\": \"%s\", \"calls\": %" PRId64
-                   ", \"peak_bytes\": %" PRId64 ", \"live_bytes_at_end\": %"
-                   PRId64 "}", s->line, s->kind ? "mmap" : "heap", s->calls,
-                   s->peak, s->live_end);
-        }
-      fprintf (f, "]}");
-    }
-  fprintf (f, "\n]}");
-  return !ferror (f);
+  /* The one form clogtool memory --json writes too. */
+  return an_memory_write_json (t->mem, f, mv_json_string) == 0;
 }
