@@ -456,7 +456,7 @@ write_stream (json_t *j, convert_ctx_t *c, const logfmt_reader_t *r,
                      || (st == LOGFMT_STEP_TOO_DEEP
                          && ev.kind == LOGFMT_KIND_BEGIN))
               c->dropped++;
-            c->events++;
+            convert__count_event (c);
           }
           break;
         case LOGFMT_KIND_SOLO:
@@ -475,7 +475,7 @@ write_stream (json_t *j, convert_ctx_t *c, const logfmt_reader_t *r,
             if (def && (ev.flags & LOGFMT_EVF_CARGO))
               put_info (j, def->format, ev.cargo);
             fputc ('}', j->f);
-            c->events++;
+            convert__count_event (c);
           }
           break;
         case LOGFMT_KIND_LOSS:
@@ -486,7 +486,7 @@ write_stream (json_t *j, convert_ctx_t *c, const logfmt_reader_t *r,
           fprintf (j->f, ",\"args\":{\"lost\":%" PRIu64 "}", ev.size);
           put_ts (j->f, "ts", ev.time);
           fputc ('}', j->f);
-          c->events++;
+          convert__count_event (c);
           break;
         default:
           /* SEND/RECV: flows, written below.  A flow binds to the slice
@@ -505,7 +505,7 @@ write_stream (json_t *j, convert_ctx_t *c, const logfmt_reader_t *r,
                        "\"tag\":%d,\"size\":%" PRIu64 "}}", ev.partner,
                        ev.tag, ev.size);
             }
-          c->events++;
+          convert__count_event (c);
           break;
         }
     }
@@ -597,7 +597,7 @@ convert__to_json (convert_ctx_t *c, const logfmt_reader_t *r)
   for (uint32_t s = 0; rc == 0 && s < info->nstreams; s++)
     {
       rc = write_stream (&j, c, r, s);
-      convert__progress_cb (c, 0.9 * (double) c->events / (double) total);
+      convert__progress_cb (c, 0.95 * (double) c->events / (double) total);
     }
 
   /* Messages as flows: the start binds to the enclosing send slice, the

@@ -378,7 +378,7 @@ write_stream (otf2_t *o, uint32_t s)
           terr = 1;
           break;
         }
-      o->c->events++;
+      convert__count_event (o->c);
       switch (ev.kind)
         {
         case LOGFMT_KIND_BEGIN:

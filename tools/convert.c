@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,8 @@ usage (FILE *f)
          "  .otf2   OTF2 archive: OUT is the anchor file, the archive's\n"
          "          directory and .def file are written beside it\n"
          "  .json   Chrome trace event format (Perfetto UI, chrome://tracing)\n"
+         "OUT \"-\" is standard output (with --format; not otf2); the\n"
+         "report then goes to stderr.\n"
          "\n"
          "Options:\n"
          "  --format F   clog, clog2, otf2 or json\n"
@@ -54,29 +57,22 @@ int
 convert__progress_cb (void *user, double f)
 {
   convert_ctx_t *c = user;
-  if (!c->progress)
-    return 0;
-  double g = c->prog_lo + (c->prog_hi - c->prog_lo) * f;
-  int pct = (int) (g * 100.0);
-  if (pct > 100)
-    pct = 100;
-  if (pct != c->last_percent)
-    {
-      c->last_percent = pct;
-      fprintf (stderr, "\rconverting %s: %3d%%", c->in, pct);
-      fflush (stderr);
-    }
-  return 0;
+  return clogtool__progress (&c->prog,
+                             c->prog_lo + (c->prog_hi - c->prog_lo) * f);
 }
 
 void
 convert__progress_done (convert_ctx_t *c)
 {
-  if (c->progress && c->last_percent >= 0)
-    {
-      fputc ('\n', stderr);
-      c->last_percent = -1;
-    }
+  clogtool__progress_done (&c->prog);
+}
+
+void
+convert__count_event (convert_ctx_t *c)
+{
+  /* The last 5% are the messages and the closing of the file. */
+  if ((++c->events & 4095) == 0 && c->total)
+    convert__progress_cb (c, 0.95 * (double) c->events / (double) c->total);
 }
 
 static double
@@ -284,7 +280,6 @@ clogtool_convert_main (int argc, char **argv)
   convert_ctx_t c = { 0 };
   const char *format = NULL;
   int quiet = 0;
-  c.last_percent = -1;
   c.prog_hi = 1.0;
 
   for (int i = 1; i < argc; i++)
@@ -320,6 +315,11 @@ clogtool_convert_main (int argc, char **argv)
     }
   if (!c.in || !c.out)
     return clogtool__usage_error ("convert", "needs IN and OUT");
+  /* "-" is standard output: there is no extension to go by. */
+  int to_stdout = strcmp (c.out, "-") == 0;
+  if (!format && to_stdout)
+    return clogtool__usage_error ("convert", "OUT '-' (standard output) "
+                                  "needs --format");
   if (!format)
     {
       format = ext_of (c.out);
@@ -332,6 +332,9 @@ clogtool_convert_main (int argc, char **argv)
   if (strcmp (format, "clog") && strcmp (format, "clog2")
       && strcmp (format, "otf2") && strcmp (format, "json"))
     return clogtool__usage_error ("convert", "unknown format '%s'", format);
+  if (to_stdout && strcmp (format, "otf2") == 0)
+    return clogtool__usage_error ("convert", "an OTF2 archive is several "
+                                  "files: name its OUT anchor file");
 #ifndef HAVE_OTF2
   if (strcmp (format, "otf2") == 0)
     {
@@ -346,6 +349,13 @@ clogtool_convert_main (int argc, char **argv)
   if (in_bytes && stat (c.out, &ost) == 0 && ost.st_dev == st.st_dev
       && ost.st_ino == st.st_ino)
     return clogtool__usage_error ("convert", "OUT is the same file as IN");
+  /* The writers seek or write beside OUT: "-" goes through a temporary
+   * file, copied to standard output at the end. */
+  const char *out_arg = c.out;
+  char tmp[PATH_MAX];
+  if (!(c.out = clogtool__out_begin (out_arg, tmp)))
+    return CLOGTOOL_EXIT_PROBLEM;
+  clogtool__progress_init (&c.prog, c.progress, "converting");
   double t0 = now_s ();
   int status = CLOGTOOL_EXIT_OK;
 
@@ -353,18 +363,30 @@ clogtool_convert_main (int argc, char **argv)
     {
       logfmt_reader_t *r = NULL;
       logfmt_error_t err = { 0 };
+      /* Phases weigh what they go through: importing an OTF2 archive or
+       * an MPE2 log reads every event once more than writing does, a
+       * .clog opens at once. */
+      logfmt_file_kind_t kind = LOGFMT_FILE_CLOG;
+      logfmt_error_t kerr = { 0 };
+      int imports = otf2in_is_archive (c.in)
+                    || (logfmt_file_kind (c.in, &kind, &kerr) == 0
+                        && (kind == LOGFMT_FILE_CLOG2
+                            || kind == LOGFMT_FILE_CLOG1));
+      double split = imports ? 0.5 : 0.0;
       c.prog_lo = 0.0;
-      c.prog_hi = 0.5;
+      c.prog_hi = split;
       int rc = otf2in_reader_open (c.in, LOGFMT_OPEN_NOVERIFY,
                                    convert__progress_cb, &c, &r, &err);
       if (rc || !r)
         {
           convert__progress_done (&c);
           clogtool__lib_error (c.in, rc ? rc : LOGFMT_EIO, &err);
+          clogtool__out_end (out_arg, c.out, 0);
           return CLOGTOOL_EXIT_PROBLEM;
         }
-      c.prog_lo = 0.5;
+      c.prog_lo = split;
       c.prog_hi = 1.0;
+      c.total = logfmt_reader_info (r)->nevents;
       if (strcmp (format, "clog") == 0)
         rc = convert__to_clog (&c, r);
       else if (strcmp (format, "clog2") == 0)
@@ -380,20 +402,25 @@ clogtool_convert_main (int argc, char **argv)
     }
 
   double dt = now_s () - t0;
+  if (clogtool__out_end (out_arg, c.out, status == CLOGTOOL_EXIT_OK) < 0)
+    status = CLOGTOOL_EXIT_PROBLEM;
+  /* With the log on standard output the report goes to stderr. */
+  FILE *f = to_stdout ? stderr : stdout;
   if (status == CLOGTOOL_EXIT_OK && !quiet)
     {
       if (dt <= 0)
         dt = 1e-9;
-      printf ("%s -> %s (%s): %" PRIu64 " events, %" PRIu64 " messages",
-              c.in, c.out, format, c.events, c.messages);
+      fprintf (f, "%s -> %s (%s): %" PRIu64 " events, %" PRIu64 " messages",
+               c.in, out_arg, format, c.events, c.messages);
       if (c.dropped)
-        printf (", %" PRIu64 " records not representable", c.dropped);
+        fprintf (f, ", %" PRIu64 " records not representable", c.dropped);
       /* An OTF2 anchor is not the archive's size: events/s only. */
       if (otf2in_is_archive (c.in))
-        printf (" in %.3f s: %.0f events/s\n", dt, (double) c.events / dt);
+        fprintf (f, " in %.3f s: %.0f events/s\n", dt,
+                 (double) c.events / dt);
       else
-        printf (" in %.3f s: %.1f MB/s, %.0f events/s\n", dt,
-                (double) in_bytes / 1e6 / dt, (double) c.events / dt);
+        fprintf (f, " in %.3f s: %.1f MB/s, %.0f events/s\n", dt,
+                 (double) in_bytes / 1e6 / dt, (double) c.events / dt);
       if (clogtool__flush_stdout ())
         status = CLOGTOOL_EXIT_PROBLEM;
     }

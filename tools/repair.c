@@ -5,6 +5,8 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -28,7 +30,8 @@ repair_help (void)
     "modified.\n"
     "\n"
     "Options:\n"
-    "  -o, --output OUT  the file to write (required, not IN)\n"
+    "  -o, --output OUT  the file to write (required, not IN); \"-\" is\n"
+    "                    standard output (the report then goes to stderr)\n"
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 OUT was written (even if blocks were lost), 1 error,\n"
@@ -78,23 +81,28 @@ clogtool_repair_main (int argc, char **argv)
   logfmt_repair_report_t rep;
   logfmt_error_t err;
   memset (&err, 0, sizeof err);
-  int rc = logfmt_repair_report (in, out, &rep, &err);
+  /* The writer seeks: "-" goes through a temporary file. */
+  char tmp[PATH_MAX];
+  const char *path = clogtool__out_begin (out, tmp);
+  if (!path)
+    return CLOGTOOL_EXIT_PROBLEM;
+  int rc = logfmt_repair_report (in, path, &rep, &err);
   if (rc < 0)
-    {
-      clogtool__lib_error (in, rc, &err);
-      return CLOGTOOL_EXIT_PROBLEM;
-    }
-  printf ("%s: kept %" PRIu64 " block%s, lost %" PRIu64 " damaged block%s\n",
+    clogtool__lib_error (in, rc, &err);
+  if (clogtool__out_end (out, path, rc >= 0) < 0 || rc < 0)
+    return CLOGTOOL_EXIT_PROBLEM;
+  FILE *f = path == out ? stdout : stderr;
+  fprintf (f, "%s: kept %" PRIu64 " block%s, lost %" PRIu64 " damaged block%s\n",
           out, rep.blocks_kept, rep.blocks_kept == 1 ? "" : "s",
           rep.blocks_lost, rep.blocks_lost == 1 ? "" : "s");
   if (rep.partial)
-    printf ("%s: the input is partial (no valid trailer): what followed its "
+    fprintf (f, "%s: the input is partial (no valid trailer): what followed its "
             "last whole chunk is lost and not counted above\n", out);
   if (rep.rematched)
-    printf ("%s: message table rebuilt from the sends and receives kept\n",
+    fprintf (f, "%s: message table rebuilt from the sends and receives kept\n",
             out);
   else
-    printf ("%s: message table kept (%" PRIu64 " entries)\n", out,
+    fprintf (f, "%s: message table kept (%" PRIu64 " entries)\n", out,
             rep.messages);
   return clogtool__exit_after_output ();
 }
