@@ -79,6 +79,10 @@ typedef struct
   size_t   *band;     /* per cell */
   char    **label;    /* per band */
   size_t    nbands;
+  /* Cell ncells is the process's total, whose excess over the cells'
+   * sum is the last band: the reports' figures, libmpe's own
+   * allocations included. */
+  int       has_total;
 } series_t;
 
 static void
@@ -171,11 +175,14 @@ memory_rec (void *user, uint32_t stream, const logfmt_track_rec_t *rec)
 {
   mem_ctx_t *c = user;
   int64_t cell = rec->col[LOGFMT_MEMORY_COL_CELL];
+  if (cell == -1)
+    return series_put (c->s, rec->time, c->m->ncells,
+                       rec->col[LOGFMT_MEMORY_COL_LIVE]);
   for (size_t k = 0; k < c->m->ncells; k++)
     if (c->m->cells[k].stream == stream && c->m->cells[k].id == cell)
       return series_put (c->s, rec->time, k,
                          rec->col[LOGFMT_MEMORY_COL_LIVE]);
-  return 0;  /* the process total, or a cell without a site */
+  return 0;  /* a cell without a site (libmpe's own) */
 }
 
 /* Rank `rank`'s live bytes per call site. */
@@ -184,7 +191,8 @@ memory_series (const logfmt_reader_t *r, int32_t rank, const an_memory_t *m,
                series_t *s)
 {
   s->ncells = m->ncells;
-  s->nbands = m->nsites;
+  s->nbands = m->nsites + 1;
+  s->has_total = 1;
   s->band = calloc (m->ncells + 1, sizeof *s->band);
   s->label = calloc (m->nsites + 1, sizeof *s->label);
   if (!s->band || !s->label)
@@ -195,8 +203,24 @@ memory_series (const logfmt_reader_t *r, int32_t rank, const an_memory_t *m,
   for (size_t k = 0; k < m->nsites; k++)
     if (!(s->label[k] = strdup (site_label (&m->sites[k], buf, sizeof buf))))
       return LOGFMT_ENOMEM;
+  if (!(s->label[m->nsites] = strdup ("libmpe's own and untracked "
+                                      "allocations")))
+    return LOGFMT_ENOMEM;
   mem_ctx_t c = { m, s };
-  return rank_tracks (r, rank, LOGFMT_TRACK_MEMORY, memory_rec, &c);
+  int rc = rank_tracks (r, rank, LOGFMT_TRACK_MEMORY, memory_rec, &c);
+  /* The last sample comes before libmpe's own last allocations (its
+   * final tables): a closing snapshot, just after it, holds what the
+   * reports call the end, the sites' and the process's. */
+  uint64_t t = 0;
+  for (size_t i = 0; i < s->n; i++)
+    t = s->sm[i].t > t ? s->sm[i].t : t;
+  for (size_t k = 0; rc == 0 && s->n && k < m->ncells; k++)
+    if (m->cells[k].rank == rank)
+      rc = series_put (s, t + 1, k, m->cells[k].live_end);
+  for (size_t i = 0; rc == 0 && s->n && i < m->nranks; i++)
+    if (m->ranks[i].rank == rank)
+      rc = series_put (s, t + 1, m->ncells, m->ranks[i].live_end);
+  return rc;
 }
 
 /* The NICs of the network series: one cell per (stream, NIC, direction)
@@ -281,6 +305,18 @@ network_series (const logfmt_reader_t *r, int32_t rank, series_t *s)
  * spread, always with the peak. */
 #define MAX_SNAPSHOTS 100
 
+/* The total shown at a time: with the process's total, that (at least
+ * the sites' sum, so that no band exceeds it); else the cells' sum.
+ * sum is the sum over every cell, the total's included. */
+static int64_t
+shown_total (const series_t *s, const int64_t *live, int64_t sum)
+{
+  if (!s->has_total)
+    return sum;
+  int64_t sites = sum - live[s->ncells];
+  return live[s->ncells] > sites ? live[s->ncells] : sites;
+}
+
 /* Writes s as massif output or a heap profile; what names the series in
  * the header. */
 static int
@@ -301,9 +337,10 @@ export (series_t *s, const char *path, int massif, const char *what,
       live[sm[i].cell] = sm[i].live;
       if (i + 1 == n || sm[i + 1].t != sm[i].t)
         {
-          if (total > peak)
+          int64_t v = shown_total (s, live, total);
+          if (v > peak)
             {
-              peak = total;
+              peak = v;
               peak_i = nt;
             }
           nt++;
@@ -342,10 +379,13 @@ export (series_t *s, const char *path, int massif, const char *what,
       int want = ti % step == 0 || ti == peak_i || ti + 1 == nt;
       if (want)
         {
+          int64_t shown = shown_total (s, live, total);
           memset (per_site, 0, (nsites + 1) * sizeof *per_site);
           for (size_t k = 0; k < ncells; k++)
             if (live[k] > 0)
               per_site[s->band[k]] += live[k];
+          if (s->has_total)
+            per_site[nsites - 1] = shown - (total - live[ncells]);
           size_t nz = 0;
           for (size_t k = 0; k < nsites; k++)
             nz += per_site[k] > 0;
@@ -354,11 +394,11 @@ export (series_t *s, const char *path, int massif, const char *what,
               fprintf (f, "#-----------\nsnapshot=%zu\n#-----------\n"
                        "time=%" PRIu64 "\nmem_heap_B=%" PRId64 "\n"
                        "mem_heap_extra_B=0\nmem_stacks_B=0\n", snap,
-                       sm[i].t / 1000000, total);
+                       sm[i].t / 1000000, shown);
               fprintf (f, "heap_tree=%s\n", ti == peak_i ? "peak"
                                                            : "detailed");
               fprintf (f, "n%zu: %" PRId64 " (heap allocation functions) "
-                       "malloc/new/new[], --alloc-fns, etc.\n", nz, total);
+                       "malloc/new/new[], --alloc-fns, etc.\n", nz, shown);
               /* Children by decreasing size, as massif writes them. */
               for (size_t done = 0; done < nz; done++)
                 {
@@ -468,7 +508,7 @@ clogtool_memory_main (int argc, char **argv)
   cp_symbols_t *syms = NULL;
   an_memory_t *m = NULL;
   int status = CLOGTOOL_EXIT_OK;
-  char what[64];
+  char what[192];
   if (network)
     {
       series_t s = { 0 };
@@ -513,8 +553,32 @@ clogtool_memory_main (int argc, char **argv)
              "with notes)\n", file, notes[0], nnotes - 1);
   if (massif || hp)
     {
+      /* An empty profile is no profile: ms_print rejects one. */
+      int found = 0;
+      int32_t lo = INT32_MAX, hi = INT32_MIN;
+      for (size_t t = 0; t < m->nranks; t++)
+        {
+          found |= m->ranks[t].rank == rank;
+          lo = m->ranks[t].rank < lo ? m->ranks[t].rank : lo;
+          hi = m->ranks[t].rank > hi ? m->ranks[t].rank : hi;
+        }
+      if (!found)
+        {
+          clogtool__error ("%s: rank %lld has no memory records (the log "
+                           "has %zu rank%s from %d to %d)", file, rank,
+                           m->nranks, m->nranks == 1 ? "" : "s", lo, hi);
+          status = CLOGTOOL_EXIT_PROBLEM;
+          goto out;
+        }
       series_t s = { 0 };
-      snprintf (what, sizeof what, "rank %lld", rank);
+      /* The sampled peak is the highest total the poller saw; the
+       * allocator's own high-water mark, which the reports give, may
+       * fall between two samples: named here. */
+      for (size_t t = 0; t < m->nranks; t++)
+        if (m->ranks[t].rank == rank)
+          snprintf (what, sizeof what, "rank %lld; peak %" PRId64 " bytes, "
+                    "%" PRId64 " live at the end", rank, m->ranks[t].peak,
+                    m->ranks[t].live_end);
       rc = memory_series (r, (int32_t) rank, m, &s);
       if (rc == LOGFMT_ENOMEM)
         clogtool__error ("out of memory");
