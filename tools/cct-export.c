@@ -2,8 +2,9 @@
 /*
  * clogtool cct's exports for the tools people already use:
  *  - gmon.out (gprof): a pc histogram of the samples whose innermost
- *    frame is in the main binary, plus call arcs from their stacks
- *    (counts are samples through the arc, not calls);
+ *    frame is in one binary (the program unless --binary says), plus
+ *    call arcs from their stacks (counts are samples through the arc,
+ *    not calls: gprof prints them in its "calls" column);
  *  - collapsed stacks ("main;f;g N"), for flamegraph.pl and speedscope;
  *  - pprof's profile.proto, written by hand (varints and length-delimited
  *    fields) and gzipped with zlib when the build has it: a sample per
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef HAVE_ZLIB
 # include <zlib.h>
 #endif
@@ -24,9 +26,20 @@
 #include "clogtool-internal.h"
 #include "cct-export.h"
 
+/* "-" is standard output, as for every file name clogtool takes. */
 static int
 write_file (const char *path, const void *p, size_t n)
 {
+  if (strcmp (path, "-") == 0)
+    {
+      if (n && fwrite (p, 1, n, stdout) != n)
+        {
+          clogtool__error ("cannot write to standard output: %s",
+                           strerror (errno));
+          return -1;
+        }
+      return clogtool__flush_stdout ();
+    }
   FILE *f = fopen (path, "wb");
   int bad = !f;
   if (f)
@@ -124,72 +137,58 @@ base_name (const char *p)
   return s ? s + 1 : p;
 }
 
-/* The binary most samples ran in, shared objects last. */
+/* The binary gmon.out describes: WANT (a path as the log lists it, or
+ * its base name), else the program itself, which the loader lists first.
+ * Prints the error and returns NULL if there is none. */
 static const char *
 pick_binary (const logfmt_reader_t *r, const cp_tree_opts_t *o,
-             const int32_t *ranks, size_t nr)
+             const int32_t *ranks, size_t nr, const char *want)
 {
   static char best[4096];
-  uint64_t best_n = 0;
-  int best_so = 1;
   best[0] = '\0';
-  for (size_t i = 0; i < nr; i++)
+  for (size_t i = 0; i < nr && !best[0]; i++)
     {
       if (o->rank >= 0 && ranks[i] != o->rank)
         continue;
       logfmt_callpaths_t *cp;
       if (logfmt_reader_callpaths (r, ranks[i], &cp, NULL))
         continue;
-      uint64_t *cnt = calloc (cp->nmodules + 1, sizeof *cnt);
-      uint32_t ns = logfmt_reader_info (r)->nstreams;
-      for (uint32_t s = 0; cnt && s < ns; s++)
+      for (size_t k = 0; k < cp->nmodules && !best[0]; k++)
         {
-          const logfmt_stream_def_t *sd = logfmt_reader_stream (r, s);
-          logfmt_track_iter_t *it;
-          if (!sd || sd->rank != ranks[i]
-              || logfmt_track_iter_new (r, s, LOGFMT_TRACK_CALLPATH, o->t0,
-                                        o->t1, &it))
+          const char *m = cp->modules[k].path;
+          if (!m || !m[0])
             continue;
-          logfmt_track_rec_t rec;
-          while (logfmt_track_iter_next (it, &rec) == 1)
-            {
-              int64_t nd = rec.col[0];
-              if (nd > 0 && (uint64_t) nd < cp->nnodes
-                  && cp->nodes[nd].module < cp->nmodules)
-                cnt[cp->nodes[nd].module]++;
-            }
-          logfmt_track_iter_free (it);
+          if (!want
+              || !strcmp (m, want)
+              || (!strchr (want, '/') && !strcmp (base_name (m), want)))
+            snprintf (best, sizeof best, "%s", m);
         }
-      for (size_t k = 0; cnt && k < cp->nmodules; k++)
-        {
-          int so = strstr (base_name (cp->modules[k].path), ".so") != NULL;
-          if (cnt[k] && ((so < best_so) || (so == best_so
-                                            && cnt[k] > best_n)))
-            {
-              best_so = so;
-              best_n = cnt[k];
-              snprintf (best, sizeof best, "%s", cp->modules[k].path);
-            }
-        }
-      free (cnt);
       logfmt_callpaths_free (cp);
     }
-  return best[0] ? best : NULL;
+  if (!best[0])
+    {
+      if (want)
+        clogtool__error ("--gmon: no binary '%s' in the log (see the "
+                         "[binary] names in clogtool cct's output)", want);
+      else
+        clogtool__error ("--gmon: the log lists no binary");
+      return NULL;
+    }
+  return best;
 }
 
 int
 cct_export_gmon (const logfmt_reader_t *r, const cp_tree_opts_t *o,
-                 const char *out)
+                 const char *binary, const char *out)
 {
   size_t nr = logfmt_reader_callpath_ranks (r, NULL, 0);
   int32_t *ranks = malloc ((nr + 1) * sizeof *ranks);
   if (!ranks)
     return -1;
   logfmt_reader_callpath_ranks (r, ranks, nr);
-  const char *bin = pick_binary (r, o, ranks, nr);
+  const char *bin = pick_binary (r, o, ranks, nr, binary);
   if (!bin)
     {
-      clogtool__error ("--gmon: no sample ran in a binary of the log");
       free (ranks);
       return -1;
     }
@@ -264,7 +263,8 @@ cct_export_gmon (const logfmt_reader_t *r, const cp_tree_opts_t *o,
     }
   if (!g.npcs)
     {
-      clogtool__error ("--gmon: no sample in %s", bin);
+      clogtool__error ("--gmon: no sample ran in %s%s", bin,
+                       binary ? "" : "; choose a binary with --binary");
       free (g.pcs);
       free (g.arcs);
       return -1;
@@ -320,10 +320,12 @@ cct_export_gmon (const logfmt_reader_t *r, const cp_tree_opts_t *o,
   free (g.arcs);
   int rc = f.oom ? -1 : write_file (out, f.p, f.n);
   free (f.p);
+  int piped = strcmp (out, "-") == 0;
   if (!rc)
     fprintf (stderr, "clogtool cct: wrote %s for %s (%zu samples; %" PRIu64
-             " elsewhere); read it with: gprof %s %s\n", out, bin, g.npcs,
-             outside, bin, out);
+             " elsewhere); read it with: gprof %s %s\n",
+             piped ? "gmon.out data to standard output" : out, bin, g.npcs,
+             outside, bin, piped ? "FILE" : out);
   return rc;
 }
 
@@ -707,7 +709,17 @@ cct_export_pprof (const logfmt_reader_t *r, const cp_tree_opts_t *o,
     }
   int rc;
 #ifdef HAVE_ZLIB
-  gzFile gz = gzopen (out, "wb");
+  gzFile gz;
+  if (strcmp (out, "-") == 0)
+    {
+      int fd = dup (STDOUT_FILENO);   /* gzclose closes its descriptor */
+      fflush (stdout);
+      gz = fd < 0 ? NULL : gzdopen (fd, "wb");
+      if (!gz && fd >= 0)
+        close (fd);
+    }
+  else
+    gz = gzopen (out, "wb");
   rc = gz && gzwrite (gz, pb.p, (unsigned) pb.n) == (int) pb.n ? 0 : -1;
   if (gz && gzclose (gz) != Z_OK)
     rc = -1;

@@ -35,7 +35,7 @@ cct_help (void)
     "                    [--metric samples|time|comm_time|bytes|COUNTER]\n"
     "                    [--lines]\n"
     "                    [--min PCT] [--gmon OUT] [--collapsed OUT]\n"
-    "                    [--pprof OUT] FILE\n"
+    "                    [--pprof OUT] [--binary B] FILE\n"
     "       clogtool cct --diff [--metric M] [--min PCT] A.clog B.clog\n"
     "\n"
     "The calling-context tree of a log recorded with MPE_SAMPLE_HZ (and\n"
@@ -68,12 +68,16 @@ cct_help (void)
     "      --min PCT       text: hide nodes under PCT %% of the whole\n"
     "                      (default 0.5)\n"
     "      --gmon OUT      write gmon.out for gprof: the samples whose\n"
-    "                      innermost frame is in the main binary (the one\n"
-    "                      with most samples), arcs from the stacks; read\n"
-    "                      it with 'gprof BINARY OUT'\n"
+    "                      innermost frame is in one binary, arcs from the\n"
+    "                      stacks; read it with 'gprof BINARY OUT'.  gprof's\n"
+    "                      \"calls\" column then holds sample counts\n"
+    "      --binary B      the binary for --gmon (a path or base name as\n"
+    "                      the [binary] column shows it; default the\n"
+    "                      program)\n"
     "      --collapsed OUT write collapsed stacks (\"main;f;g 42\" per\n"
     "                      line) for flamegraph.pl, speedscope, inferno\n"
     "      --pprof OUT     write a pprof profile (profile.proto, gzip)\n"
+    "                      OUT \"-\" is standard output\n"
     "  -d, --diff          compare A and B node by node: each context's\n"
     "                      metric in both, as a share of each log's whole,\n"
     "                      largest change first\n"
@@ -550,13 +554,14 @@ clogtool_cct_main (int argc, char **argv)
     { "gmon", required_argument, NULL, 'G' },
     { "collapsed", required_argument, NULL, 'C' },
     { "pprof", required_argument, NULL, 'P' },
+    { "binary", required_argument, NULL, 'B' },
     { "diff", no_argument, NULL, 'd' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
   };
   int json = 0, diff = 0, m = M_SAMPLES, c;
   double min = 0.5;
-  const char *gmon = NULL, *collapsed = NULL, *pprof = NULL;
+  const char *gmon = NULL, *collapsed = NULL, *pprof = NULL, *binary = NULL;
   long long v;
   cp_tree_opts_t o = { -1, 0, UINT64_MAX, 0 };
   optind = 1;
@@ -615,6 +620,9 @@ clogtool_cct_main (int argc, char **argv)
         case 'P':
           pprof = optarg;
           break;
+        case 'B':
+          binary = optarg;
+          break;
         case 'h':
           cct_help ();
           return clogtool__exit_after_output ();
@@ -637,6 +645,14 @@ clogtool_cct_main (int argc, char **argv)
     }
   if (clogtool__one_file ("cct", argc) != 0)
     return CLOGTOOL_EXIT_USAGE;
+  if (binary && !gmon)
+    return clogtool__usage_error ("cct", "--binary is for --gmon");
+  /* One thing at most on standard output. */
+  if (json + (gmon && !strcmp (gmon, "-"))
+      + (collapsed && !strcmp (collapsed, "-"))
+      + (pprof && !strcmp (pprof, "-")) > 1)
+    return clogtool__usage_error ("cct", "only one output can be "
+                                  "standard output");
   const char *path = argv[optind];
   logfmt_reader_t *r;
   cp_tree_t *t;
@@ -661,7 +677,7 @@ clogtool_cct_main (int argc, char **argv)
     }
   free (cs.v);
   int status = CLOGTOOL_EXIT_OK;
-  if (gmon && cct_export_gmon (r, &o, gmon) < 0)
+  if (gmon && cct_export_gmon (r, &o, binary, gmon) < 0)
     status = CLOGTOOL_EXIT_PROBLEM;
   if (collapsed && cct_export_collapsed (t, collapsed) < 0)
     status = CLOGTOOL_EXIT_PROBLEM;

@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 
 #include <logfmt/logfmt.h>
 #include "clogtool.h"
+#include "clogtool-internal.h"
 #include "spillfmt.h"
 
 typedef struct
@@ -68,7 +70,8 @@ usage (FILE *out)
            "  DIR     directory holding mpe-<run>-<rank>-<pid>.spill files\n"
            "          (the newest run, or the one given with --run)\n"
            "  PREFIX  every spill file whose path starts with PREFIX\n"
-           "  -o FILE output (default: recovered.clog)\n"
+           "  -o, --output FILE  output (default: recovered.clog); \"-\" is\n"
+           "          standard output (the report then goes to stderr)\n"
            "  --clean once OUT is written, remove the spill files and the\n"
            "          ring files (in /dev/shm by default) they point to\n"
            "  --list  the runs whose local files are in DIR (default: as\n"
@@ -708,6 +711,9 @@ put_messages (logfmt_writer_t *w, mends_t *sends, mends_t *recvs, int64_t G)
 
 /* The record families that were on and lived in process memory until
  * the finish: a rank that did not finish has none of them here. */
+/* Where the report goes: stderr when the log itself is on stdout. */
+static FILE *report;
+
 static void
 print_memonly (const spill_t *files, size_t n)
 {
@@ -732,14 +738,14 @@ print_memonly (const spill_t *files, size_t n)
         }
       if (!lost)
         continue;
-      printf ("%s%s", first ? "not recoverable (kept in process memory "
+      fprintf (report, "%s%s", first ? "not recoverable (kept in process memory "
                               "until the merge, which the ranks that did "
                               "not finish never completed): " : ", ",
               fam[k].what);
       first = 0;
     }
   if (!first)
-    printf ("\n");
+    fprintf (report, "\n");
 }
 
 static int
@@ -942,8 +948,11 @@ clogtool_recover_main (int argc, char **argv)
           usage (stdout);
           return 0;
         }
-      else if (!strcmp (argv[i], "-o") && i + 1 < argc)
+      else if ((!strcmp (argv[i], "-o") || !strcmp (argv[i], "--output"))
+               && i + 1 < argc)
         out = argv[++i];
+      else if (!strncmp (argv[i], "--output=", 9))
+        out = argv[i] + 9;
       else if (!strcmp (argv[i], "--run") && i + 1 < argc)
         want_run = argv[++i];
       else if (!strcmp (argv[i], "--clean"))
@@ -1073,9 +1082,15 @@ clogtool_recover_main (int argc, char **argv)
   wo.origin_unix_ns = files[0].m.real0 - files[0].m.mono0 + G;
   logfmt_writer_t *w;
   logfmt_error_t err;
-  if (logfmt_writer_open (out, &wo, &w, &err) != 0)
+  /* The writer seeks: "-" goes through a temporary file. */
+  char tmp[PATH_MAX];
+  const char *path = clogtool__out_begin (out, tmp);
+  if (!path)
+    return 1;
+  if (logfmt_writer_open (path, &wo, &w, &err) != 0)
     {
       fprintf (stderr, "clogtool recover: %s\n", err.message);
+      clogtool__out_end (out, path, 0);
       return 1;
     }
   for (size_t i = 0; i < nfiles; i++)
@@ -1113,37 +1128,42 @@ clogtool_recover_main (int argc, char **argv)
       fprintf (stderr, "clogtool recover: writing %s: %s\n", out,
                logfmt_strerror (rc));
       logfmt_writer_abort (w);
+      clogtool__out_end (out, path, 0);
       return 1;
     }
   if (logfmt_writer_finish (w, &err) != 0)
     {
       fprintf (stderr, "clogtool recover: %s\n", err.message);
+      clogtool__out_end (out, path, 0);
       return 1;
     }
+  if (clogtool__out_end (out, path, 1) < 0)
+    return 1;
+  report = path == out ? stdout : stderr;
 
   /* Report. */
   uint64_t total = 0;
   for (size_t i = 0; i < nfiles; i++)
     {
       spill_t *s = &files[i];
-      printf ("rank %d (pid %ld on %s): %" PRIu64 " events, %d thread(s)%s%s",
+      fprintf (report, "rank %d (pid %ld on %s): %" PRIu64 " events, %d thread(s)%s%s",
               s->m.rank, s->m.pid, s->m.host, s->events, s->nthreads,
               s->ended ? ", finished normally"
               : s->failed ? ", finished but its log could not be written"
                           : ", did not finish (crashed or killed)",
               s->raw_events ? " - in-memory events saved at exit" : "");
       if (s->ring_events)
-        printf (", %" PRIu64 " taken from its ring file(s)", s->ring_events);
+        fprintf (report, ", %" PRIu64 " taken from its ring file(s)", s->ring_events);
       if (s->bad_frames)
-        printf (", %" PRIu64 " damaged frame(s) skipped", s->bad_frames);
+        fprintf (report, ", %" PRIu64 " damaged frame(s) skipped", s->bad_frames);
       if (s->counters)
-        printf (", %" PRIu64 " counter readings", s->counters);
+        fprintf (report, ", %" PRIu64 " counter readings", s->counters);
       if (s->gaps)
-        printf (", its unspilled events were in memory only (no ring "
+        fprintf (report, ", its unspilled events were in memory only (no ring "
                 "file%s) and are lost: a LOSS record marks the gap on %u "
                 "thread(s)", s->m.ring[0] ? "" : "s, MPE_RING_DIR=none",
                 s->gaps);
-      printf ("\n");
+      fprintf (report, "\n");
       total += s->events;
       fclose (s->f);
     }
@@ -1153,9 +1173,9 @@ clogtool_recover_main (int argc, char **argv)
       for (size_t i = 0; i < nfiles; i++)
         found |= files[i].m.rank == r;
       if (!found)
-        printf ("rank %d: missing (no spill file)\n", r);
+        fprintf (report, "rank %d: missing (no spill file)\n", r);
     }
-  printf ("wrote %s: %" PRIu64 " events from %zu of %d ranks\n", out, total,
+  fprintf (report, "wrote %s: %" PRIu64 " events from %zu of %d ranks\n", out, total,
           nfiles, world);
   print_memonly (files, nfiles);
   if (clean)
