@@ -58,6 +58,13 @@ if script -qec true /dev/null >/dev/null 2>&1; then
   ok $? "convert --progress on a terminal: first ${first:-none}%, last ${last:-none}%"
   # Never backwards.
   sort -n -c pct.out; ok $? "  and never goes back"
+  # An MPE2 log imported straight to .clog reaches 100% too.
+  mpe2=$top_srcdir/tests/interop/data/srtest.clog2
+  script -qec "'$clogtool' convert -q --progress '$mpe2' mpe2.clog" \
+    /dev/null </dev/null >tty2.out 2>&1
+  last=$(tr '\r' '\n' <tty2.out | sed -n 's/^converting: *\([0-9]*\)%.*/\1/p' \
+         | tail -n 1)
+  [ "$last" = 100 ]; ok $? "convert --progress of an MPE2 log ends at ${last:-none}%"
 else
   diag "skipped: no script(1) for a terminal"
 fi
