@@ -124,9 +124,6 @@ run (const subcommand_t *sc, int argc, char **argv)
     return sc->main (argc, argv);
   if (sc->out == OUT_OPERAND)
     {
-      if (strcmp (out, "-") == 0)
-        return clogtool__usage_error (sc->name, "cannot write to standard "
-                                      "output: name the OUT file");
       /* argv has room: -o and its value were taken out of it. */
       argv[argc++] = (char *) out;
       argv[argc] = NULL;

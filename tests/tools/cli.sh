@@ -99,7 +99,8 @@ grep -q "^clogtool: .*no/dir/x" "$tap_tmp/err"; ok $? "names the output"
 run 0 "convert IN -o OUT" "$clogtool" convert -q "$log" -o conv.json
 "$clogtool" convert -q "$log" conv2.json >/dev/null 2>&1
 cmp -s conv.json conv2.json; ok $? "convert -o OUT writes what OUT does"
-run 2 "convert -o -" "$clogtool" convert -q "$log" -o - --format json
+run 0 "convert -o -" "$clogtool" convert -q "$log" -o - --format json
+cmp -s conv.json "$tap_tmp/out"; ok $? "convert -o - writes OUT to stdout"
 [ ! -e ./- ]; ok $? "convert -o - made no file named '-'"
 
 # gen -o -: the log on standard output (through a temporary file).
