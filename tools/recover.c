@@ -738,10 +738,11 @@ print_memonly (const spill_t *files, size_t n)
         }
       if (!lost)
         continue;
-      fprintf (report, "%s%s", first ? "not recoverable (kept in process memory "
-                              "until the merge, which the ranks that did "
-                              "not finish never completed): " : ", ",
-              fam[k].what);
+      fprintf (report, "%s%s", first ? "not recoverable (kept in process "
+                                       "memory until the merge, which the "
+                                       "ranks that did not finish never "
+                                       "completed): " : ", ",
+               fam[k].what);
       first = 0;
     }
   if (!first)
@@ -1146,23 +1147,26 @@ clogtool_recover_main (int argc, char **argv)
   for (size_t i = 0; i < nfiles; i++)
     {
       spill_t *s = &files[i];
-      fprintf (report, "rank %d (pid %ld on %s): %" PRIu64 " events, %d thread(s)%s%s",
-              s->m.rank, s->m.pid, s->m.host, s->events, s->nthreads,
-              s->ended ? ", finished normally"
-              : s->failed ? ", finished but its log could not be written"
-                          : ", did not finish (crashed or killed)",
-              s->raw_events ? " - in-memory events saved at exit" : "");
+      fprintf (report, "rank %d (pid %ld on %s): %" PRIu64 " events, %d "
+               "thread(s)%s%s", s->m.rank, s->m.pid, s->m.host, s->events,
+               s->nthreads,
+               s->ended ? ", finished normally"
+               : s->failed ? ", finished but its log could not be written"
+                           : ", did not finish (crashed or killed)",
+               s->raw_events ? " - in-memory events saved at exit" : "");
       if (s->ring_events)
-        fprintf (report, ", %" PRIu64 " taken from its ring file(s)", s->ring_events);
+        fprintf (report, ", %" PRIu64 " taken from its ring file(s)",
+                 s->ring_events);
       if (s->bad_frames)
-        fprintf (report, ", %" PRIu64 " damaged frame(s) skipped", s->bad_frames);
+        fprintf (report, ", %" PRIu64 " damaged frame(s) skipped",
+                 s->bad_frames);
       if (s->counters)
         fprintf (report, ", %" PRIu64 " counter readings", s->counters);
       if (s->gaps)
-        fprintf (report, ", its unspilled events were in memory only (no ring "
-                "file%s) and are lost: a LOSS record marks the gap on %u "
-                "thread(s)", s->m.ring[0] ? "" : "s, MPE_RING_DIR=none",
-                s->gaps);
+        fprintf (report, ", its unspilled events were in memory only (no "
+                 "ring file%s) and are lost: a LOSS record marks the gap on "
+                 "%u thread(s)", s->m.ring[0] ? "" : "s, MPE_RING_DIR=none",
+                 s->gaps);
       fprintf (report, "\n");
       total += s->events;
       fclose (s->f);
@@ -1175,8 +1179,8 @@ clogtool_recover_main (int argc, char **argv)
       if (!found)
         fprintf (report, "rank %d: missing (no spill file)\n", r);
     }
-  fprintf (report, "wrote %s: %" PRIu64 " events from %zu of %d ranks\n", out, total,
-          nfiles, world);
+  fprintf (report, "wrote %s: %" PRIu64 " events from %zu of %d ranks\n",
+           out, total, nfiles, world);
   print_memonly (files, nfiles);
   if (clean)
     for (size_t i = 0; i < nfiles; i++)

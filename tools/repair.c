@@ -92,17 +92,19 @@ clogtool_repair_main (int argc, char **argv)
   if (clogtool__out_end (out, path, rc >= 0) < 0 || rc < 0)
     return CLOGTOOL_EXIT_PROBLEM;
   FILE *f = path == out ? stdout : stderr;
-  fprintf (f, "%s: kept %" PRIu64 " block%s, lost %" PRIu64 " damaged block%s\n",
-          out, rep.blocks_kept, rep.blocks_kept == 1 ? "" : "s",
-          rep.blocks_lost, rep.blocks_lost == 1 ? "" : "s");
+  fprintf (f, "%s: kept %" PRIu64 " block%s, lost %" PRIu64
+           " damaged block%s\n", out, rep.blocks_kept,
+           rep.blocks_kept == 1 ? "" : "s", rep.blocks_lost,
+           rep.blocks_lost == 1 ? "" : "s");
   if (rep.partial)
-    fprintf (f, "%s: the input is partial (no valid trailer): what followed its "
-            "last whole chunk is lost and not counted above\n", out);
+    fprintf (f, "%s: the input is partial (no valid trailer): what "
+             "followed its last whole chunk is lost and not counted "
+             "above\n", out);
   if (rep.rematched)
-    fprintf (f, "%s: message table rebuilt from the sends and receives kept\n",
-            out);
+    fprintf (f, "%s: message table rebuilt from the sends and receives "
+             "kept\n", out);
   else
     fprintf (f, "%s: message table kept (%" PRIu64 " entries)\n", out,
-            rep.messages);
+             rep.messages);
   return clogtool__exit_after_output ();
 }
