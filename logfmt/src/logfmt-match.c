@@ -124,11 +124,12 @@ logfmt__match_add (logfmt_writer_t *w, struct logfmt__matcher **mp,
   mkey_t *k = lookup (m, src, dst, ev->tag, ev->comm);
   if (!k)
     return LOGFMT_ENOMEM;
-  /* A receive ends after its send began (within the clocks' error): a
-   * waiting end that cannot be this one's partner lost its own (a block
-   * of a damaged log, a process that did not finish), so it stays
-   * unmatched rather than pairing every later message wrongly. */
-  while (k->len > 0 && k->q[k->head].is_send != is_send)
+  /* Repairing a damaged log: a receive ends after its send began
+   * (within the clocks' error), so a waiting end that cannot be this
+   * one's partner lost its own in a lost block, and stays unmatched
+   * rather than pairing every later message wrongly. */
+  while (logfmt__writer_match_by_time (w) && k->len > 0
+         && k->q[k->head].is_send != is_send)
     {
       const mend_t *o = &k->q[k->head];
       uint64_t st = is_send ? ev->time : o->time;

@@ -544,6 +544,7 @@ logfmt_repair_report (const char *in_path, const char *out_path,
       logfmt_reader_close (r);
       return rc;
     }
+  logfmt__writer_set_match_by_time (w);
   for (size_t i = 0; i < r->nstates && !rc; i++)
     rc = logfmt_writer_add_state (w, &r->states[i]);
   for (size_t i = 0; i < r->nevents && !rc; i++)

@@ -35,6 +35,12 @@ int  logfmt__match_add (logfmt_writer_t *w, struct logfmt__matcher **m,
                         const logfmt_event_t *ev);
 int  logfmt__match_finish (logfmt_writer_t *w, struct logfmt__matcher *m);
 void logfmt__match_free (struct logfmt__matcher *m);
+/* Repair's matching: a receive never pairs with a send that began after
+ * it ended (beyond the clocks' error), since its own send may be in a
+ * lost block.  Off for whole logs, whose imported clocks may be worse
+ * (MPE2's CLOG2 files pair by order alone). */
+void logfmt__writer_set_match_by_time (logfmt_writer_t *w);
+bool logfmt__writer_match_by_time (const logfmt_writer_t *w);
 int  logfmt__writer_add_message (logfmt_writer_t *w,
                                  const logfmt_message_t *m);
 

@@ -52,6 +52,7 @@ struct logfmt_writer
   wstream_t *streams;
   size_t nstreams, cstreams;
   bool started;            /* first event seen: state table frozen */
+  bool match_by_time;      /* repair: ends may have lost their partners */
 
   /* Message table. */
   logfmt_message_t *mbuf;
@@ -1202,4 +1203,16 @@ logfmt_writer_abort (logfmt_writer_t *w)
   if (w->fd >= 0 && w->path)
     unlink (w->path);
   writer_free (w);
+}
+
+void
+logfmt__writer_set_match_by_time (logfmt_writer_t *w)
+{
+  w->match_by_time = true;
+}
+
+bool
+logfmt__writer_match_by_time (const logfmt_writer_t *w)
+{
+  return w->match_by_time;
 }

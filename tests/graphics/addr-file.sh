@@ -18,7 +18,8 @@ mode=$(stat -c %a addr)
 test "$mode" = 600; ok $? "the file is mode 600 (got $mode)"
 ls -a | grep -v '^\.\{1,2\}$' | grep -v -x -e addr -e out.txt -e err.txt \
   > extra.txt
-test ! -s extra.txt; ok $? "no temporary file is left beside it"
+test ! -s extra.txt; ok $? "no temporary file is left beside it" ||
+  diag "beside it: $(ls -la | tr '\n' ' ')"
 kill $pid
 wait $pid
 finish

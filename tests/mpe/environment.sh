@@ -187,8 +187,8 @@ for r in 0 1; do
   kept=$((kept + $(val rec.clog count $r 0 600) + $(val rec.clog count $r 0 601)))
 done
 lost=$(val rec.clog lost)
-is "MPE_TMPDIR full, then a kill: kept + lost = logged" $((kept + lost)) $((4 * n)) ||
-  sed 's/^/# /' rec.txt err.txt
+is "MPE_TMPDIR full, then a kill: kept + lost = logged" $((kept + lost)) $((4 * n))
+[ $is_rc -eq 0 ] || sed 's/^/# /' rec.txt err.txt
 is "MPE_TMPDIR full, then a kill: both messages, matched" \
   "$(val rec.clog matched)" 2
 rm -f rec.clog
