@@ -16,7 +16,7 @@ i=0; while ! grep -q MPE_GRAPHICS_ADDR addr 2>/dev/null && [ $i -lt 300 ]; do
 grep -q "export MPE_GRAPHICS_ADDR=" addr; ok $? "the address is written"
 mode=$(stat -c %a addr)
 test "$mode" = 600; ok $? "the file is mode 600 (got $mode)"
-ls -a | grep -v '^\.\{1,2\}$' | grep -v -x -e addr -e out.txt -e err.txt \
+ls -a | grep -v '^\.\{1,2\}$' | grep -v -x -e addr -e out.txt -e err.txt -e extra.txt \
   > extra.txt
 test ! -s extra.txt; ok $? "no temporary file is left beside it" ||
   diag "beside it: $(ls -la | tr '\n' ' ')"
