@@ -183,6 +183,7 @@ mv_export_run (const MvExportOpts *o, GError **error)
       p.metric = logfmt_reader_metric (log->reader, i)->id;
     }
   p.show_sched = o->sched;
+  p.show_waits = o->waits;
   if (o->track != NULL)
     {
       p.restrack = g_str_equal (o->track, "memory") ? MV_RESTRACK_MEMORY
