@@ -1894,6 +1894,9 @@ draw_legend (cairo_t *cr, const MvScene *s, const MvLayout *l,
     legend_item (cr, pl, l, n++, SW_TRI, MV_LOSS_RGB,
                  "events lost (buffer full)");
   /* The layers drawn, each named (mv_legend_layer_items). */
+  if (s->p.show_waits)
+    legend_item (cr, pl, l, n++, SW_STRIP, MV_WAIT_HATCH_RGB,
+                 "MPI waits (hatched)");
   if (s->p.show_sched)
     {
       legend_item (cr, pl, l, n++, SW_STRIP, MV_OFFCPU_BLOCKED_RGB,
