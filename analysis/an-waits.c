@@ -380,24 +380,13 @@ add_wait (ctx_t *c, an_wait_kind_t kind, int32_t wr, uint32_t wstream,
   a->ns += ns;
   if (ns > a->max_ns)
     a->max_ns = ns;
-  if (c->o && c->o->each)
-    {
-      /* A receive completing several: after its previous wait. */
-      uint64_t from = wc->start;
-      if ((kind == AN_WAIT_LATE_SENDER || kind == AN_WAIT_LATE_SENDER_WO)
-          && wc->waited_until > from)
-        from = wc->waited_until;
-      an_wait_inst_t wi = { .kind = kind, .state = wc->state, .rank = wr,
-                            .stream = wstream, .comm = comm,
-                            .call_start = wc->start, .wait_start = from,
-                            .wait_ns = ns, .cause_rank = cr };
-      c->o->each (c->o->arg, &wi);
-    }
   /* The waiting rank's own call, while the stream still has it: its
    * causes are passed on to waits that it makes in turn. */
   call_t *live = &c->s[wstream].call;
   int own = live->state == wc->state && live->start == wc->start;
   uint64_t total = 0, given = 0;
+  int32_t top_rank = -1, top_state = -2;   /* the largest part */
+  uint64_t top_ns = 0;
   for (uint32_t i = 0; i < cc->seg.n; i++)
     {
       uint64_t mine = seg_get (&wc->seg, cc->seg.state[i]);
@@ -422,6 +411,8 @@ add_wait (ctx_t *c, an_wait_kind_t kind, int32_t wr, uint32_t wstream,
       a->calls++;
       a->ns += part;
       given += part;
+      if (part > top_ns)
+        top_ns = part, top_rank = k.cause_rank, top_state = k.cause_state;
     }
   /* What the waited-for rank's own time does not explain, its previous
    * call's waits may: pass it on to their causes (a chain of waits). */
@@ -429,10 +420,8 @@ add_wait (ctx_t *c, an_wait_kind_t kind, int32_t wr, uint32_t wstream,
   uint64_t ptot = 0;
   for (uint32_t i = 0; i < cc->prev.n; i++)
     ptot += cc->prev.v[i].ns;
-  if (rest == 0 || ptot == 0)
-    return 0;
   uint64_t pass = rest < ptot ? rest : ptot;
-  for (uint32_t i = 0; i < cc->prev.n; i++)
+  for (uint32_t i = 0; i < cc->prev.n && pass; i++)
     {
       const rc_t *p = &cc->prev.v[i];
       uint64_t part = (uint64_t) ((long double) p->ns * pass / ptot + 0.5L);
@@ -444,6 +433,23 @@ add_wait (ctx_t *c, an_wait_kind_t kind, int32_t wr, uint32_t wstream,
         return LOGFMT_ENOMEM;
       a->calls++;
       a->ns += part;
+      if (part > top_ns)
+        top_ns = part, top_rank = k.cause_rank, top_state = k.cause_state;
+    }
+  if (c->o && c->o->each)
+    {
+      /* A receive completing several: after its previous wait. */
+      uint64_t from = wc->start;
+      if ((kind == AN_WAIT_LATE_SENDER || kind == AN_WAIT_LATE_SENDER_WO)
+          && wc->waited_until > from)
+        from = wc->waited_until;
+      an_wait_inst_t wi = { .kind = kind, .state = wc->state, .rank = wr,
+                            .stream = wstream, .comm = comm,
+                            .call_start = wc->start, .wait_start = from,
+                            .wait_ns = ns, .cause_rank = cr,
+                            .top_rank = top_rank, .top_state = top_state,
+                            .top_ns = top_ns };
+      c->o->each (c->o->arg, &wi);
     }
   return 0;
 }

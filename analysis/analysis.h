@@ -270,6 +270,10 @@ typedef struct
   uint64_t wait_start;   /* the wait is [wait_start, wait_start + wait_ns] */
   uint64_t wait_ns;
   int32_t  cause_rank;   /* the rank waited for */
+  /* The largest of this wait's causes (an_wait_cause_t): top_state -1
+   * outside every state; top_rank -1 (top_state -2) when none is found. */
+  int32_t  top_rank, top_state;
+  uint64_t top_ns;
 } an_wait_inst_t;
 
 typedef struct

@@ -9,7 +9,9 @@
  *  - messages: the message table;
  *  - metrics: the streams' metric tracks (FORMAT.md section 14);
  *  - state_totals: one row per state name, its instances' count and
- *    time, summed in one pass (totals.h) without a row per instance.
+ *    time, summed in one pass (totals.h) without a row per instance;
+ *  - waits, critical_path: the analysis library's (waits.h), computed
+ *    once per table and kept (a join scans them again).
  * xBestIndex hands rank, thread, stream and time constraints to xFilter
  * (SQLite still checks every row: the pushed-down window only has to be
  * a superset), which visits only the matching streams and decodes only
@@ -35,6 +37,7 @@ SQLITE_EXTENSION_INIT1
 #include "ivahead.h"
 #include "otf2in.h"
 #include "totals.h"
+#include "waits.h"
 
 /* ---- shared readers --------------------------------------------------- */
 
@@ -130,11 +133,12 @@ shared_close (registry_t *g, shared_t *s)
 /* ---- table kinds ------------------------------------------------------ */
 
 typedef enum { K_PROCESSES, K_THREADS, K_STATES, K_EVENTS, K_MESSAGES,
-               K_METRICS, K_STATE_TOTALS, NKINDS } kind_t;
+               K_METRICS, K_STATE_TOTALS, K_WAITS, K_CRITPATH,
+               NKINDS } kind_t;
 
 static const char *const kind_name[NKINDS] = {
   "processes", "threads", "states", "events", "messages", "metrics",
-  "state_totals"
+  "state_totals", "waits", "critical_path"
 };
 
 /* Column numbers, per kind (the schemas below list them in this order). */
@@ -149,6 +153,10 @@ enum { M_SEND_RANK, M_SEND_THREAD, M_SEND_TIME, M_RECV_RANK, M_RECV_THREAD,
 enum { X_RANK, X_THREAD, X_TIME, X_NAME, X_ID, X_OBJECT, X_VALUE, X_UNIT,
        X_STREAM };
 enum { N_NAME, N_COUNT, N_DURATION, N_EXCLUSIVE };
+enum { W_RANK, W_THREAD, W_NAME, W_START, W_DURATION, W_WAIT_START, W_WAIT,
+       W_KIND, W_COMM, W_COMM_NAME, W_WAITED_RANK, W_CAUSE_STATE,
+       W_CAUSE_RANK, W_CAUSE_NS, W_STATE, W_STREAM };
+enum { CP_RANK, CP_NAME, CP_STATE, CP_NS };
 
 static const char *const schema[NKINDS] = {
   "CREATE TABLE x(rank INTEGER, host TEXT, threads INTEGER, "
@@ -168,7 +176,12 @@ static const char *const schema[NKINDS] = {
   "CREATE TABLE x(rank INTEGER, thread INTEGER, time INTEGER, name TEXT, "
   "id INTEGER, object INTEGER, value INTEGER, unit TEXT, stream INTEGER)",
   "CREATE TABLE x(name TEXT, count INTEGER, duration INTEGER, "
-  "exclusive INTEGER)"
+  "exclusive INTEGER)",
+  "CREATE TABLE x(rank INTEGER, thread INTEGER, name TEXT, start INTEGER, "
+  "duration INTEGER, wait_start INTEGER, wait INTEGER, kind TEXT, "
+  "comm INTEGER, comm_name TEXT, waited_rank INTEGER, cause_state TEXT, "
+  "cause_rank INTEGER, cause_ns INTEGER, state INTEGER, stream INTEGER)",
+  "CREATE TABLE x(rank INTEGER, name TEXT, state INTEGER, ns INTEGER)"
 };
 
 typedef struct
@@ -178,6 +191,11 @@ typedef struct
   shared_t *sh;
   kind_t kind;
   uint32_t nranks;
+  /* waits, critical_path: computed by the first scan, then kept. */
+  int computed;
+  sqlwait_t *waits;
+  size_t nwaits;
+  an_critpath_t *cp;
 } vtab_t;
 
 typedef struct
@@ -257,7 +275,8 @@ vt_create (sqlite3 *db, void *aux, int argc, const char *const *argv,
     {
       *err = sqlite3_mprintf ("clog: use USING clog('FILE'[, KIND]) with "
                               "KIND processes, threads, states, events, "
-                              "messages, metrics or state_totals");
+                              "messages, metrics, state_totals, waits or "
+                              "critical_path");
       return SQLITE_ERROR;
     }
   char *kname = unquote (argc == 5 ? argv[4] : argv[2]);
@@ -271,8 +290,8 @@ vt_create (sqlite3 *db, void *aux, int argc, const char *const *argv,
       *err = kname && path
              ? sqlite3_mprintf ("clog: unknown table kind '%s' (processes, "
                                 "threads, states, events, messages, metrics, "
-                                "state_totals; give it as the second "
-                                "argument)", kname)
+                                "state_totals, waits, critical_path; give "
+                                "it as the second argument)", kname)
              : sqlite3_mprintf ("out of memory");
       sqlite3_free (kname);
       sqlite3_free (path);
@@ -339,6 +358,8 @@ vt_disconnect (sqlite3_vtab *base)
 {
   vtab_t *vt = (vtab_t *) base;
   shared_close (vt->reg, vt->sh);
+  free (vt->waits);
+  an_critpath_free (vt->cp);
   sqlite3_free (vt);
   return SQLITE_OK;
 }
@@ -424,6 +445,9 @@ vt_best_index (sqlite3_vtab *base, sqlite3_index_info *ix)
                 : vt->kind == K_THREADS ? info->nstreams
                 : vt->kind == K_MESSAGES ? (double) info->nmessages
                 : vt->kind == K_STATE_TOTALS
+                  ? (double) logfmt_reader_n_states (vt->sh->r) + 1
+                : vt->kind == K_WAITS ? (double) info->nmessages + 1
+                : vt->kind == K_CRITPATH
                   ? (double) logfmt_reader_n_states (vt->sh->r) + 1
                 : (double) info->nevents;
   for (int i = 0; i < ix->nConstraint && n < (int) sizeof codes - 1; i++)
@@ -726,6 +750,27 @@ fill_totals (cursor_t *c)
   return SQLITE_OK;
 }
 
+/* waits, critical_path: the analysis, once per table (a join scans the
+ * table again), then its rows. */
+static int
+fill_analysis (cursor_t *c)
+{
+  vtab_t *vt = c->vt;
+  if (!vt->computed)
+    {
+      logfmt_error_t err = { 0 };
+      int rc = vt->kind == K_WAITS
+               ? sqlwaits_compute (c->r, &vt->waits, &vt->nwaits, &err)
+               : an_critpath_compute (c->r, &vt->cp, &err);
+      if (rc)
+        return lib_error (c, rc, &err);
+      vt->computed = 1;
+    }
+  c->si = 0;
+  c->eof = (vt->kind == K_WAITS ? vt->nwaits : vt->cp->nitems) == 0;
+  return SQLITE_OK;
+}
+
 static int
 cur_filter (sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
             int argc, sqlite3_value **argv)
@@ -803,6 +848,9 @@ cur_filter (sqlite3_vtab_cursor *base, int idxNum, const char *idxStr,
       return SQLITE_OK;
     case K_STATE_TOTALS:
       return fill_totals (c);
+    case K_WAITS:
+    case K_CRITPATH:
+      return fill_analysis (c);
     case K_MESSAGES:
       {
         int rc = logfmt_msg_iter_new (c->r, c->t0, c->t1, &c->mit);
@@ -873,6 +921,12 @@ cur_next (sqlite3_vtab_cursor *base)
       return SQLITE_OK;
     case K_STATE_TOTALS:
       c->eof = ++c->si >= c->norder;
+      return SQLITE_OK;
+    case K_WAITS:
+      c->eof = ++c->si >= c->vt->nwaits;
+      return SQLITE_OK;
+    case K_CRITPATH:
+      c->eof = ++c->si >= c->vt->cp->nitems;
       return SQLITE_OK;
     case K_MESSAGES:
       {
@@ -1166,6 +1220,80 @@ column_metrics (cursor_t *c, sqlite3_context *ctx, int col)
   return SQLITE_OK;
 }
 
+static const char *
+state_name (const logfmt_reader_t *r, int32_t state)
+{
+  const logfmt_state_def_t *st = state >= 0
+    ? logfmt_reader_state (r, (size_t) state) : NULL;
+  return st ? st->name : NULL;
+}
+
+static int
+column_waits (cursor_t *c, sqlite3_context *ctx, int col)
+{
+  const sqlwait_t *sw = &c->vt->waits[c->si];
+  const an_wait_inst_t *w = &sw->w;
+  switch (col)
+    {
+    case W_RANK: sqlite3_result_int (ctx, w->rank); break;
+    case W_THREAD:
+      sqlite3_result_int (ctx, logfmt_reader_stream (c->r, w->stream)
+                                 ->thread);
+      break;
+    case W_NAME: result_text (ctx, state_name (c->r, w->state)); break;
+    case W_START: result_u64 (ctx, w->call_start); break;
+    case W_DURATION:
+      if (sw->duration != UINT64_MAX) result_u64 (ctx, sw->duration);
+      else sqlite3_result_null (ctx);
+      break;
+    case W_WAIT_START: result_u64 (ctx, w->wait_start); break;
+    case W_WAIT: result_u64 (ctx, w->wait_ns); break;
+    case W_KIND: result_text (ctx, an_wait_kind_name (w->kind)); break;
+    case W_COMM: sqlite3_result_int64 (ctx, w->comm); break;
+    case W_COMM_NAME: result_text (ctx, comm_name (c->r, w->comm)); break;
+    case W_WAITED_RANK: sqlite3_result_int (ctx, w->cause_rank); break;
+    case W_CAUSE_STATE:
+      /* '(outside states)' as clogtool waits says it */
+      if (w->top_rank < 0)
+        sqlite3_result_null (ctx);
+      else if (w->top_state < 0)
+        result_text (ctx, "(outside states)");
+      else
+        result_text (ctx, state_name (c->r, w->top_state));
+      break;
+    case W_CAUSE_RANK:
+      if (w->top_rank >= 0) sqlite3_result_int (ctx, w->top_rank);
+      else sqlite3_result_null (ctx);
+      break;
+    case W_CAUSE_NS:
+      if (w->top_rank >= 0) result_u64 (ctx, w->top_ns);
+      else sqlite3_result_null (ctx);
+      break;
+    case W_STATE: sqlite3_result_int (ctx, w->state); break;
+    case W_STREAM: sqlite3_result_int64 (ctx, w->stream); break;
+    default: sqlite3_result_null (ctx); break;
+    }
+  return SQLITE_OK;
+}
+
+static int
+column_critpath (cursor_t *c, sqlite3_context *ctx, int col)
+{
+  const an_cp_item_t *it = &c->vt->cp->items[c->si];
+  switch (col)
+    {
+    case CP_RANK: sqlite3_result_int (ctx, it->rank); break;
+    case CP_NAME:
+      result_text (ctx, it->state < 0 ? "(outside states)"
+                                      : state_name (c->r, it->state));
+      break;
+    case CP_STATE: sqlite3_result_int (ctx, it->state); break;
+    case CP_NS: result_u64 (ctx, it->ns); break;
+    default: sqlite3_result_null (ctx); break;
+    }
+  return SQLITE_OK;
+}
+
 static int
 cur_column (sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
 {
@@ -1205,6 +1333,8 @@ cur_column (sqlite3_vtab_cursor *base, sqlite3_context *ctx, int col)
     case K_EVENTS: return column_events (c, ctx, col);
     case K_MESSAGES: return column_messages (c, ctx, col);
     case K_METRICS: return column_metrics (c, ctx, col);
+    case K_WAITS: return column_waits (c, ctx, col);
+    case K_CRITPATH: return column_critpath (c, ctx, col);
     case K_STATE_TOTALS:
       {
         uint32_t g = c->order[c->si];

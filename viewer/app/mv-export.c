@@ -142,7 +142,8 @@ mv_export_run (const MvExportOpts *o, GError **error)
   /* The legend names each layer drawn. */
   guint layers = mv_legend_layer_items (o->sched,
                                         o->counter != NULL
-                                        || o->track != NULL, o->samples);
+                                        || o->track != NULL, o->samples)
+                  + (o->waits ? 1 : 0);
   mv_layout_compute_layers (&l, log, w, 100, layers);
   double h = o->height;
   if (h == 0)
@@ -183,6 +184,7 @@ mv_export_run (const MvExportOpts *o, GError **error)
       p.metric = logfmt_reader_metric (log->reader, i)->id;
     }
   p.show_sched = o->sched;
+  p.show_waits = o->waits;
   if (o->track != NULL)
     {
       p.restrack = g_str_equal (o->track, "memory") ? MV_RESTRACK_MEMORY

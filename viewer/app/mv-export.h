@@ -22,6 +22,7 @@ typedef struct
   const char *counter;       /* metric name drawn as counter tracks, or
                                 NULL */
   gboolean    sched;         /* on/off-CPU shading in thread rows */
+  gboolean    waits;         /* the waiting part of MPI calls hatched */
   gboolean    cpus;          /* the CPU view instead of the timeline */
   const char *track;         /* "memory" or "network" counter tracks */
   gboolean    samples;       /* call-path samples in the thread rows */

@@ -52,7 +52,7 @@ main (int argc, char **argv)
   int sample_depth = 0;
   char *detail = NULL, *counter = NULL;
   gboolean bench = FALSE, bench_matrix = FALSE, version = FALSE;
-  gboolean sched = FALSE, cpus = FALSE;
+  gboolean sched = FALSE, cpus = FALSE, waits = FALSE;
   char *track = NULL, *group = NULL;
   gboolean collapse = FALSE, expand = FALSE;
   int width = 0, height = 0;
@@ -91,6 +91,9 @@ main (int argc, char **argv)
     { "export-tables", 0, 0, G_OPTION_ARG_FILENAME, &tables_path,
       "Write FILE's threads, CPUs (MPE_SCHED=1) and memory (MPE_MEMORY=1) tables to OUT as JSON",
       "OUT" },
+    { "waits", 0, 0, G_OPTION_ARG_NONE, &waits,
+      "Export: hatch the part of each MPI call spent waiting for another "
+      "rank (where states are drawn one by one)", NULL },
     { "sched", 0, 0, G_OPTION_ARG_NONE, &sched,
       "Export: shade where each thread was off its CPU (MPE_SCHED=1)",
       NULL },
@@ -209,6 +212,7 @@ main (int argc, char **argv)
       eo.ranks = ranks;
       eo.flame_select = flame_select;
       eo.sched = sched;
+      eo.waits = waits;
       eo.cpus = cpus;
       eo.track = track;
       eo.group = group_mode;

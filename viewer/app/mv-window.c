@@ -329,9 +329,9 @@ static void
 legend_layers (Win *w, const MvScene *sc)
 {
   const MvSceneParams *p = &sc->p;
-  char *sig = g_strdup_printf ("%d %d %u %d %d", p->show_sched,
+  char *sig = g_strdup_printf ("%d %d %u %d %d %d", p->show_sched,
                                p->show_metric, p->metric, p->restrack,
-                               p->samples != NULL);
+                               p->samples != NULL, p->show_waits);
   if (g_strcmp0 (sig, w->layers_sig) == 0)
     {
       g_free (sig);
@@ -342,8 +342,11 @@ legend_layers (Win *w, const MvScene *sc)
   for (guint i = 0; i < w->layer_rows->len; i++)
     gtk_widget_destroy (g_ptr_array_index (w->layer_rows, i));
   g_ptr_array_set_size (w->layer_rows, 0);
-  LayerRow row[4];
+  LayerRow row[5];
   guint n = 0;
+  if (p->show_waits)
+    row[n++] = (LayerRow) { SWATCH_STRIP, MV_WAIT_HATCH_RGB,
+      g_strdup ("MPI waits (hatched over the call)") };
   if (p->show_sched)
     {
       row[n++] = (LayerRow) { SWATCH_STRIP, MV_OFFCPU_BLOCKED_RGB,

@@ -25,6 +25,7 @@
 #define C_NOTE      0x7a4b00
 #define C_NOTE_BG   0xfff4d6
 #define C_COUNTER   MV_COUNTER_RGB
+#define C_WAIT      MV_WAIT_HATCH_RGB
 
 static void
 set_rgb (cairo_t *cr, guint32 c)
@@ -462,6 +463,55 @@ draw_spans (cairo_t *cr, const MvScene *s, const MvDrawOpts *o)
         }
     }
   cairo_stroke (cr);
+}
+
+/* The waiting part of MPI calls (p.show_waits): diagonal hatching over
+ * the part of each wait's span (the MPI function's, at its depth) that
+ * the wait covers.  Whole pixels, no antialiasing: the hatch is one
+ * exact colour. */
+static void
+draw_waits (cairo_t *cr, const MvScene *s)
+{
+  cairo_save (cr);
+  cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+  cairo_set_line_width (cr, 1);
+  set_rgb (cr, C_WAIT);
+  for (guint i = 0; i < s->nlanes; i++)
+    {
+      const MvLane *l = &s->lanes[i];
+      if (l->waits == NULL || l->spans == NULL)
+        continue;
+      for (guint k = 0; k < l->waits->len; k++)
+        {
+          const MvWaitSpan *w = &g_array_index (l->waits, MvWaitSpan, k);
+          for (guint j = 0; j < l->spans->len; j++)
+            {
+              const MvSpan *sp = &g_array_index (l->spans, MvSpan, j);
+              if (sp->state != w->state || sp->t_end <= w->t0
+                  || sp->t_begin >= w->t1)
+                continue;
+              double in = mv_scene_depth_inset (l->h, sp->depth);
+              double y0 = round (l->y + in), y1 = round (l->y + l->h - in);
+              double x0 = floor (MAX (sp->x0, w->x0) + 0.5);
+              double x1 = floor (MIN (sp->x1, w->x1) + 0.5);
+              if (x1 - x0 < 2 || y1 - y0 < 3)
+                continue;
+              /* Inside the span's outline. */
+              cairo_save (cr);
+              cairo_rectangle (cr, x0 + 1, y0 + 1, x1 - x0 - 2, y1 - y0 - 2);
+              cairo_clip (cr);
+              double hh = y1 - y0;
+              for (double x = x0 - hh; x < x1; x += 6)
+                {
+                  cairo_move_to (cr, x + 0.5, y1);
+                  cairo_line_to (cr, x + hh + 0.5, y0);
+                }
+              cairo_stroke (cr);
+              cairo_restore (cr);
+            }
+        }
+    }
+  cairo_restore (cr);
 }
 
 /* A crowded marker: a 5x4 downward tick, whole pixels. */
@@ -1450,6 +1500,7 @@ mv_draw_plot (cairo_t *cr, const MvScene *s, double w, double h,
   if (!s->summary)
     {
       draw_spans (cr, s, o);
+      draw_waits (cr, s);
       /* Markers are stored straight into an image target (crowded ones
        * as plain ticks, others stamped from sprites): thousands of small
        * cairo paths cost milliseconds. */
@@ -1843,6 +1894,9 @@ draw_legend (cairo_t *cr, const MvScene *s, const MvLayout *l,
     legend_item (cr, pl, l, n++, SW_TRI, MV_LOSS_RGB,
                  "events lost (buffer full)");
   /* The layers drawn, each named (mv_legend_layer_items). */
+  if (s->p.show_waits)
+    legend_item (cr, pl, l, n++, SW_STRIP, MV_WAIT_HATCH_RGB,
+                 "MPI waits (hatched)");
   if (s->p.show_sched)
     {
       legend_item (cr, pl, l, n++, SW_STRIP, MV_OFFCPU_BLOCKED_RGB,

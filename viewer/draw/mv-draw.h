@@ -31,7 +31,7 @@ void   mv_layout_compute_layers (MvLayout *l, const MvLog *log, double w,
                                  double h, guint layers);
 /* Legend entries the layers take: off-CPU blocked and preempted, a
  * counter or resource track, the sample strip's most common functions
- * (MV_LEGEND_SAMPLE_FUNCS at most). */
+ * (MV_LEGEND_SAMPLE_FUNCS at most); MPI waits (p.show_waits) one more. */
 #define MV_LEGEND_SAMPLE_FUNCS 6
 guint  mv_legend_layer_items (gboolean sched, gboolean counter,
                               gboolean samples);

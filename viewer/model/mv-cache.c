@@ -5,6 +5,7 @@
 
 #include "mv-cache.h"
 #include "mv-pyramid.h"
+#include "analysis/analysis.h"
 
 /* Lane pyramids kept, at most (pixel rows of aggregated lanes). */
 #define LANE_PYR_MAX_BYTES   (32u << 20)
@@ -40,6 +41,11 @@ struct MvCache
   guint64       dec_events, dec_clock;
   GArray       *msgs;             /* logfmt_message_t meeting [ta, tb] */
   guint64       msg_ta, msg_tb, msg_span;
+  /* The waits of every stream (MvWait, by start), computed once for
+   * the whole run: under their own lock, the pass being long. */
+  GMutex        waits_lock;
+  gint          waits_done;       /* 1 computed, -1 failed */
+  GArray      **waits;            /* [stream] */
 };
 
 /* Lane keys are (first row << 32 | rows): g_int64_hash folds them to
@@ -80,6 +86,7 @@ mv_cache_new (MvLog *log)
   c->dec = g_new0 (MvDecoded *, n);
   c->open_at = g_new0 (MvOpenAt, n);
   c->has_open_at = g_new0 (gboolean, n);
+  g_mutex_init (&c->waits_lock);
   return c;
 }
 
@@ -105,6 +112,11 @@ cache_free (MvCache *c)
   g_free (c->has_open_at);
   if (c->msgs)
     g_array_unref (c->msgs);
+  for (guint i = 0; c->waits && i < c->log->info->nstreams; i++)
+    if (c->waits[i])
+      g_array_unref (c->waits[i]);
+  g_free (c->waits);
+  g_mutex_clear (&c->waits_lock);
   g_mutex_clear (&c->lock);
   mv_log_unref (c->log);
 }
@@ -657,4 +669,48 @@ mv_cache_messages_put (MvCache *c, GArray *a, guint64 ta, guint64 tb,
   g_mutex_unlock (&c->lock);
   if (old)
     g_array_unref (old);
+}
+
+/* ---- waits ---- */
+
+static void
+keep_wait (void *arg, const an_wait_inst_t *w)
+{
+  GArray **v = arg;
+  if (v[w->stream] == NULL)
+    v[w->stream] = g_array_new (FALSE, FALSE, sizeof (MvWait));
+  MvWait m = { w->wait_start, w->wait_start + w->wait_ns, w->state };
+  g_array_append_val (v[w->stream], m);
+}
+
+static gint
+cmp_wait (gconstpointer a, gconstpointer b)
+{
+  const MvWait *x = a, *y = b;
+  return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+const GArray *
+mv_cache_waits (MvCache *c, guint32 stream)
+{
+  const MvLog *log = c->log;
+  g_mutex_lock (&c->waits_lock);
+  if (c->waits_done == 0)
+    {
+      GArray **v = g_new0 (GArray *, MAX (log->info->nstreams, 1));
+      an_waits_opts_t o = { .each = keep_wait, .arg = v };
+      an_waits_t *w = NULL;
+      logfmt_error_t err;
+      c->waits_done = an_waits_compute (log->reader, &o, &w, &err) == 0
+                      ? 1 : -1;
+      an_waits_free (w);
+      for (guint i = 0; i < log->info->nstreams; i++)
+        if (v[i])
+          g_array_sort (v[i], cmp_wait);
+      c->waits = v;
+    }
+  const GArray *a = c->waits_done > 0 && stream < log->info->nstreams
+                    ? c->waits[stream] : NULL;
+  g_mutex_unlock (&c->waits_lock);
+  return a;
 }

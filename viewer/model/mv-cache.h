@@ -201,6 +201,20 @@ gboolean   mv_cache_messages_cover (MvCache *c, guint64 t0, guint64 t1);
 void       mv_cache_messages_put (MvCache *c, GArray *a, guint64 ta,
                                   guint64 tb, guint64 span);
 
+/* ---- waits ---- */
+
+/* The waiting part of an MPI call (analysis/an-waits.c). */
+typedef struct
+{
+  guint64 t0, t1;     /* ns */
+  gint32  state;      /* the MPI function's state */
+} MvWait;
+
+/* The waits of a stream by start (NULL: none, or the log could not be
+ * analysed), from one pass over the whole run made by the first call;
+ * valid as long as the cache. */
+const GArray *mv_cache_waits (MvCache *c, guint32 stream);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MvCache, mv_cache_unref)
 
 G_END_DECLS

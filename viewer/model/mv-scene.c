@@ -235,6 +235,8 @@ lane_clear (MvLane *l)
     g_array_unref (l->markers);
   g_free (l->counter);
   g_free (l->offcpu);
+  if (l->waits)
+    g_array_unref (l->waits);
   g_free (l->sample_fn);
   if (!l->in_block)
     {
@@ -393,6 +395,40 @@ lane_job (gpointer data)
   return NULL;
 }
 
+/* p.show_waits: the waits meeting the window of each decoded lane of
+ * one thread (the analysis library's, kept by the cache). */
+static void
+scene_waits (MvScene *s)
+{
+  if (!s->p.show_waits)
+    return;
+  for (guint i = 0; i < s->nlanes; i++)
+    {
+      MvLane *lane = &s->lanes[i];
+      if (lane->spans == NULL || lane->row_count != 1)
+        continue;
+      const GArray *w = mv_cache_waits (s->cache,
+                                        s->log->rows[lane->row_first].stream);
+      for (guint k = 0; w && k < w->len; k++)
+        {
+          const MvWait *m = &g_array_index (w, MvWait, k);
+          if (m->t0 > s->p.t1)
+            break;
+          if (m->t1 < s->p.t0)
+            continue;
+          MvWaitSpan ws = {
+            (float) CLAMP (mv_time_map_x (&s->map, m->t0), -1.0,
+                           s->p.width + 1.0),
+            (float) CLAMP (mv_time_map_x (&s->map, m->t1), -1.0,
+                           s->p.width + 1.0),
+            m->state, m->t0, m->t1 };
+          if (lane->waits == NULL)
+            lane->waits = g_array_new (FALSE, FALSE, sizeof (MvWaitSpan));
+          g_array_append_val (lane->waits, ws);
+        }
+    }
+}
+
 MvScene *
 mv_scene_compute (MvCache *cache, const MvSceneParams *p,
                   GCancellable *cancellable, GError **error)
@@ -479,6 +515,8 @@ mv_scene_compute (MvCache *cache, const MvSceneParams *p,
     mv__scene_samples (s);
   if (okay)
     mv__scene_sched (s);
+  if (okay)
+    scene_waits (s);
   if (okay)
     mv__scene_restracks (s);
   for (guint i = 0; i < s->nlanes; i++)

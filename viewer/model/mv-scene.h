@@ -34,6 +34,7 @@ G_BEGIN_DECLS
 #define MV_SCENE_MAX_ARROWS       2000u    /* more are aggregated */
 #define MV_SCENE_BG_RGB           0xffffffu
 #define MV_LOSS_RGB               0xd0021bu  /* a loss record's marker */
+#define MV_WAIT_HATCH_RGB         0x2b2b2bu  /* the waiting part of a call */
 
 enum
 {
@@ -75,6 +76,14 @@ typedef struct
   logfmt_message_t msg;     /* the message (first of the group) */
 } MvArrow;
 
+/* The waiting part of an MPI call drawn over its span (p.show_waits). */
+typedef struct
+{
+  float   x0, x1;      /* pixels, clipped to [-1, width + 1] */
+  gint32  state;       /* the MPI function (its span's state) */
+  guint64 t0, t1;      /* ns */
+} MvWaitSpan;
+
 typedef struct
 {
   guint    row_first;   /* rows [row_first, row_first + row_count) */
@@ -89,6 +98,8 @@ typedef struct
                                     metric (mv-counters.c), or NULL */
   guint8  *offcpu;      /* p.show_sched: p.width columns blocked, then
                            p.width preempted, 0-255 (mv-sched.c), or NULL */
+  GArray  *waits;         /* MvWaitSpan, decode mode with p.show_waits,
+                             or NULL */
   guint32 *sample_fn;     /* p.samples: per pixel column the function
                              of the samples (mv-samples.h), or NULL */
   gboolean in_block;      /* the arrays are in the scene's lane_block */
@@ -118,6 +129,9 @@ typedef struct
   gboolean       show_metric;    /* a counter track under each process */
   guint32        metric;         /* its logfmt_metric_def_t.id */
   gboolean       show_sched;     /* off-CPU shading in thread rows */
+  gboolean       show_waits;     /* the waiting part of MPI calls, where
+                                    states are decoded (a pass over the
+                                    whole run the first time) */
   int            restrack;       /* MvResTrack (mv-restracks.h): memory
                                     or NIC counter tracks, 0 none */
   MvSampleSource *samples;       /* call-path samples drawn in each

@@ -22,6 +22,12 @@ on_shading (GtkToggleButton *b, Menu *m)
 }
 
 static void
+on_waits (GtkToggleButton *b, Menu *m)
+{
+  mv_timeline_set_waits (m->tl, gtk_toggle_button_get_active (b));
+}
+
+static void
 on_track (GtkToggleButton *b, Menu *m)
 {
   if (gtk_toggle_button_get_active (b))
@@ -83,6 +89,14 @@ mv_sched_menu_new (GtkWindow *parent, MvTimeline *tl)
   g_signal_connect (shade, "toggled", G_CALLBACK (on_shading), m);
   m->shade = shade;
   gtk_box_pack_start (GTK_BOX (box), shade, FALSE, FALSE, 0);
+  GtkWidget *waits = gtk_check_button_new_with_mnemonic
+                       ("MPI _waits hatched");
+  gtk_widget_set_tooltip_text (waits, "Hatch the part of each MPI call "
+                               "spent waiting for another rank (clogtool "
+                               "waits), where states are drawn one by one; "
+                               "the first time, one pass over the run");
+  g_signal_connect (waits, "toggled", G_CALLBACK (on_waits), m);
+  gtk_box_pack_start (GTK_BOX (box), waits, FALSE, FALSE, 0);
   /* Memory or NIC tracks, drawn as counter tracks (one at a time, and
    * not with a metric from the counter picker). */
   GtkWidget *first = NULL;

@@ -32,6 +32,7 @@ struct _MvTimeline
   gboolean       show_metric;    /* counter tracks of `metric` */
   guint32        metric;
   gboolean       show_sched;     /* off-CPU shading */
+  gboolean       show_waits;     /* MPI waits hatched */
   int            restrack;       /* memory or NIC tracks */
   MvSampleSource *samples;       /* sample strips in the rows, or NULL */
   int            sample_depth;
@@ -235,6 +236,7 @@ current_params (MvTimeline *tl)
     .show_metric = tl->show_metric, .metric = tl->metric,
     .samples = tl->samples, .sample_depth = tl->sample_depth,
     .show_sched = tl->show_sched, .restrack = tl->restrack,
+    .show_waits = tl->show_waits,
     .slots = mv_groups_slots (tl->groups),
   };
   return p;
@@ -249,6 +251,7 @@ same_view (const MvSceneParams *p, const MvSceneParams *q)
          && p->show_metric == q->show_metric && p->metric == q->metric
          && p->samples == q->samples && p->sample_depth == q->sample_depth
          && p->show_sched == q->show_sched && p->restrack == q->restrack
+         && p->show_waits == q->show_waits
          && p->slots == q->slots;
 }
 
@@ -1017,6 +1020,15 @@ void
 mv_timeline_set_sched (MvTimeline *tl, gboolean show)
 {
   tl->show_sched = show;
+  if (tl->busy)
+    tl->pending = TRUE;
+  request_scene (tl);
+}
+
+void
+mv_timeline_set_waits (MvTimeline *tl, gboolean show)
+{
+  tl->show_waits = show;
   if (tl->busy)
     tl->pending = TRUE;
   request_scene (tl);

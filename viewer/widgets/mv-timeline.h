@@ -34,6 +34,9 @@ void        mv_timeline_set_hidden (MvTimeline *tl, const guint8 *states,
 void        mv_timeline_set_highlight (MvTimeline *tl, gint32 state);
 /* Shades where each thread was off its CPU (MPE_SCHED=1 logs). */
 void        mv_timeline_set_sched (MvTimeline *tl, gboolean show);
+/* Hatches the waiting part of MPI calls where states are decoded (the
+ * first time: one pass over the whole run, off the GUI thread). */
+void        mv_timeline_set_waits (MvTimeline *tl, gboolean show);
 /* Draws memory or NIC tracks (MvResTrack, mv-restracks.h; 0 none) as
  * counter tracks. */
 void        mv_timeline_set_restrack (MvTimeline *tl, int which);
