@@ -91,7 +91,9 @@ if [ -f "$ext.so" ] && command -v sqlite3 > /dev/null \
           "$ext" "$log" | sqlite3 2>&1)
   [ "$got" = "$n" ]; ok $? "the sqlite3 shell's extension: $got waits"
 else
-  ok 0 "# SKIP the extension's waits: no sqlite3 shell, or a sanitizer build"
+  # A sanitizer's runtime cannot be loaded into the sqlite3 shell: the
+  # gcc build checks the extension.
+  diag "the extension's waits are checked in a build without sanitizers"
 fi
 
 # No MPI calls: no waits, and the critical path is the last rank's own

@@ -103,14 +103,23 @@ is "recovered: no arrow backwards" "$(val rec.clog violations)" 0
 # first round trips are slow while the ranks start, and a short run is
 # all start.
 CPPM=500000
-MPE_TEST_CLOCK_RATE_PPM=$CPPM MPE_SYNC_SAME_HOST=1 MPE_CLOCKS_SYNC=no \
-  run 2 $P 0.3s own; ok $? "control run"
-tenths own.clog
-diag "  first and last tenth $sep ns apart, bound $bound ns"
-if [ $((sep / 1000000 * CPPM)) -gt $((4 * bound)) ]; then
+# A loaded machine may leave the tenths too close together for the drift
+# to show beyond the bound: a longer run then, up to three.
+measured=0 crc=0
+for len in 0.3s 1s 3s; do
+  MPE_TEST_CLOCK_RATE_PPM=$CPPM MPE_SYNC_SAME_HOST=1 MPE_CLOCKS_SYNC=no \
+    run 2 $P $len own || { crc=1; break; }
+  tenths own.clog
+  diag "  control of $len: first and last tenth $sep ns apart, bound $bound ns"
+  if [ $((sep / 1000000 * CPPM)) -gt $((4 * bound)) ]; then
+    measured=1; break
+  fi
+done
+ok $crc "control run"
+if [ $measured = 1 ]; then
   [ "$res" != OK ]; ok $? "control: own calibrations drift apart ($res)"
 else
-  ok 0 "# SKIP control: tenths $sep ns apart, too close for 50% to show"
+  diag "control: the load kept the tenths within 4 bounds in three runs"
 fi
 
 # MPE_SYNC_SAME_HOST in one rank's environment only: the ranks still
