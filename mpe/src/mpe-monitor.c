@@ -75,7 +75,8 @@ typedef struct
   int       my_node;
   /* Progress. */
   atomic_flag busy;           /* one thread progresses at a time */
-  uint64_t  poll_ns;
+  uint64_t  poll_ns;          /* the wrapped calls' probe spacing */
+  uint64_t  thread_poll_ns;   /* the helper thread's */
   _Atomic uint64_t next_poll; /* local ns */
   int       threaded;
   pthread_t thread;
@@ -802,7 +803,8 @@ static void *
 helper_main (void *arg)
 {
   (void) arg;
-  struct timespec ts = { 0, (long) M.poll_ns };
+  struct timespec ts = { (time_t) (M.thread_poll_ns / 1000000000u),
+                         (long) (M.thread_poll_ns % 1000000000u) };
   while (!atomic_load (&M.thread_stop))
     {
       if (!atomic_flag_test_and_set (&M.busy))
@@ -939,7 +941,10 @@ mpe__mon_start (MPI_Comm world)
       const char *mgr = getenv ("MPE_MONITOR_MANAGER");
       settings[0] = (int) (hz * 1000.0 + 0.5);   /* millihertz */
       settings[1] = mgr ? atoi (mgr) : 0;
-      settings[2] = (int) env_double ("MPE_MONITOR_POLL_US", 200);
+      /* -1: unset (the wrapped calls look every 200 us, the helper
+         thread wakes every 1000 us). */
+      settings[2] = getenv ("MPE_MONITOR_POLL_US")
+                    ? (int) env_double ("MPE_MONITOR_POLL_US", 200) : -1;
       /* 2: asked for; 1: the default, where the thread level allows. */
       const char *tv = getenv ("MPE_MONITOR_THREAD");
       settings[3] = tv ? 2 * mpe__env_bool ("MPE_MONITOR_THREAD", 1) : 1;
@@ -971,7 +976,13 @@ mpe__mon_start (MPI_Comm world)
   M.stats.tree_fanout = M.shape == MPE_MON_SHAPE_TREE ? M.fanout : 0;
   if (M.shape == MPE_MON_SHAPE_TREE && tree_links () != 0)
     return -1;
-  M.poll_ns = (uint64_t) (settings[2] > 0 ? settings[2] : 1) * 1000u;
+  M.poll_ns = (uint64_t) (settings[2] > 0 ? settings[2]
+                          : settings[2] < 0 ? 200 : 1) * 1000u;
+  /* The helper thread's wake-ups take CPU from a program that uses every
+     core: every 200 us cost a compute-bound job 8-10% on 2 ranks of 2
+     cores, every 1000 us nothing measurable, for a round trip of about
+     a millisecond a rank (docs/BENCHMARKS.md, "Live monitor"). */
+  M.thread_poll_ns = settings[2] < 0 ? 1000000u : M.poll_ns;
   M.period_ns = (uint64_t) (1e12 / settings[0]);
   M.max_in_flight = 4;
   M.want = (mpe_mon_want_t) { MPE_MON_RES_PROCESS, MPE_MON_LEVEL_PROCESS,

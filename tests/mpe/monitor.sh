@@ -180,7 +180,8 @@ top_pid=$!
 i=0; while [ ! -s addr ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 kill -STOP $top_pid
 (sleep 1; kill -CONT $top_pid) &
-MPE_MONITOR=50 MPE_MONITOR_ADDR=$(cat addr) run $NP $PROG steady 100
+# 800 steps of at least 2 ms: the job outlasts the window's second.
+MPE_MONITOR=50 MPE_MONITOR_ADDR=$(cat addr) run $NP $PROG steady 800
 ok $? "slow window: the job runs"
 wait
 awk -v np=$NP '/^sample / { split($10, f, ":")
