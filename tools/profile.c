@@ -199,25 +199,6 @@ print_json (const an_profile_t *p, int32_t rank)
 }
 
 static void
-csv_name (const char *s)
-{
-  /* RFC 4180: quote a field holding a comma, quote or line break. */
-  if (strpbrk (s, ",\"\r\n") == NULL)
-    {
-      fputs (s, stdout);
-      return;
-    }
-  putchar ('"');
-  for (; *s; s++)
-    {
-      if (*s == '"')
-        putchar ('"');
-      putchar (*s);
-    }
-  putchar ('"');
-}
-
-static void
 print_csv (const an_profile_t *p)
 {
   char tb[32], tb2[32];
@@ -227,7 +208,7 @@ print_csv (const an_profile_t *p)
       const an_prof_entry_t *e = &p->entries[i];
       const char *kind = e->cls == AN_STATE_USER ? "state" : "function";
       printf ("%s,", kind);
-      csv_name (e->name);
+      clogtool__csv_string (stdout, e->name);
       printf (",all,%" PRIu64 ",%s,%s,%" PRIu64 ",%" PRIu64 "\n", e->calls,
               clogtool__fmt_time (e->time_ns, tb),
               clogtool__fmt_time (e->excl_ns, tb2), e->bytes_sent,
@@ -238,7 +219,7 @@ print_csv (const an_profile_t *p)
           if (u->calls == 0 && u->bytes_sent == 0 && u->bytes_recv == 0)
             continue;
           printf ("%s,", kind);
-          csv_name (e->name);
+          clogtool__csv_string (stdout, e->name);
           printf (",%" PRId32 ",%" PRIu64 ",%s,%s,%" PRIu64 ",%" PRIu64 "\n",
                   p->ranks[k], u->calls, clogtool__fmt_time (u->time_ns, tb),
                   clogtool__fmt_time (u->excl_ns, tb2), u->bytes_sent,

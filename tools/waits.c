@@ -309,25 +309,6 @@ print_table (const logfmt_reader_t *r, const an_waits_t *w,
 }
 
 static void
-csv_field (const char *s)
-{
-  /* Quote only what needs it. */
-  if (strpbrk (s, ",\"\n") == NULL)
-    {
-      fputs (s, stdout);
-      return;
-    }
-  putchar ('"');
-  for (; *s; s++)
-    {
-      if (*s == '"')
-        putchar ('"');
-      putchar (*s);
-    }
-  putchar ('"');
-}
-
-static void
 print_csv (const logfmt_reader_t *r, const group_t *g, size_t n)
 {
   char cb[32];
@@ -335,12 +316,14 @@ print_csv (const logfmt_reader_t *r, const group_t *g, size_t n)
   for (size_t i = 0; i < n; i++)
     {
       const group_t *x = &g[i];
-      csv_field (x->kind < 0 ? "" : an_wait_kind_name ((an_wait_kind_t)
-                                                       x->kind));
+      clogtool__csv_string (stdout, x->kind < 0 ? ""
+                            : an_wait_kind_name ((an_wait_kind_t) x->kind));
       putchar (',');
-      csv_field (x->state < 0 ? "" : state_name (r, x->state));
+      clogtool__csv_string (stdout, x->state < 0 ? ""
+                                    : state_name (r, x->state));
       putchar (',');
-      csv_field (x->comm < 0 ? "" : comm_name (r, x->comm, cb));
+      clogtool__csv_string (stdout, x->comm < 0 ? ""
+                                    : comm_name (r, x->comm, cb));
       fputs (",\"", stdout);
       put_ranks (stdout, x);
       printf ("\",%" PRIu64 ",%.9f,%.9f,\"", x->calls, (double) x->ns / 1e9,
