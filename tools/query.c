@@ -81,24 +81,6 @@ clogtool_query_main (int argc, char **argv)
 #include "clogsql.h"
 
 static void
-put_csv_text (const unsigned char *s)
-{
-  if (!strpbrk ((const char *) s, ",\"\r\n"))
-    {
-      fputs ((const char *) s, stdout);
-      return;
-    }
-  putchar ('"');
-  for (; *s; s++)
-    {
-      if (*s == '"')
-        putchar ('"');
-      putchar (*s);
-    }
-  putchar ('"');
-}
-
-static void
 put_hex (const unsigned char *b, int n)
 {
   for (int i = 0; i < n; i++)
@@ -131,7 +113,7 @@ put_value (sqlite3_stmt *st, int i, int json)
         clogtool__json_string (stdout,
                                (const char *) sqlite3_column_text (st, i));
       else
-        put_csv_text (sqlite3_column_text (st, i));
+        clogtool__csv_string (stdout, (const char *) sqlite3_column_text (st, i));
       break;
     case SQLITE_BLOB:
       if (json)
@@ -251,8 +233,7 @@ run_sql (sqlite3 *db, const char *sql, int json)
             {
               if (i)
                 putchar (',');
-              put_csv_text ((const unsigned char *) sqlite3_column_name (st,
-                                                                         i));
+              clogtool__csv_string (stdout, sqlite3_column_name (st, i));
             }
           putchar ('\n');
         }
